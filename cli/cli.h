@@ -1,0 +1,107 @@
+/*
+ * cli.h: shared pieces of the `air` command line. The CLI is a thin user of
+ * the public libair API (it includes only <air/air.h>).
+ */
+#ifndef AIR_CLI_H
+#define AIR_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include <air/air.h>
+
+/* Options every command accepts (anywhere on the command line). */
+typedef struct cli_globals {
+	bool json;            /* -o json */
+	const char *profile;  /* -p/--profile */
+	bool debug;           /* --debug: trace requests on stderr (credentials redacted) */
+} cli_globals;
+
+/* ---- flag parsing (args.c) ---- */
+typedef enum cli_flag_kind { CLI_BOOL, CLI_STRING, CLI_INT, CLI_STRING_LIST } cli_flag_kind;
+
+typedef struct cli_strlist {
+	const char **items;
+	int count;
+} cli_strlist;
+
+typedef struct cli_flag {
+	const char *long_name;  /* "file" */
+	char short_name;        /* 'f' or 0 */
+	cli_flag_kind kind;
+	void *target;           /* bool*, const char **, int64_t *, cli_strlist * */
+	bool *seen;             /* optional: set when given on the command line */
+	const char *metavar;    /* "FILE" */
+	const char *help;
+	bool hidden;            /* accepted, not listed */
+} cli_flag;
+
+/* Parse @argv (after the command words) against @flags plus the global flags.
+ * Positional arguments are collected in @pos (argv pointers). On error prints
+ * "Error: ..." and the @usage on stderr and returns false. */
+bool cli_parse(int argc, char **argv, const cli_flag *flags, cli_globals *g, cli_strlist *pos,
+               const char *usage);
+void cli_strlist_free(cli_strlist *l);
+/* True when -h or --help appears before any "--". */
+bool cli_wants_help(int argc, char **argv);
+/* Print "Usage: ...\n\nFlags:\n..." for @flags. */
+void cli_print_usage(FILE *out, const char *usage, const cli_flag *flags);
+/* Strict positive int64 (run ids): false for "abc", "0", "-3". */
+bool cli_parse_run_id(const char *s, int64_t *out);
+
+/* ---- output (output.c) ---- */
+/* "Error: <message>" on stderr. Returns 1 (the failure exit code). */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print the library error as "Error: ..." on stderr and return 1. */
+int cli_error_air(const air_error *err, int rc);
+/* Success envelope {"v":1,"ts":...,"data":@data} pretty-printed on stdout. Steals @data. Returns 0. */
+int cli_print_data(json_t *data);
+/* Error envelope on stdout; returns 1. */
+int cli_print_error_envelope(const char *code, const char *kind, const char *message,
+                             bool retryable);
+/* One compact JSON line on stdout (JSON-lines events). Steals @obj. */
+void cli_print_jsonl(json_t *obj);
+/* Current time as RFC 3339 UTC seconds ("2024-01-15T14:30:45Z"). */
+void cli_now_rfc3339(char out[32]);
+/* "2023-11-14T22:13:20+00:00" (with .ffffff when sub-second), or NULL json for 0. */
+json_t *cli_json_time(int64_t epoch_ms);
+/* "1h 2m 3s" / "0s". */
+void cli_format_duration(int64_t seconds, char *out, size_t n);
+/* "YYYY-MM-DD HH:MM UTC" */
+void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n);
+/* Whether a stream is an interactive terminal. */
+bool cli_isatty_stderr(void);
+bool cli_isatty_stdout(void);
+
+/* ---- client (client.c) ---- */
+/* A client configured from the globals (profile, debug trace). */
+int cli_client_new(const cli_globals *g, air_client **out, air_error **err);
+
+/* ---- commands ---- */
+int cmd_run(int argc, char **argv, cli_globals *g);
+int cmd_get(int argc, char **argv, cli_globals *g);
+int cmd_list(int argc, char **argv, cli_globals *g);
+int cmd_cancel(int argc, char **argv, cli_globals *g);
+int cmd_logs(int argc, char **argv, cli_globals *g);
+int cmd_images(int argc, char **argv, cli_globals *g);
+/* `air list pools` and `air get pool ID` (cmd_pools.c). */
+int cmd_list_pools(int argc, char **argv, cli_globals *g);
+int cmd_get_pool(int argc, char **argv, cli_globals *g);
+
+/* Submission half of `air run` (run_submit.c): submits @cfg and prints the
+ * result; with @watch continues with cli_watch(). Returns the exit code. */
+typedef struct cli_run_request {
+	const char *idempotency_key;  /* --idempotency-key or NULL */
+	bool watch;                   /* --watch */
+} cli_run_request;
+int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_request *req);
+
+/* `run --watch` after a successful submission (watch.c): stream node 0 of the
+ * latest attempt until terminal, JSON events or text. Returns the exit code. */
+int cli_watch(const cli_globals *g, air_client *client, int64_t run_id,
+              const char *dashboard_url);
+
+#endif /* AIR_CLI_H */

@@ -1,0 +1,145 @@
+/* cmd_run.c: `air run` — field help, config loading with overrides, dry run;
+ * the submission itself is in run_submit.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char run_usage[] =
+	"air run -f FILE [--override PATH=VALUE]... [--dry-run] [--watch] [--idempotency-key KEY]\n"
+	"  air run -h config[.FIELD_PATH]    document the workload YAML fields";
+
+static const char run_description[] =
+	"Submit a workload described by a YAML file to Databricks AI Runtime.\n";
+
+/* `-h <path>`: the path is the argument right after -h, if it is not a flag. */
+static const char *help_path(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			return NULL;
+		if (!strcmp(argv[i], "-h") && i + 1 < argc && argv[i + 1][0] != '-')
+			return argv[i + 1];
+	}
+	return NULL;
+}
+
+static int print_field_help(const char *path)
+{
+	char *text = NULL;
+	air_error *err = NULL;
+	int rc = air_schema_help(path, AIR_HELP_TEXT, &text, &err);
+
+	if (rc == AIR_OK) {
+		fputs(text, stdout);
+		air_free(text);
+	} else {
+		cli_error_air(err, rc);
+		air_error_free(err);
+	}
+	return 0; /* field help exits 0 even for unknown paths */
+}
+
+/* Parse, override (reporting each change on stderr) and validate. */
+static int load_config(const char *file, const cli_strlist *overrides, air_config **out)
+{
+	air_config *cfg = NULL;
+	air_error *err = NULL;
+	int rc = air_config_parse_file(file, &cfg, &err);
+
+	for (int i = 0; rc == AIR_OK && i < overrides->count; i++) {
+		size_t before = air_config_change_count(cfg);
+		rc = air_config_override(cfg, overrides->items[i], &err);
+		if (rc == AIR_OK && air_config_change_count(cfg) > before) {
+			size_t k = air_config_change_count(cfg) - 1;
+			const char *old = air_config_change_old(cfg, k);
+			if (old)
+				fprintf(stderr, "changing %s from %s to %s\n", air_config_change_path(cfg, k),
+				        old, air_config_change_new(cfg, k));
+			else
+				fprintf(stderr, "setting %s to %s\n", air_config_change_path(cfg, k),
+				        air_config_change_new(cfg, k));
+		}
+	}
+	if (rc == AIR_OK)
+		rc = air_config_validate(cfg, &err);
+	if (rc != AIR_OK) {
+		cli_error_air(err, rc);
+		air_error_free(err);
+		air_config_free(cfg);
+		return 1;
+	}
+	*out = cfg;
+	return 0;
+}
+
+int cmd_run(int argc, char **argv, cli_globals *g)
+{
+	const char *file = NULL, *idem = NULL, *hpath;
+	bool watch = false, dry_run = false;
+	cli_strlist overrides = {NULL, 0}, pos = {NULL, 0};
+	air_config *cfg = NULL;
+	int rc;
+	const cli_flag flags[] = {
+		{"file", 'f', CLI_STRING, &file, NULL, "FILE", "workload YAML file (required)", false},
+		{"watch", 0, CLI_BOOL, &watch, NULL, NULL,
+		 "stream the logs of node 0 until the run ends; exit with its outcome", false},
+		{"override", 0, CLI_STRING_LIST, &overrides, NULL, "PATH=VALUE",
+		 "override a config field (repeatable)", false},
+		{"dry-run", 0, CLI_BOOL, &dry_run, NULL, NULL,
+		 "validate locally; no authentication, nothing submitted", false},
+		{"idempotency-key", 0, CLI_STRING, &idem, NULL, "KEY",
+		 "reuse the run of an earlier submission with this key (<= 64 chars)", false},
+		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
+	};
+
+	hpath = help_path(argc, argv);
+	if (hpath)
+		return print_field_help(hpath);
+	if (cli_wants_help(argc, argv)) {
+		fputs(run_description, stdout);
+		cli_print_usage(stdout, run_usage, flags);
+		return 0;
+	}
+	if (!cli_parse(argc, argv, flags, g, &pos, run_usage)) {
+		rc = 1;
+		goto out;
+	}
+	if (pos.count > 0) {
+		cli_error("unknown command \"%s\" for \"air run\"", pos.items[0]);
+		cli_print_usage(stderr, run_usage, flags);
+		rc = 1;
+		goto out;
+	}
+	if (!file) {
+		cli_error("required flag(s) \"file\" not set");
+		cli_print_usage(stderr, run_usage, flags);
+		rc = 1;
+		goto out;
+	}
+	rc = load_config(file, &overrides, &cfg);
+	if (rc != 0)
+		goto out;
+	if (dry_run) {
+		/* --dry-run wins over --watch: nothing is submitted or streamed. */
+		if (g->json) {
+			json_t *data = json_object();
+			json_object_set_new(data, "status", json_string("DRY_RUN_OK"));
+			json_object_set_new(data, "dry_run", json_true());
+			rc = cli_print_data(data);
+		} else {
+			fprintf(stderr,
+			        "Configuration for experiment '%s' is valid; nothing was submitted (dry run).\n",
+			        air_config_experiment_name(cfg));
+			rc = 0;
+		}
+	} else {
+		cli_run_request req = {idem, watch};
+		rc = cli_run_submit(g, cfg, &req);
+	}
+out:
+	air_config_free(cfg);
+	cli_strlist_free(&overrides);
+	cli_strlist_free(&pos);
+	return rc;
+}

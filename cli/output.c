@@ -1,0 +1,147 @@
+/* output.c: envelopes, JSON lines, error lines and time formatting. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+int cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("Error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+int cli_error_air(const air_error *err, int rc)
+{
+	return cli_error("%s", err ? air_error_message(err) : air_strerror(rc));
+}
+
+void cli_now_rfc3339(char out[32])
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *envelope_head(void)
+{
+	char ts[32];
+	json_t *env = json_object();
+
+	cli_now_rfc3339(ts);
+	json_object_set_new(env, "v", json_integer(1));
+	json_object_set_new(env, "ts", json_string(ts));
+	return env;
+}
+
+static void print_pretty(json_t *v)
+{
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+	}
+	fflush(stdout);
+}
+
+int cli_print_data(json_t *data)
+{
+	json_t *env = envelope_head();
+
+	json_object_set_new(env, "data", data ? data : json_object());
+	print_pretty(env);
+	json_decref(env);
+	return 0;
+}
+
+int cli_print_error_envelope(const char *code, const char *kind, const char *message,
+                             bool retryable)
+{
+	json_t *env = envelope_head(), *e = json_object();
+
+	json_object_set_new(e, "code", json_string(code));
+	json_object_set_new(e, "kind", json_string(kind));
+	json_object_set_new(e, "message", json_string(message ? message : ""));
+	json_object_set_new(e, "retryable", json_boolean(retryable));
+	json_object_set_new(env, "error", e);
+	print_pretty(env);
+	json_decref(env);
+	return 1;
+}
+
+void cli_print_jsonl(json_t *obj)
+{
+	char *s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	if (s) {
+		fputs(s, stdout);
+		fputc('\n', stdout);
+		free(s);
+	}
+	fflush(stdout);
+	json_decref(obj);
+}
+
+json_t *cli_json_time(int64_t epoch_ms)
+{
+	time_t secs;
+	struct tm tm;
+	char buf[64];
+	int64_t frac_us;
+
+	if (epoch_ms <= 0)
+		return json_null();
+	secs = (time_t)(epoch_ms / 1000);
+	frac_us = (epoch_ms % 1000) * 1000;
+	gmtime_r(&secs, &tm);
+	if (frac_us) {
+		char head[32];
+		strftime(head, sizeof(head), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(buf, sizeof(buf), "%s.%06lld+00:00", head, (long long)frac_us);
+	} else {
+		strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+	}
+	return json_string(buf);
+}
+
+void cli_format_duration(int64_t seconds, char *out, size_t n)
+{
+	int64_t h, m, s;
+
+	if (seconds < 0)
+		seconds = 0;
+	h = seconds / 3600;
+	m = (seconds % 3600) / 60;
+	s = seconds % 60;
+	if (h)
+		snprintf(out, n, "%lldh %lldm %llds", (long long)h, (long long)m, (long long)s);
+	else if (m)
+		snprintf(out, n, "%lldm %llds", (long long)m, (long long)s);
+	else
+		snprintf(out, n, "%llds", (long long)s);
+}
+
+void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n)
+{
+	time_t secs = (time_t)(epoch_ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(out, n, "%Y-%m-%d %H:%M UTC", &tm);
+}
+
+bool cli_isatty_stderr(void) { return isatty(STDERR_FILENO) == 1; }
+
+bool cli_isatty_stdout(void) { return isatty(STDOUT_FILENO) == 1; }

@@ -1,0 +1,251 @@
+/*
+ * config.h: the workload YAML (the file given to `air run -f`).
+ *
+ * Life cycle: parse (syntax only) -> any number of overrides -> validate
+ * (strict decoding of every field, then the semantic rules in order). The
+ * load functions do parse + validate in one call. Value accessors return the
+ * values of the last successful validation; before it (or after a later
+ * override) they return NULL / 0 / the documented default.
+ *
+ * Errors are AIR_ECONFIG with kind AIR_KIND_INVALID_CONFIG and carry the
+ * field path plus file, line and column where the YAML gives them.
+ * Strings returned by accessors are owned by the config and stay valid until
+ * the next override, validation or air_config_free().
+ * A config is used by one thread at a time.
+ */
+#ifndef AIR_CONFIG_H
+#define AIR_CONFIG_H
+
+#include "types.h"
+
+AIR_BEGIN_DECLS
+
+/** Largest workload file libair reads (bytes); bigger files are refused. */
+#define AIR_CONFIG_MAX_BYTES (1024 * 1024)
+
+/** Forms of code_source (air_config_code_source_form()). ABI: append only. */
+typedef enum air_code_source_form {
+	AIR_CODE_SOURCE_NONE = 0,   /**< no code_source */
+	AIR_CODE_SOURCE_FLAT = 1,   /**< root_path etc. directly under code_source */
+	AIR_CODE_SOURCE_NESTED = 2  /**< type: snapshot + snapshot: {...} */
+} air_code_source_form;
+
+/** Principal kinds of a permission grant. ABI: append only. */
+typedef enum air_principal {
+	AIR_PRINCIPAL_USER = 1,              /**< user_name */
+	AIR_PRINCIPAL_GROUP = 2,             /**< group_name */
+	AIR_PRINCIPAL_SERVICE_PRINCIPAL = 3  /**< service_principal_name */
+} air_principal;
+
+/* ---- parsing and validation ------------------------------------------- */
+
+/**
+ * Parse the YAML file at @p path without validating it.
+ * Refuses files above AIR_CONFIG_MAX_BYTES, invalid UTF-8, syntax errors,
+ * duplicate keys, a non-mapping root, excessive nesting and alias expansion
+ * bombs. An empty file parses (validation then reports it as empty unless
+ * overrides filled it).
+ * @param[out] out receives the new config.
+ * @return AIR_OK, AIR_ECONFIG, AIR_EIO (unreadable file) or AIR_ENOMEM. @since 0.1
+ */
+AIR_EXTERN int air_config_parse_file(const char *path, air_config **out, air_error **err);
+
+/**
+ * Parse @p len bytes of YAML from memory (no NUL needed).
+ * @param name shown in messages as the file name (may be NULL: "<memory>").
+ * @param base_dir directory that relative code_source.root_path values are
+ *        resolved against at submit time (may be NULL: the current directory).
+ * @since 0.1
+ */
+AIR_EXTERN int air_config_parse_buffer(const char *data, size_t len, const char *name,
+                                       const char *base_dir, air_config **out, air_error **err);
+
+/** air_config_parse_file() followed by air_config_validate(). On failure *out is NULL. @since 0.1 */
+AIR_EXTERN int air_config_load_file(const char *path, air_config **out, air_error **err);
+
+/** air_config_parse_buffer() followed by air_config_validate(). @since 0.1 */
+AIR_EXTERN int air_config_load_buffer(const char *data, size_t len, const char *name,
+                                      const char *base_dir, air_config **out, air_error **err);
+
+/**
+ * Decode every field strictly and apply the semantic rules in their
+ * documented order; the first failure is returned. On success the value
+ * accessors below become available.
+ * @return AIR_OK or AIR_ECONFIG. @since 0.1
+ */
+AIR_EXTERN int air_config_validate(air_config *cfg, air_error **err);
+
+/** 1 when the last validation succeeded and no override came after it. @since 0.1 */
+AIR_EXTERN int32_t air_config_is_valid(const air_config *cfg);
+
+/** Release @p cfg; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_config_free(air_config *cfg);
+
+/* ---- overrides -------------------------------------------------------- */
+
+/**
+ * Apply one `FIELD_PATH=VALUE` override (the `--override` syntax): split at
+ * the first '=', check the path against the schema (unknown segments are
+ * refused with the list of valid fields), parse VALUE as a YAML scalar or
+ * flow collection, and set it in the document ("null" or an empty value
+ * unsets the field). Nothing is modified when an error is returned. The
+ * config must be validated again afterwards; air_config_is_valid() is 0.
+ * Every applied override is recorded (air_config_change_*).
+ * @return AIR_OK or AIR_ECONFIG. @since 0.1
+ */
+AIR_EXTERN int air_config_override(air_config *cfg, const char *assignment, air_error **err);
+
+/** Like air_config_override() with the path and the YAML value text given separately. @since 0.1 */
+AIR_EXTERN int air_config_set(air_config *cfg, const char *path, const char *yaml_value,
+                              air_error **err);
+
+/** Number of overrides applied so far. @since 0.1 */
+AIR_EXTERN size_t air_config_change_count(const air_config *cfg);
+/** Field path of override @p i (in application order), or NULL when out of range. @since 0.1 */
+AIR_EXTERN const char *air_config_change_path(const air_config *cfg, size_t i);
+/** Previous value of override @p i as compact YAML text, or NULL when the field was unset. @since 0.1 */
+AIR_EXTERN const char *air_config_change_old(const air_config *cfg, size_t i);
+/** New value of override @p i as compact YAML text ("null" when unset by it). @since 0.1 */
+AIR_EXTERN const char *air_config_change_new(const air_config *cfg, size_t i);
+
+/* ---- serialisation ---------------------------------------------------- */
+
+/** The effective (overridden) document as YAML. Free *out with air_free(). @since 0.1 */
+AIR_EXTERN int air_config_to_yaml(const air_config *cfg, char **out, air_error **err);
+/** The effective (overridden) document as JSON. Free *out with air_free(). @since 0.1 */
+AIR_EXTERN int air_config_to_json(const air_config *cfg, char **out, air_error **err);
+
+/** Path the config was read from, or the name given to parse_buffer. @since 0.1 */
+AIR_EXTERN const char *air_config_source_name(const air_config *cfg);
+/** Directory relative root_path values resolve against. @since 0.1 */
+AIR_EXTERN const char *air_config_base_dir(const air_config *cfg);
+/** The original bytes as read (before overrides); @p len_out may be NULL. @since 0.1 */
+AIR_EXTERN const char *air_config_source_bytes(const air_config *cfg, size_t *len_out);
+
+/* ---- field help ------------------------------------------------------- */
+
+/** Output formats of air_schema_help(). */
+#define AIR_HELP_TEXT 0u /**< the text layout of `air run -h config.<path>` */
+#define AIR_HELP_JSON 1u /**< {"path","type","required","description","fields":[...]} */
+
+/**
+ * Documentation of a schema path: "config", "config.compute",
+ * "compute.accelerator_type" (a leading "config." is optional). Works
+ * offline. An unknown path is AIR_ECONFIG with a message naming the path, a
+ * did-you-mean suggestion when one is close and the valid fields; a path
+ * under a user-defined map or under a leaf gets its own explanation.
+ * @param flags AIR_HELP_TEXT or AIR_HELP_JSON.
+ * @param[out] out text to print; free with air_free().
+ * @since 0.1
+ */
+AIR_EXTERN int air_schema_help(const char *path, uint32_t flags, char **out, air_error **err);
+
+/* ---- values (after a successful validation) --------------------------- */
+
+/** experiment_name. @since 0.1 */
+AIR_EXTERN const char *air_config_experiment_name(const air_config *cfg);
+/** command, after overrides, verbatim. @since 0.1 */
+AIR_EXTERN const char *air_config_command(const air_config *cfg);
+/** compute.accelerator_type ("GPU_8xH100"). @since 0.1 */
+AIR_EXTERN const char *air_config_accelerator_type(const air_config *cfg);
+/** compute.num_accelerators (total GPUs). @since 0.1 */
+AIR_EXTERN int64_t air_config_num_accelerators(const air_config *cfg);
+/** Nodes the run occupies: num_accelerators / GPUs per node of the type. @since 0.1 */
+AIR_EXTERN int64_t air_config_num_nodes(const air_config *cfg);
+/** compute.pool_id, trimmed; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_pool_id(const air_config *cfg);
+/** compute.priority_class, upper-cased; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_priority_class(const air_config *cfg);
+
+/** environment.version, normalised ("6", "databricks_ai_v6"); NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_environment_version(const air_config *cfg);
+/** 1 when environment.dependencies is set (possibly to an empty list). @since 0.1 */
+AIR_EXTERN int32_t air_config_has_dependencies(const air_config *cfg);
+/** Number of environment.dependencies entries. @since 0.1 */
+AIR_EXTERN size_t air_config_dependency_count(const air_config *cfg);
+/** Dependency @p i verbatim, or NULL when out of range. @since 0.1 */
+AIR_EXTERN const char *air_config_dependency(const air_config *cfg, size_t i);
+/** environment.unity_catalog_image, trimmed; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_unity_catalog_image(const air_config *cfg);
+/** environment.docker_image.url, trimmed; NULL when no legacy image. @since 0.1 */
+AIR_EXTERN const char *air_config_docker_image_url(const air_config *cfg);
+/** environment.docker_image.tag_policy lower-cased ("auto" when unset). NULL without image. @since 0.1 */
+AIR_EXTERN const char *air_config_docker_image_tag_policy(const air_config *cfg);
+/** environment.docker_image.credentials_scope, trimmed; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_docker_image_credentials_scope(const air_config *cfg);
+/** environment.docker_image.credentials_key, trimmed; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_docker_image_credentials_key(const air_config *cfg);
+
+/** Number of env_variables. @since 0.1 */
+AIR_EXTERN size_t air_config_env_count(const air_config *cfg);
+/** Name of env variable @p i (sorted by name, bytewise); NULL when out of range. @since 0.1 */
+AIR_EXTERN const char *air_config_env_name(const air_config *cfg, size_t i);
+/** Value of env variable @p i (scalars as their literal text). @since 0.1 */
+AIR_EXTERN const char *air_config_env_value(const air_config *cfg, size_t i);
+/** Number of secrets. @since 0.1 */
+AIR_EXTERN size_t air_config_secret_count(const air_config *cfg);
+/** Name of secret @p i (sorted by name). @since 0.1 */
+AIR_EXTERN const char *air_config_secret_name(const air_config *cfg, size_t i);
+/** The "scope/key" reference of secret @p i as written. @since 0.1 */
+AIR_EXTERN const char *air_config_secret_ref(const air_config *cfg, size_t i);
+/** The scope part of secret @p i. @since 0.1 */
+AIR_EXTERN const char *air_config_secret_scope(const air_config *cfg, size_t i);
+/** The key part of secret @p i. @since 0.1 */
+AIR_EXTERN const char *air_config_secret_key(const air_config *cfg, size_t i);
+
+/** 1 when parameters is a non-empty mapping. @since 0.1 */
+AIR_EXTERN int32_t air_config_has_parameters(const air_config *cfg);
+/** parameters as a YAML document (the hyperparameters.yaml contents). Free with air_free(). @since 0.1 */
+AIR_EXTERN int air_config_parameters_yaml(const air_config *cfg, char **out, air_error **err);
+/** parameters as a JSON object. Free with air_free(). @since 0.1 */
+AIR_EXTERN int air_config_parameters_json(const air_config *cfg, char **out, air_error **err);
+
+/** AIR_CODE_SOURCE_* form of code_source. @since 0.1 */
+AIR_EXTERN int32_t air_config_code_source_form(const air_config *cfg);
+/** Snapshot root_path as written (trimmed); NULL without code_source. @since 0.1 */
+AIR_EXTERN const char *air_config_root_path(const air_config *cfg);
+/** Snapshot remote_volume as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_remote_volume(const air_config *cfg);
+/** Number of snapshot include_paths (0 when unset). @since 0.1 */
+AIR_EXTERN size_t air_config_include_path_count(const air_config *cfg);
+/** Include path @p i, trimmed, in YAML order. @since 0.1 */
+AIR_EXTERN const char *air_config_include_path(const air_config *cfg, size_t i);
+/** Snapshot git.commit as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_git_commit(const air_config *cfg);
+/** Snapshot git.branch; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_git_branch(const air_config *cfg);
+
+/** max_retries (default 3). @since 0.1 */
+AIR_EXTERN int64_t air_config_max_retries(const air_config *cfg);
+/** timeout_minutes; 0 when unset. @since 0.1 */
+AIR_EXTERN int64_t air_config_timeout_minutes(const air_config *cfg);
+/** idempotency_token as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_idempotency_token(const air_config *cfg);
+/** mlflow_run_name as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_mlflow_run_name(const air_config *cfg);
+/** mlflow_experiment_directory as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_mlflow_experiment_directory(const air_config *cfg);
+/** mlflow_artifact_location normalised to dbfs:/...; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_mlflow_artifact_location(const air_config *cfg);
+/** usage_policy_name as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_usage_policy_name(const air_config *cfg);
+/** usage_policy_id as written; NULL when unset. @since 0.1 */
+AIR_EXTERN const char *air_config_usage_policy_id(const air_config *cfg);
+
+/** Number of permissions entries. @since 0.1 */
+AIR_EXTERN size_t air_config_permission_count(const air_config *cfg);
+/** AIR_PRINCIPAL_* of grant @p i; 0 when out of range. @since 0.1 */
+AIR_EXTERN int32_t air_config_permission_principal_type(const air_config *cfg, size_t i);
+/** Principal name of grant @p i. @since 0.1 */
+AIR_EXTERN const char *air_config_permission_principal(const air_config *cfg, size_t i);
+/** Permission level of grant @p i ("CAN_VIEW"). @since 0.1 */
+AIR_EXTERN const char *air_config_permission_level(const air_config *cfg, size_t i);
+
+/** GPUs per node of an accelerator type; 0 when @p accelerator_type is unknown. @since 0.1 */
+AIR_EXTERN int32_t air_accelerator_gpus_per_node(const char *accelerator_type);
+/** Display name of an accelerator type ("H100"); the input itself when unknown. @since 0.1 */
+AIR_EXTERN const char *air_accelerator_display_name(const char *accelerator_type);
+
+AIR_END_DECLS
+
+#endif /* AIR_CONFIG_H */

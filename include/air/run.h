@@ -1,0 +1,189 @@
+/*
+ * run.h: read, list and cancel AI Runtime runs.
+ *
+ * An air_run is a snapshot of `jobs/runs/get` (all pages merged) plus what
+ * the requested flags resolved (MLflow ids, sweep iterations, workspace id).
+ * Strings returned by air_run_* getters are owned by the run and live as long
+ * as it does.
+ */
+#ifndef AIR_RUN_H
+#define AIR_RUN_H
+
+#include "types.h"
+
+AIR_BEGIN_DECLS
+
+/** Flags of air_client_get_run(). */
+#define AIR_GET_MLFLOW       (1u << 0) /**< resolve MLflow run/experiment ids (runs/get-output) */
+#define AIR_GET_SWEEP        (1u << 1) /**< read sweep (for-each) iterations */
+#define AIR_GET_WORKSPACE_ID (1u << 2) /**< fail unless the workspace id is known (dashboard ?o=) */
+#define AIR_GET_MLFLOW_NAME  (1u << 3) /**< also read the MLflow run name (mlflow/runs/get) */
+
+/**
+ * Read run @p run_id.
+ * @return AIR_OK; AIR_EINVAL for an id <= 0; AIR_ENOTFOUND when the run does
+ *         not exist (either way the Jobs API reports it); transport codes.
+ * @since 0.1
+ */
+AIR_EXTERN int air_client_get_run(air_client *client, int64_t run_id, uint32_t flags,
+                                  air_run **out, air_error **err);
+/** Release @p run; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_run_free(air_run *run);
+
+/** The Jobs run id. @since 0.1 */
+AIR_EXTERN int64_t air_run_id(const air_run *run);
+/** run_name, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_name(const air_run *run);
+/** creator_user_name, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_creator(const air_run *run);
+/** Display state: result_state if set, else life_cycle_state, else "UNKNOWN". Never NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_state(const air_run *run);
+/** state.life_cycle_state or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_life_cycle_state(const air_run *run);
+/** state.result_state or NULL (absent until finished). @since 0.1 */
+AIR_EXTERN const char *air_run_result_state(const air_run *run);
+/** state.state_message or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_state_message(const air_run *run);
+/** 1 when the run has finished (TERMINATED, SKIPPED, INTERNAL_ERROR or a final result). @since 0.1 */
+AIR_EXTERN int32_t air_run_is_terminal(const air_run *run);
+/** 1 when result_state is SUCCESS. @since 0.1 */
+AIR_EXTERN int32_t air_run_succeeded(const air_run *run);
+/** 1 when the run is an AI Runtime run (ai_runtime_task or legacy training task). @since 0.1 */
+AIR_EXTERN int32_t air_run_is_ai_runtime(const air_run *run);
+
+/** Reported start, epoch ms UTC (last task's start if set, else the run's); 0 when not started. @since 0.1 */
+AIR_EXTERN int64_t air_run_start_time_ms(const air_run *run);
+/** Reported end, epoch ms UTC; 0 while running. @since 0.1 */
+AIR_EXTERN int64_t air_run_end_time_ms(const air_run *run);
+/** Run id of the last task (the one runs/get-output takes); 0 without tasks. @since 0.1 */
+AIR_EXTERN int64_t air_run_task_run_id(const air_run *run);
+/** attempt_number of the last task (0-based). @since 0.1 */
+AIR_EXTERN int32_t air_run_attempt_number(const air_run *run);
+/** Highest attempt_number over the tasks (the latest retry attempt). @since 0.1 */
+AIR_EXTERN int32_t air_run_latest_attempt(const air_run *run);
+/** max_retries of the last task; -1 means unlimited. @since 0.1 */
+AIR_EXTERN int32_t air_run_max_retries(const air_run *run);
+
+/** Experiment name with a leading "/Users/<user>/" removed, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_experiment_name(const air_run *run);
+/** Accelerator type ("GPU_8xH100"), or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_accelerator_type(const air_run *run);
+/** Accelerator count; 0 when unknown. @since 0.1 */
+AIR_EXTERN int64_t air_run_accelerator_count(const air_run *run);
+/** deployments[0].command_path, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_command_path(const air_run *run);
+/** code_source_path, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_code_source_path(const air_run *run);
+/** environment_version of the "default" environment, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_environment_version(const air_run *run);
+
+/** "<host>/jobs/runs/<id>", with "?o=<workspace id>" when the id is known. @since 0.1 */
+AIR_EXTERN const char *air_run_dashboard_url(const air_run *run);
+/** MLflow run id (AIR_GET_MLFLOW), or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_mlflow_run_id(const air_run *run);
+/** MLflow experiment id (AIR_GET_MLFLOW), or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_mlflow_experiment_id(const air_run *run);
+/** MLflow run name (AIR_GET_MLFLOW_NAME), or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_mlflow_run_name(const air_run *run);
+/** "<host>/ml/experiments/<exp>/runs/<run>", or NULL when unresolved. @since 0.1 */
+AIR_EXTERN const char *air_run_mlflow_run_url(const air_run *run);
+/** "<host>/ml/experiments/<exp>", or NULL when unresolved. @since 0.1 */
+AIR_EXTERN const char *air_run_mlflow_experiment_url(const air_run *run);
+/** ai_runtime_task_output.status_message (AIR_GET_MLFLOW), or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_status_message(const air_run *run);
+
+/** 1 when the first task is a sweep (for_each_task). @since 0.1 */
+AIR_EXTERN int32_t air_run_is_sweep(const air_run *run);
+/** Sweep statistics, AIR_SWEEP_* selects one; 0 when not a sweep. @since 0.1 */
+AIR_EXTERN int64_t air_run_sweep_stat(const air_run *run, int32_t which);
+#define AIR_SWEEP_TOTAL     0 /**< total_iterations */
+#define AIR_SWEEP_COMPLETED 1 /**< completed_iterations */
+#define AIR_SWEEP_SUCCEEDED 2 /**< succeeded_iterations */
+#define AIR_SWEEP_FAILED    3 /**< failed_iterations */
+#define AIR_SWEEP_ACTIVE    4 /**< active_iterations */
+/** Number of sweep iterations read (AIR_GET_SWEEP). @since 0.1 */
+AIR_EXTERN size_t air_run_iteration_count(const air_run *run);
+/** Task key of iteration @p i, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_iteration_task_key(const air_run *run, size_t i);
+/** Run id of iteration @p i, or 0. @since 0.1 */
+AIR_EXTERN int64_t air_run_iteration_run_id(const air_run *run, size_t i);
+/** Display state of iteration @p i, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_iteration_state(const air_run *run, size_t i);
+/** Experiment of iteration @p i, or NULL. @since 0.1 */
+AIR_EXTERN const char *air_run_iteration_experiment(const air_run *run, size_t i);
+
+/** The merged runs/get JSON object. Free *out with air_free(). @since 0.1 */
+AIR_EXTERN int air_run_to_json(const air_run *run, char **out, air_error **err);
+
+/* ---- listing ---------------------------------------------------------- */
+
+/** Integer options of a listing. ABI: append only. */
+typedef enum air_list_option {
+	AIR_LIST_LIMIT = 100,         /**< most runs to return; default 20; must be > 0 */
+	AIR_LIST_ALL_STATUS = 101,    /**< 1: include finished runs (default: active only) */
+	AIR_LIST_ALL_USERS = 102,     /**< 1: include other users' runs */
+	AIR_LIST_MAX_INSPECTED = 103  /**< stop after inspecting this many runs; default 2000 */
+} air_list_option;
+
+/** Create listing options with defaults. @since 0.1 */
+AIR_EXTERN int air_list_options_new(air_list_options **out);
+/** Release options; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_list_options_free(air_list_options *opts);
+/** Set an AIR_LIST_* option. @return AIR_OK, AIR_EINVAL (bad value), AIR_EUNSUPPORTED. @since 0.1 */
+AIR_EXTERN int air_list_options_set_int(air_list_options *opts, int32_t opt, int64_t value);
+/**
+ * Add a `KEY=VALUE` filter (user, experiment, accelerator_type,
+ * num_accelerators); a later filter with the same key wins.
+ * @return AIR_OK or AIR_EINVAL naming the problem. @since 0.1
+ */
+AIR_EXTERN int air_list_options_add_filter(air_list_options *opts, const char *filter,
+                                           air_error **err);
+
+/**
+ * Start a listing of AI Runtime runs (newest first). Pages are fetched as the
+ * iterator advances. @p opts may be NULL (active runs of the caller, 20).
+ * @since 0.1
+ */
+AIR_EXTERN int air_client_list_runs(air_client *client, const air_list_options *opts,
+                                    air_run_iter **out, air_error **err);
+/**
+ * Next run of the listing. *run is borrowed until the next call or
+ * air_run_iter_free(); it is set to NULL at the end (with AIR_OK).
+ * @since 0.1
+ */
+AIR_EXTERN int air_run_iter_next(air_run_iter *iter, const air_run **run, air_error **err);
+/** 1 when the listing stopped at AIR_LIST_MAX_INSPECTED and may be incomplete. @since 0.1 */
+AIR_EXTERN int32_t air_run_iter_truncated(const air_run_iter *iter);
+/** Release the iterator; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_run_iter_free(air_run_iter *iter);
+
+/* ---- cancellation ----------------------------------------------------- */
+
+/** Request cancellation of one run (asynchronous on the server). @since 0.1 */
+AIR_EXTERN int air_client_cancel_run(air_client *client, int64_t run_id, air_error **err);
+/**
+ * Request cancellation of @p n runs. One failing id does not stop the rest:
+ * every outcome is in the report. @return AIR_OK when the report was built
+ * (check it for failures), or an error that prevented it. @since 0.1
+ */
+AIR_EXTERN int air_client_cancel_runs(air_client *client, const int64_t *run_ids, size_t n,
+                                      air_cancel_report **out, air_error **err);
+/** Cancel every active AI Runtime run of the caller. @since 0.1 */
+AIR_EXTERN int air_client_cancel_all(air_client *client, air_cancel_report **out,
+                                     air_error **err);
+/** Number of runs in the report. @since 0.1 */
+AIR_EXTERN size_t air_cancel_report_count(const air_cancel_report *rep);
+/** Run id of entry @p i. @since 0.1 */
+AIR_EXTERN int64_t air_cancel_report_run_id(const air_cancel_report *rep, size_t i);
+/** AIR_OK when cancellation of entry @p i was requested, else its error code. @since 0.1 */
+AIR_EXTERN int32_t air_cancel_report_status(const air_cancel_report *rep, size_t i);
+/** Error message of entry @p i, or NULL when it succeeded. @since 0.1 */
+AIR_EXTERN const char *air_cancel_report_message(const air_cancel_report *rep, size_t i);
+/** Number of failed entries. @since 0.1 */
+AIR_EXTERN size_t air_cancel_report_failures(const air_cancel_report *rep);
+/** Release the report; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_cancel_report_free(air_cancel_report *rep);
+
+AIR_END_DECLS
+
+#endif /* AIR_RUN_H */

@@ -1,0 +1,102 @@
+/*
+ * submit.h: submit a validated workload as a Jobs run.
+ *
+ * air_client_submit() performs, in order: the identity lookup (cached on the
+ * client), the workspace's pre-flight validation (before anything is
+ * uploaded), usage-policy resolution, the experiment-directory check, the
+ * launch directory, the launch artifacts (uploaded in parallel), the code
+ * snapshot (skipped when the same git-pinned snapshot is already there) and
+ * `runs/submit` carrying an idempotency token, so a retried submission never
+ * starts a second run.
+ */
+#ifndef AIR_SUBMIT_H
+#define AIR_SUBMIT_H
+
+#include "types.h"
+
+AIR_BEGIN_DECLS
+
+/** Submit options. 1..99 strings, 100..199 integers. ABI: append only. */
+typedef enum air_submit_option {
+	AIR_SUBMIT_IDEMPOTENCY_KEY = 1, /**< wins over the YAML idempotency_token; <= 64 bytes */
+	AIR_SUBMIT_BASE_DIR = 2,        /**< directory for relative root_path (default: the config's) */
+	AIR_SUBMIT_SKIP_PREFLIGHT = 100 /**< 1: do not call the pre-flight validation (default 0) */
+} air_submit_option;
+
+/** Phases reported to the progress callback. ABI: append only. */
+typedef enum air_phase {
+	AIR_PHASE_IDENTITY = 1,   /**< looking up the current user */
+	AIR_PHASE_PREFLIGHT = 2,  /**< server-side validation */
+	AIR_PHASE_POLICY = 3,     /**< usage policy name -> id */
+	AIR_PHASE_DIRECTORY = 4,  /**< experiment / launch directories */
+	AIR_PHASE_IMAGE = 5,      /**< legacy docker image registration check */
+	AIR_PHASE_ARTIFACTS = 6,  /**< launch artifacts upload (bytes) */
+	AIR_PHASE_PACKAGING = 7,  /**< building the code snapshot */
+	AIR_PHASE_SNAPSHOT = 8,   /**< uploading the code snapshot (bytes) */
+	AIR_PHASE_SUBMIT = 9,     /**< runs/submit */
+	AIR_PHASE_DONE = 10       /**< submitted */
+} air_phase;
+
+/**
+ * Progress callback: runs on the submitting thread. @p ev is borrowed until
+ * return. Return 0 to continue; non-zero stops the submission with
+ * AIR_EABORTED (before runs/submit nothing is submitted; artifacts already
+ * uploaded stay in the launch directory).
+ */
+typedef int (*air_progress_cb)(const air_progress *ev, void *userdata);
+
+/** AIR_PHASE_* of the notification. @since 0.1 */
+AIR_EXTERN int32_t air_progress_phase(const air_progress *ev);
+/** Bytes transferred so far in this phase (upload phases), else 0. @since 0.1 */
+AIR_EXTERN int64_t air_progress_bytes_done(const air_progress *ev);
+/** Total bytes of this phase when known, else 0. @since 0.1 */
+AIR_EXTERN int64_t air_progress_bytes_total(const air_progress *ev);
+/** What the phase works on (a path, a policy name) or NULL; borrowed. @since 0.1 */
+AIR_EXTERN const char *air_progress_detail(const air_progress *ev);
+
+/** Create submit options with defaults. @since 0.1 */
+AIR_EXTERN int air_submit_options_new(air_submit_options **out);
+/** Release options; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_submit_options_free(air_submit_options *opts);
+/** Set a string option (copied; NULL unsets). @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 0.1 */
+AIR_EXTERN int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char *value);
+/** Set an integer option. @since 0.1 */
+AIR_EXTERN int air_submit_options_set_int(air_submit_options *opts, int32_t opt, int64_t value);
+/** Install a progress callback with its userdata (NULL removes it). @since 0.1 */
+AIR_EXTERN int air_submit_options_set_progress_cb(air_submit_options *opts, air_progress_cb cb,
+                                                  void *userdata);
+/** Attach an interrupt flag (borrowed; must outlive the submission). @since 0.1 */
+AIR_EXTERN int air_submit_options_set_interrupt(air_submit_options *opts, air_interrupt *intr);
+
+/**
+ * Submit @p cfg (validated again here) through @p client.
+ * @param opts may be NULL for defaults.
+ * @param[out] out the submission; release with air_submission_free().
+ * @return AIR_OK; AIR_ECONFIG for local problems found before any request;
+ *         AIR_EREJECTED when pre-flight validation fails (the message lists
+ *         every server finding); AIR_ESNAPSHOT for packaging problems (all
+ *         found before anything is uploaded); transport and API codes otherwise.
+ * @since 0.1
+ */
+AIR_EXTERN int air_client_submit(air_client *client, const air_config *cfg,
+                                 const air_submit_options *opts, air_submission **out,
+                                 air_error **err);
+
+/** The Jobs run id. @since 0.1 */
+AIR_EXTERN int64_t air_submission_run_id(const air_submission *sub);
+/** Dashboard URL "<host>/jobs/runs/<id>"; owned by @p sub. @since 0.1 */
+AIR_EXTERN const char *air_submission_dashboard_url(const air_submission *sub);
+/** The idempotency token that was sent; owned by @p sub. @since 0.1 */
+AIR_EXTERN const char *air_submission_idempotency_token(const air_submission *sub);
+/** The workspace launch directory holding command.sh and the other artifacts. @since 0.1 */
+AIR_EXTERN const char *air_submission_launch_dir(const air_submission *sub);
+/** code_source_path sent with the run, or NULL without code_source. @since 0.1 */
+AIR_EXTERN const char *air_submission_code_source_path(const air_submission *sub);
+/** 1 when an identical snapshot was already uploaded and reused. @since 0.1 */
+AIR_EXTERN int32_t air_submission_snapshot_reused(const air_submission *sub);
+/** Release @p sub; NULL is a no-op. @since 0.1 */
+AIR_EXTERN void air_submission_free(air_submission *sub);
+
+AIR_END_DECLS
+
+#endif /* AIR_SUBMIT_H */

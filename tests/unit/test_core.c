@@ -1,0 +1,149 @@
+/* test_core.c: version, buffers, strings, randomness, interrupts. */
+#include <pthread.h>
+
+#include "internal.h"
+#include "test.h"
+
+AIR_TEST(version__runtime_matches_header)
+{
+	char expect[32];
+
+	ASSERT_EQ_INT(air_version_number(), AIR_VERSION_NUM);
+	snprintf(expect, sizeof(expect), "%d.%d.%d", AIR_VERSION_MAJOR, AIR_VERSION_MINOR,
+	         AIR_VERSION_PATCH);
+	ASSERT_EQ_STR(air_version_string(), expect);
+	ASSERT_TRUE(air_features() & AIR_FEATURE_THREADSAFE);
+	ASSERT_TRUE(AIR_VERSION_AT_LEAST(0, 1, 0));
+}
+
+AIR_TEST(global__init_is_reference_counted)
+{
+	ASSERT_EQ_INT(air_global_init(), AIR_OK);
+	ASSERT_EQ_INT(air_global_init(), AIR_OK);
+	air_global_cleanup();
+	air_global_cleanup();
+	air_global_cleanup(); /* extra cleanup is harmless */
+}
+
+AIR_TEST(buf__printf_urlencode_query)
+{
+	air__buf b = AIR__BUF_INIT;
+
+	air__buf_printf(&b, "%s-%d", "x", 42);
+	ASSERT_EQ_STR(air__buf_cstr(&b), "x-42");
+	air__buf_clear(&b);
+	air__buf_put_urlencoded(&b, "/Workspace/Users/a b@c.com", false);
+	ASSERT_EQ_STR(air__buf_cstr(&b), "%2FWorkspace%2FUsers%2Fa%20b%40c.com");
+	air__buf_clear(&b);
+	air__buf_put_urlencoded(&b, "/Volumes/x y", true);
+	ASSERT_EQ_STR(air__buf_cstr(&b), "/Volumes/x%20y");
+	air__buf_clear(&b);
+	air__buf_query(&b, "filter_by.policy_name", "team a");
+	air__buf_query_int(&b, "page_size", 1000);
+	ASSERT_EQ_STR(air__buf_cstr(&b), "filter_by.policy_name=team%20a&page_size=1000");
+	{
+		char *s = air__buf_detach(&b);
+		ASSERT_EQ_STR(s, "filter_by.policy_name=team%20a&page_size=1000");
+		air__free(s);
+	}
+	ASSERT_NULL(b.ptr);
+	air__buf_dispose(&b);
+}
+
+AIR_TEST(buf__grows_past_many_pages)
+{
+	air__buf b = AIR__BUF_INIT;
+
+	for (int i = 0; i < 100000; i++)
+		air__buf_putc(&b, 'a');
+	ASSERT_EQ_INT(b.len, 100000);
+	ASSERT_EQ_INT(strlen(b.ptr), 100000);
+	ASSERT_FALSE(air__buf_oom(&b));
+	air__buf_dispose(&b);
+}
+
+AIR_TEST(util__trim_and_blank)
+{
+	size_t n;
+	const char *t = air__trim("  ab c \n", &n);
+	char *d;
+
+	ASSERT_EQ_INT(n, 4);
+	ASSERT_TRUE(strncmp(t, "ab c", n) == 0);
+	ASSERT_TRUE(air__is_blank(" \t\n"));
+	ASSERT_TRUE(air__is_blank(NULL));
+	ASSERT_FALSE(air__is_blank(" x "));
+	d = air__trim_dup("  y ");
+	ASSERT_EQ_STR(d, "y");
+	air__free(d);
+	ASSERT_EQ_INT(air__strcasecmp("Team-A", "team-a"), 0);
+	ASSERT_TRUE(air__starts_with("/Workspace/x", "/Workspace"));
+	ASSERT_TRUE(air__ends_with("a.yaml", ".yaml"));
+}
+
+AIR_TEST(util__parse_int64_is_strict)
+{
+	int64_t v;
+
+	ASSERT_TRUE(air__parse_int64("9223372036854775807", &v));
+	ASSERT_EQ_INT(v, INT64_MAX);
+	ASSERT_TRUE(air__parse_int64("-9223372036854775808", &v));
+	ASSERT_EQ_INT(v, INT64_MIN);
+	ASSERT_FALSE(air__parse_int64("9223372036854775808", &v));
+	ASSERT_FALSE(air__parse_int64("12a", &v));
+	ASSERT_FALSE(air__parse_int64("", &v));
+	ASSERT_FALSE(air__parse_int64("-", &v));
+	ASSERT_FALSE(air__parse_int64(" 1", &v));
+}
+
+AIR_TEST(util__uuid4_shape_and_uniqueness)
+{
+	char a[37], b[37];
+
+	ASSERT_EQ_INT(air__uuid4(a), AIR_OK);
+	ASSERT_EQ_INT(air__uuid4(b), AIR_OK);
+	ASSERT_EQ_INT(strlen(a), 36);
+	ASSERT_TRUE(a[8] == '-' && a[13] == '-' && a[18] == '-' && a[23] == '-');
+	ASSERT_TRUE(a[14] == '4');
+	ASSERT_TRUE(strchr("89ab", a[19]) != NULL);
+	ASSERT_TRUE(strcmp(a, b) != 0);
+	for (int i = 0; i < 36; i++)
+		ASSERT_TRUE(a[i] == '-' || (a[i] >= '0' && a[i] <= '9') || (a[i] >= 'a' && a[i] <= 'f'));
+}
+
+AIR_TEST(util__rfc3339)
+{
+	char out[32];
+
+	air__format_rfc3339(1700000000, out);
+	ASSERT_EQ_STR(out, "2023-11-14T22:13:20Z");
+}
+
+static void *trigger_later(void *arg)
+{
+	air__sleep_ms(NULL, 50);
+	air_interrupt_trigger(arg);
+	return NULL;
+}
+
+AIR_TEST(interrupt__wakes_a_sleep_from_another_thread)
+{
+	air_interrupt *intr = NULL;
+	pthread_t t;
+	int64_t start;
+	int rc;
+
+	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
+	ASSERT_EQ_INT(air_interrupt_is_triggered(intr), 0);
+	start = air__mono_ms();
+	pthread_create(&t, NULL, trigger_later, intr);
+	rc = air__sleep_ms(intr, 10000);
+	pthread_join(t, NULL);
+	ASSERT_EQ_INT(rc, AIR_EINTERRUPTED);
+	ASSERT_TRUE(air__mono_ms() - start < 5000);
+	ASSERT_EQ_INT(air_interrupt_is_triggered(intr), 1);
+	air_interrupt_reset(intr);
+	ASSERT_EQ_INT(air__sleep_ms(intr, 5), AIR_OK);
+	air_interrupt_free(intr);
+	air_interrupt_free(NULL);
+}
