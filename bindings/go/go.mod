@@ -1,0 +1,3 @@
+module libair/air
+
+go 1.19
