@@ -7,6 +7,9 @@
 #ifndef AIR_TEST_FAKEWS_H
 #define AIR_TEST_FAKEWS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include <jansson.h>
 
 #include <air/air.h>
@@ -37,5 +40,33 @@ char *fakews_file(fakews *fw, const char *path, size_t *len);
 /* A client pointed at the server: host = URL, token "dapi-test", environment
  * ignored, fast back-off (10 ms unit). Caller frees it. */
 air_client *fakews_client(fakews *fw);
+
+/* Additions (see tests/fakews/README.md). Like the calls above, they FAIL
+ * the running test when the server cannot be reached or rejects the call.
+ * Control calls on one fakews are serialised, so any thread may make them. */
+
+/* Port the server listens on. */
+int fakews_port(const fakews *fw);
+/* POST /__fakews/config with a printf-formatted JSON object. */
+void fakews_configf(fakews *fw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* POST /__fakews/faults with a printf-formatted rule; returns the rule id. */
+int fakews_faultf(fakews *fw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* DELETE /__fakews/faults */
+void fakews_clear_faults(fakews *fw);
+/* POST /__fakews/runs with a printf-formatted (partial) run object; returns its run id. */
+int64_t fakews_create_runf(fakews *fw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* GET /__fakews/runs/<id>: {"run": <runs/get view>, "submitted": <submit body>, ...}.
+ * Caller json_decref()s. */
+json_t *fakews_run(fakews *fw, int64_t run_id);
+/* DELETE /__fakews/requests */
+void fakews_clear_requests(fakews *fw);
+/* The most recent recorded request matching @method and @path (as for
+ * fakews_count), or NULL. Caller json_decref()s. */
+json_t *fakews_last_request(fakews *fw, const char *method, const char *path);
+/*
+ * Matching used by fakews_count() and fakews_last_request(): @method NULL or
+ * "*" matches any method; @path matches the decoded path exactly, or as a
+ * prefix when it ends with '*'.
+ */
 
 #endif /* AIR_TEST_FAKEWS_H */
