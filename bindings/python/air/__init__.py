@@ -12,7 +12,7 @@ ctypes.util.find_library, else as libair.so.0. See docs/bindings.md.
 
 from . import constants
 from .constants import *  # noqa: F401,F403 - OPT_HOST, ENOTFOUND, KIND_TRANSIENT, ...
-from ._lib import lib as _lib
+from ._lib import lib as _L
 from .errors import (AirError, OutOfMemoryError, InvalidArgumentError, ConfigError, NetworkError,
                      TimedOutError, AuthError, NotFoundError, ConflictError, RateLimitError,
                      ServerError, ProtocolError, AbortedError, CallInterruptedError,
@@ -32,22 +32,22 @@ __version__ = "0.1.0"
 
 def version():
     """Version string of the loaded library ("M.m.p")."""
-    return _lib.air_version_string().decode()
+    return _L.air_version_string().decode()
 
 
 def version_number():
     """Version of the loaded library as 0xMMmmpp."""
-    return _lib.air_version_number()
+    return _L.air_version_number()
 
 
 def features():
     """FEATURE_* bits of the loaded library."""
-    return _lib.air_features()
+    return _L.air_features()
 
 
 def library_path():
     """What the library was loaded from."""
-    return _lib.path
+    return _L.path
 
 
 def global_init():
@@ -55,9 +55,9 @@ def global_init():
     Clients do it implicitly; call it from the main thread before starting
     threads when libcurl is also used elsewhere in the process."""
     from .errors import check
-    check(_lib.air_global_init())
+    check(_L.air_global_init())
 
 
 def global_cleanup():
     """Drop one global_init() reference."""
-    _lib.air_global_cleanup()
+    _L.air_global_cleanup()

@@ -190,6 +190,7 @@ SIGNATURES = {
     "air_run_experiment_name": (STR, [VOIDP]),
     "air_run_accelerator_type": (STR, [VOIDP]),
     "air_run_accelerator_count": (I64, [VOIDP]),
+    "air_run_accelerators": (STR, [VOIDP]),
     "air_run_command_path": (STR, [VOIDP]),
     "air_run_code_source_path": (STR, [VOIDP]),
     "air_run_environment_version": (STR, [VOIDP]),
@@ -207,6 +208,7 @@ SIGNATURES = {
     "air_run_iteration_run_id": (I64, [VOIDP, SIZE]),
     "air_run_iteration_state": (STR, [VOIDP, SIZE]),
     "air_run_iteration_experiment": (STR, [VOIDP, SIZE]),
+    "air_run_config_yaml": (VOIDP, [VOIDP, OUT_SIZE]),
     "air_run_to_json": (INT, [VOIDP, OUT_STR, OUT_HANDLE]),
     "air_list_options_new": (INT, [OUT_HANDLE]),
     "air_list_options_free": (VOID, [VOIDP]),
@@ -319,6 +321,10 @@ class _Library:
             fn.restype = restype
             fn.argtypes = argtypes
             setattr(self, name, fn)
+
+    def has(self, name):
+        """True when the loaded library exports @name."""
+        return name not in self.missing
 
 
 lib = _Library(library_path())

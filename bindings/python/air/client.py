@@ -142,7 +142,7 @@ class DownloadReport:
 
 _RUN_STR = ("name", "creator", "state", "life_cycle_state", "result_state", "state_message",
             "experiment_name", "accelerator_type", "command_path", "code_source_path",
-            "environment_version", "dashboard_url", "mlflow_run_id", "mlflow_experiment_id",
+            "environment_version", "accelerators", "dashboard_url", "mlflow_run_id", "mlflow_experiment_id",
             "mlflow_run_name", "mlflow_run_url", "mlflow_experiment_url", "status_message")
 _RUN_INT = ("id", "start_time_ms", "end_time_ms", "task_run_id", "attempt_number",
             "latest_attempt", "max_retries", "accelerator_count")
@@ -156,7 +156,8 @@ class Run:
     """A snapshot of one run (air_run), copied out of the library: every
     getter of run.h is a read-only property (id, name, state, is_terminal,
     dashboard_url, ...); ``sweep_stats`` is a dict (None when not a sweep),
-    ``iterations`` a list of Iteration, ``json`` the merged runs/get object
+    ``iterations`` a list of Iteration, ``config_yaml`` the uploaded
+    workload YAML (with config=True, else None), ``json`` the merged runs/get object
     as text and to_dict() its parsed form."""
 
     def __init__(self, values):
@@ -165,8 +166,8 @@ class Run:
     @classmethod
     def _from_c(cls, r):
         v = {}
-        for n in _RUN_STR:
-            v[n] = dec(getattr(lib, "air_run_" + n)(r))
+        for n in _RUN_STR:  # a getter newer than the loaded library reads as None
+            v[n] = dec(getattr(lib, "air_run_" + n)(r)) if lib.has("air_run_" + n) else None
         for n in _RUN_INT:
             v[n] = getattr(lib, "air_run_" + n)(r)
         for n in _RUN_BOOL:
@@ -178,6 +179,9 @@ class Run:
                                      dec(lib.air_run_iteration_state(r, i)),
                                      dec(lib.air_run_iteration_experiment(r, i)))
                            for i in range(lib.air_run_iteration_count(r))]
+        n = C.c_size_t()
+        p = lib.air_run_config_yaml(r, C.byref(n)) if lib.has("air_run_config_yaml") else None
+        v["config_yaml"] = bytes_at(p, n.value).decode("utf-8", "replace") if p else None
         out = C.c_void_p()
         err = C.c_void_p()
         check(lib.air_run_to_json(r, C.byref(out), C.byref(err)), err)
@@ -191,7 +195,7 @@ class Run:
         return "<air.Run %d %s>" % (self._v["id"], self._v["state"])
 
 
-for _n in _RUN_STR + _RUN_INT + _RUN_BOOL + ("sweep_stats", "iterations", "json"):
+for _n in _RUN_STR + _RUN_INT + _RUN_BOOL + ("sweep_stats", "iterations", "config_yaml", "json"):
     setattr(Run, _n, property(lambda self, _k=_n: self._v[_k]))
 del _n
 
@@ -497,11 +501,12 @@ class Client:
     # ---- runs --------------------------------------------------------------
 
     def get_run(self, run_id, *, mlflow=False, sweep=False, workspace_id=False,
-                mlflow_name=False, flags=0):
+                mlflow_name=False, config=False, flags=0):
         """Read one run (a Run snapshot). The keyword flags are AIR_GET_*."""
         flags |= ((K.GET_MLFLOW if mlflow else 0) | (K.GET_SWEEP if sweep else 0)
                   | (K.GET_WORKSPACE_ID if workspace_id else 0)
-                  | (K.GET_MLFLOW_NAME if mlflow_name else 0))
+                  | (K.GET_MLFLOW_NAME if mlflow_name else 0)
+                  | (K.GET_CONFIG if config else 0))
         with self._use() as h:
             out = C.c_void_p()
             err = C.c_void_p()
@@ -512,10 +517,11 @@ class Client:
                 lib.air_run_free(out.value)
 
     def list_runs(self, *, limit=None, all_status=False, all_users=False, max_inspected=None,
-                  filters=()):
+                  workspace_id=None, mlflow=False, filters=()):
         """A lazy RunListing of AI Runtime runs, newest first. @filters are
         "KEY=VALUE" strings or a dict (user, experiment, accelerator_type,
-        num_accelerators)."""
+        num_accelerators). @workspace_id False skips the workspace id probe;
+        @mlflow resolves MLflow ids of the runs returned."""
         if isinstance(filters, dict):
             filters = ["%s=%s" % kv for kv in filters.items()]
         h = self._acquire()
@@ -523,7 +529,10 @@ class Client:
             with _options(lib.air_list_options_new, lib.air_list_options_free) as opts:
                 for opt, value in ((K.LIST_LIMIT, limit), (K.LIST_MAX_INSPECTED, max_inspected),
                                    (K.LIST_ALL_STATUS, int(bool(all_status)) if all_status else None),
-                                   (K.LIST_ALL_USERS, int(bool(all_users)) if all_users else None)):
+                                   (K.LIST_ALL_USERS, int(bool(all_users)) if all_users else None),
+                                   (K.LIST_WORKSPACE_ID,
+                                    None if workspace_id is None else int(bool(workspace_id))),
+                                   (K.LIST_MLFLOW, 1 if mlflow else None)):
                     if value is not None:
                         check(lib.air_list_options_set_int(opts, opt, int(value)))
                 for f in filters:

@@ -1,0 +1,258 @@
+"""The Python binding mirrors the C ABI exactly: constants equal the
+headers' values, every exported function has a declared signature, and each
+declared signature matches the header prototype."""
+
+import ast
+import ctypes as C
+import glob
+import os
+import re
+import subprocess
+import unittest
+
+from bindtest import SOURCE_ROOT, BUILD_ROOT, air
+from air import _lib, constants
+
+HEADER_DIR = os.path.join(SOURCE_ROOT, "include", "air")
+
+
+def _headers():
+    text = {}
+    for path in sorted(glob.glob(os.path.join(HEADER_DIR, "*.h")) + glob.glob(os.path.join(HEADER_DIR, "*.h.in"))):
+        with open(path) as f:
+            text[os.path.basename(path)] = f.read()
+    return text
+
+
+def _strip_comments(src):
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", src)
+
+
+_ALLOWED = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Constant, ast.LShift, ast.RShift,
+            ast.Mult, ast.Add, ast.Sub, ast.BitOr, ast.USub)
+
+
+def _eval(expr):
+    """Value of a C integer constant expression (1u << 3, 1024 * 1024, -12), or None."""
+    expr = re.sub(r"\b(0x[0-9a-fA-F]+|\d+)[uUlL]+\b", r"\1", expr.strip())
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return None
+    if not all(isinstance(n, _ALLOWED) for n in ast.walk(tree)):
+        return None
+    if any(isinstance(n, ast.Constant) and not isinstance(n.value, int) for n in ast.walk(tree)):
+        return None
+    return eval(compile(tree, "<header>", "eval"))  # only integer arithmetic remains
+
+
+def header_constants():
+    """{C name: value} of every enum member and numeric #define of the public headers
+    (version macros excluded: bindings check the run-time version)."""
+    out = {}
+    for name, src in _headers().items():
+        if name == "version.h.in":
+            continue
+        code = _strip_comments(src)
+        for body in re.findall(r"enum\s+\w*\s*\{(.*?)\}", code, flags=re.S):
+            for item in body.split(","):
+                item = item.strip()
+                if not item:
+                    continue
+                m = re.match(r"(AIR_\w+)\s*=\s*(.+)$", item, flags=re.S)
+                assert m, "enum member without an explicit value in %s: %r" % (name, item)
+                out[m.group(1)] = _eval(m.group(2))
+        for m in re.finditer(r"^\s*#\s*define\s+(AIR_\w+)[ \t]+([^\n]+)$", code, flags=re.M):
+            value = _eval(m.group(2))
+            if value is not None:
+                out[m.group(1)] = value
+    # version.h.in carries the feature bits next to the version macros.
+    code = _strip_comments(_headers()["version.h.in"])
+    for m in re.finditer(r"^\s*#\s*define\s+(AIR_FEATURE_\w+)[ \t]+([^\n]+)$", code, flags=re.M):
+        out[m.group(1)] = _eval(m.group(2))
+    return out
+
+
+def header_prototypes():
+    """{function name: (return type, [argument types])} from AIR_EXTERN declarations."""
+    protos = {}
+    for src in _headers().values():
+        code = _strip_comments(src)
+        for m in re.finditer(r"AIR_EXTERN\s+([^;(]+?)\b(air_\w+)\s*\(([^)]*)\)\s*;", code, flags=re.S):
+            ret = " ".join(m.group(1).split())
+            args = []
+            raw = " ".join(m.group(3).split())
+            if raw and raw != "void":
+                for a in raw.split(","):
+                    a = a.strip()
+                    # drop the parameter name: the last identifier, unless the type is bare
+                    t = re.sub(r"\s*\b\w+$", "", a) if re.search(r"[\w*]\s+\**\w+$", a) else a
+                    t = t.replace(" *", "*").replace("* ", "*")
+                    args.append(" ".join(t.split()))
+            protos[m.group(2)] = (ret.replace(" *", "*").strip(), args)
+    return protos
+
+
+CALLBACKS = {"air_debug_cb": _lib.DEBUG_CB, "air_progress_cb": _lib.PROGRESS_CB,
+             "air_log_record_cb": _lib.LOG_RECORD_CB, "air_log_status_cb": _lib.LOG_STATUS_CB,
+             "air_log_alert_cb": _lib.LOG_ALERT_CB}
+SCALARS = {"int": C.c_int, "int32_t": C.c_int32, "int64_t": C.c_int64, "uint32_t": C.c_uint32,
+           "size_t": C.c_size_t}
+
+
+def expected_types(ctype, is_result):
+    """The ctypes types acceptable for a C type."""
+    ctype = ctype.replace("const ", "").strip()
+    if ctype == "void":
+        return {None}
+    if ctype in SCALARS:
+        return {SCALARS[ctype]}
+    if ctype in CALLBACKS:
+        return {CALLBACKS[ctype]}
+    if ctype == "char*":
+        # strings: c_char_p, or void * where a length accompanies them
+        return {C.c_char_p, C.c_void_p}
+    if ctype == "void*" or re.fullmatch(r"air_\w+\*", ctype):
+        return {C.c_void_p}
+    if ctype == "char**" or re.fullmatch(r"air_\w+\*\*", ctype):
+        return {C.POINTER(C.c_void_p)}
+    if ctype == "size_t*":
+        return {C.POINTER(C.c_size_t)}
+    if ctype == "int64_t*":
+        return {C.POINTER(C.c_int64)}
+    raise AssertionError("no ctypes mapping for C type %r" % ctype)
+
+
+def exported_symbols(path):
+    out = subprocess.run(["nm", "-D", "--defined-only", path], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout
+    return {line.split()[-1].split("@")[0] for line in out.splitlines()
+            if line.split() and line.split()[-1].startswith("air_")}
+
+
+def map_symbols():
+    with open(os.path.join(SOURCE_ROOT, "lib", "libair.map")) as f:
+        text = _strip_comments(f.read())
+    return set(re.findall(r"\b(air_\w+)\s*;", text))
+
+
+class ConstantsTest(unittest.TestCase):
+    def test_every_header_constant_is_mirrored_with_its_value(self):
+        hdr = header_constants()
+        self.assertGreater(len(hdr), 120, "header parsing found too few constants")
+        py = constants.names()
+        for name, value in sorted(hdr.items()):
+            self.assertIsNotNone(value, "cannot evaluate %s" % name)
+            short = name[len("AIR_"):]
+            self.assertTrue(short in py, "air.constants lacks %s" % name)
+            self.assertEqual(py[short], value, "air.%s = %r but %s = %r in the headers"
+                             % (short, py[short], name, value))
+
+    def test_no_python_constant_without_header_counterpart(self):
+        hdr = header_constants()
+        for short in constants.names():
+            self.assertTrue("AIR_" + short in hdr, "air.%s has no counterpart in the headers" % short)
+
+    def test_constants_exported_at_package_level(self):
+        self.assertEqual(air.ENOTFOUND, constants.ENOTFOUND)
+        self.assertEqual(air.OPT_HOST, 1)
+        self.assertEqual(air.KIND_TRANSIENT, 6)
+
+    def test_exception_class_for_every_status(self):
+        for name, value in header_constants().items():
+            if re.fullmatch(r"AIR_E[A-Z]+", name):
+                cls = air.error_class(value)
+                self.assertIsNot(cls, air.AirError, "no exception class for %s" % name)
+                self.assertEqual(cls.CODE, value)
+                self.assertEqual(air.status_name(value), name)
+        self.assertIs(air.error_class(-999), air.AirError)
+
+
+class SymbolsTest(unittest.TestCase):
+    def test_every_exported_function_is_declared(self):
+        exported = exported_symbols(os.environ["AIR_LIBRARY_PATH"])
+        self.assertGreater(len(exported), 200)
+        missing = sorted(exported - set(_lib.SIGNATURES))
+        self.assertEqual(missing, [], "exported but not declared in air/_lib.py")
+
+    def test_every_map_entry_is_declared(self):
+        missing = sorted(map_symbols() - set(_lib.SIGNATURES))
+        self.assertEqual(missing, [], "in lib/libair.map but not declared in air/_lib.py")
+
+    def test_loaded_library_has_every_declared_function(self):
+        self.assertEqual(_lib.lib.missing, [], "declared in air/_lib.py but not exported")
+
+    def test_declared_signatures_match_the_headers(self):
+        protos = header_prototypes()
+        self.assertGreater(len(protos), 200)
+        for name, (restype, argtypes) in _lib.SIGNATURES.items():
+            self.assertTrue(name in protos, "%s is declared but not in the headers" % name)
+            ret, args = protos[name]
+            self.assertIn(restype, expected_types(ret, True), "%s returns %s" % (name, ret))
+            self.assertEqual(len(argtypes), len(args), "%s takes %d arguments" % (name, len(args)))
+            for i, (have, want) in enumerate(zip(argtypes, args)):
+                self.assertIn(have, expected_types(want, False),
+                              "%s argument %d is %s, declared %r" % (name, i + 1, want, have))
+
+    def test_ctypes_functions_carry_the_declared_types(self):
+        fn = _lib.lib.dll.air_client_stream_logs
+        self.assertEqual(fn.restype, C.c_int)
+        self.assertEqual(len(fn.argtypes), 9)
+        self.assertIs(_lib.lib.dll.air_config_num_accelerators.restype, C.c_int64)
+
+
+class VersionTest(unittest.TestCase):
+    def test_runtime_version_matches_the_build(self):
+        self.assertRegex(air.version(), r"^\d+\.\d+\.\d+$")
+        major, minor, patch = (int(x) for x in air.version().split("."))
+        self.assertEqual(air.version_number(), (major << 16) | (minor << 8) | patch)
+        if BUILD_ROOT:
+            with open(os.path.join(BUILD_ROOT, "include", "air", "version.h")) as f:
+                m = re.search(r'#define AIR_VERSION_STRING "([^"]+)"', f.read())
+            self.assertEqual(m.group(1), air.version())
+
+    def test_features_are_known_bits(self):
+        known = (air.FEATURE_HTTPS | air.FEATURE_OAUTH | air.FEATURE_SNAPSHOT
+                 | air.FEATURE_THREADSAFE)
+        self.assertEqual(air.features() & ~known, 0)
+        self.assertTrue(air.features() & air.FEATURE_THREADSAFE)
+
+    def test_library_path_is_the_built_one(self):
+        self.assertEqual(air.library_path(), os.environ["AIR_LIBRARY_PATH"])
+
+
+class ErrorsTest(unittest.TestCase):
+    def test_strerror_and_names(self):
+        self.assertEqual(air.status_name(air.ENOTFOUND), "AIR_ENOTFOUND")
+        self.assertEqual(air.kind_name(air.KIND_NOT_FOUND), "NOT_FOUND")
+        self.assertTrue(air.strerror(air.EINVAL))
+
+    def test_error_from_status_only(self):
+        e = air.errors.from_error(air.ENET, None)
+        self.assertIsInstance(e, air.NetworkError)
+        self.assertEqual((e.code, e.kind, e.kind_name), (air.ENET, air.KIND_TRANSIENT, "TRANSIENT"))
+        self.assertIsNone(e.retry_after_ms)
+        self.assertEqual(e.code_name, "AIR_ENET")
+
+    def test_global_init_refcount(self):
+        air.global_init()
+        air.global_init()
+        air.global_cleanup()
+        air.global_cleanup()
+
+
+class InterruptTest(unittest.TestCase):
+    def test_trigger_reset(self):
+        with air.Interrupt() as intr:
+            self.assertFalse(intr.is_triggered)
+            intr.trigger()
+            self.assertTrue(intr.is_triggered)
+            intr.reset()
+            self.assertFalse(intr.is_triggered)
+        with self.assertRaises(ValueError):
+            intr.trigger()
+
+
+if __name__ == "__main__":
+    unittest.main()
