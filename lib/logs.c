@@ -1,149 +1,157 @@
-/* logs.c: placeholder implementation of logs.h; every call reports AIR_EUNSUPPORTED. */
-#include "internal.h"
+/* logs.c: log options, records, summaries and line delivery (PROTOCOL §5). */
+#include "logs_internal.h"
+
+void air__logs_options_defaults(air_logs_options *o)
+{
+	o->follow = 1;
+	o->tail = -1;
+	o->minutes = 0;
+	o->node = -1;
+	o->attempt = -1;
+	o->poll_ms = 3000;
+	o->max_failures = 5;
+	o->intr = NULL;
+}
+
+int64_t air__logs_tail_target(const air_logs_options *o)
+{
+	return o->tail < 0 ? AIR__LOGS_DEFAULT_TAIL : o->tail;
+}
 
 int air_logs_options_new(air_logs_options **out)
 {
-	return AIR_EUNSUPPORTED;
+	if (!out)
+		return AIR_EINVAL;
+	*out = air__malloc(sizeof(**out));
+	if (!*out)
+		return AIR_ENOMEM;
+	air__logs_options_defaults(*out);
+	return AIR_OK;
 }
 
-void air_logs_options_free(air_logs_options *opts)
-{
-}
+void air_logs_options_free(air_logs_options *opts) { air__free(opts); }
 
 int air_logs_options_set_int(air_logs_options *opts, int32_t opt, int64_t value)
 {
-	return AIR_EUNSUPPORTED;
+	if (!opts)
+		return AIR_EINVAL;
+	switch (opt) {
+	case AIR_LOGS_FOLLOW:
+		if (value != 0 && value != 1)
+			return AIR_EINVAL;
+		opts->follow = (int32_t)value;
+		return AIR_OK;
+	case AIR_LOGS_TAIL_LINES:
+		if (value < -1)
+			return AIR_EINVAL;
+		opts->tail = value;
+		return AIR_OK;
+	case AIR_LOGS_MINUTES:
+		/* Keep now - minutes far from overflowing. */
+		if (value < 0 || value > INT64_MAX / 60000 / 2)
+			return AIR_EINVAL;
+		opts->minutes = value;
+		return AIR_OK;
+	case AIR_LOGS_NODE:
+		if (value < -1 || value > INT32_MAX)
+			return AIR_EINVAL;
+		opts->node = (int32_t)value;
+		return AIR_OK;
+	case AIR_LOGS_ATTEMPT:
+		/* Any negative attempt means the latest one. */
+		if (value > INT32_MAX)
+			return AIR_EINVAL;
+		opts->attempt = value < 0 ? -1 : (int32_t)value;
+		return AIR_OK;
+	case AIR_LOGS_POLL_INTERVAL_MS:
+		if (value < 0)
+			return AIR_EINVAL;
+		opts->poll_ms = value;
+		return AIR_OK;
+	case AIR_LOGS_MAX_PAGE_FAILURES:
+		if (value < 1 || value > INT32_MAX)
+			return AIR_EINVAL;
+		opts->max_failures = (int32_t)value;
+		return AIR_OK;
+	default:
+		return AIR_EUNSUPPORTED;
+	}
 }
 
 int air_logs_options_set_interrupt(air_logs_options *opts, air_interrupt *intr)
 {
-	return AIR_EUNSUPPORTED;
+	if (!opts)
+		return AIR_EINVAL;
+	opts->intr = intr;
+	return AIR_OK;
 }
 
 const char *air_log_record_line(const air_log_record *rec, size_t *len_out)
 {
-	return NULL;
+	if (len_out)
+		*len_out = rec ? rec->len : 0;
+	return rec ? rec->line : NULL;
 }
 
-int64_t air_log_record_time_ns(const air_log_record *rec)
+int64_t air_log_record_time_ns(const air_log_record *rec) { return rec ? rec->time_ns : 0; }
+int32_t air_log_record_node(const air_log_record *rec) { return rec ? rec->node : 0; }
+int32_t air_log_record_source(const air_log_record *rec) { return rec ? rec->source : 0; }
+
+int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_ns,
+                     air_error **err)
 {
-	return 0;
+	air_log_record rec = {line, len, time_ns, s->node, s->source};
+	int32_t pattern;
+
+	if (s->on_alert && (pattern = air_log_match_alert(line, len)) > 0 &&
+	    s->on_alert(&rec, pattern, s->ud) != 0)
+		return air__failf(err, AIR_EABORTED, 0, "the alert callback stopped the log stream");
+	if (s->on_record && s->on_record(&rec, s->ud) != 0)
+		return air__failf(err, AIR_EABORTED, 0, "the record callback stopped the log stream");
+	s->delivered++;
+	return AIR_OK;
 }
 
-int32_t air_log_record_node(const air_log_record *rec)
+char *air__no_logs_message(const air_run *run)
 {
-	return 0;
+	if (run->terminal)
+		return air__sprintf("No logs found for run %lld, which terminated in state %s%s%s",
+		                    (long long)run->id, run->state, run->state_message ? ": " : "",
+		                    run->state_message ? run->state_message : "");
+	return air__sprintf("Run %lld has no logs yet (current state: %s)", (long long)run->id,
+	                    run->state);
 }
 
-int32_t air_log_record_source(const air_log_record *rec)
+int air__stream_set_no_logs(air__stream *s, air_error **err)
 {
-	return 0;
+	air__free(s->no_logs);
+	s->no_logs = air__no_logs_message(s->run);
+	return s->no_logs ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
 }
 
-int32_t air_log_alert_pattern_count(void)
-{
-	return 0;
-}
-
-const char *air_log_alert_pattern(int32_t pattern)
-{
-	return NULL;
-}
-
-int32_t air_log_match_alert(const char *line, size_t len)
-{
-	return 0;
-}
-
-int air_client_stream_logs(air_client *client, int64_t run_id, const air_logs_options *opts, air_log_record_cb on_record, air_log_status_cb on_status, air_log_alert_cb on_alert, void *userdata, air_logs_summary **summary, air_error **err)
-{
-	return AIR_EUNSUPPORTED;
-}
-
-int64_t air_logs_summary_records(const air_logs_summary *s)
-{
-	return 0;
-}
-
-const char *air_logs_summary_state(const air_logs_summary *s)
-{
-	return NULL;
-}
-
-int32_t air_logs_summary_terminal(const air_logs_summary *s)
-{
-	return 0;
-}
-
-int32_t air_logs_summary_succeeded(const air_logs_summary *s)
-{
-	return 0;
-}
-
-int32_t air_logs_summary_source(const air_logs_summary *s)
-{
-	return 0;
-}
+int64_t air_logs_summary_records(const air_logs_summary *s) { return s ? s->records : 0; }
+const char *air_logs_summary_state(const air_logs_summary *s) { return s ? s->state : NULL; }
+int32_t air_logs_summary_terminal(const air_logs_summary *s) { return s && s->terminal; }
+int32_t air_logs_summary_succeeded(const air_logs_summary *s) { return s && s->succeeded; }
+int32_t air_logs_summary_source(const air_logs_summary *s) { return s ? s->source : 0; }
 
 int32_t air_logs_summary_ok(const air_logs_summary *s)
 {
-	return 0;
+	/* A followed stream only ends on a terminal run, so one rule covers both
+	 * "ended SUCCESS" and the one-shot "active or succeeded". */
+	return s && (!s->terminal || s->succeeded);
 }
 
 const char *air_logs_summary_no_logs_message(const air_logs_summary *s)
 {
-	return NULL;
+	return s ? s->no_logs : NULL;
 }
 
 void air_logs_summary_free(air_logs_summary *s)
 {
-}
-
-int air_client_download_logs(air_client *client, int64_t run_id, const char *dir, const air_logs_options *opts, air_download_report **out, air_error **err)
-{
-	return AIR_EUNSUPPORTED;
-}
-
-size_t air_download_report_count(const air_download_report *rep)
-{
-	return 0;
-}
-
-int32_t air_download_report_node(const air_download_report *rep, size_t i)
-{
-	return 0;
-}
-
-const char *air_download_report_path(const air_download_report *rep, size_t i)
-{
-	return NULL;
-}
-
-int64_t air_download_report_bytes(const air_download_report *rep, size_t i)
-{
-	return 0;
-}
-
-int32_t air_download_report_complete(const air_download_report *rep, size_t i)
-{
-	return 0;
-}
-
-const char *air_download_report_error(const air_download_report *rep, size_t i)
-{
-	return NULL;
-}
-
-const char *air_download_report_no_logs_message(const air_download_report *rep)
-{
-	return NULL;
-}
-
-int32_t air_download_report_ok(const air_download_report *rep)
-{
-	return 0;
-}
-
-void air_download_report_free(air_download_report *rep)
-{
+	if (!s)
+		return;
+	air__free(s->state);
+	air__free(s->no_logs);
+	air__free(s);
 }

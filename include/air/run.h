@@ -18,6 +18,7 @@ AIR_BEGIN_DECLS
 #define AIR_GET_SWEEP        (1u << 1) /**< read sweep (for-each) iterations */
 #define AIR_GET_WORKSPACE_ID (1u << 2) /**< fail unless the workspace id is known (dashboard ?o=) */
 #define AIR_GET_MLFLOW_NAME  (1u << 3) /**< also read the MLflow run name (mlflow/runs/get) */
+#define AIR_GET_CONFIG       (1u << 4) /**< also read the uploaded training_config.yaml (best-effort) */
 
 /**
  * Read run @p run_id.
@@ -70,6 +71,8 @@ AIR_EXTERN const char *air_run_experiment_name(const air_run *run);
 AIR_EXTERN const char *air_run_accelerator_type(const air_run *run);
 /** Accelerator count; 0 when unknown. @since 0.1 */
 AIR_EXTERN int64_t air_run_accelerator_count(const air_run *run);
+/** Display label "<count>x <name>" ("8x H100"), or NULL when the count is unknown. @since 0.1 */
+AIR_EXTERN const char *air_run_accelerators(const air_run *run);
 /** deployments[0].command_path, or NULL. @since 0.1 */
 AIR_EXTERN const char *air_run_command_path(const air_run *run);
 /** code_source_path, or NULL. @since 0.1 */
@@ -112,6 +115,13 @@ AIR_EXTERN const char *air_run_iteration_state(const air_run *run, size_t i);
 /** Experiment of iteration @p i, or NULL. @since 0.1 */
 AIR_EXTERN const char *air_run_iteration_experiment(const air_run *run, size_t i);
 
+/**
+ * The workload YAML uploaded with the run (training_config.yaml next to
+ * command_path, read with AIR_GET_CONFIG), or NULL when it was not read.
+ * Not NUL-safe: its length is in @p len_out (may be NULL). @since 0.1
+ */
+AIR_EXTERN const char *air_run_config_yaml(const air_run *run, size_t *len_out);
+
 /** The merged runs/get JSON object. Free *out with air_free(). @since 0.1 */
 AIR_EXTERN int air_run_to_json(const air_run *run, char **out, air_error **err);
 
@@ -122,7 +132,12 @@ typedef enum air_list_option {
 	AIR_LIST_LIMIT = 100,         /**< most runs to return; default 20; must be > 0 */
 	AIR_LIST_ALL_STATUS = 101,    /**< 1: include finished runs (default: active only) */
 	AIR_LIST_ALL_USERS = 102,     /**< 1: include other users' runs */
-	AIR_LIST_MAX_INSPECTED = 103  /**< stop after inspecting this many runs; default 2000 */
+	AIR_LIST_MAX_INSPECTED = 103, /**< stop after inspecting this many runs; default 2000 */
+	AIR_LIST_WORKSPACE_ID = 104,  /**< 1 (default): probe the workspace id for dashboard URLs
+	                                   (failure tolerated: "?o=0"); 0: no probe */
+	AIR_LIST_MLFLOW = 105         /**< 1: also resolve MLflow ids and run names of the runs
+	                                   returned (runs/get-output of tasks[0], mlflow/runs/get,
+	                                   up to 8 in parallel, best-effort); default 0 */
 } air_list_option;
 
 /** Create listing options with defaults. @since 0.1 */

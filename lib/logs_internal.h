@@ -1,0 +1,163 @@
+/*
+ * logs_internal.h: log streaming internals shared by logs*.c and mlflow*.c
+ * (PROTOCOL §5). Never installed.
+ */
+#ifndef AIR_LOGS_INTERNAL_H
+#define AIR_LOGS_INTERNAL_H
+
+#include "run_internal.h"
+
+#define AIR__LOGS_DEFAULT_TAIL 10000
+#define AIR__LOGS_DEDUP_MAX 100000
+#define AIR__LOGS_MAX_LINE (4 * 1024 * 1024)
+
+struct air_logs_options {
+	int32_t follow;          /* 0 or 1 */
+	int64_t tail;            /* -1 = default */
+	int64_t minutes;         /* 0 = off */
+	int32_t node;            /* -1 = not set (stream: 0; download: every node) */
+	int32_t attempt;         /* -1 = latest */
+	int64_t poll_ms;
+	int32_t max_failures;
+	air_interrupt *intr;
+};
+
+struct air_log_record {
+	const char *line;
+	size_t len;
+	int64_t time_ns;
+	int32_t node;
+	int32_t source;
+};
+
+struct air_logs_summary {
+	int64_t records;
+	char *state;
+	bool terminal, succeeded;
+	int32_t source;
+	char *no_logs;
+};
+
+void air__logs_options_defaults(air_logs_options *o);
+/* Tail target: the option, or 10000 when unset. */
+int64_t air__logs_tail_target(const air_logs_options *o);
+
+/* ---- pages, bounds and de-duplication (logs_page.c), pure ---------------- */
+
+typedef struct air__log_rec {
+	const char *body;    /* borrowed from the page; "" when absent */
+	size_t len;
+	int64_t time_ns;     /* 0 when missing or unparseable */
+} air__log_rec;
+
+typedef struct air__log_page {
+	json_t *root;
+	air__log_rec *recs;
+	size_t n;
+	const char *next_token;  /* borrowed; NULL when none */
+} air__log_page;
+
+/* Parse a logs endpoint reply. AIR_EPROTO when it is not a JSON object. */
+int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err);
+void air__log_page_dispose(air__log_page *p);
+
+/* §5.2 bounds in whole epoch seconds (0 = omit): from = now - minutes when
+ * minutes > 0, else floor(run start); to = ceil(run end) for a terminal run. */
+void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, int64_t minutes,
+                      int64_t now_ms, int64_t *from, int64_t *to);
+/* Query of the logs endpoint in §5.2 key order; 0/negative values omitted. */
+void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,
+                     int64_t page_size, int32_t attempt, int32_t node);
+
+/*
+ * The §5.4 de-dup set of (T, body) pairs, evicting the oldest beyond @max.
+ * Records with T below the last emitted T are skipped before the set is
+ * consulted, so only pairs carrying the last emitted T can ever match: the
+ * set keeps just those (bodies as 64-bit hashes), which behaves like the
+ * full set while staying a few entries in practice.
+ */
+typedef struct air__dedup {
+	int64_t t;           /* timestamp shared by every entry */
+	uint64_t *fifo;      /* hashes, oldest at head */
+	size_t head, len, fifo_cap;
+	uint64_t *slots;     /* open addressing, 0 = empty */
+	size_t slot_cap;
+	size_t max;
+} air__dedup;
+
+void air__dedup_init(air__dedup *d, size_t max);
+void air__dedup_dispose(air__dedup *d);
+/* Caller guarantees t >= the last t seen. Returns 1 when (t, body) is
+ * already in the set, 0 after adding it, AIR_ENOMEM. */
+int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len);
+
+/* ---- a stream in progress (logs_stream.c, mlflow.c) ----------------------- */
+
+typedef struct air__stream {
+	air_client *c;
+	air__ctx ctx;
+	int64_t run_id;
+	air_logs_options o;
+	int32_t node;            /* effective node */
+	air_log_record_cb on_record;
+	air_log_status_cb on_status;
+	air_log_alert_cb on_alert;
+	void *ud;
+	air_run *run;            /* latest runs/get */
+	char *reported_state;    /* last state given to on_status */
+	int64_t delivered;
+	int32_t source;
+	int32_t failures;        /* consecutive page failures */
+	char *no_logs;
+} air__stream;
+
+/* Deliver one line: the alert callback first when it matches, then the record
+ * callback. AIR_EABORTED when a callback asks to stop. */
+int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_ns,
+                     air_error **err);
+/* Set s->no_logs from the run's state (§5.9). */
+int air__stream_set_no_logs(air__stream *s, air_error **err);
+/* §5.9 text: terminal runs name the final state (+ ": <message>"). */
+char *air__no_logs_message(const air_run *run);
+
+/* ---- MLflow log artifacts (mlflow.c) --------------------------------------- */
+
+typedef struct air__chunk {
+	int64_t index;
+	char *path;
+} air__chunk;
+
+/* Layout probe (§5.7 step 4): true for logs/attempt_<a>/node_<n>. Never fails. */
+bool air__mlflow_attempt_layout(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                                int32_t attempt);
+/* "logs/attempt_<a>/node_<n>" or "logs/node_<n>"; air__free(). */
+char *air__mlflow_log_dir(bool attempt_layout, int32_t attempt, int32_t node);
+/* Chunks of @dir sorted by index (default logs-0 when none are listed). */
+int air__mlflow_list_chunks(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                            const char *dir, air__chunk **out, size_t *n, air_error **err);
+void air__mlflow_chunks_free(air__chunk *chunks, size_t n);
+/* Chunk index of a basename "logs-<n>.chunk.txt", else -1. */
+int64_t air__mlflow_chunk_index(const char *path);
+
+/* A pre-signed download: URL and the headers the workspace asked for. */
+typedef struct air__signed {
+	char *url;
+	char **headers;          /* "Name: value", NULL-terminated */
+	bool absolute;
+} air__signed;
+
+/* credentials-for-read of one artifact. */
+int air__mlflow_sign(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                     const char *path, air__signed *out, air_error **err);
+/* Request for a signed download: no Databricks auth, the returned headers. */
+void air__signed_request(const air__signed *sg, air__http_req *req);
+void air__signed_dispose(air__signed *sg);
+/* Sign and download one artifact into memory (resp->body). */
+int air__mlflow_download(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                         const char *path, air__http_resp *resp, air_error **err);
+
+/* §5.7 fallback for a stream: fresh runs/get, ids, chunks from the highest
+ * down, the last tail-target lines delivered. */
+int air__mlflow_fallback(air__stream *s, air_error **err);
+
+#endif /* AIR_LOGS_INTERNAL_H */
