@@ -1,90 +1,143 @@
-/* submit.c: placeholder implementation of submit.h; every call reports AIR_EUNSUPPORTED. */
-#include "internal.h"
+/* submit.c: the public objects of submit.h — options, progress events and
+ * the submission result. The submission itself is in submit_flow.c. */
+#include "submit_internal.h"
+
+#include <string.h>
 
 int32_t air_progress_phase(const air_progress *ev)
 {
-	return 0;
+	return ev ? ev->phase : 0;
 }
 
 int64_t air_progress_bytes_done(const air_progress *ev)
 {
-	return 0;
+	return ev ? ev->bytes_done : 0;
 }
 
 int64_t air_progress_bytes_total(const air_progress *ev)
 {
-	return 0;
+	return ev ? ev->bytes_total : 0;
 }
 
 const char *air_progress_detail(const air_progress *ev)
 {
-	return NULL;
+	return ev ? ev->detail : NULL;
 }
 
 int air_submit_options_new(air_submit_options **out)
 {
-	return AIR_EUNSUPPORTED;
+	if (!out)
+		return AIR_EINVAL;
+	*out = air__calloc(1, sizeof(**out));
+	return *out ? AIR_OK : AIR_ENOMEM;
 }
 
 void air_submit_options_free(air_submit_options *opts)
 {
+	if (!opts)
+		return;
+	air__free(opts->idempotency_key);
+	air__free(opts->base_dir);
+	air__free(opts);
 }
 
 int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char *value)
 {
-	return AIR_EUNSUPPORTED;
+	char **slot, *copy = NULL;
+
+	if (!opts)
+		return AIR_EINVAL;
+	switch (opt) {
+	case AIR_SUBMIT_IDEMPOTENCY_KEY:
+		slot = &opts->idempotency_key;
+		break;
+	case AIR_SUBMIT_BASE_DIR:
+		slot = &opts->base_dir;
+		break;
+	case AIR_SUBMIT_SKIP_PREFLIGHT:
+		return AIR_EINVAL; /* an integer option */
+	default:
+		return AIR_EUNSUPPORTED;
+	}
+	if (value && !(copy = air__strdup(value)))
+		return AIR_ENOMEM;
+	air__free(*slot);
+	*slot = copy;
+	return AIR_OK;
 }
 
 int air_submit_options_set_int(air_submit_options *opts, int32_t opt, int64_t value)
 {
-	return AIR_EUNSUPPORTED;
+	if (!opts)
+		return AIR_EINVAL;
+	switch (opt) {
+	case AIR_SUBMIT_SKIP_PREFLIGHT:
+		if (value != 0 && value != 1)
+			return AIR_EINVAL;
+		opts->skip_preflight = value == 1;
+		return AIR_OK;
+	case AIR_SUBMIT_IDEMPOTENCY_KEY:
+	case AIR_SUBMIT_BASE_DIR:
+		return AIR_EINVAL; /* string options */
+	default:
+		return AIR_EUNSUPPORTED;
+	}
 }
 
 int air_submit_options_set_progress_cb(air_submit_options *opts, air_progress_cb cb, void *userdata)
 {
-	return AIR_EUNSUPPORTED;
+	if (!opts)
+		return AIR_EINVAL;
+	opts->progress = cb;
+	opts->progress_ud = cb ? userdata : NULL;
+	return AIR_OK;
 }
 
 int air_submit_options_set_interrupt(air_submit_options *opts, air_interrupt *intr)
 {
-	return AIR_EUNSUPPORTED;
-}
-
-int air_client_submit(air_client *client, const air_config *cfg, const air_submit_options *opts, air_submission **out, air_error **err)
-{
-	return AIR_EUNSUPPORTED;
+	if (!opts)
+		return AIR_EINVAL;
+	opts->intr = intr;
+	return AIR_OK;
 }
 
 int64_t air_submission_run_id(const air_submission *sub)
 {
-	return 0;
+	return sub ? sub->run_id : 0;
 }
 
 const char *air_submission_dashboard_url(const air_submission *sub)
 {
-	return NULL;
+	return sub ? sub->dashboard_url : NULL;
 }
 
 const char *air_submission_idempotency_token(const air_submission *sub)
 {
-	return NULL;
+	return sub ? sub->idempotency_token : NULL;
 }
 
 const char *air_submission_launch_dir(const air_submission *sub)
 {
-	return NULL;
+	return sub ? sub->launch_dir : NULL;
 }
 
 const char *air_submission_code_source_path(const air_submission *sub)
 {
-	return NULL;
+	return sub ? sub->code_source_path : NULL;
 }
 
 int32_t air_submission_snapshot_reused(const air_submission *sub)
 {
-	return 0;
+	return sub && sub->snapshot_reused ? 1 : 0;
 }
 
 void air_submission_free(air_submission *sub)
 {
+	if (!sub)
+		return;
+	air__free(sub->dashboard_url);
+	air__free(sub->idempotency_token);
+	air__free(sub->launch_dir);
+	air__free(sub->code_source_path);
+	air__free(sub);
 }

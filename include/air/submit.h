@@ -97,6 +97,20 @@ AIR_EXTERN int32_t air_submission_snapshot_reused(const air_submission *sub);
 /** Release @p sub; NULL is a no-op. @since 0.1 */
 AIR_EXTERN void air_submission_free(air_submission *sub);
 
+/**
+ * Best-effort MLflow links of a run just submitted: one runs/get, then up to
+ * @p max_polls reads of its last task's output, @p interval_ms apart, until
+ * the MLflow ids appear (they exist once the task has started).
+ * @param[out] run_url "<host>/ml/experiments/<exp>/runs/<run>", or NULL when
+ *             not known yet; free with air_free().
+ * @param[out] experiment_url "<host>/ml/experiments/<exp>", or NULL.
+ * @return AIR_OK, also when the ids are not known yet; the runs/get error otherwise.
+ * @since 0.1
+ */
+AIR_EXTERN int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max_polls,
+                                            int64_t interval_ms, char **run_url,
+                                            char **experiment_url, air_error **err);
+
 AIR_END_DECLS
 
 #endif /* AIR_SUBMIT_H */

@@ -1,0 +1,92 @@
+/* test_sha256.c: SHA-256 against FIPS 180-4 vectors and the snapshot cache
+ * key vectors of PROTOCOL.md §1.7.4. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sha256.h"
+#include "snapshot.h"
+#include "test.h"
+
+static void hex_of(const char *s, char out[65])
+{
+	air__sha256_hex(s, strlen(s), out);
+}
+
+AIR_TEST(sha256__empty)
+{
+	char h[65];
+
+	hex_of("", h);
+	ASSERT_EQ_STR(h, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+AIR_TEST(sha256__abc)
+{
+	char h[65];
+
+	hex_of("abc", h);
+	ASSERT_EQ_STR(h, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+AIR_TEST(sha256__two_blocks)
+{
+	char h[65];
+
+	/* 56 bytes: the length no longer fits in the first block's padding. */
+	hex_of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", h);
+	ASSERT_EQ_STR(h, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+AIR_TEST(sha256__million_a_incremental)
+{
+	air__sha256 s;
+	unsigned char d[32];
+	char chunk[1000];
+	static const unsigned char want[32] = {
+		0xcd, 0xc7, 0x6e, 0x5c, 0x99, 0x14, 0xfb, 0x92, 0x81, 0xa1, 0xc7, 0xe2, 0x84, 0xd7, 0x3e, 0x67,
+		0xf1, 0x80, 0x9a, 0x48, 0xa4, 0x97, 0x20, 0x0e, 0x04, 0x6d, 0x39, 0xcc, 0xc7, 0x11, 0x2c, 0xd0};
+
+	memset(chunk, 'a', sizeof(chunk));
+	air__sha256_init(&s);
+	/* odd-sized updates cross block boundaries in every way */
+	for (size_t done = 0, step = 1; done < 1000000; step = step % 997 + 1) {
+		size_t n = step;
+		if (n > 1000000 - done)
+			n = 1000000 - done;
+		air__sha256_update(&s, chunk, n);
+		done += n;
+	}
+	air__sha256_final(&s, d);
+	ASSERT_TRUE(memcmp(d, want, 32) == 0);
+}
+
+static const char commit[] = "a3492b801c0ffee00000000000000000000dead";
+
+AIR_TEST(sha256__cache_key_without_include_paths)
+{
+	char *k = air__snapshot_cache_key(commit, NULL, 0);
+
+	ASSERT_EQ_STR(k, "8d7bc445ac83dfe432a353718ae8b1ae40eb00c860352662e6df96b7fdf862a5");
+	air__free(k);
+}
+
+AIR_TEST(sha256__cache_key_one_path)
+{
+	const char *paths[] = {"research"};
+	char *k = air__snapshot_cache_key(commit, paths, 1);
+
+	ASSERT_EQ_STR(k, "97bd562ad591af23b9a05651d88c01abbbcc24632e9a8f2534230a61492b9e0a");
+	air__free(k);
+}
+
+AIR_TEST(sha256__cache_key_paths_sorted_and_trimmed)
+{
+	const char *paths[] = {"c", "a", "b"}, *spaced[] = {" b ", "c", "\ta"};
+	char *k = air__snapshot_cache_key(commit, paths, 3);
+	char *k2 = air__snapshot_cache_key(commit, spaced, 3);
+
+	ASSERT_EQ_STR(k, "17d021577e3615e9a603a2f701f918d74ad16218efc4b2950ee20f6a18b1a174");
+	ASSERT_EQ_STR(k2, k);
+	air__free(k);
+	air__free(k2);
+}
