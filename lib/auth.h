@@ -1,0 +1,94 @@
+/*
+ * auth.h: credential providers (CLI_AND_OUTPUT.md §6.4, 6.7-6.10).
+ *
+ * auth.c       selection, PAT and basic headers, the token cache with
+ *              single-flight refresh, redaction of known secrets
+ * auth_oauth.c host metadata, OAuth discovery, the token endpoint (retries),
+ *              M2M client credentials
+ * auth_u2m.c   the `databricks auth login` plaintext token cache
+ */
+#ifndef AIR_AUTH_H
+#define AIR_AUTH_H
+
+#include "client_priv.h"
+
+typedef enum air__auth_method {
+	AIR__AUTH_PAT,
+	AIR__AUTH_BASIC,
+	AIR__AUTH_M2M,
+	AIR__AUTH_U2M
+} air__auth_method;
+
+/* An OAuth token. expiry_ms is epoch ms UTC; 0 means it does not expire. */
+typedef struct air__token {
+	char *access_token;
+	char *token_type;
+	char *refresh_token;
+	int64_t expiry_ms;
+} air__token;
+
+struct air__auth {
+	air__auth_method method;
+	char *header;            /* PAT/basic: the complete Authorization header line */
+	char *cache_key;         /* U2M: key in the token cache */
+	pthread_mutex_t lock;    /* guards token_endpoint and tok */
+	pthread_mutex_t refresh_lock; /* held by the one thread fetching a token */
+	char *token_endpoint;
+	air__token tok;
+	bool have_tok;
+};
+
+/* ---- auth.c ---- */
+/* Choose the credential method of the resolved configuration into c->auth.
+ * Reads the U2M token cache when that method is considered; no network. */
+int air__auth_select(air_client *c, air_error **err);
+void air__auth_free(air__auth *a);
+const char *air__auth_method_name(air__auth_method m);
+/* "Authorization: ..." for a request, fetching or refreshing an OAuth token
+ * when needed (one request for all concurrent callers). *out: air__free_secret(). */
+int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error **err);
+/* Replace every secret the client knows in @b by [REDACTED]. */
+void air__auth_scrub(const air_client *c, air__buf *b);
+/* Same for an error's message. Returns @e. */
+air_error *air__auth_redact(const air_client *c, air_error *e);
+
+/* ---- auth_oauth.c ---- */
+void air__token_clear(air__token *t);
+/* GET /.well-known/databricks-config; fills empty fields of c->cfg. Failures
+ * are ignored. Only during resolution (c->cfg is still private then). */
+void air__oauth_host_metadata(air_client *c, const air__ctx *ctx);
+/* The token endpoint from discovery (discovery_url, else the host's OIDC
+ * metadata). *out: air__free(). */
+int air__oauth_discover(air_client *c, const air__ctx *ctx, char **out, air_error **err);
+/* POST @form to @endpoint (with @extra_header, e.g. Basic credentials, or
+ * NULL), retrying 429/502/503/504 and connection failures for at most a
+ * minute, honouring Retry-After. */
+int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
+                       const char *form, const char *extra_header, air__token *out,
+                       air_error **err);
+/* M2M client-credentials grant. */
+int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoint,
+                         air__token *out, air_error **err);
+/* application/x-www-form-urlencoded value ("s3cr t" -> "s3cr+t"). */
+void air__buf_put_form(air__buf *b, const char *s);
+/* Standard base64 of @len bytes. air__free() the result. */
+char *air__base64(const void *data, size_t len);
+
+/* ---- auth_u2m.c ---- */
+/* Token cache entry @key: AIR_OK, AIR_ENOTFOUND (no file, no entry; no error
+ * object) or AIR_EIO (unreadable, malformed, unsupported version). */
+int air__u2m_load(const air_client *c, const char *key, air__token *out, air_error **err);
+/* Store @tok under @key: atomic rewrite, directory 0700, file 0600. */
+int air__u2m_store(const air_client *c, const char *key, const air__token *tok,
+                   air_error **err);
+/* Path of the plaintext token cache, or NULL without a home directory. */
+char *air__u2m_cache_path(const air_client *c);
+/* Refresh-token grant for @old; keeps the old refresh token when the reply
+ * has none and stores the result in the cache. */
+int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
+                     const char *cache_key, const air__token *old, air__token *out,
+                     air_error **err);
+/* RFC 3339 timestamp -> epoch ms (fractions and offsets allowed); false if malformed. */
+bool air__parse_rfc3339(const char *s, int64_t *out_ms);
+
+#endif /* AIR_AUTH_H */

@@ -1,0 +1,341 @@
+/*
+ * auth_u2m.c: tokens cached by `databricks auth login` in the plaintext
+ * token cache ~/.databricks/token-cache.json (CLI_AND_OUTPUT.md §6.9):
+ * reading, refreshing, and rewriting the file atomically.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "json.h"
+
+#define CACHE_VERSION 1
+#define CACHE_MAX_BYTES (16 * 1024 * 1024)
+
+/* Serialises read-modify-write cycles of the cache within the process. */
+static pthread_mutex_t cache_file_lock = PTHREAD_MUTEX_INITIALIZER;
+
+char *air__u2m_cache_path(const air_client *c)
+{
+	return c->cfg.home ? air__sprintf("%s/.databricks/token-cache.json", c->cfg.home) : NULL;
+}
+
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	/* Howard Hinnant's algorithm: days since 1970-01-01. */
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static bool digits(const char *s, int n, int *out)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return true;
+}
+
+bool air__parse_rfc3339(const char *s, int64_t *out_ms)
+{
+	int y, mo, d, h, mi, sec, oh = 0, om = 0, frac_ms = 0;
+	int64_t t;
+	const char *p;
+
+	if (!s || strlen(s) < 20 || !digits(s, 4, &y) || s[4] != '-' || !digits(s + 5, 2, &mo) ||
+	    s[7] != '-' || !digits(s + 8, 2, &d) || (s[10] != 'T' && s[10] != 't') ||
+	    !digits(s + 11, 2, &h) || s[13] != ':' || !digits(s + 14, 2, &mi) || s[16] != ':' ||
+	    !digits(s + 17, 2, &sec))
+		return false;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		return false;
+	p = s + 19;
+	if (*p == '.') {
+		int scale = 100;
+		for (p++; *p >= '0' && *p <= '9'; p++) {
+			frac_ms += (*p - '0') * scale;
+			scale /= 10;
+		}
+	}
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if ((*p == '+' || *p == '-') && digits(p + 1, 2, &oh) && p[3] == ':' &&
+	           digits(p + 4, 2, &om)) {
+		if (*p == '+') {
+			oh = -oh;
+			om = -om;
+		}
+		p += 6;
+	} else {
+		return false;
+	}
+	if (*p)
+		return false;
+	t = days_from_civil(y, mo, d) * 86400 + (int64_t)(h + oh) * 3600 + (int64_t)(mi + om) * 60 +
+	    sec;
+	*out_ms = t * 1000 + frac_ms;
+	return true;
+}
+
+/* Read and check the cache document. AIR_ENOTFOUND when the file is absent. */
+static int read_cache(const char *path, json_t **out, air_error **err)
+{
+	FILE *f = fopen(path, "rb");
+	air__buf b = AIR__BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	json_error_t je;
+	json_t *doc, *version;
+
+	*out = NULL;
+	if (!f) {
+		if (errno == ENOENT || errno == ENOTDIR)
+			return AIR_ENOTFOUND;
+		return air__failf(err, AIR_EIO, 0, "cannot read token cache %s: %s", path,
+		                  strerror(errno));
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len <= CACHE_MAX_BYTES)
+		air__buf_put(&b, chunk, n);
+	explicit_bzero(chunk, sizeof(chunk));
+	fclose(f);
+	if (air__buf_oom(&b) || b.len > CACHE_MAX_BYTES) {
+		air__free_secret(b.ptr);
+		return air__failf(err, AIR_EIO, 0, "cannot read token cache %s: too large", path);
+	}
+	doc = json_loadb(air__buf_cstr(&b), b.len, 0, &je);
+	air__free_secret(b.ptr);
+	if (!json_is_object(doc)) {
+		json_decref(doc);
+		return air__failf(err, AIR_EIO, 0, "token cache %s is not a JSON object%s%s", path,
+		                  doc ? "" : ": ", doc ? "" : je.text);
+	}
+	version = json_object_get(doc, "version");
+	if (!json_is_integer(version) || json_integer_value(version) != CACHE_VERSION) {
+		char v[32] = "missing";
+		if (json_is_integer(version))
+			snprintf(v, sizeof(v), "%lld", (long long)json_integer_value(version));
+		json_decref(doc);
+		return air__failf(err, AIR_EIO, 0,
+		                  "token cache %s has version %s; libair reads version %d "
+		                  "(log in again with databricks auth login)",
+		                  path, v, CACHE_VERSION);
+	}
+	if (json_object_get(doc, "tokens") && !json_is_object(json_object_get(doc, "tokens"))) {
+		json_decref(doc);
+		return air__failf(err, AIR_EIO, 0, "token cache %s: \"tokens\" is not an object", path);
+	}
+	*out = doc;
+	return AIR_OK;
+}
+
+int air__u2m_load(const air_client *c, const char *key, air__token *out, air_error **err)
+{
+	char *path = air__u2m_cache_path(c);
+	json_t *doc = NULL, *entry;
+	const char *at, *expiry;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!path)
+		return AIR_ENOTFOUND;
+	pthread_mutex_lock(&cache_file_lock);
+	rc = read_cache(path, &doc, err);
+	pthread_mutex_unlock(&cache_file_lock);
+	if (rc != AIR_OK) {
+		air__free(path);
+		return rc;
+	}
+	entry = json_object_get(json_object_get(doc, "tokens"), key);
+	at = air__json_nonempty(entry, "access_token");
+	if (!at) {
+		json_decref(doc);
+		air__free(path);
+		return AIR_ENOTFOUND;
+	}
+	expiry = air__json_nonempty(entry, "expiry");
+	if (expiry && !air__parse_rfc3339(expiry, &out->expiry_ms)) {
+		rc = air__failf(err, AIR_EIO, 0, "token cache %s: entry \"%s\" has a malformed expiry",
+		                path, key);
+	} else {
+		/* Go's zero time (year 1) means "no expiry". */
+		if (out->expiry_ms < 0)
+			out->expiry_ms = 0;
+		out->access_token = air__strdup(at);
+		out->token_type = air__strdup(air__json_nonempty(entry, "token_type") ?
+		                              air__json_nonempty(entry, "token_type") : "Bearer");
+		if (air__json_nonempty(entry, "refresh_token"))
+			out->refresh_token = air__strdup(air__json_nonempty(entry, "refresh_token"));
+		if (!out->access_token || !out->token_type)
+			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	}
+	if (rc != AIR_OK)
+		air__token_clear(out);
+	json_decref(doc);
+	air__free(path);
+	return rc;
+}
+
+/* Write @doc to @path through a temporary file in the same directory. */
+static int write_atomically(const char *path, const json_t *doc, air_error **err)
+{
+	char *tmp = air__sprintf("%s.tmp-XXXXXX", path);
+	char *text = NULL;
+	int fd = -1, rc = AIR_OK;
+	size_t len, off = 0;
+
+	if (!tmp || !(text = json_dumps(doc, JSON_INDENT(2)))) {
+		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		goto done;
+	}
+	if ((fd = mkstemp(tmp)) < 0) {
+		rc = air__failf(err, AIR_EIO, 0, "cannot write token cache %s: %s", path,
+		                strerror(errno));
+		goto done;
+	}
+	len = strlen(text);
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	if (off < len || fchmod(fd, 0600) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+		rc = air__failf(err, AIR_EIO, 0, "cannot write token cache %s: %s", path,
+		                strerror(errno));
+		if (off < len)
+			close(fd);
+		unlink(tmp);
+		goto done;
+	}
+	if (rename(tmp, path) != 0) {
+		rc = air__failf(err, AIR_EIO, 0, "cannot replace token cache %s: %s", path,
+		                strerror(errno));
+		unlink(tmp);
+	}
+done:
+	if (text) {
+		explicit_bzero(text, strlen(text));
+		free(text); /* jansson's allocator */
+	}
+	air__free(tmp);
+	return rc;
+}
+
+static bool set_str(json_t *obj, const char *key, const char *value)
+{
+	return value ? air__json_set_str(obj, key, value) : true;
+}
+
+int air__u2m_store(const air_client *c, const char *key, const air__token *tok, air_error **err)
+{
+	char *path = air__u2m_cache_path(c), *dir = NULL, expiry[32];
+	json_t *doc = NULL, *tokens, *entry;
+	int rc;
+
+	if (!path)
+		return air__failf(err, AIR_EIO, 0, "no home directory for the token cache");
+	dir = air__strndup(path, (size_t)(strrchr(path, '/') - path));
+	pthread_mutex_lock(&cache_file_lock);
+	rc = read_cache(path, &doc, err);
+	if (rc == AIR_ENOTFOUND) {
+		rc = AIR_OK;
+		doc = json_pack("{s:i}", "version", CACHE_VERSION);
+	}
+	if (rc == AIR_OK && dir && mkdir(dir, 0700) != 0 && errno != EEXIST)
+		rc = air__failf(err, AIR_EIO, 0, "cannot create %s: %s", dir, strerror(errno));
+	if (rc == AIR_OK) {
+		if (!(tokens = json_object_get(doc, "tokens"))) {
+			tokens = json_object();
+			json_object_set_new(doc, "tokens", tokens);
+		}
+		/* Update the entry in place: keys this version does not know survive. */
+		if (!(entry = json_object_get(tokens, key))) {
+			entry = json_object();
+			json_object_set_new(tokens, key, entry);
+		}
+		if (tok->expiry_ms > 0)
+			air__format_rfc3339(tok->expiry_ms / 1000, expiry);
+		else if (json_is_object(entry))
+			json_object_del(entry, "expiry");
+		if (!dir || !json_is_object(entry) ||
+		    !set_str(entry, "access_token", tok->access_token) ||
+		    !set_str(entry, "token_type", tok->token_type) ||
+		    !set_str(entry, "refresh_token", tok->refresh_token) ||
+		    (tok->expiry_ms > 0 && !set_str(entry, "expiry", expiry)))
+			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		else
+			rc = write_atomically(path, doc, err);
+	}
+	pthread_mutex_unlock(&cache_file_lock);
+	json_decref(doc);
+	air__free(dir);
+	air__free(path);
+	return rc;
+}
+
+int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
+                     const char *cache_key, const air__token *old, air__token *out,
+                     air_error **err)
+{
+	air__buf form = AIR__BUF_INIT;
+	air_error *e = NULL, *store_err = NULL;
+	int rc;
+
+	if (!old->refresh_token)
+		return air__failf(err, AIR_EAUTH, 0,
+		                  "the cached login for \"%s\" expired and has no refresh token; run "
+		                  "databricks auth login again",
+		                  cache_key);
+	air__buf_puts(&form, "grant_type=refresh_token&refresh_token=");
+	air__buf_put_form(&form, old->refresh_token);
+	air__buf_puts(&form, "&client_id=databricks-cli");
+	if (air__buf_oom(&form)) {
+		air__free_secret(form.ptr);
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	}
+	rc = air__oauth_request(c, ctx, endpoint, form.ptr, NULL, out, &e);
+	air__free_secret(form.ptr);
+	if (rc != AIR_OK) {
+		const char *code = air_error_server_code(e);
+		/* OAuth says invalid_grant; legacy replies carry it as the message. */
+		if ((code && strcmp(code, "invalid_grant") == 0) ||
+		    strstr(air_error_message(e), "invalid_grant")) {
+			air_error *r = air__error_new(
+			        AIR_EAUTH, 0,
+			        "the refresh token for \"%s\" is invalid or expired: run databricks auth "
+			        "login %s%s (%s)",
+			        cache_key, air__starts_with(cache_key, "http") ? "--host " : "--profile ",
+			        cache_key, air_error_message(e));
+			air_error_free(e);
+			e = r;
+		}
+		return air__fail(err, e);
+	}
+	if (!out->refresh_token && !(out->refresh_token = air__strdup(old->refresh_token))) {
+		air__token_clear(out);
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	}
+	/* The new token is usable even if the cache cannot be rewritten. */
+	if (air__u2m_store(c, cache_key, out, &store_err) != AIR_OK)
+		air__client_debug(c, AIR_DEBUG_INFO, "token cache not updated: %s",
+		                  air_error_message(store_err));
+	air_error_free(store_err);
+	return AIR_OK;
+}

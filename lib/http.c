@@ -1,0 +1,725 @@
+/*
+ * http.c: the request engine behind lib/http.h.
+ *
+ * Every call, single or parallel, runs on the calling thread with a curl
+ * multi handle borrowed from the client's pool (http_pool.c). Each request
+ * is a small state machine: WAITING (for its start time: back-off,
+ * Retry-After or the rate limit) -> RUNNING (in the multi handle) -> DONE, or
+ * back to WAITING when the attempt failed in a retryable way and the retry
+ * deadline allows another one.
+ */
+#include <string.h>
+
+#include "auth.h"
+#include "http_priv.h"
+#include "json.h"
+
+#define POLL_SLICE_MS 50        /* interrupts are noticed within this */
+#define MAX_ERROR_BODY (1 << 20) /* error replies kept when a sink streams the body */
+
+typedef enum xstate { X_WAITING, X_RUNNING, X_DONE } xstate;
+
+typedef struct engine engine;
+
+typedef struct xfer {
+	engine *g;
+	const air__http_req *req;
+	air__http_resp *resp;
+	CURL *easy;
+	struct curl_slist *headers;
+	char *url;             /* full URL */
+	char *where;           /* URL or path without the query, for errors */
+	xstate state;
+	int32_t attempts;
+	int64_t first_ms;      /* monotonic start of the first attempt */
+	int64_t next_ms;       /* earliest start of the next attempt */
+	bool slot_taken;       /* the next attempt's rate-limit slot is reserved */
+	int rc;
+	air_error *err;
+	/* the current attempt */
+	air__buf body;
+	air__buf head;         /* response header block, for the trace */
+	char *request_id;
+	char *org_id;
+	char *content_type;
+	int64_t retry_after_ms;
+	int64_t up_now;
+	bool sink_started;     /* bytes reached the sink: the request cannot be replayed */
+	int abort_rc;          /* set by a callback that stopped the transfer */
+	char errbuf[CURL_ERROR_SIZE];
+} xfer;
+
+struct engine {
+	air_client *c;
+	const air__ctx *ctx;
+	air__xfer_ctx *xc;
+	xfer *x;
+	size_t n;
+	int aborted;           /* AIR_EINTERRUPTED / AIR_EABORTED for the whole call */
+	int64_t up_total;
+	int64_t up_reported;
+};
+
+static void set_str(char **slot, const char *s, size_t n)
+{
+	air__free(*slot);
+	*slot = air__strndup(s, n);
+}
+
+static bool header_is(const char *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	return n > k && line[k] == ':' && strncasecmp(line, name, k) == 0;
+}
+
+/* Request id headers, most specific last: a later one only fills a gap. */
+static const char *const request_id_headers[] = {"x-request-id", "x-databricks-request-id",
+                                                 "x-databricks-org-request-id"};
+
+static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
+{
+	xfer *x = ud;
+	size_t len = size * nmemb, n = len;
+	const char *v;
+	size_t vlen;
+
+	if (len >= 5 && memcmp(data, "HTTP/", 5) == 0) {
+		/* A new response (after 100 Continue or a retry): start over. */
+		air__buf_clear(&x->head);
+		air__free(x->request_id);
+		air__free(x->org_id);
+		air__free(x->content_type);
+		x->request_id = x->org_id = x->content_type = NULL;
+		x->retry_after_ms = -1;
+	}
+	if (x->g->c->debug_cb)
+		air__buf_put(&x->head, data, len);
+	while (n > 0 && (data[n - 1] == '\n' || data[n - 1] == '\r'))
+		n--;
+	v = memchr(data, ':', n);
+	if (!v)
+		return len;
+	v++;
+	vlen = n - (size_t)(v - data);
+	while (vlen > 0 && (*v == ' ' || *v == '\t')) {
+		v++;
+		vlen--;
+	}
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(request_id_headers); i++)
+		if (header_is(data, n, request_id_headers[i]) && (i == 0 || !x->request_id))
+			set_str(&x->request_id, v, vlen);
+	if (header_is(data, n, "x-databricks-org-id")) {
+		set_str(&x->org_id, v, vlen);
+	} else if (header_is(data, n, "content-type")) {
+		set_str(&x->content_type, v, vlen);
+	} else if (header_is(data, n, "retry-after")) {
+		char *value = air__strndup(v, vlen);
+		x->retry_after_ms = value ? air__http_parse_retry_after(value, air__now_ms()) : -1;
+		air__free(value);
+	}
+	return len;
+}
+
+static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
+{
+	xfer *x = ud;
+	size_t len = size * nmemb;
+	long status = 0;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (x->req->sink && status >= 200 && status < 300) {
+		x->sink_started = true;
+		if (x->req->sink(data, len, x->req->sink_ud) != 0) {
+			x->abort_rc = AIR_EABORTED;
+			return 0;
+		}
+		return len;
+	}
+	if (x->req->sink && x->body.len + len > MAX_ERROR_BODY)
+		return len; /* an error page: keep its beginning only */
+	air__buf_put(&x->body, data, len);
+	if (air__buf_oom(&x->body)) {
+		x->abort_rc = AIR_ENOMEM;
+		return 0;
+	}
+	return len;
+}
+
+static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+	xfer *x = ud;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	x->up_now = (int64_t)ulnow;
+	if (x->g->ctx && air__interrupted(x->g->ctx->intr))
+		x->abort_rc = AIR_EINTERRUPTED;
+	else if (x->g->aborted)
+		x->abort_rc = x->g->aborted;
+	return x->abort_rc != 0;
+}
+
+static int64_t backoff_ms(const air_client *c, int32_t attempt)
+{
+	int64_t unit = air__client_opt_int(c, AIR_OPT_RETRY_BACKOFF_MS);
+	/* 50..750 ms of jitter, scaled down with small test units. */
+	int64_t lo = unit < 1000 ? 50 * unit / 1000 : 50, hi = unit < 1000 ? 750 * unit / 1000 : 750;
+
+	return (attempt < 10 ? attempt : 10) * unit + air__random_range(lo, hi);
+}
+
+static int prepare(xfer *x, air_error **err)
+{
+	const air__http_req *r = x->req;
+	const air_client *c = x->g->c;
+	bool absolute = (r->flags & AIR__HTTP_ABSOLUTE_URL) != 0;
+	size_t plen;
+
+	if (!r->method || !r->path || (!absolute && r->path[0] != '/') || (r->body_len && !r->body))
+		return air__failf(err, AIR_EINVAL, 0, "invalid request %s %s", r->method ? r->method : "(null)",
+		                  r->path ? r->path : "(null)");
+	if (absolute && !air__starts_with(r->path, "https://") && !air__starts_with(r->path, "http://"))
+		return air__failf(err, AIR_EINVAL, 0, "invalid request URL for %s", r->method);
+	if (!absolute && !c->cfg.attr[AIR__A_HOST])
+		return air__failf(err, AIR_EINTERNAL, 0, "request before the host is known");
+	x->url = air__sprintf("%s%s%s%s", absolute ? "" : c->cfg.attr[AIR__A_HOST], r->path,
+	                      r->query && *r->query ? "?" : "", r->query ? r->query : "");
+	plen = strcspn(absolute ? r->path : r->path, "?");
+	x->where = air__strndup(r->path, plen);
+	if (!x->url || !x->where)
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	return AIR_OK;
+}
+
+static bool add_header(xfer *x, const char *line)
+{
+	struct curl_slist *l = curl_slist_append(x->headers, line);
+
+	if (l)
+		x->headers = l;
+	return l != NULL;
+}
+
+static void trace_request(xfer *x)
+{
+	const air__http_req *r = x->req;
+	air__buf b = AIR__BUF_INIT;
+	char *shown, *body;
+
+	/* Pre-signed URLs carry their credentials in the query. */
+	if (r->flags & AIR__HTTP_ABSOLUTE_URL && strchr(x->url, '?'))
+		air__buf_printf(&b, "%s %s?[REDACTED] (attempt %d)\n", r->method, x->where,
+		                (int)x->attempts + 1);
+	else
+		air__buf_printf(&b, "%s %s (attempt %d)\n", r->method, x->url, (int)x->attempts + 1);
+	air__buf_printf(&b, "User-Agent: %s\n", x->g->c->user_agent ? x->g->c->user_agent : "libair");
+	for (struct curl_slist *h = x->headers; h; h = h->next)
+		air__buf_printf(&b, "%s\n", h->data);
+	shown = air__trace_headers(air__buf_cstr(&b));
+	air__trace_emit(x->g->c, AIR_DEBUG_REQUEST, shown);
+	air__free(shown);
+	air__buf_dispose(&b);
+	if (x->attempts == 0 && (body = air__trace_body(r->content_type, r->body, r->body_len))) {
+		air__trace_emit(x->g->c, AIR_DEBUG_BODY_OUT, body);
+		air__free(body);
+	}
+}
+
+static void trace_response(xfer *x)
+{
+	char *shown, *body;
+
+	if (!x->g->c->debug_cb || x->head.len == 0)
+		return;
+	shown = air__trace_headers(air__buf_cstr(&x->head));
+	air__trace_emit(x->g->c, AIR_DEBUG_RESPONSE, shown);
+	air__free(shown);
+	if ((body = air__trace_body(x->content_type, x->body.ptr, x->body.len))) {
+		air__trace_emit(x->g->c, AIR_DEBUG_BODY_IN, body);
+		air__free(body);
+	}
+}
+
+static void set_method(CURL *e, const air__http_req *r)
+{
+	bool has_body = r->body_len > 0 || strcmp(r->method, "POST") == 0 ||
+	                strcmp(r->method, "PUT") == 0 || strcmp(r->method, "PATCH") == 0;
+
+	if (strcmp(r->method, "GET") == 0 && !r->body_len) {
+		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+	} else if (strcmp(r->method, "HEAD") == 0) {
+		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+	} else {
+		if (has_body) {
+			/* The caller's bytes, sent as they are on every attempt. */
+			curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body_len ? (const char *)r->body : "");
+			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+		}
+		if (strcmp(r->method, "POST") != 0)
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+	}
+}
+
+static void set_options(xfer *x, CURL *e)
+{
+	const air_client *c = x->g->c;
+	const air__http_req *r = x->req;
+	int64_t connect_ms = air__client_opt_int(c, AIR_OPT_CONNECT_TIMEOUT_MS);
+	int64_t total_ms = air__client_opt_int(c, AIR_OPT_REQUEST_TIMEOUT_MS);
+	int64_t idle_s = (c->cfg.inactivity_ms + 999) / 1000;
+	const char *ca = air__client_opt_str(c, AIR_OPT_CA_FILE);
+
+	curl_easy_setopt(e, CURLOPT_URL, x->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)x);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, c->user_agent ? c->user_agent : "libair");
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, (void *)x);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, (void *)x);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)x);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)total_ms);
+	if (idle_s > 0) {
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle_s);
+	}
+	if (!(r->flags & AIR__HTTP_ABSOLUTE_URL))
+		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+	if (ca)
+		curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+	if (c->cfg.skip_verify) {
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	set_method(e, r);
+}
+
+static void finish(xfer *x, int rc, air_error *e)
+{
+	air__http_resp *resp = x->resp;
+
+	x->state = X_DONE;
+	x->rc = rc;
+	x->err = e;
+	resp->attempts = x->attempts;
+	resp->retry_after_ms = x->retry_after_ms;
+	air__free(resp->body);
+	air__free(resp->request_id);
+	air__free(resp->org_id);
+	resp->body = NULL;
+	resp->body_len = 0;
+	if (!(x->req->sink && x->sink_started)) {
+		resp->body_len = x->body.len;
+		resp->body = air__buf_detach(&x->body);
+	}
+	resp->request_id = x->request_id;
+	resp->org_id = x->org_id;
+	x->request_id = x->org_id = NULL;
+}
+
+/* Start the next attempt of @x. Failures before sending end the request. */
+static void start_attempt(engine *g, xfer *x)
+{
+	const air__http_req *r = x->req;
+	air_client *c = g->c;
+	air_error *e = NULL;
+	char *auth = NULL, *line;
+	const char *ws = c->cfg.attr[AIR__A_WORKSPACE_ID];
+	bool ok = true;
+	int rc;
+
+	if (x->attempts == 0)
+		x->first_ms = air__mono_ms();
+	air__buf_clear(&x->body);
+	air__buf_clear(&x->head);
+	x->errbuf[0] = '\0';
+	x->up_now = 0;
+	x->abort_rc = 0;
+	x->retry_after_ms = -1;
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
+
+	if (!(r->flags & AIR__HTTP_NO_AUTH)) {
+		if ((rc = air__auth_header(c, g->ctx, &auth, &e)) != AIR_OK) {
+			finish(x, rc, air__error_prefix(e, "%s %s", r->method, x->where));
+			return;
+		}
+		ok = add_header(x, auth);
+		air__free_secret(auth);
+	}
+	if (ok && ws && !(r->flags & (AIR__HTTP_NO_WORKSPACE | AIR__HTTP_ABSOLUTE_URL))) {
+		line = air__sprintf("X-Databricks-Workspace-Id: %s", ws);
+		ok = line && add_header(x, line);
+		air__free(line);
+	}
+	if (ok && r->content_type) {
+		line = air__sprintf("Content-Type: %s", r->content_type);
+		ok = line && add_header(x, line);
+		air__free(line);
+	} else if (ok && r->body_len) {
+		ok = add_header(x, "Content-Type:"); /* no curl default for raw bytes */
+	}
+	ok = ok && add_header(x, "Expect:"); /* no 100-continue round trip */
+	for (const char *const *h = r->headers; ok && h && *h; h++)
+		ok = add_header(x, *h);
+	if (ok && !x->easy)
+		ok = (x->easy = air__xfer_ctx_easy(c->tp, g->xc)) != NULL;
+	if (!ok) {
+		finish(x, AIR_ENOMEM, air__error_new(AIR_ENOMEM, 0, "out of memory"));
+		return;
+	}
+	set_options(x, x->easy);
+	if (c->debug_cb)
+		trace_request(x);
+	if (curl_multi_add_handle(g->xc->multi, x->easy) != CURLM_OK) {
+		finish(x, AIR_EINTERNAL, air__error_new(AIR_EINTERNAL, 0, "cannot start %s %s",
+		                                        r->method, x->where));
+		return;
+	}
+	x->attempts++;
+	x->state = X_RUNNING;
+}
+
+static bool curl_retryable(CURLcode res)
+{
+	switch (res) {
+	case CURLE_COULDNT_CONNECT:    /* connection refused */
+	case CURLE_OPERATION_TIMEDOUT: /* connect, inactivity or total timeout */
+	case CURLE_GOT_NOTHING:        /* empty reply */
+	case CURLE_SEND_ERROR:         /* connection reset */
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:       /* closed in the middle of the body */
+	case CURLE_HTTP2:
+	case CURLE_HTTP2_STREAM:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static air_error *network_error(xfer *x, CURLcode res)
+{
+	int code = res == CURLE_OPERATION_TIMEDOUT ? AIR_ETIMEOUT : AIR_ENET;
+
+	return air__error_new(code, 0, "%s %s: %s", x->req->method, x->where,
+	                      x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
+}
+
+static air_error *abort_error(xfer *x, int rc)
+{
+	if (rc == AIR_EINTERRUPTED)
+		return air__error_new(rc, 0, "%s %s: interrupted", x->req->method, x->where);
+	if (rc == AIR_ENOMEM)
+		return air__error_new(rc, 0, "%s %s: out of memory", x->req->method, x->where);
+	return air__error_new(rc, 0, "%s %s: stopped by a callback", x->req->method, x->where);
+}
+
+/* An attempt of @x completed with @res: done, or scheduled for a retry. */
+static void complete_attempt(engine *g, xfer *x, CURLcode res)
+{
+	air_client *c = g->c;
+	long status = 0, connects = 0;
+	bool retry = false;
+	air_error *e = NULL;
+	int64_t now, wait, deadline = c->cfg.retry_deadline_ms;
+
+	curl_multi_remove_handle(g->xc->multi, x->easy);
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
+	air__transport_count(c->tp, 1, connects);
+	x->resp->status = res == CURLE_OK ? (int32_t)status : 0;
+	if (c->debug_cb)
+		trace_response(x);
+	if (x->abort_rc) {
+		finish(x, x->abort_rc, abort_error(x, x->abort_rc));
+		return;
+	}
+	if (res != CURLE_OK) {
+		e = network_error(x, res);
+		retry = curl_retryable(res) && !x->sink_started;
+	} else if (status >= 400) {
+		e = air__http_reply_error(x->req->method, x->where, (int32_t)status, x->body.ptr,
+		                          x->body.len, x->request_id, x->retry_after_ms, &retry);
+	} else {
+		finish(x, AIR_OK, NULL);
+		return;
+	}
+	e = air__auth_redact(c, e);
+	if (!retry || (x->req->flags & AIR__HTTP_NO_RETRY)) {
+		finish(x, air_error_code(e), e);
+		return;
+	}
+	now = air__mono_ms();
+	wait = backoff_ms(c, x->attempts);
+	if (x->retry_after_ms > wait)
+		wait = x->retry_after_ms;
+	if (now - x->first_ms + wait > deadline) {
+		/* Never sleep past the deadline: report what is still a transient failure. */
+		air__error_set_kind(e, AIR_KIND_TRANSIENT);
+		air__error_set_message(e, "%s (gave up after %d attempts within the %lld ms retry deadline)",
+		                       air_error_message(e), (int)x->attempts, (long long)deadline);
+		finish(x, air_error_code(e), e);
+		return;
+	}
+	air__client_debug(c, AIR_DEBUG_INFO, "%s; retrying in %lld ms", air_error_message(e),
+	                  (long long)wait);
+	air_error_free(e);
+	x->state = X_WAITING;
+	x->next_ms = now + wait;
+}
+
+static void report_progress(engine *g)
+{
+	int64_t done = 0;
+
+	if (!g->ctx || !g->ctx->on_progress || g->up_total == 0)
+		return;
+	for (size_t i = 0; i < g->n; i++) {
+		xfer *x = &g->x[i];
+		if (x->state == X_DONE)
+			done += x->rc == AIR_OK ? (int64_t)x->req->body_len : 0;
+		else if (x->state == X_RUNNING)
+			done += x->up_now;
+	}
+	if (done <= g->up_reported)
+		return; /* a retried upload starts over: never report going backwards */
+	g->up_reported = done;
+	if (g->ctx->on_progress(g->ctx->progress_ud, done, g->up_total) != 0)
+		g->aborted = AIR_EABORTED;
+}
+
+/* Start what may start; returns the delay until the next waiting request
+ * becomes due (INT64_MAX when none waits). */
+static int64_t start_due(engine *g, size_t *running)
+{
+	int64_t rps = g->c->cfg.rate_limit, max_par = air__client_opt_int(g->c, AIR_OPT_MAX_PARALLEL);
+	int64_t next = INT64_MAX, now = air__mono_ms();
+
+	for (size_t i = 0; i < g->n; i++) {
+		xfer *x = &g->x[i];
+
+		if (x->state != X_WAITING)
+			continue;
+		if (x->next_ms <= now && (int64_t)*running < max_par && !x->slot_taken) {
+			int64_t wait = air__transport_reserve(g->c->tp, rps, now);
+			x->slot_taken = true;
+			if (wait > 0)
+				x->next_ms = now + wait;
+		}
+		if (x->next_ms <= now && (int64_t)*running < max_par) {
+			x->slot_taken = false;
+			start_attempt(g, x);
+			if (x->state == X_RUNNING)
+				(*running)++;
+			now = air__mono_ms();
+		} else if (x->next_ms > now && x->next_ms - now < next) {
+			next = x->next_ms - now; /* due ones blocked by max_parallel wait for a slot */
+		}
+	}
+	return next;
+}
+
+static void abort_all(engine *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		xfer *x = &g->x[i];
+		if (x->state == X_RUNNING)
+			curl_multi_remove_handle(g->xc->multi, x->easy);
+		if (x->state != X_DONE)
+			finish(x, g->aborted, abort_error(x, g->aborted));
+	}
+}
+
+static void drive(engine *g)
+{
+	air_interrupt *intr = g->ctx ? g->ctx->intr : NULL;
+	size_t running = 0;
+
+	for (;;) {
+		int64_t next, slice;
+		bool pending = false;
+		int still = 0;
+		CURLMsg *msg;
+
+		if (intr && air__interrupted(intr))
+			g->aborted = AIR_EINTERRUPTED;
+		if (g->aborted) {
+			abort_all(g);
+			return;
+		}
+		next = start_due(g, &running);
+		for (size_t i = 0; i < g->n; i++)
+			pending = pending || g->x[i].state != X_DONE;
+		if (!pending)
+			return;
+		if (running == 0) {
+			/* Everything waits (back-off, Retry-After, rate limit). */
+			if (air__sleep_ms(intr, next) != AIR_OK)
+				g->aborted = AIR_EINTERRUPTED;
+			continue;
+		}
+		curl_multi_perform(g->xc->multi, &still);
+		while ((msg = curl_multi_info_read(g->xc->multi, &still)) != NULL) {
+			char *priv = NULL;
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+			complete_attempt(g, (xfer *)(void *)priv, msg->data.result);
+			running--;
+		}
+		report_progress(g);
+		slice = intr ? POLL_SLICE_MS : 1000;
+		if (next < slice)
+			slice = next;
+		if (running > 0 && slice > 0)
+			curl_multi_poll(g->xc->multi, NULL, 0, (int)slice, NULL);
+	}
+}
+
+int air__http_run(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+                  air__http_resp *resps, air_error **err)
+{
+	engine g = {c, ctx, NULL, NULL, n, 0, 0, 0};
+	int rc = AIR_OK;
+	size_t bad = n;
+
+	if (n == 0)
+		return AIR_OK;
+	if (!reqs || !resps)
+		return air__failf(err, AIR_EINVAL, 0, "no requests or replies");
+	if (!(g.x = air__calloc(n, sizeof(*g.x))))
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
+		xfer *x = &g.x[i];
+		x->g = &g;
+		x->req = &reqs[i];
+		x->resp = &resps[i];
+		x->retry_after_ms = -1;
+		air__http_resp_clear(x->resp);
+		g.up_total += (int64_t)reqs[i].body_len;
+		rc = prepare(x, err);
+	}
+	if (rc == AIR_OK && !(g.xc = air__transport_checkout(c->tp)))
+		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	if (rc == AIR_OK) {
+		drive(&g);
+		report_progress(&g);
+	}
+	for (size_t i = 0; i < n; i++) {
+		xfer *x = &g.x[i];
+		if (rc == AIR_OK && x->rc != AIR_OK && bad == n)
+			bad = i;
+		else
+			air_error_free(x->err);
+		if (x->easy)
+			air__xfer_ctx_put_easy(g.xc, x->easy);
+		curl_slist_free_all(x->headers);
+		air__buf_dispose(&x->body);
+		air__buf_dispose(&x->head);
+		air__free(x->request_id);
+		air__free(x->org_id);
+		air__free(x->content_type);
+		air__free(x->url);
+		air__free(x->where);
+	}
+	if (rc == AIR_OK && bad < n)
+		rc = air__fail(err, g.x[bad].err);
+	air__transport_checkin(c->tp, g.xc);
+	air__free(g.x);
+	return rc;
+}
+
+void air__http_resp_clear(air__http_resp *resp)
+{
+	if (!resp)
+		return;
+	air__free(resp->body);
+	air__free(resp->request_id);
+	air__free(resp->org_id);
+	*resp = (air__http_resp)AIR__HTTP_RESP_INIT;
+}
+
+int air__http_do(air_client *c, const air__ctx *ctx, const air__http_req *req,
+                 air__http_resp *resp, air_error **err)
+{
+	air__http_resp local = AIR__HTTP_RESP_INIT;
+	int rc;
+
+	if (!c || !req)
+		return air__failf(err, AIR_EINVAL, 0, "no client or request");
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	rc = air__http_run(c, ctx, req, 1, resp ? resp : &local, err);
+	air__http_resp_clear(&local);
+	return rc;
+}
+
+int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+                      air__http_resp *resps, air_error **err)
+{
+	int rc;
+
+	if (!c || (n > 0 && (!reqs || !resps)))
+		return air__failf(err, AIR_EINVAL, 0, "no client, requests or replies");
+	if (n == 0)
+		return AIR_OK;
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	return air__http_run(c, ctx, reqs, n, resps, err);
+}
+
+int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const char *path,
+                  const char *query, const json_t *body, json_t **out, air__http_resp *resp,
+                  air_error **err)
+{
+	static const char *const accept[] = {"Accept: application/json", NULL};
+	char *text = NULL;
+	air__http_req req = {method, path, query, NULL, 0, NULL, accept, 0, NULL, NULL};
+	air__http_resp local = AIR__HTTP_RESP_INIT;
+	air__http_resp *r = resp ? resp : &local;
+	size_t n;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (body) {
+		if (!(text = air__json_compact(body)))
+			return air__failf(err, AIR_ENOMEM, 0, "out of memory encoding %s %s",
+			                  method ? method : "?", path ? path : "?");
+		req.body = text;
+		req.body_len = strlen(text);
+		req.content_type = "application/json";
+	}
+	rc = air__http_do(c, ctx, &req, r, err);
+	air__free(text);
+	if (rc == AIR_OK && out) {
+		air_error *pe = NULL;
+
+		air__trim(r->body ? r->body : "", &n);
+		if (n == 0 && !(*out = json_object()))
+			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		else if (n > 0 && !(*out = air__json_parse(r->body, r->body_len, "the reply", &pe)))
+			rc = air__fail(err, air__error_prefix(pe, "%s %.*s", method,
+			                                      (int)strcspn(path, "?"), path));
+	}
+	air__http_resp_clear(&local);
+	return rc;
+}
+
+void air__http_stats(const air_client *c, int64_t *requests, int64_t *connects)
+{
+	air__transport_stats(c->tp, requests, connects);
+}

@@ -1,0 +1,163 @@
+/*
+ * http_trace.c: the debug trace. Everything handed to the debug callback is
+ * redacted twice: structurally (Authorization headers, secret JSON keys,
+ * OAuth form fields) and then literally (every secret the client knows).
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "auth.h"
+#include "http_priv.h"
+
+#define MAX_BODY_EXCERPT 4096
+
+/* JSON members whose string values are secrets (tokens, secrets/put values). */
+static const char *const json_secret_keys[] = {
+	"access_token", "refresh_token", "id_token", "token", "token_value", "client_secret",
+	"password", "secret", "string_value", "bytes_value",
+};
+/* OAuth form fields that carry credentials. */
+static const char *const form_secret_keys[] = {
+	"access_token", "refresh_token", "client_secret", "password", "code", "code_verifier",
+	"assertion", "client_assertion",
+};
+
+static bool in_list(const char *const *list, size_t count, const char *key, size_t n)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(list[i]) == n && strncasecmp(list[i], key, n) == 0)
+			return true;
+	return false;
+}
+
+static void redact_json(json_t *v)
+{
+	const char *key;
+	json_t *member;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, member) {
+			if (json_is_string(member) &&
+			    in_list(json_secret_keys, AIR__ARRAY_SIZE(json_secret_keys), key, strlen(key)))
+				json_string_set(member, "[REDACTED]");
+			else
+				redact_json(member);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, member)
+			redact_json(member);
+	}
+}
+
+static char *json_excerpt(const char *body, size_t len)
+{
+	json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, NULL);
+	char *text, *out;
+
+	if (!doc || !(json_is_object(doc) || json_is_array(doc))) {
+		json_decref(doc);
+		return NULL;
+	}
+	redact_json(doc);
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	if (!text)
+		return NULL;
+	if (strlen(text) > MAX_BODY_EXCERPT)
+		out = air__sprintf("%.*s... (%zu bytes)", MAX_BODY_EXCERPT, text, len);
+	else
+		out = air__strdup(text);
+	free(text); /* jansson's allocator */
+	return out;
+}
+
+static char *form_excerpt(const char *body, size_t len)
+{
+	air__buf b = AIR__BUF_INIT;
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *item = body + pos, *amp = memchr(item, '&', len - pos);
+		size_t n = amp ? (size_t)(amp - item) : len - pos;
+		const char *eq = memchr(item, '=', n);
+
+		if (b.len)
+			air__buf_putc(&b, '&');
+		if (eq && in_list(form_secret_keys, AIR__ARRAY_SIZE(form_secret_keys), item,
+		                  (size_t)(eq - item))) {
+			air__buf_put(&b, item, (size_t)(eq - item) + 1);
+			air__buf_puts(&b, "[REDACTED]");
+		} else {
+			air__buf_put(&b, item, n);
+		}
+		pos += n + 1;
+		if (b.len > MAX_BODY_EXCERPT) {
+			air__buf_puts(&b, "...");
+			break;
+		}
+	}
+	return air__buf_detach(&b);
+}
+
+char *air__trace_body(const char *content_type, const void *body, size_t len)
+{
+	const char *p = body;
+	size_t i = 0;
+	char *out;
+
+	if (!body || len == 0)
+		return NULL;
+	if (content_type && air__starts_with(content_type, "application/x-www-form-urlencoded"))
+		return form_excerpt(p, len);
+	while (i < len && isspace((unsigned char)p[i]))
+		i++;
+	if (i < len && (p[i] == '{' || p[i] == '[') && (out = json_excerpt(p, len)) != NULL)
+		return out;
+	/* Raw bytes (uploads, downloads, non-JSON errors) are only counted. */
+	return air__sprintf("[%zu bytes%s%s]", len, content_type ? " of " : "",
+	                    content_type ? content_type : "");
+}
+
+char *air__trace_headers(const char *text)
+{
+	static const char *const sensitive[] = {"authorization:", "proxy-authorization:", "cookie:",
+	                                        "set-cookie:"};
+	air__buf b = AIR__BUF_INIT;
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		bool hide = false;
+
+		for (size_t i = 0; i < AIR__ARRAY_SIZE(sensitive); i++)
+			hide = hide || strncasecmp(p, sensitive[i], strlen(sensitive[i])) == 0;
+		if (hide) {
+			air__buf_put(&b, p, strcspn(p, ":") + 1);
+			air__buf_puts(&b, " [REDACTED]");
+		} else {
+			air__buf_put(&b, p, n);
+		}
+		p += n;
+		if (*p == '\n') {
+			air__buf_putc(&b, '\n');
+			p++;
+		}
+	}
+	return air__buf_detach(&b);
+}
+
+void air__trace_emit(const air_client *c, int32_t type, const char *text)
+{
+	air__buf b = AIR__BUF_INIT;
+
+	if (!c->debug_cb || !text)
+		return;
+	air__buf_puts(&b, text);
+	air__auth_scrub(c, &b);
+	if (!air__buf_oom(&b))
+		c->debug_cb(type, b.ptr, b.len, c->debug_ud);
+	air__buf_dispose(&b);
+}
