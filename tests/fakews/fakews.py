@@ -601,8 +601,6 @@ class State:
 
     def match_fault(self, req):
         for rule in self.faults:
-            if rule["times"] != -1 and rule["applied"] >= rule["times"]:
-                continue
             m = rule["method"]
             if m != "*" and m.upper() != req.method:
                 continue
@@ -621,6 +619,8 @@ class State:
                 continue
             rule["seen"] += 1
             if rule["seen"] <= rule["after"]:
+                continue
+            if rule["times"] != -1 and rule["applied"] >= rule["times"]:
                 continue
             rule["applied"] += 1
             return copy.deepcopy(rule)
@@ -996,7 +996,7 @@ class App:
         with self.st.lock:
             if cp in self.st.dirs:
                 return json_resp({"object_type": "DIRECTORY", "path": p,
-                                  "object_id": abs(hash(cp)) % 10 ** 15})
+                                  "object_id": int(hashlib.sha256(cp.encode()).hexdigest()[:12], 16)})
             f = self.st.files.get(cp)
             if f is None:
                 raise ApiError(404, "RESOURCE_DOES_NOT_EXIST", "Path (%s) doesn't exist." % p)
