@@ -142,6 +142,7 @@ const (
 	GetSweep       = uint32(C.AIR_GET_SWEEP)
 	GetWorkspaceID = uint32(C.AIR_GET_WORKSPACE_ID)
 	GetMLflowName  = uint32(C.AIR_GET_MLFLOW_NAME)
+	GetConfig      = uint32(C.AIR_GET_CONFIG)
 
 	SweepTotal     = int32(C.AIR_SWEEP_TOTAL)
 	SweepCompleted = int32(C.AIR_SWEEP_COMPLETED)
@@ -153,6 +154,8 @@ const (
 	ListAllStatus    = int32(C.AIR_LIST_ALL_STATUS)
 	ListAllUsers     = int32(C.AIR_LIST_ALL_USERS)
 	ListMaxInspected = int32(C.AIR_LIST_MAX_INSPECTED)
+	ListWorkspaceID  = int32(C.AIR_LIST_WORKSPACE_ID)
+	ListMLflow       = int32(C.AIR_LIST_MLFLOW)
 )
 
 // Log options and sources.
@@ -235,6 +238,8 @@ func Constants() map[string]int64 {
 		"AIR_SUBMIT_SKIP_PREFLIGHT": int64(SubmitSkipPreflight),
 		"AIR_GET_MLFLOW":            int64(GetMLflow), "AIR_GET_SWEEP": int64(GetSweep),
 		"AIR_GET_WORKSPACE_ID": int64(GetWorkspaceID), "AIR_GET_MLFLOW_NAME": int64(GetMLflowName),
+		"AIR_GET_CONFIG": int64(GetConfig), "AIR_LIST_WORKSPACE_ID": int64(ListWorkspaceID),
+		"AIR_LIST_MLFLOW": int64(ListMLflow),
 		"AIR_SWEEP_TOTAL": int64(SweepTotal), "AIR_SWEEP_COMPLETED": int64(SweepCompleted),
 		"AIR_SWEEP_SUCCEEDED": int64(SweepSucceeded), "AIR_SWEEP_FAILED": int64(SweepFailed),
 		"AIR_SWEEP_ACTIVE": int64(SweepActive),

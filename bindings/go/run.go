@@ -45,6 +45,7 @@ type Run struct {
 	ExperimentName      string
 	AcceleratorType     string
 	AcceleratorCount    int64
+	Accelerators        string // display label "8x H100", or ""
 	CommandPath         string
 	CodeSourcePath      string
 	EnvironmentVersion  string
@@ -58,6 +59,7 @@ type Run struct {
 	IsSweep             bool
 	Sweep               *SweepStats // nil unless IsSweep
 	Iterations          []Iteration // with GetSweep
+	ConfigYAML          []byte      // the uploaded workload YAML (GetConfig), or nil
 	JSON                string      // the merged runs/get object
 }
 
@@ -82,6 +84,7 @@ func runFromC(r *C.air_run) (*Run, error) {
 		ExperimentName:      gostr(C.air_run_experiment_name(r)),
 		AcceleratorType:     gostr(C.air_run_accelerator_type(r)),
 		AcceleratorCount:    int64(C.air_run_accelerator_count(r)),
+		Accelerators:        gostr(C.air_run_accelerators(r)),
 		CommandPath:         gostr(C.air_run_command_path(r)),
 		CodeSourcePath:      gostr(C.air_run_code_source_path(r)),
 		EnvironmentVersion:  gostr(C.air_run_environment_version(r)),
@@ -111,6 +114,10 @@ func runFromC(r *C.air_run) (*Run, error) {
 			State:      gostr(C.air_run_iteration_state(r, i)),
 			Experiment: gostr(C.air_run_iteration_experiment(r, i)),
 		})
+	}
+	var n C.size_t
+	if y := C.air_run_config_yaml(r, &n); y != nil {
+		run.ConfigYAML = C.GoBytes(unsafe.Pointer(y), C.int(n))
 	}
 	var js *C.char
 	var e *C.air_error
@@ -149,6 +156,8 @@ type ListOptions struct {
 	AllUsers     bool     // include other users' runs
 	MaxInspected int64    // stop after inspecting this many; default 2000
 	Filters      []string // "KEY=VALUE": user, experiment, accelerator_type, num_accelerators
+	WorkspaceID  *bool    // default true: probe the workspace id for dashboard URLs
+	MLflow       bool     // also resolve MLflow ids and run names (best-effort)
 }
 
 // RunIterator walks a listing page by page:
@@ -202,6 +211,16 @@ func (c *Client) ListRuns(ctx context.Context, opts *ListOptions) (*RunIterator,
 		}
 		if opts.AllUsers {
 			if err := set(ListAllUsers, 1); err != nil {
+				return nil, err
+			}
+		}
+		if opts.WorkspaceID != nil {
+			if err := set(ListWorkspaceID, int64(cbool(*opts.WorkspaceID))); err != nil {
+				return nil, err
+			}
+		}
+		if opts.MLflow {
+			if err := set(ListMLflow, 1); err != nil {
 				return nil, err
 			}
 		}

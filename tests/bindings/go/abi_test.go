@@ -1,0 +1,184 @@
+package airtest
+
+import (
+	"fmt"
+	"go/ast"
+	"go/constant"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"libair/air"
+)
+
+var (
+	reComment = regexp.MustCompile(`(?s)/\*.*?\*/|//[^\n]*`)
+	reEnum    = regexp.MustCompile(`(?s)enum\s+\w*\s*\{(.*?)\}`)
+	reMember  = regexp.MustCompile(`(?s)^\s*(AIR_\w+)\s*=\s*(.+?)\s*$`)
+	reDefine  = regexp.MustCompile(`(?m)^\s*#\s*define\s+(AIR_\w+)[ \t]+([^\n]+)$`)
+	reUnsign  = regexp.MustCompile(`\b(0x[0-9a-fA-F]+|\d+)[uUlL]+\b`)
+)
+
+// evalC evaluates a C integer constant expression with Go's constant folding.
+func evalC(expr string) (int64, bool) {
+	expr = reUnsign.ReplaceAllString(strings.TrimSpace(expr), "$1")
+	e, err := parser.ParseExpr(expr)
+	if err != nil {
+		return 0, false
+	}
+	var eval func(ast.Expr) (constant.Value, bool)
+	eval = func(n ast.Expr) (constant.Value, bool) {
+		switch x := n.(type) {
+		case *ast.BasicLit:
+			if x.Kind != token.INT {
+				return nil, false
+			}
+			return constant.MakeFromLiteral(x.Value, x.Kind, 0), true
+		case *ast.ParenExpr:
+			return eval(x.X)
+		case *ast.UnaryExpr:
+			v, ok := eval(x.X)
+			if !ok || x.Op != token.SUB {
+				return nil, false
+			}
+			return constant.UnaryOp(token.SUB, v, 0), true
+		case *ast.BinaryExpr:
+			a, ok1 := eval(x.X)
+			b, ok2 := eval(x.Y)
+			if !ok1 || !ok2 {
+				return nil, false
+			}
+			switch x.Op {
+			case token.SHL, token.SHR:
+				s, _ := constant.Uint64Val(b)
+				return constant.Shift(a, x.Op, uint(s)), true
+			case token.MUL, token.ADD, token.SUB, token.OR:
+				return constant.BinaryOp(a, x.Op, b), true
+			}
+		}
+		return nil, false
+	}
+	v, ok := eval(e)
+	if !ok {
+		return 0, false
+	}
+	i, exact := constant.Int64Val(v)
+	return i, exact
+}
+
+// headerConstants parses every enum member and numeric #define of include/air
+// (version macros aside: bindings check the run-time version).
+func headerConstants(t *testing.T) map[string]int64 {
+	paths, _ := filepath.Glob(filepath.Join(sourceRoot(t), "include", "air", "*.h*"))
+	out := map[string]int64{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		code := reComment.ReplaceAllString(string(b), " ")
+		for _, m := range reEnum.FindAllStringSubmatch(code, -1) {
+			for _, item := range strings.Split(m[1], ",") {
+				if strings.TrimSpace(item) == "" {
+					continue
+				}
+				mm := reMember.FindStringSubmatch(item)
+				if mm == nil {
+					t.Fatalf("%s: enum member without explicit value: %q", p, item)
+				}
+				v, ok := evalC(mm[2])
+				if !ok {
+					t.Fatalf("%s: cannot evaluate %s", p, mm[1])
+				}
+				out[mm[1]] = v
+			}
+		}
+		for _, m := range reDefine.FindAllStringSubmatch(code, -1) {
+			if strings.HasPrefix(m[1], "AIR_VERSION") {
+				continue
+			}
+			if v, ok := evalC(m[2]); ok {
+				out[m[1]] = v
+			}
+		}
+	}
+	return out
+}
+
+func TestConstantsMatchHeaders(t *testing.T) {
+	hdr := headerConstants(t)
+	if len(hdr) < 120 {
+		t.Fatalf("header parsing found only %d constants", len(hdr))
+	}
+	goc := air.Constants()
+	for name, want := range hdr {
+		got, ok := goc[name]
+		if !ok {
+			t.Errorf("no Go constant for %s", name)
+		} else if got != want {
+			t.Errorf("%s: Go %d, header %d", name, got, want)
+		}
+	}
+	for name := range goc {
+		if _, ok := hdr[name]; !ok {
+			t.Errorf("Go constant %s has no header counterpart", name)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	v := air.Version()
+	var ma, mi, pa uint32
+	if _, err := fmt.Sscanf(v, "%d.%d.%d", &ma, &mi, &pa); err != nil {
+		t.Fatalf("version %q: %v", v, err)
+	}
+	if got := air.VersionNumber(); got != ma<<16|mi<<8|pa {
+		t.Errorf("VersionNumber %#x, Version %q", got, v)
+	}
+	if air.VersionNumber() < air.HeaderVersionNumber {
+		t.Errorf("library %#x older than headers %#x", air.VersionNumber(), air.HeaderVersionNumber)
+	}
+	if air.Features()&air.FeatureThreadsafe == 0 {
+		t.Errorf("features %#x lack FeatureThreadsafe", air.Features())
+	}
+}
+
+func TestStatusAndKindNames(t *testing.T) {
+	if air.ENOTFOUND.Name() != "AIR_ENOTFOUND" || air.ENOTFOUND.String() != "AIR_ENOTFOUND" {
+		t.Errorf("name %q", air.ENOTFOUND.Name())
+	}
+	if air.KindTransient.String() != "TRANSIENT" {
+		t.Errorf("kind %q", air.KindTransient.String())
+	}
+	if air.EINVAL.Error() == "" {
+		t.Error("empty strerror")
+	}
+	e := &air.Error{Code: air.ENOTFOUND, Message: "gone", RetryAfterMs: -1}
+	var err error = e
+	if !errorsIs(err, air.ENOTFOUND) || errorsIs(err, air.EINVAL) {
+		t.Error("errors.Is on status")
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	i, err := air.NewInterrupt()
+	must(t, err)
+	if i.IsTriggered() {
+		t.Fatal("new interrupt raised")
+	}
+	i.Trigger()
+	if !i.IsTriggered() {
+		t.Fatal("trigger had no effect")
+	}
+	i.Reset()
+	if i.IsTriggered() {
+		t.Fatal("reset had no effect")
+	}
+	i.Close()
+	i.Close()
+	i.Trigger() // no-op after Close
+}

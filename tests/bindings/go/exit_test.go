@@ -1,0 +1,5 @@
+package airtest
+
+import "os"
+
+var osExit = os.Exit
