@@ -13,6 +13,7 @@ import copy
 import hashlib
 import heapq
 import hmac
+import itertools
 import json
 import os
 import re
@@ -2078,7 +2079,8 @@ class Handler(BaseHTTPRequestHandler):
             if resp.content_type:
                 self.send_header("Content-Type", resp.content_type)
             self.send_header("Content-Length", str(len(resp.body)))
-        self.send_header("X-Request-Id", "fakews-%d-%d" % (os.getpid(), threading.get_ident() % 100000))
+        if not any(k.lower() == "x-request-id" for k, _v in resp.headers):
+            self.send_header("X-Request-Id", "fakews-%d" % next(self.server.request_ids))
         if self.close_connection:
             self.send_header("Connection", "close")
         self._headers_buffer.append(b"\r\n")
@@ -2119,6 +2121,7 @@ class Server(ThreadingHTTPServer):
         self.app = App(state)
         self.log_file = log_file
         self.log_lock = threading.Lock()
+        self.request_ids = itertools.count(1)
         super().__init__(addr, Handler)
 
     def server_bind(self):

@@ -499,6 +499,14 @@ class Faults(Base):
         self.assertEqual((f["seen"], f["applied"]), (4, 2))
         self.assertEqual([r["fault"] for r in self.fw.requests()], [None, 1, 1, None])
 
+    def test_fault_headers_replace_the_request_id(self):
+        self.fw.fault(path=GET, status=403, body={"error_code": "PERMISSION_DENIED"},
+                      headers={"x-request-id": "req-403"})
+        raw = raw_exchange(self.fw.port, b"GET /api/2.2/jobs/runs/get?run_id=1 HTTP/1.1\r\nHost: x\r\n"
+                           b"Connection: close\r\n\r\n")
+        self.assertEqual(raw.lower().count(b"x-request-id:"), 1)
+        self.assertIn(b"x-request-id: req-403", raw)
+
     def test_text_body_prefix_and_any_method(self):
         self.fw.fault(method="*", path="/api/2.0/workspace-files/import-file/*", status=500,
                       body="INTERNAL_ERROR: oops", times=-1)
