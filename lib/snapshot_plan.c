@@ -125,6 +125,19 @@ static int plan_plain(air__snapshot *s, air_error **err)
 	return (s->archive_name = air__sprintf("%s_%s.tar.gz", s->dirname, stamp)) ? AIR_OK : oom(err);
 }
 
+/* The commit @rev names; AIR_ENOTFOUND (no error object) when it is not there. */
+static int resolve(air__snapshot *s, const char *rev, air_interrupt *intr, air_error **err)
+{
+	air_error *e = NULL;
+	int rc = air__git_resolve_commit(s->root, rev, intr, &s->sha, &e);
+
+	if (rc == AIR_ENOTFOUND) {
+		air_error_free(e);
+		return rc;
+	}
+	return rc == AIR_OK ? AIR_OK : air__fail(err, e);
+}
+
 static int plan_git(const air__snapshot_spec *spec, air__snapshot *s, air_error **err)
 {
 	const char *key_commit;
@@ -137,7 +150,7 @@ static int plan_git(const air__snapshot_spec *spec, air__snapshot *s, air_error 
 		                 "code_source.git is set but %s is not inside a git work tree", s->root),
 		                 "code_source.git"));
 	if (spec->git_commit) {
-		rc = air__git_resolve_commit(s->root, spec->git_commit, spec->intr, &s->sha, err);
+		rc = resolve(s, spec->git_commit, spec->intr, err);
 		if (rc == AIR_ENOTFOUND)
 			return air__fail(err, snap_error(air__error_new(AIR_ESNAPSHOT, 0,
 			                 "git.commit %s is not in the local repository of %s (nothing is "
@@ -151,7 +164,7 @@ static int plan_git(const air__snapshot_spec *spec, air__snapshot *s, air_error 
 		bool dirty = false;
 		if (!ref)
 			return oom(err);
-		rc = air__git_resolve_commit(s->root, ref, spec->intr, &s->sha, err);
+		rc = resolve(s, ref, spec->intr, err);
 		air__free(ref);
 		if (rc == AIR_ENOTFOUND)
 			return air__fail(err, snap_error(air__error_new(AIR_ESNAPSHOT, 0,

@@ -152,7 +152,7 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 
 	for (;;) {
 		struct pollfd pfd[2];
-		int nfd = 0, wait_ms = POLL_SLICE_MS;
+		int nfd = 0;
 		pid_t w;
 
 		if (!interrupted && !r->timed_out) {
@@ -175,7 +175,7 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 			pfd[nfd++] = (struct pollfd){out_p[0], POLLIN, 0};
 		if (err_open)
 			pfd[nfd++] = (struct pollfd){err_p[0], POLLIN, 0};
-		if (poll(pfd, (nfds_t)nfd, wait_ms) <= 0)
+		if (poll(pfd, (nfds_t)nfd, POLL_SLICE_MS) <= 0)
 			continue;
 		for (int i = 0; i < nfd; i++) {
 			bool is_out = out_open && pfd[i].fd == out_p[0];

@@ -1,0 +1,144 @@
+/* submit_test.c: see submit_test.h. */
+#include "submit_test.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test.h"
+
+void tar_read(const void *data, size_t len, tar_list *out)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	archive_read_support_filter_gzip(a);
+	archive_read_support_format_tar(a);
+	if (archive_read_open_memory(a, data, len) != ARCHIVE_OK)
+		FAIL("not a readable archive: %s", archive_error_string(a));
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		tar_item *it;
+		out->items = realloc(out->items, (out->n + 1) * sizeof(*out->items));
+		it = &out->items[out->n++];
+		memset(it, 0, sizeof(*it));
+		it->name = strdup(archive_entry_pathname(e));
+		it->mode = archive_entry_perm(e);
+		switch (archive_entry_filetype(e)) {
+		case AE_IFDIR:
+			it->type = 'd';
+			break;
+		case AE_IFLNK:
+			it->type = 'l';
+			it->data = strdup(archive_entry_symlink(e));
+			it->len = strlen(it->data);
+			break;
+		default: {
+			int64_t size = archive_entry_size(e);
+			it->type = 'f';
+			it->data = malloc((size_t)size + 1);
+			it->len = (size_t)archive_read_data(a, it->data, (size_t)size);
+			it->data[it->len] = '\0';
+		}
+		}
+	}
+	if (r != ARCHIVE_EOF)
+		FAIL("archive read error: %s", archive_error_string(a));
+	if (archive_filter_code(a, 0) != ARCHIVE_FILTER_GZIP)
+		FAIL("archive is not gzip-compressed");
+	archive_read_free(a);
+}
+
+void tar_free(tar_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->items[i].name);
+		free(l->items[i].data);
+	}
+	free(l->items);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *tar_names(const tar_list *l)
+{
+	static char buf[8192];
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < l->n && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? "," : "", l->items[i].name);
+	return buf;
+}
+
+const tar_item *tar_find(const tar_list *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i].name, name))
+			return &l->items[i];
+	return NULL;
+}
+
+void sh(const char *fmt, ...)
+{
+	char cmd[8192];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	st = system(cmd);
+	if (st != 0)
+		FAIL("command failed (%d): %s", st, cmd);
+}
+
+const char *sh_out(const char *fmt, ...)
+{
+	static char out[4096];
+	char cmd[8192];
+	va_list ap;
+	FILE *p;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (!(p = popen(cmd, "r")))
+		FAIL("cannot run: %s", cmd);
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	if (pclose(p) != 0)
+		FAIL("command failed: %s", cmd);
+	while (n && (out[n - 1] == '\n' || out[n - 1] == ' '))
+		out[--n] = '\0';
+	return out;
+}
+
+#define GIT "git -c user.name=t -c user.email=t@example.com -c init.defaultBranch=main " \
+            "-c commit.gpgsign=false"
+
+const char *git_repo(const char *dir, const char *const *files)
+{
+	sh("mkdir -p '%s' && cd '%s' && git init -q -b main . && git config user.name t && "
+	   "git config user.email t@example.com", dir, dir);
+	for (size_t i = 0; files && files[i]; i++) {
+		const char *eq = strchr(files[i], '=');
+		char path[4096], name[1024];
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - files[i]), files[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		air_test_write_file(path, eq + 1, strlen(eq + 1));
+	}
+	sh("cd '%s' && git add -A && " GIT " commit -q -m initial", dir);
+	return sh_out("git -C '%s' rev-parse HEAD", dir);
+}
+
+bool running_as_root(void)
+{
+	return geteuid() == 0;
+}

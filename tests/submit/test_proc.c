@@ -1,0 +1,121 @@
+/* test_proc.c: the helper-program runner (argument vectors, limits, timeout,
+ * interrupt) that git snapshots and image pushes rely on. */
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "submit_proc.h"
+#include "test.h"
+
+AIR_TEST(proc__captures_stdout_stderr_and_status)
+{
+	const char *argv[] = {"sh", "-c", "printf 'out\\n'; printf 'err1\\nerr2\\n' >&2; exit 3", NULL};
+	air__proc_result r;
+	char line[64];
+
+	ASSERT_EQ_INT(air__proc_run(argv, NULL, &r, NULL), AIR_OK);
+	ASSERT_EQ_INT(r.exit_code, 3);
+	ASSERT_FALSE(air__proc_ok(&r));
+	ASSERT_EQ_STR(air__buf_cstr(&r.out), "out\n");
+	ASSERT_EQ_STR(air__buf_cstr(&r.err), "err1\nerr2\n");
+	ASSERT_EQ_STR(air__proc_last_line(&r, line, sizeof(line)), "err2");
+	air__proc_result_dispose(&r);
+}
+
+AIR_TEST(proc__arguments_are_not_shell_parsed)
+{
+	const char *argv[] = {"printf", "%s|", "a b", "$HOME", "'q'", ";rm -rf /", NULL};
+	air__proc_result r;
+
+	ASSERT_EQ_INT(air__proc_run(argv, NULL, &r, NULL), AIR_OK);
+	ASSERT_EQ_STR(air__buf_cstr(&r.out), "a b|$HOME|'q'|;rm -rf /|");
+	air__proc_result_dispose(&r);
+}
+
+AIR_TEST(proc__environment_additions)
+{
+	const char *env[] = {"AIR_PROC_TEST=added", "HOME=/replaced", NULL};
+	const char *argv[] = {"sh", "-c", "echo \"$AIR_PROC_TEST $HOME\"", NULL};
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+
+	o.env_add = env;
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	ASSERT_EQ_STR(air__buf_cstr(&r.out), "added /replaced\n");
+	air__proc_result_dispose(&r);
+}
+
+AIR_TEST(proc__missing_program)
+{
+	const char *argv[] = {"air-no-such-program-xyz", NULL};
+	air__proc_result r;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air__proc_run(argv, NULL, &r, &err), AIR_EIO);
+	ASSERT_CONTAINS(air_error_message(err), "air-no-such-program-xyz");
+	ASSERT_EQ_INT(r.exit_code, 127);
+	air_error_free(err);
+	air__proc_result_dispose(&r);
+}
+
+AIR_TEST(proc__timeout_kills)
+{
+	const char *argv[] = {"sleep", "30", NULL};
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+	int64_t t0 = air__mono_ms();
+
+	o.timeout_ms = 200;
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	ASSERT_TRUE(r.timed_out);
+	ASSERT_FALSE(air__proc_ok(&r));
+	ASSERT_TRUE(air__mono_ms() - t0 < 5000);
+	air__proc_result_dispose(&r);
+}
+
+AIR_TEST(proc__stdout_overflow_kills_or_keeps_tail)
+{
+	const char *argv[] = {"sh", "-c", "i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done", NULL};
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+
+	o.stdout_limit = 1000;
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	ASSERT_TRUE(r.overflow);
+	ASSERT_TRUE(r.out.len <= 1000);
+	air__proc_result_dispose(&r);
+
+	o.stdout_keep_tail = true;
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	ASSERT_FALSE(r.overflow);
+	ASSERT_TRUE(air__proc_ok(&r));
+	ASSERT_EQ_INT(r.out.len, 1000);
+	ASSERT_TRUE(air__ends_with(air__buf_cstr(&r.out), "line1999\n"));
+	air__proc_result_dispose(&r);
+}
+
+static void *raise_later(void *intr)
+{
+	usleep(100 * 1000);
+	air_interrupt_trigger(intr);
+	return NULL;
+}
+
+AIR_TEST(proc__interrupt)
+{
+	const char *argv[] = {"sleep", "30", NULL};
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+	air_interrupt *intr = NULL;
+	air_error *err = NULL;
+	pthread_t t;
+
+	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
+	o.intr = intr;
+	pthread_create(&t, NULL, raise_later, intr);
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, &err), AIR_EINTERRUPTED);
+	pthread_join(t, NULL);
+	air_error_free(err);
+	air__proc_result_dispose(&r);
+	air_interrupt_free(intr);
+}
