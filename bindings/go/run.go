@@ -115,9 +115,9 @@ func runFromC(r *C.air_run) (*Run, error) {
 			Experiment: gostr(C.air_run_iteration_experiment(r, i)),
 		})
 	}
-	var n C.size_t
-	if y := C.air_run_config_yaml(r, &n); y != nil {
-		run.ConfigYAML = C.GoBytes(unsafe.Pointer(y), C.int(n))
+	var ylen C.size_t
+	if y := C.air_run_config_yaml(r, &ylen); y != nil {
+		run.ConfigYAML = C.GoBytes(unsafe.Pointer(y), C.int(ylen))
 	}
 	var js *C.char
 	var e *C.air_error

@@ -11,6 +11,7 @@ import (
 	"context"
 	"runtime"
 	"runtime/cgo"
+	"time"
 )
 
 // Progress is one submission progress notification.
@@ -118,4 +119,28 @@ func setSubmitStr(o *C.air_submit_options, opt int32, v string) error {
 	p := cstr(v)
 	defer free(p)
 	return check(C.air_submit_options_set_str(o, C.int32_t(opt), p), nil)
+}
+
+// PollMLflowLinks returns the MLflow links of a run just submitted
+// (best-effort): one runs/get, then up to maxPolls reads of its task output,
+// interval apart. Empty strings mean "not known yet". ctx is checked before
+// the call only: libair offers no interrupt for it.
+func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, maxPolls int, interval time.Duration) (runURL, experimentURL string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	h, err := c.acquire()
+	if err != nil {
+		return "", "", err
+	}
+	defer c.mu.RUnlock()
+	var ru, eu *C.char
+	var e *C.air_error
+	rc := C.air_client_poll_mlflow_links(h, C.int64_t(runID), C.int32_t(maxPolls),
+		C.int64_t(interval.Milliseconds()), &ru, &eu, &e)
+	runURL, experimentURL = takeStr(ru), takeStr(eu)
+	if err := check(rc, e); err != nil {
+		return "", "", err
+	}
+	return runURL, experimentURL, nil
 }

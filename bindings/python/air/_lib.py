@@ -168,6 +168,7 @@ SIGNATURES = {
     "air_submission_code_source_path": (STR, [VOIDP]),
     "air_submission_snapshot_reused": (I32, [VOIDP]),
     "air_submission_free": (VOID, [VOIDP]),
+    "air_client_poll_mlflow_links": (INT, [VOIDP, I64, I32, I64, OUT_STR, OUT_STR, OUT_HANDLE]),
     # run.h
     "air_client_get_run": (INT, [VOIDP, I64, U32, OUT_HANDLE, OUT_HANDLE]),
     "air_run_free": (VOID, [VOIDP]),

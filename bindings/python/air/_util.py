@@ -60,7 +60,7 @@ class CallbackGuard:
 
     def wrap(self, cbtype, fn, adapt):
         if fn is None:
-            return None
+            return cbtype()  # a NULL function pointer
 
         def trampoline(*args):
             if self.pending is not None:

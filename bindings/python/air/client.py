@@ -382,7 +382,7 @@ class Client:
     def set_debug(self, fn):
         """Install (or with None remove) the debug callback fn(type, text)."""
         if fn is None:
-            cfn = None
+            cfn = DEBUG_CB()  # NULL removes the callback
         else:
             def trampoline(kind, text, length, _userdata):
                 try:
@@ -470,7 +470,7 @@ class Client:
                 cb = guard.wrap(PROGRESS_CB, progress, lambda ev, _u: (Progress(
                     lib.air_progress_phase(ev), lib.air_progress_bytes_done(ev),
                     lib.air_progress_bytes_total(ev), dec(lib.air_progress_detail(ev))),))
-                if cb is not None:
+                if progress is not None:
                     check(lib.air_submit_options_set_progress_cb(opts, cb, None))
                 if interrupt is not None:
                     check(lib.air_submit_options_set_interrupt(opts, interrupt._handle))
@@ -497,6 +497,19 @@ class Client:
         finally:
             if own is not None:
                 own.close()
+
+    def poll_mlflow_links(self, run_id, max_polls=10, interval_ms=2000):
+        """Best-effort MLflow links of a run just submitted: (run_url,
+        experiment_url), each None while not known yet."""
+        with self._use() as h:
+            run_url = C.c_void_p()
+            exp_url = C.c_void_p()
+            err = C.c_void_p()
+            rc = lib.air_client_poll_mlflow_links(h, int(run_id), int(max_polls), int(interval_ms),
+                                                  C.byref(run_url), C.byref(exp_url), C.byref(err))
+            urls = (take_str(run_url), take_str(exp_url))
+            check(rc, err)
+            return urls
 
     # ---- runs --------------------------------------------------------------
 

@@ -378,13 +378,13 @@ class ErrorMappingTest(WorkspaceCase):
         rid = self.new_run()
         self.fw.fault(method="GET", path="/api/2.2/jobs/runs/get", action="status", status=403,
                       body={"error_code": "PERMISSION_DENIED", "message": "no access"},
-                      headers={"x-request-id": "req-403"}, times=-1)
+                      times=-1)
         with self.assertRaises(air.PermissionDeniedError) as cm:
             self.client().get_run(rid)
         e = cm.exception
         self.assertEqual((e.code, e.kind, e.http_status), (air.EPERMISSION, air.KIND_PERMANENT, 403))
         self.assertEqual(e.server_code, "PERMISSION_DENIED")
-        self.assertEqual(e.request_id, "req-403")
+        self.assertTrue(e.request_id)  # the reply's x-request-id
         self.assertIn("no access", e.message)
         self.assertFalse(e.retryable)
 
