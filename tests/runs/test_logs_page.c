@@ -1,0 +1,302 @@
+/* test_logs_page.c: log pages, bounds, queries, the de-dup set, chunk names and options. */
+#include <stdlib.h>
+
+#include "logs_internal.h"
+#include "test.h"
+
+static void parse_ok(air__log_page *p, const char *text)
+{
+	air_error *err = NULL;
+	ASSERT_OK(air__log_page_parse(p, text, strlen(text), &err), err);
+}
+
+AIR_TEST(logs_page__records_numbers_and_strings)
+{
+	air__log_page p;
+
+	parse_ok(&p, "{\"log_records\":[{\"time_unix_nano\":1700000003000000000,\"body\":\"CUDA out of "
+	             "memory\",\"node_index\":0},{\"time_unix_nano\":\"1700000002000000001\",\"body\":"
+	             "\"step 2\"},{\"body\":\"no time\"},{\"time_unix_nano\":\"soon\",\"body\":\"bad\"},"
+	             "{\"time_unix_nano\":-5},{\"time_unix_nano\":1.5e18,\"body\":7},"
+	             "{\"time_unix_nano\":1,\"body\":\"nul\\u0000inside\"}],"
+	             "\"next_page_token\":\"p2\"}");
+	ASSERT_EQ_INT(p.n, 7);
+	ASSERT_EQ_INT(p.recs[0].time_ns, 1700000003000000000LL);
+	ASSERT_EQ_STR(p.recs[0].body, "CUDA out of memory");
+	ASSERT_EQ_INT(p.recs[1].time_ns, 1700000002000000001LL);
+	ASSERT_EQ_INT(p.recs[2].time_ns, 0);
+	ASSERT_EQ_INT(p.recs[3].time_ns, 0);
+	ASSERT_EQ_INT(p.recs[4].time_ns, 0);
+	ASSERT_EQ_STR(p.recs[4].body, "");
+	ASSERT_EQ_INT(p.recs[4].len, 0);
+	ASSERT_EQ_INT(p.recs[5].time_ns, 0); /* a double is not an exact nanosecond */
+	ASSERT_EQ_STR(p.recs[5].body, "");
+	ASSERT_EQ_INT(p.recs[6].len, 10);
+	ASSERT_EQ_INT(memcmp(p.recs[6].body, "nul\0inside", 10), 0);
+	ASSERT_EQ_STR(p.next_token, "p2");
+	air__log_page_dispose(&p);
+
+	parse_ok(&p, "{}");
+	ASSERT_EQ_INT(p.n, 0);
+	ASSERT_NULL(p.next_token);
+	air__log_page_dispose(&p);
+	parse_ok(&p, "{\"log_records\":[],\"next_page_token\":\"\"}");
+	ASSERT_NULL(p.next_token);
+	air__log_page_dispose(&p);
+}
+
+AIR_TEST(logs_page__malformed_replies)
+{
+	static const char *const bad[] = {"", "[]", "not json", "{\"log_records\":", "42"};
+	air__log_page p;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		air_error *err = NULL;
+		ASSERT_EQ_INT(air__log_page_parse(&p, bad[i], strlen(bad[i]), &err), AIR_EPROTO);
+		ASSERT_NOT_NULL(err);
+		ASSERT_NULL(p.root);
+		air_error_free(err);
+	}
+	/* log_records of the wrong type or with odd entries are tolerated. */
+	parse_ok(&p, "{\"log_records\":{\"a\":1}}");
+	ASSERT_EQ_INT(p.n, 0);
+	air__log_page_dispose(&p);
+	parse_ok(&p, "{\"log_records\":[1,null,\"x\"]}");
+	ASSERT_EQ_INT(p.n, 3);
+	ASSERT_EQ_STR(p.recs[2].body, "");
+	air__log_page_dispose(&p);
+}
+
+AIR_TEST(logs_bounds__run_window)
+{
+	int64_t from, to;
+
+	/* SCENARIOS S45: whole seconds, `to` rounded up. */
+	air__logs_bounds(1700000000000LL, 1700000012000LL, true, 0, 0, &from, &to);
+	ASSERT_EQ_INT(from, 1700000000LL);
+	ASSERT_EQ_INT(to, 1700000012LL);
+	air__logs_bounds(1700000000999LL, 1700000012001LL, true, 0, 0, &from, &to);
+	ASSERT_EQ_INT(from, 1700000000LL);
+	ASSERT_EQ_INT(to, 1700000013LL);
+	/* Active: no `to`; not started: no `from`. */
+	air__logs_bounds(1700000000000LL, 0, false, 0, 0, &from, &to);
+	ASSERT_EQ_INT(from, 1700000000LL);
+	ASSERT_EQ_INT(to, 0);
+	air__logs_bounds(0, 1700000012000LL, false, 0, 0, &from, &to);
+	ASSERT_EQ_INT(from, 0);
+	ASSERT_EQ_INT(to, 0);
+	air__logs_bounds(0, 0, true, 0, 0, &from, &to);
+	ASSERT_EQ_INT(to, 0);
+	/* --minutes wins over the start time. */
+	air__logs_bounds(1700000000000LL, 1700000012000LL, true, 30, 1800000000500LL, &from, &to);
+	ASSERT_EQ_INT(from, 1800000000LL - 1800);
+	ASSERT_EQ_INT(to, 1700000012LL);
+}
+
+AIR_TEST(logs_bounds__query_order)
+{
+	air__buf q = AIR__BUF_INIT;
+
+	air__logs_query(&q, false, 1700000000, 1700000012, NULL, 10000, -1, 0);
+	ASSERT_EQ_STR(air__buf_cstr(&q),
+	              "ascending=false&from=1700000000&to=1700000012&page_size=10000&filter.node_index=0");
+	air__buf_clear(&q);
+	air__logs_query(&q, true, 0, 0, "t/ok=", 0, 0, 2);
+	ASSERT_EQ_STR(air__buf_cstr(&q),
+	              "ascending=true&page_token=t%2Fok%3D&ref.attempt_number=0&filter.node_index=2");
+	air__buf_dispose(&q);
+}
+
+AIR_TEST(dedup__same_timestamp_pairs)
+{
+	air__dedup d;
+
+	air__dedup_init(&d, AIR__LOGS_DEDUP_MAX);
+	ASSERT_EQ_INT(air__dedup_check(&d, 10, "a", 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 10, "a", 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 10, "b", 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 10, "b", 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 10, "a", 1), 1);
+	/* A newer timestamp: the same body is a new pair. */
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, "a", 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, "a", 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, "", 0), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, "", 0), 1);
+	air__dedup_dispose(&d);
+}
+
+AIR_TEST(dedup__many_pairs_and_growth)
+{
+	air__dedup d;
+	char body[32];
+
+	air__dedup_init(&d, AIR__LOGS_DEDUP_MAX);
+	for (int i = 0; i < 5000; i++) {
+		snprintf(body, sizeof(body), "line %d", i);
+		ASSERT_EQ_INT(air__dedup_check(&d, 42, body, strlen(body)), 0);
+	}
+	for (int i = 0; i < 5000; i++) {
+		snprintf(body, sizeof(body), "line %d", i);
+		ASSERT_EQ_INT(air__dedup_check(&d, 42, body, strlen(body)), 1);
+	}
+	ASSERT_EQ_INT(d.len, 5000);
+	ASSERT_TRUE(d.slot_cap >= 10000);
+	/* A new timestamp after a burst releases the big table. */
+	ASSERT_EQ_INT(air__dedup_check(&d, 43, "x", 1), 0);
+	ASSERT_EQ_INT(d.len, 1);
+	ASSERT_TRUE(d.slot_cap <= 1024);
+	air__dedup_dispose(&d);
+}
+
+AIR_TEST(dedup__evicts_the_oldest_beyond_max)
+{
+	air__dedup d;
+	char body[16];
+
+	air__dedup_init(&d, 4);
+	for (int i = 0; i < 6; i++) {
+		snprintf(body, sizeof(body), "b%d", i);
+		ASSERT_EQ_INT(air__dedup_check(&d, 7, body, strlen(body)), 0);
+	}
+	ASSERT_EQ_INT(d.len, 4);
+	/* b0 and b1 were evicted; b2..b5 remain. */
+	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b5", 2), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b2", 2), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b0", 2), 0); /* evicts b2 */
+	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b2", 2), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b4", 2), 1);
+	air__dedup_dispose(&d);
+	air__dedup_init(&d, 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 1, "a", 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 1, "a", 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 1, "b", 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 1, "a", 1), 0);
+	air__dedup_dispose(&d);
+}
+
+AIR_TEST(dedup__eviction_keeps_probe_chains_intact)
+{
+	/* Many evictions through a small table exercise the backward-shift delete. */
+	air__dedup d;
+	char body[32];
+
+	air__dedup_init(&d, 37);
+	for (int i = 0; i < 20000; i++) {
+		snprintf(body, sizeof(body), "%d", i);
+		ASSERT_EQ_INT(air__dedup_check(&d, 5, body, strlen(body)), 0);
+		if (i >= 36) {
+			snprintf(body, sizeof(body), "%d", i - 36);
+			ASSERT_EQ_INT(air__dedup_check(&d, 5, body, strlen(body)), 1);
+			/* re-checking a present pair does not insert it again */
+		}
+	}
+	ASSERT_EQ_INT(d.len, 37);
+	air__dedup_dispose(&d);
+}
+
+AIR_TEST(mlflow__chunk_names)
+{
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/attempt_0/node_0/logs-1.chunk.txt"), 1);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs-0.chunk.txt"), 0);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/node_3/logs-120.chunk.txt"), 120);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/node_0/other.txt"), -1);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/node_0/logs-.chunk.txt"), -1);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/node_0/logs-1.chunk.txt.bak"), -1);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/node_0/xlogs-1.chunk.txt"), -1);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs/node_0/logs-1a.chunk.txt"), -1);
+	ASSERT_EQ_INT(air__mlflow_chunk_index("logs-99999999999999999999.chunk.txt"), -1);
+}
+
+AIR_TEST(mlflow__log_dirs)
+{
+	char *d = air__mlflow_log_dir(true, 2, 5);
+	ASSERT_EQ_STR(d, "logs/attempt_2/node_5");
+	air__free(d);
+	d = air__mlflow_log_dir(false, 2, 5);
+	ASSERT_EQ_STR(d, "logs/node_5");
+	air__free(d);
+}
+
+static air_run *run_of(const char *state)
+{
+	char buf[256];
+	air_run *r = NULL;
+
+	snprintf(buf, sizeof(buf), "{\"run_id\":9,\"state\":%s}", state);
+	ASSERT_EQ_INT(air__run_from_json(json_loads(buf, 0, NULL), &r, NULL), AIR_OK);
+	return r;
+}
+
+AIR_TEST(logs__no_logs_messages)
+{
+	air_run *r = run_of("{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"FAILED\","
+	                    "\"state_message\":\"boom\"}");
+	char *m = air__no_logs_message(r);
+
+	ASSERT_CONTAINS(m, "run 9");
+	ASSERT_TRUE(air__ends_with(m, "FAILED: boom"));
+	air__free(m);
+	air_run_free(r);
+	r = run_of("{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"SUCCESS\"}");
+	m = air__no_logs_message(r);
+	ASSERT_TRUE(air__ends_with(m, "SUCCESS"));
+	air__free(m);
+	air_run_free(r);
+	r = run_of("{\"life_cycle_state\":\"RUNNING\"}");
+	m = air__no_logs_message(r);
+	ASSERT_CONTAINS(m, "9");
+	ASSERT_CONTAINS(m, "no logs yet");
+	ASSERT_CONTAINS(m, "RUNNING");
+	air__free(m);
+	air_run_free(r);
+}
+
+AIR_TEST(logs_options__defaults_and_ranges)
+{
+	air_logs_options *o = NULL;
+
+	ASSERT_EQ_INT(air_logs_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(o->follow, 1);
+	ASSERT_EQ_INT(air__logs_tail_target(o), 10000);
+	ASSERT_EQ_INT(o->node, -1);
+	ASSERT_EQ_INT(o->attempt, -1);
+	ASSERT_EQ_INT(o->poll_ms, 3000);
+	ASSERT_EQ_INT(o->max_failures, 5);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_FOLLOW, 2), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_FOLLOW, 0), AIR_OK);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, -2), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 0), AIR_OK);
+	ASSERT_EQ_INT(air__logs_tail_target(o), 0);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_MINUTES, -1), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_MINUTES, INT64_MAX), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_NODE, -2), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_NODE, 3), AIR_OK);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, -7), AIR_OK);
+	ASSERT_EQ_INT(o->attempt, -1);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, (int64_t)INT32_MAX + 1),
+	              AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, -1), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_MAX_PAGE_FAILURES, 0), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, 12345, 0), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(air_logs_options_set_int(NULL, AIR_LOGS_NODE, 0), AIR_EINVAL);
+	ASSERT_EQ_INT(air_logs_options_set_interrupt(NULL, NULL), AIR_EINVAL);
+	air_logs_options_free(o);
+	air_logs_options_free(NULL);
+	air_logs_summary_free(NULL);
+	air_download_report_free(NULL);
+	ASSERT_EQ_INT(air_logs_summary_ok(NULL), 0);
+	ASSERT_NULL(air_log_record_line(NULL, NULL));
+}
+
+AIR_TEST(logs_summary__outcome_rule)
+{
+	air_logs_summary s = {0};
+
+	s.terminal = true;
+	s.succeeded = true;
+	ASSERT_TRUE(air_logs_summary_ok(&s));
+	s.succeeded = false;
+	ASSERT_FALSE(air_logs_summary_ok(&s));
+	s.terminal = false;
+	ASSERT_TRUE(air_logs_summary_ok(&s));
+}
