@@ -160,7 +160,9 @@ func (fw *fakeWS) call(t testing.TB, method, path string, body interface{}, out 
 	}
 }
 
-func (fw *fakeWS) reset(t testing.TB) { fw.call(t, "POST", "/__fakews/reset", map[string]interface{}{}, nil) }
+func (fw *fakeWS) reset(t testing.TB) {
+	fw.call(t, "POST", "/__fakews/reset", map[string]interface{}{}, nil)
+}
 
 // newRun stores an AI Runtime run; active runs stay RUNNING for ten minutes.
 func (fw *fakeWS) newRun(t testing.TB, name string, active bool) int64 {
