@@ -1811,7 +1811,20 @@ class App:
                         st.requests = []
                         return json_resp({})
                     since = req.q_int("since", 0)
-                    return json_resp({"requests": [r for r in st.requests if r["seq"] > since]})
+                    method = req.q("method")
+                    path = req.q("path")
+                    bodies = req.q_bool("bodies", True)
+                    out = []
+                    for r in st.requests:
+                        if r["seq"] <= since or (method not in (None, "", "*") and r["method"] != method):
+                            continue
+                        if path and not (r["path"].startswith(path[:-1]) if path.endswith("*")
+                                         else r["path"] == path):
+                            continue
+                        if not bodies:
+                            r = {k: v for k, v in r.items() if k not in ("body", "body_b64")}
+                        out.append(r)
+                    return json_resp({"requests": out})
                 if p == "/faults":
                     if m == "POST":
                         return json_resp({"id": st.add_fault(req.json())})

@@ -540,9 +540,36 @@ static int request_matches(json_t *req, const char *method, const char *path)
 	return strcmp(p, path) == 0;
 }
 
+/* Recorded requests filtered by the server (and again here, to be exact). */
+static json_t *matching(fakews *fw, const char *method, const char *path, int bodies)
+{
+	char q[4200];
+	char *m = curl_easy_escape(NULL, method && strcmp(method, "*") ? method : "", 0);
+	char *p = curl_easy_escape(NULL, path, 0);
+
+	if (!m || !p) {
+		curl_free(m);
+		curl_free(p);
+		FAIL("fakews: out of memory");
+	}
+	snprintf(q, sizeof(q), "/__fakews/requests?method=%s&path=%.4000s%s", m, p,
+	         bodies ? "" : "&bodies=false");
+	curl_free(m);
+	curl_free(p);
+	json_t *r = fakews_call(fw, "GET", q, NULL);
+	json_t *a = json_object_get(r, "requests");
+	if (!json_is_array(a)) {
+		json_decref(r);
+		FAIL("fakews GET /__fakews/requests: reply has no \"requests\" array");
+	}
+	json_incref(a);
+	json_decref(r);
+	return a;
+}
+
 int fakews_count(fakews *fw, const char *method, const char *path)
 {
-	json_t *a = fakews_requests(fw), *req;
+	json_t *a = matching(fw, method, path, 0), *req;
 	size_t i;
 	int n = 0;
 
@@ -556,7 +583,7 @@ int fakews_count(fakews *fw, const char *method, const char *path)
 
 json_t *fakews_last_request(fakews *fw, const char *method, const char *path)
 {
-	json_t *a = fakews_requests(fw), *found = NULL;
+	json_t *a = matching(fw, method, path, 1), *found = NULL;
 
 	for (size_t i = json_array_size(a); i-- > 0;) {
 		json_t *req = json_array_get(a, i);

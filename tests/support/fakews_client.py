@@ -222,17 +222,24 @@ class FakeWS:
     def faults(self):
         return self.call("GET", "/__fakews/faults")["faults"]
 
-    def requests(self, method=None, path=None, since=0):
+    def requests(self, method=None, path=None, since=0, bodies=True):
         """Recorded API requests, oldest first; @path matches exactly or as a prefix
-        when it ends with '*'; @method None or '*' matches any."""
-        reqs = self.call("GET", "/__fakews/requests?since=%d" % since)["requests"]
-        return [r for r in reqs if _matches(r, method, path)]
+        when it ends with '*'; @method None or '*' matches any; bodies=False leaves
+        out "body" and "body_b64"."""
+        q = {"since": since}
+        if method not in (None, "*"):
+            q["method"] = method
+        if path is not None:
+            q["path"] = path
+        if not bodies:
+            q["bodies"] = "false"
+        return self.call("GET", "/__fakews/requests?" + urllib.parse.urlencode(q))["requests"]
 
     def clear_requests(self):
         self.call("DELETE", "/__fakews/requests")
 
     def count(self, method=None, path=None):
-        return len(self.requests(method, path))
+        return len(self.requests(method, path, bodies=False))
 
     def last(self, method=None, path=None):
         reqs = self.requests(method, path)
@@ -320,12 +327,3 @@ class FakeWS:
             return status, rh, json.loads(data)
         return status, rh, data
 
-
-def _matches(r, method, path):
-    if method not in (None, "*") and r["method"] != method:
-        return False
-    if path is None:
-        return True
-    if path.endswith("*"):
-        return r["path"].startswith(path[:-1])
-    return r["path"] == path
