@@ -2192,17 +2192,21 @@ def main(argv=None):
     signal.signal(signal.SIGINT, stop)
 
     if args.parent_pid:
+        # When the watched process is our parent, being reparented means it is
+        # gone (even while it is an unreaped zombie, which kill(pid, 0) still sees).
+        direct = os.getppid() == args.parent_pid
+
         def watch():
             while True:
                 time.sleep(0.2)
+                if direct and os.getppid() != args.parent_pid:
+                    os._exit(0)
                 try:
                     os.kill(args.parent_pid, 0)
                 except ProcessLookupError:
                     os._exit(0)
                 except PermissionError:
                     pass
-                if os.getppid() == 1 and args.parent_pid != 1:
-                    os._exit(0)
         threading.Thread(target=watch, daemon=True).start()
 
     if args.port_file:
