@@ -1,10 +1,155 @@
-/* run_submit.c: the submission half of `air run` (placeholder). */
+/* run_submit.c: the submission half of `air run` (CLI_AND_OUTPUT.md §2.1,
+ * PROTOCOL.md §1.1, §6). Every failure up to and including the submission is
+ * a plain `Error:` line on stderr with exit 1, in JSON mode too. */
+#include <inttypes.h>
+#include <string.h>
+
 #include "cli.h"
+
+/* The MLflow links are looked up for about a second (3 reads 500 ms apart). */
+#define MLFLOW_POLLS 3
+#define MLFLOW_INTERVAL_MS 500
+
+typedef struct progress_state {
+	int32_t phase;      /* phase of the line being updated in place */
+} progress_state;
+
+static const char *phase_label(int32_t phase)
+{
+	switch (phase) {
+	case AIR_PHASE_IDENTITY:
+		return "Looking up the current user";
+	case AIR_PHASE_PREFLIGHT:
+		return "Validating the configuration in the workspace";
+	case AIR_PHASE_POLICY:
+		return "Resolving usage policy";
+	case AIR_PHASE_DIRECTORY:
+		return "Preparing directory";
+	case AIR_PHASE_IMAGE:
+		return "Checking image";
+	case AIR_PHASE_ARTIFACTS:
+		return "Uploading launch files to";
+	case AIR_PHASE_PACKAGING:
+		return "Packaging code from";
+	case AIR_PHASE_SNAPSHOT:
+		return "Uploading code snapshot";
+	case AIR_PHASE_SUBMIT:
+		return "Submitting the run of";
+	default:
+		return NULL;
+	}
+}
+
+/* Progress on an interactive stderr: one line per phase; uploads update
+ * their line in place with the bytes sent. */
+static int on_progress(const air_progress *ev, void *userdata)
+{
+	progress_state *st = userdata;
+	int32_t phase = air_progress_phase(ev);
+	const char *label = phase_label(phase), *detail = air_progress_detail(ev);
+	int64_t done = air_progress_bytes_done(ev), total = air_progress_bytes_total(ev);
+
+	if (!label)
+		return 0;
+	if (phase != st->phase || done == 0) {
+		if (st->phase)
+			fputc('\n', stderr);
+		fprintf(stderr, "%s%s%s", label, detail ? " " : "", detail ? detail : "");
+		st->phase = phase;
+	}
+	if (total > 0 && (phase == AIR_PHASE_ARTIFACTS || phase == AIR_PHASE_SNAPSHOT))
+		fprintf(stderr, "\r%s%s%s (%" PRId64 "/%" PRId64 " KiB)", label, detail ? " " : "",
+		        detail ? detail : "", (done + 1023) / 1024, (total + 1023) / 1024);
+	fflush(stderr);
+	return 0;
+}
+
+static void print_submitted(const air_submission *sub)
+{
+	printf("Job Run ID: %" PRId64 "\n", air_submission_run_id(sub));
+	printf("Dashboard: %s\n", air_submission_dashboard_url(sub));
+	fflush(stdout);
+}
+
+/* Best effort: the run's MLflow links when they appear within about a second. */
+static void print_mlflow_links(air_client *client, int64_t run_id)
+{
+	char *run_url = NULL, *exp_url = NULL;
+
+	if (air_client_poll_mlflow_links(client, run_id, MLFLOW_POLLS, MLFLOW_INTERVAL_MS, &run_url,
+	                                 &exp_url, NULL) == AIR_OK && run_url) {
+		printf("MLflow run: %s\n", run_url);
+		printf("MLflow experiment: %s\n", exp_url);
+		fflush(stdout);
+	}
+	air_free(run_url);
+	air_free(exp_url);
+}
+
+static int submit(const cli_globals *g, air_client *client, const air_config *cfg,
+                  const cli_run_request *req, air_submission **sub)
+{
+	air_submit_options *opts = NULL;
+	progress_state st = {0};
+	air_error *err = NULL;
+	int rc = air_submit_options_new(&opts);
+
+	if (rc == AIR_OK && req->idempotency_key)
+		rc = air_submit_options_set_str(opts, AIR_SUBMIT_IDEMPOTENCY_KEY, req->idempotency_key);
+	if (rc == AIR_OK && !g->json && cli_isatty_stderr())
+		rc = air_submit_options_set_progress_cb(opts, on_progress, &st);
+	if (rc == AIR_OK)
+		rc = air_client_submit(client, cfg, opts, sub, &err);
+	if (st.phase)
+		fputc('\n', stderr);
+	air_submit_options_free(opts);
+	if (rc != AIR_OK) {
+		cli_error_air(err, rc);
+		air_error_free(err);
+		return 1;
+	}
+	return 0;
+}
 
 int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_request *req)
 {
-	(void)g;
-	(void)cfg;
-	(void)req;
-	return cli_error("submitting is not available in this build");
+	air_client *client = NULL;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	int rc = cli_client_new(g, &client, &err);
+
+	if (rc != AIR_OK) {
+		cli_error_air(err, rc);
+		air_error_free(err);
+		return 1;
+	}
+	if (!g->json)
+		fprintf(stderr, "Submitting experiment '%s'...\n", air_config_experiment_name(cfg));
+	rc = submit(g, client, cfg, req, &sub);
+	if (rc != 0)
+		goto out;
+	if (req->watch) {
+		/* JSON: cli_watch() starts with the SUBMITTED event. */
+		if (!g->json)
+			print_submitted(sub);
+		rc = cli_watch(g, client, air_submission_run_id(sub), air_submission_dashboard_url(sub));
+	} else if (g->json) {
+		char id[24];
+		json_t *data = json_object();
+		snprintf(id, sizeof(id), "%" PRId64, air_submission_run_id(sub));
+		json_object_set_new(data, "status", json_string("PENDING"));
+		json_object_set_new(data, "run_id", json_string(id));
+		json_object_set_new(data, "dashboard_url", json_string(air_submission_dashboard_url(sub)));
+		rc = cli_print_data(data);
+	} else {
+		print_submitted(sub);
+		print_mlflow_links(client, air_submission_run_id(sub));
+		fprintf(stderr, "Tip: add --watch to follow the logs until the run ends (or run: air logs %"
+		        PRId64 ").\n", air_submission_run_id(sub));
+		rc = 0;
+	}
+out:
+	air_submission_free(sub);
+	air_client_free(client);
+	return rc;
 }
