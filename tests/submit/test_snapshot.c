@@ -103,7 +103,7 @@ AIR_TEST(snapshot__gitignore_translation)
 
 static void put(const char *dir, const char *rel, const char *data)
 {
-	char path[4096];
+	char path[8192];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, rel);
 	air_test_write_file(path, data, strlen(data));
@@ -210,7 +210,7 @@ AIR_TEST(snapshot__symlink_escaping_root_is_refused)
 AIR_TEST(snapshot__symlink_escaping_through_another_link_is_refused)
 {
 	const char *root = s20_tree();
-	char outside[4096];
+	char outside[4200];
 
 	/* "esc" (ignored) points outside; "ok" looks inside but resolves through it. */
 	snprintf(outside, sizeof(outside), "%s/../outside", root);
