@@ -362,6 +362,27 @@ class LogsTest(WorkspaceCase):
         with self.assertRaises(air.NotFoundError):
             self.client().stream_logs(987654321, lambda r: None)
 
+    def test_download_logs(self):
+        body = air_run_body(accel="GPU_8xH100", count=16)
+        body.update(start_time=1700000000000, end_time=1700000100000)  # started: MLflow ids known
+        rid = self.fw.create_run(body)
+        ids = self.fw.run(rid)["mlflow"]
+        if not ids:
+            self.skipTest("fakews attached no MLflow run")
+        self.fw.mlflow({ids["run_id"]: {"experiment_id": ids["experiment_id"], "artifacts": {
+            "logs/node_0/logs-0.chunk.txt": "a0\n", "logs/node_0/logs-1.chunk.txt": "a1\n",
+            "logs/node_1/logs-0.chunk.txt": "b0\n"}}})
+        with tempfile.TemporaryDirectory() as d:
+            rep = self.client().download_logs(rid, d)
+            self.assertTrue(rep.ok)
+            self.assertEqual([e.node for e in rep], [0, 1])
+            first = rep.entries[0]
+            self.assertEqual(first.path, os.path.join(d, "logs", "node_0.log"))
+            self.assertTrue(first.complete)
+            self.assertEqual(first.bytes, 6)
+            with open(first.path) as f:
+                self.assertEqual(f.read(), "a0\na1\n")
+
     def test_alert_patterns(self):
         pats = air.alert_patterns()
         if not pats:
