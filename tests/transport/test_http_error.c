@@ -1,0 +1,309 @@
+/*
+ * test_http_error.c: error replies -> air_error (PROTOCOL.md §0.2), the
+ * transient classes (§0.3), Retry-After parsing and trace redaction.
+ */
+#include "auth.h"
+#include "http_priv.h"
+#include "support.h"
+
+typedef struct mapping {
+	const char *method;
+	const char *path;
+	int32_t status;
+	const char *body;
+	int code;
+	int32_t kind;
+	int retryable;
+	const char *server_code;  /* NULL: none */
+	const char *message_part; /* must appear in the message */
+	bool retried;             /* the transport retries it */
+} mapping;
+
+static const mapping table[] = {
+	/* error_code wins over the status */
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"gone\"}",
+	 AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, 0, "RESOURCE_DOES_NOT_EXIST", "gone", false},
+	{"GET", "/api/2.0/x", 404, "{\"error_code\":\"ENDPOINT_NOT_FOUND\",\"message\":\"no route\"}",
+	 AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, 0, "ENDPOINT_NOT_FOUND", "no route", false},
+	{"GET", "/api/2.0/x", 401, "{\"error_code\":\"UNAUTHENTICATED\",\"message\":\"Invalid access token\"}",
+	 AIR_EAUTH, AIR_KIND_PERMANENT, 0, "UNAUTHENTICATED", "Invalid access token", false},
+	{"GET", "/api/2.0/x", 403, "{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"nope\"}",
+	 AIR_EPERMISSION, AIR_KIND_PERMANENT, 0, "PERMISSION_DENIED", "nope", false},
+	{"GET", "/api/2.0/x", 403, "{\"error_code\":\"FEATURE_DISABLED\",\"message\":\"off\"}",
+	 AIR_EDISABLED, AIR_KIND_PERMANENT, 0, "FEATURE_DISABLED", "off", false},
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"FEATURE_DISABLED\",\"message\":\"off\"}",
+	 AIR_EDISABLED, AIR_KIND_PERMANENT, 0, "FEATURE_DISABLED", "off", false},
+	{"POST", "/api/2.0/x", 409, "{\"error_code\":\"SOMETHING\",\"message\":\"busy\"}",
+	 AIR_ECONFLICT, AIR_KIND_CONFLICT, 0, "SOMETHING", "busy", false},
+	{"POST", "/api/2.0/x", 400, "{\"error_code\":\"RESOURCE_ALREADY_EXISTS\",\"message\":\"dup\"}",
+	 AIR_ECONFLICT, AIR_KIND_CONFLICT, 0, "RESOURCE_ALREADY_EXISTS", "dup", false},
+	{"POST", "/api/2.0/x", 500, "{\"error_code\":\"ALREADY_EXISTS\",\"message\":\"dup\"}",
+	 AIR_ECONFLICT, AIR_KIND_CONFLICT, 0, "ALREADY_EXISTS", "dup", false},
+	{"POST", "/api/2.0/x", 400, "{\"error_code\":\"ABORTED\",\"message\":\"raced\"}",
+	 AIR_ECONFLICT, AIR_KIND_CONFLICT, 0, "ABORTED", "raced", false},
+	{"GET", "/api/2.0/x", 429, "{\"error_code\":\"TOO_MANY_REQUESTS\",\"message\":\"slow down\"}",
+	 AIR_ERATELIMIT, AIR_KIND_TRANSIENT, 1, "TOO_MANY_REQUESTS", "slow down", true},
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"REQUEST_LIMIT_EXCEEDED\",\"message\":\"limit\"}",
+	 AIR_ERATELIMIT, AIR_KIND_TRANSIENT, 1, "REQUEST_LIMIT_EXCEEDED", "limit", true},
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"RESOURCE_EXHAUSTED\",\"message\":\"quota\"}",
+	 AIR_ERATELIMIT, AIR_KIND_TRANSIENT, 1, "RESOURCE_EXHAUSTED", "quota", true},
+	{"GET", "/api/2.0/x", 500, "{\"error_code\":\"INTERNAL_ERROR\",\"message\":\"boom\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "INTERNAL_ERROR", "boom", false},
+	{"GET", "/api/2.0/x", 503, "{\"error_code\":\"TEMPORARILY_UNAVAILABLE\",\"message\":\"later\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "TEMPORARILY_UNAVAILABLE", "later", true},
+	{"GET", "/api/2.0/x", 504, "{\"error_code\":\"DEADLINE\",\"message\":\"slow\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "DEADLINE", "slow", false},
+	{"GET", "/api/2.0/x", 501, "", AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "UNKNOWN",
+	 "Not Implemented", false},
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"DATA_LOSS\",\"message\":\"lost\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "DATA_LOSS", "lost", false},
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"UNKNOWN\",\"message\":\"huh\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "UNKNOWN", "huh", false},
+	{"GET", "/api/2.0/x", 404, "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"bad\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "INVALID_PARAMETER_VALUE", "bad", false},
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":\"INVALID_STATE\",\"message\":\"state\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "INVALID_STATE", "state", false},
+	{"GET", "/api/2.0/x", 422, "{\"error_code\":\"WHATEVER\",\"message\":\"w\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "WHATEVER", "w", false},
+	/* numeric error codes */
+	{"GET", "/api/2.0/x", 400, "{\"error_code\":1234,\"message\":\"num\"}", AIR_EAPI,
+	 AIR_KIND_PERMANENT, 0, "1234", "num", false},
+	/* the Jobs runs/get "does not exist" rule */
+	{"GET", "/api/2.2/jobs/runs/get", 400,
+	 "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"Run 5 does not exist.\"}",
+	 AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, 0, "INVALID_PARAMETER_VALUE", "Run 5", false},
+	{"GET", "/api/2.1/jobs/runs/get-output", 400,
+	 "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"Run: 7 in job: 3 doesn't exist\"}",
+	 AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, 0, "INVALID_PARAMETER_VALUE", "Run: 7", false},
+	{"POST", "/api/2.2/jobs/runs/get", 400,
+	 "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"Run 5 does not exist.\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "INVALID_PARAMETER_VALUE", "Run 5", false},
+	{"GET", "/api/2.2/jobs/runs/list", 400,
+	 "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"Run 5 does not exist.\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "INVALID_PARAMETER_VALUE", "Run 5", false},
+	{"GET", "/api/2.2/jobs/runs/get", 400,
+	 "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"run_id is required\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "INVALID_PARAMETER_VALUE", "run_id", false},
+	/* legacy {"error"} and OAuth {"error","error_description"} */
+	{"GET", "/api/2.0/x", 400, "{\"error\":\"legacy text\"}", AIR_EAPI, AIR_KIND_PERMANENT, 0,
+	 NULL, "legacy text", false},
+	{"POST", "https://h/oidc/v1/token", 401,
+	 "{\"error\":\"invalid_client\",\"error_description\":\"Client authentication failed\"}",
+	 AIR_EAUTH, AIR_KIND_PERMANENT, 0, "invalid_client", "Client authentication failed", false},
+	/* SCIM */
+	{"GET", "/api/2.0/preview/scim/v2/Me", 403,
+	 "{\"detail\":\"no scim\",\"status\":\"403\",\"scimType\":\"x\"}", AIR_EPERMISSION,
+	 AIR_KIND_PERMANENT, 0, "SCIM_403", "no scim", false},
+	{"GET", "/api/2.0/preview/scim/v2/Me", 500, "{\"detail\":\"null\",\"status\":\"500\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "SCIM_500", "SCIM API Internal Error", false},
+	/* plain "CODE: message" */
+	{"GET", "/api/2.0/x", 400, "INVALID_PARAMETER_VALUE: bad thing\n", AIR_EAPI,
+	 AIR_KIND_PERMANENT, 0, "INVALID_PARAMETER_VALUE", "bad thing", false},
+	{"GET", "/api/2.0/x", 400, "RESOURCE_DOES_NOT_EXIST: not here", AIR_ENOTFOUND,
+	 AIR_KIND_NOT_FOUND, 0, "RESOURCE_DOES_NOT_EXIST", "not here", false},
+	/* HTML <pre> */
+	{"GET", "/api/2.0/x", 404, "<html><body><pre>Page missing</pre></body></html>",
+	 AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, 0, "NOT_FOUND", "Page missing", false},
+	{"GET", "/api/2.0/x", 503, "<HTML><PRE> upstream down </PRE></HTML>", AIR_ESERVER,
+	 AIR_KIND_TRANSIENT, 1, "SERVICE_UNAVAILABLE", "upstream down", true},
+	/* anything else: UNKNOWN + raw body, or the reason phrase; the status decides */
+	{"GET", "/api/2.0/x", 404, "not json at all", AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, 0,
+	 "UNKNOWN", "not json at all", false},
+	{"GET", "/api/2.0/x", 502, "", AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "UNKNOWN", "Bad Gateway",
+	 false},
+	{"GET", "/api/2.0/x", 401, "   ", AIR_EAUTH, AIR_KIND_PERMANENT, 0, "UNKNOWN",
+	 "Unauthorized", false},
+	{"GET", "/api/2.0/x", 400, "[1,2]", AIR_EAPI, AIR_KIND_PERMANENT, 0, "UNKNOWN", "[1,2]",
+	 false},
+	/* the transient message list retries even a 400 or 500 */
+	{"POST", "/api/2.2/jobs/runs/submit", 400,
+	 "{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"Workspace 1 does not have any associated worker environments\"}",
+	 AIR_EAPI, AIR_KIND_PERMANENT, 0, "INVALID_PARAMETER_VALUE", "worker environments", true},
+	{"POST", "/api/2.2/jobs/runs/submit", 500,
+	 "{\"error_code\":\"INTERNAL_ERROR\",\"message\":\"worker env abc-1 not found\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "INTERNAL_ERROR", "worker env", true},
+	{"GET", "/api/2.0/x", 504, "{\"error_code\":\"X\",\"message\":\"Timed out after 30s\"}",
+	 AIR_ESERVER, AIR_KIND_TRANSIENT, 1, "X", "Timed out", true},
+};
+
+AIR_TEST(http_error__classification_table)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		const mapping *m = &table[i];
+		bool retry = !m->retried;
+		air_error *e = air__http_reply_error(m->method, m->path, m->status, m->body,
+		                                     strlen(m->body), "req-1", -1, &retry);
+
+		air_test_note("case %zu: %s %s %d %s", i, m->method, m->path, (int)m->status, m->body);
+		ASSERT_EQ_INT(air_error_code(e), m->code);
+		ASSERT_EQ_INT(air_error_kind(e), m->kind);
+		ASSERT_EQ_INT(air_error_retryable(e), m->retryable);
+		ASSERT_EQ_INT(air_error_http_status(e), m->status);
+		if (m->server_code)
+			ASSERT_EQ_STR(air_error_server_code(e), m->server_code);
+		else
+			ASSERT_NULL(air_error_server_code(e));
+		ASSERT_EQ_STR(air_error_request_id(e), "req-1");
+		ASSERT_CONTAINS(air_error_message(e), m->message_part);
+		ASSERT_CONTAINS(air_error_message(e), m->method);
+		ASSERT_EQ_INT(retry, m->retried);
+		air_error_free(e);
+	}
+}
+
+AIR_TEST(http_error__message_names_method_path_code_status_not_query)
+{
+	air_error *e = air__http_error_from_reply(
+	        "GET", "/api/2.0/mlflow/artifacts/credentials-for-read?run_id=1&sig=SECRETSIG", 403,
+	        "{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"denied\"}", 55, NULL, 2500);
+
+	ASSERT_CONTAINS(air_error_message(e), "GET /api/2.0/mlflow/artifacts/credentials-for-read");
+	ASSERT_CONTAINS(air_error_message(e), "denied");
+	ASSERT_CONTAINS(air_error_message(e), "PERMISSION_DENIED");
+	ASSERT_CONTAINS(air_error_message(e), "HTTP 403");
+	ASSERT_NOT_CONTAINS(air_error_message(e), "SECRETSIG");
+	ASSERT_NOT_CONTAINS(air_error_message(e), "run_id=1");
+	ASSERT_NULL(air_error_request_id(e));
+	ASSERT_EQ_INT(air_error_retry_after_ms(e), 2500);
+	air_error_free(e);
+}
+
+AIR_TEST(http_error__long_bodies_are_truncated)
+{
+	static char body[10000];
+	air_error *e;
+
+	memset(body, 'a', sizeof(body) - 1);
+	e = air__http_error_from_reply("GET", "/x", 500, body, sizeof(body) - 1, NULL, -1);
+	ASSERT_TRUE(strlen(air_error_message(e)) < 2200);
+	ASSERT_CONTAINS(air_error_message(e), "...");
+	air_error_free(e);
+	e = air__http_error_from_reply("GET", "/x", 500, NULL, 0, NULL, -1);
+	ASSERT_CONTAINS(air_error_message(e), "Internal Server Error");
+	air_error_free(e);
+}
+
+AIR_TEST(http_error__transient_messages)
+{
+	ASSERT_TRUE(air__http_transient_message("com.x.UnknownWorkerEnvironmentException: y"));
+	ASSERT_TRUE(air__http_transient_message("There is no worker environment with id 3"));
+	ASSERT_TRUE(air__http_transient_message("Unknown worker environment w"));
+	ASSERT_TRUE(air__http_transient_message("ClusterNotReadyException"));
+	ASSERT_TRUE(air__http_transient_message("rpc deadline exceeded"));
+	ASSERT_TRUE(air__http_transient_message("worker env 12 was not found"));
+	ASSERT_FALSE(air__http_transient_message("worker environment found"));
+	ASSERT_FALSE(air__http_transient_message("Deadline Exceeded")); /* case matters */
+	ASSERT_FALSE(air__http_transient_message("bad accelerator"));
+	ASSERT_FALSE(air__http_transient_message(NULL));
+}
+
+AIR_TEST(retry_after__parsing)
+{
+	/* Sun, 06 Nov 1994 08:49:37 GMT = 784111777 */
+	int64_t now = 784111777000LL;
+
+	ASSERT_EQ_INT(air__http_parse_retry_after("2", now), 2000);
+	ASSERT_EQ_INT(air__http_parse_retry_after(" 0 ", now), 0);
+	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 06 Nov 1994 08:49:40 GMT", now), 3000);
+	ASSERT_EQ_INT(air__http_parse_retry_after("Sunday, 06-Nov-94 08:49:47 GMT", now), 10000);
+	ASSERT_EQ_INT(air__http_parse_retry_after("Sun Nov  6 08:50:37 1994", now), 60000);
+	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), 0);
+	ASSERT_EQ_INT(air__http_parse_retry_after("999999999", now), 24LL * 3600 * 1000);
+	ASSERT_EQ_INT(air__http_parse_retry_after("-1", now), -1);
+	ASSERT_EQ_INT(air__http_parse_retry_after("1.5", now), -1);
+	ASSERT_EQ_INT(air__http_parse_retry_after("soon", now), -1);
+	ASSERT_EQ_INT(air__http_parse_retry_after("", now), -1);
+	ASSERT_EQ_INT(air__http_parse_retry_after(NULL, now), -1);
+	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 32 Nov 1994 08:49:40 GMT", now), -1);
+	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 06 Foo 1994 08:49:40 GMT", now), -1);
+}
+
+AIR_TEST(trace__json_bodies_are_redacted)
+{
+	const char *body = "{\"access_token\":\"AT-SECRET\",\"token_type\":\"Bearer\","
+	                   "\"nested\":{\"refresh_token\":\"RT-SECRET\",\"list\":[{\"token\":\"T-SECRET\"}]},"
+	                   "\"string_value\":\"U:P\",\"client_secret\":\"CS\",\"expires_in\":3600,"
+	                   "\"errors\":[{\"code\":\"KEEP\"}]}";
+	char *out = air__trace_body("application/json", body, strlen(body));
+
+	ASSERT_NOT_NULL(out);
+	ASSERT_NOT_CONTAINS(out, "AT-SECRET");
+	ASSERT_NOT_CONTAINS(out, "RT-SECRET");
+	ASSERT_NOT_CONTAINS(out, "T-SECRET");
+	ASSERT_NOT_CONTAINS(out, "U:P");
+	ASSERT_NOT_CONTAINS(out, "\"CS\"");
+	ASSERT_CONTAINS(out, "\"token_type\":\"Bearer\"");
+	ASSERT_CONTAINS(out, "3600");
+	ASSERT_CONTAINS(out, "KEEP");
+	ASSERT_CONTAINS(out, "[REDACTED]");
+	air__free(out);
+}
+
+AIR_TEST(trace__form_bodies_are_redacted)
+{
+	const char *form = "grant_type=refresh_token&refresh_token=RT-SECRET&client_id=databricks-cli"
+	                   "&client_secret=CS-SECRET&access_token=AT";
+	char *out = air__trace_body("application/x-www-form-urlencoded", form, strlen(form));
+
+	ASSERT_EQ_STR(out, "grant_type=refresh_token&refresh_token=[REDACTED]&client_id=databricks-cli"
+	                   "&client_secret=[REDACTED]&access_token=[REDACTED]");
+	air__free(out);
+}
+
+AIR_TEST(trace__raw_bodies_are_only_counted)
+{
+	char *out = air__trace_body(NULL, "secret file contents", 20);
+
+	ASSERT_EQ_STR(out, "[20 bytes]");
+	air__free(out);
+	out = air__trace_body("text/plain", "{not json", 9);
+	ASSERT_EQ_STR(out, "[9 bytes of text/plain]");
+	air__free(out);
+	ASSERT_NULL(air__trace_body("application/json", "", 0));
+}
+
+AIR_TEST(trace__authorization_headers_are_redacted)
+{
+	char *out = air__trace_headers("GET http://h/x\nAuthorization: Bearer dapi-SECRET\n"
+	                               "authorization: Basic Zm9vOmJhcg==\nAccept: application/json\n"
+	                               "Cookie: s=1\n");
+
+	ASSERT_NOT_CONTAINS(out, "dapi-SECRET");
+	ASSERT_NOT_CONTAINS(out, "Zm9vOmJhcg==");
+	ASSERT_NOT_CONTAINS(out, "s=1");
+	ASSERT_CONTAINS(out, "Authorization: [REDACTED]\n");
+	ASSERT_CONTAINS(out, "Accept: application/json\n");
+	air__free(out);
+}
+
+static int count_cb(int32_t type, const char *text, size_t len, void *ud)
+{
+	air__buf *b = ud;
+
+	(void)type;
+	air__buf_put(b, text, len);
+	return 0;
+}
+
+AIR_TEST(trace__known_secrets_are_scrubbed_literally)
+{
+	const char *env[] = {"DATABRICKS_HOST=https://h.example", "DATABRICKS_TOKEN=dapi-LITERAL",
+	                     NULL};
+	air_client *c = tc_client(env);
+	air__buf seen = AIR__BUF_INIT;
+	air_error *err = NULL, *e;
+
+	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CLIENT_SECRET, "opt-secret-value"), AIR_OK);
+	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_AUTH_TYPE, "pat"), AIR_OK);
+	ASSERT_EQ_INT(air_client_set_debug_cb(c, count_cb, &seen), AIR_OK);
+	ASSERT_OK(tc_resolve(c, &err), err);
+	air__client_debug(c, AIR_DEBUG_INFO, "x dapi-LITERAL y opt-secret-value z");
+	ASSERT_NOT_CONTAINS(air__buf_cstr(&seen), "dapi-LITERAL");
+	ASSERT_NOT_CONTAINS(air__buf_cstr(&seen), "opt-secret-value");
+	ASSERT_CONTAINS(air__buf_cstr(&seen), "x [REDACTED] y [REDACTED] z");
+	e = air__auth_redact(c, air__error_new(AIR_EAPI, 0, "echo dapi-LITERAL"));
+	ASSERT_EQ_STR(air_error_message(e), "echo [REDACTED]");
+	air_error_free(e);
+	air__buf_dispose(&seen);
+	air_client_free(c);
+}
