@@ -1,10 +1,310 @@
-/* cmd_cancel.c: `air cancel` (placeholder). */
-#include "cli.h"
+/* cmd_cancel.c: `air cancel RUN_ID... | --all [-y]` (CLI_AND_OUTPUT.md §2.5, PROTOCOL.md §4). */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "runs_cli.h"
+
+static const char cancel_usage[] = "air cancel RUN_ID... | air cancel --all [-y]";
+
+/* One outcome per argument, in argument order. */
+typedef struct outcome {
+	char *run_id;      /* as given (decimal for --all) */
+	bool ok;
+	bool not_found;
+	char *error;
+} outcome;
+
+typedef struct outcomes {
+	outcome *items;
+	size_t n;
+} outcomes;
+
+static void add(outcomes *o, const char *run_id, bool ok, bool not_found, const char *error)
+{
+	outcome *items = realloc(o->items, (o->n + 1) * sizeof(*items));
+
+	if (!items)
+		return;
+	o->items = items;
+	items[o->n].run_id = strdup(run_id);
+	items[o->n].ok = ok;
+	items[o->n].not_found = not_found;
+	items[o->n].error = error ? strdup(error) : NULL;
+	o->n++;
+}
+
+static void outcomes_free(outcomes *o)
+{
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->items[i].run_id);
+		free(o->items[i].error);
+	}
+	free(o->items);
+}
+
+/* Cancel @ids; append their outcomes. The report keeps the order. */
+static int cancel_ids(const cli_globals *g, air_client *c, const int64_t *ids, size_t n,
+                      outcomes *out)
+{
+	air_cancel_report *rep = NULL;
+	air_error *err = NULL;
+	int rc = air_client_cancel_runs(c, ids, n, &rep, &err);
+
+	if (rc != AIR_OK) {
+		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
+		air_error_free(err);
+		return rc;
+	}
+	for (size_t i = 0; i < air_cancel_report_count(rep); i++) {
+		char id[24];
+		int32_t st = air_cancel_report_status(rep, i);
+
+		snprintf(id, sizeof(id), "%" PRId64, air_cancel_report_run_id(rep, i));
+		add(out, id, st == AIR_OK, st == AIR_ENOTFOUND, air_cancel_report_message(rep, i));
+	}
+	air_cancel_report_free(rep);
+	return 0;
+}
+
+static int report(const cli_globals *g, const outcomes *o, bool all, const char *workspace)
+{
+	size_t failed = 0, done = 0;
+
+	for (size_t i = 0; i < o->n; i++)
+		o->items[i].ok ? done++ : failed++;
+	if (g->json) {
+		json_t *data = json_object(), *cancelled = json_array(), *fails = json_array();
+
+		for (size_t i = 0; i < o->n; i++) {
+			if (o->items[i].ok) {
+				json_array_append_new(cancelled, json_string(o->items[i].run_id));
+			} else {
+				json_t *f = json_object();
+				json_object_set_new(f, "run_id", json_string(o->items[i].run_id));
+				json_object_set_new(f, "error", json_string(o->items[i].error ? o->items[i].error
+				                                                               : "failed"));
+				json_array_append_new(fails, f);
+			}
+		}
+		json_object_set_new(data, "cancelled", cancelled);
+		if (all)
+			json_object_set_new(data, "all", json_true());
+		if (workspace)
+			json_object_set_new(data, "workspace", json_string(workspace));
+		if (failed)
+			json_object_set_new(data, "failed", fails);
+		else
+			json_decref(fails);
+		cli_print_data(data);
+	} else {
+		for (size_t i = 0; i < o->n; i++) {
+			const outcome *it = &o->items[i];
+			if (it->ok)
+				fprintf(stderr, "Cancellation requested for run %s.\n", it->run_id);
+			else if (it->not_found)
+				fprintf(stderr, "Run %s not found: check that it is a Job Run ID (air list shows "
+				                "them). (%s)\n",
+				        it->run_id, it->error ? it->error : "not found");
+			else
+				fprintf(stderr, "Failed to cancel run %s: %s\n", it->run_id,
+				        it->error ? it->error : "failed");
+		}
+		if (failed)
+			fprintf(stderr, "%zu run%s could not be cancelled.\n", failed, failed == 1 ? "" : "s");
+		else if (done > 1 || all)
+			fprintf(stderr, "Cancelled %zu run%s.\n", done, done == 1 ? "" : "s");
+	}
+	return failed ? 1 : 0;
+}
+
+static int cancel_listed(const cli_globals *g, char **args, int n)
+{
+	outcomes out = {NULL, 0};
+	int64_t *ids = calloc((size_t)n + 1, sizeof(*ids));
+	size_t *slot = calloc((size_t)n + 1, sizeof(*slot));
+	size_t nids = 0;
+	air_client *c = NULL;
+	outcomes done = {NULL, 0};
+	int rc = 0;
+
+	if (!ids || !slot) {
+		free(ids);
+		free(slot);
+		return cli_error("out of memory");
+	}
+	for (int i = 0; i < n; i++)
+		if (cli_parse_run_id(args[i], &ids[nids]))
+			slot[nids++] = (size_t)i;
+	if (nids && cli_runs_open(g, CLI_OPEN_CANCEL | CLI_OPEN_NO_PROBE, &c, NULL) != 0)
+		rc = 1;
+	if (rc == 0 && nids)
+		rc = cancel_ids(g, c, ids, nids, &done);
+	if (rc == 0) {
+		/* Merge: invalid ids (no request made) keep their place. */
+		size_t k = 0;
+		for (int i = 0; i < n; i++) {
+			if (k < done.n && slot[k] == (size_t)i) {
+				outcome *d = &done.items[k++];
+				add(&out, args[i], d->ok, d->not_found, d->error);
+			} else {
+				char msg[160];
+				snprintf(msg, sizeof(msg), "invalid run ID \"%.100s\": must be a positive integer",
+				         args[i]);
+				add(&out, args[i], false, false, msg);
+			}
+		}
+		rc = report(g, &out, false, NULL);
+	}
+	outcomes_free(&out);
+	outcomes_free(&done);
+	air_client_free(c);
+	free(ids);
+	free(slot);
+	return rc;
+}
+
+static bool confirmed(void)
+{
+	char line[64];
+	size_t n;
+
+	fprintf(stderr, "Cancel these runs? [y/N] ");
+	fflush(stderr);
+	if (!fgets(line, sizeof(line), stdin))
+		return false;
+	for (n = strlen(line); n > 0 && isspace((unsigned char)line[n - 1]); n--)
+		line[n - 1] = '\0';
+	return !strcasecmp(line, "y") || !strcasecmp(line, "yes");
+}
+
+/* What the --all preview and cancellation need of an active run. */
+typedef struct active_run {
+	int64_t id;
+	char *experiment;
+	int64_t start_ms;
+} active_run;
+
+static void preview(const active_run *runs, size_t n)
+{
+	fprintf(stderr, "%-20s  %-32s  %s\n", "RUN ID", "EXPERIMENT", "STARTED");
+	for (size_t i = 0; i < n; i++) {
+		char started[64] = "-";
+		if (runs[i].start_ms > 0)
+			cli_format_utc_minutes(runs[i].start_ms, started, sizeof(started));
+		fprintf(stderr, "%-20" PRId64 "  %-32s  %s\n", runs[i].id,
+		        runs[i].experiment ? runs[i].experiment : "-", started);
+	}
+}
+
+/* The caller's active AI Runtime runs (scan strategy, up to 2000). */
+static int active_runs(air_client *c, active_run **runs, size_t *n, air_error **err)
+{
+	air_list_options *o = NULL;
+	air_run_iter *it = NULL;
+	const air_run *run;
+	int rc = air_list_options_new(&o);
+
+	*runs = NULL;
+	*n = 0;
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_LIMIT, 2000);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_WORKSPACE_ID, 0);
+	if (rc == AIR_OK)
+		rc = air_client_list_runs(c, o, &it, err);
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK && run) {
+		active_run *p = realloc(*runs, (*n + 1) * sizeof(*p));
+		const char *exp = air_run_experiment_name(run);
+
+		if (!p) {
+			rc = AIR_ENOMEM;
+			break;
+		}
+		*runs = p;
+		p[*n].id = air_run_id(run);
+		p[*n].experiment = exp ? strdup(exp) : NULL;
+		p[*n].start_ms = air_run_start_time_ms(run);
+		(*n)++;
+	}
+	air_run_iter_free(it);
+	air_list_options_free(o);
+	return rc;
+}
+
+static int cancel_all(const cli_globals *g, bool yes)
+{
+	air_client *c = NULL;
+	air_error *err = NULL;
+	active_run *runs = NULL;
+	outcomes out = {NULL, 0};
+	char *me = NULL;
+	size_t n = 0;
+	int rc = cli_runs_open(g, CLI_OPEN_CANCEL, &c, &me);
+
+	if (rc != 0)
+		return rc;
+	fprintf(stderr, "Looking for active runs of %s in %s...\n", me, air_client_host(c));
+	rc = active_runs(c, &runs, &n, &err);
+	if (rc != AIR_OK) {
+		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
+	} else if (n == 0) {
+		fprintf(stderr, "No active runs found.\n");
+		rc = report(g, &out, true, air_client_host(c));
+	} else {
+		if (!yes)
+			preview(runs, n);
+		if (!yes && !confirmed()) {
+			fprintf(stderr, "Aborted: no run was cancelled.\n");
+			rc = 1;
+		} else {
+			int64_t *ids = calloc(n, sizeof(*ids));
+			for (size_t i = 0; ids && i < n; i++)
+				ids[i] = runs[i].id;
+			rc = ids ? cancel_ids(g, c, ids, n, &out) : cli_error("out of memory");
+			if (rc == 0)
+				rc = report(g, &out, true, NULL);
+			free(ids);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(runs[i].experiment);
+	free(runs);
+	outcomes_free(&out);
+	air_error_free(err);
+	air_free(me);
+	air_client_free(c);
+	return rc;
+}
 
 int cmd_cancel(int argc, char **argv, cli_globals *g)
 {
-	(void)argc;
-	(void)argv;
-	(void)g;
-	return cli_error("\"air cancel\" is not available in this build");
+	bool all = false, yes = false;
+	const cli_flag flags[] = {
+		{"all", 0, CLI_BOOL, &all, NULL, NULL, "cancel all your active runs", false},
+		{"yes", 'y', CLI_BOOL, &yes, NULL, NULL, "do not ask for confirmation with --all", false},
+		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
+	};
+	cli_strlist pos = {NULL, 0};
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		cli_print_usage(stdout, cancel_usage, flags);
+		return 0;
+	}
+	if (!cli_parse(argc, argv, flags, g, &pos, cancel_usage))
+		return 1;
+	if ((all && pos.count) || (!all && !pos.count)) {
+		rc = cli_error(all ? "--all cannot be combined with run IDs"
+		                   : "give at least one run ID, or --all");
+		cli_print_usage(stderr, cancel_usage, flags);
+	} else if (all) {
+		rc = cancel_all(g, yes);
+	} else {
+		rc = cancel_listed(g, (char **)pos.items, pos.count);
+	}
+	cli_strlist_free(&pos);
+	return rc;
 }

@@ -1,10 +1,405 @@
-/* cmd_get.c: `air get` (placeholder). */
-#include "cli.h"
+/* cmd_get.c: `air get RUN_ID` (CLI_AND_OUTPUT.md §2.2), plus the error
+ * classification and client opening shared by the run commands. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runs_cli.h"
+
+/* ---- shared: classification (§3.2, §3.3) ---------------------------------- */
+
+static int report(const cli_globals *g, const char *code, const char *kind, bool retryable,
+                  const char *message)
+{
+	if (g->json)
+		return cli_print_error_envelope(code, kind, message, retryable);
+	return cli_error("%s", message);
+}
+
+static bool auth_rejected(int rc, const air_error *err)
+{
+	int32_t status = err ? air_error_http_status(err) : 0;
+	return rc == AIR_EAUTH || rc == AIR_EPERMISSION || status == 401 || status == 403;
+}
+
+int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error *err)
+{
+	const char *msg = err ? air_error_message(err) : air_strerror(rc);
+	char *text = NULL;
+	int out;
+
+	if (stage == CLI_STAGE_SETUP && auth_rejected(rc, err)) {
+		if (asprintf(&text, "%s (pass --profile NAME, or configure a default profile in "
+		                    "~/.databrickscfg or DATABRICKS_HOST/DATABRICKS_TOKEN)",
+		             msg) < 0)
+			text = NULL;
+		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, text ? text : msg);
+	} else if (stage == CLI_STAGE_PROBE && auth_rejected(rc, err)) {
+		if (asprintf(&text, "authentication failed: %s", msg) < 0)
+			text = NULL;
+		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, text ? text : msg);
+	} else if (stage == CLI_STAGE_PROBE) {
+		if (asprintf(&text, "the identity check could not be completed: %s", msg) < 0)
+			text = NULL;
+		out = report(g, "INTERNAL_ERROR", "TRANSIENT", true, text ? text : msg);
+	} else if (stage != CLI_STAGE_CANCEL && rc == AIR_ENOTFOUND) {
+		out = report(g, "NOT_FOUND", "NOT_FOUND", false, msg);
+	} else if (stage != CLI_STAGE_CANCEL && rc == AIR_EINVAL) {
+		out = report(g, "INVALID_ARGS", "PERMANENT", false, msg);
+	} else if (rc == AIR_EDISABLED) {
+		out = report(g, "FEATURE_DISABLED", "PERMANENT", false, msg);
+	} else {
+		out = report(g, "INTERNAL_ERROR", "TRANSIENT", true, msg);
+	}
+	free(text);
+	return out;
+}
+
+int cli_runs_invalid(const cli_globals *g, const char *fmt, ...)
+{
+	char *msg = NULL;
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	rc = report(g, "INVALID_ARGS", "PERMANENT", false, msg ? msg : "invalid arguments");
+	free(msg);
+	return rc;
+}
+
+int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char **user)
+{
+	air_client *c = NULL;
+	air_error *err = NULL;
+	char *me = NULL;
+	int rc = cli_client_new(g, &c, &err);
+	cli_stage stage = CLI_STAGE_SETUP;
+
+	if (rc == AIR_OK)
+		rc = air_client_resolve(c, &err);
+	if (rc == AIR_OK && !(flags & CLI_OPEN_NO_PROBE)) {
+		/* PAT setup contacts nobody: the identity probe checks the credentials. */
+		stage = CLI_STAGE_PROBE;
+		rc = air_client_current_user(c, &me, &err);
+	}
+	if (rc != AIR_OK) {
+		cli_runs_fail(g, (flags & CLI_OPEN_CANCEL) ? CLI_STAGE_CANCEL : stage, rc, err);
+		air_error_free(err);
+		air_client_free(c);
+		air_free(me);
+		return 1;
+	}
+	if (user)
+		*user = me;
+	else
+		air_free(me);
+	*out = c;
+	return 0;
+}
+
+/* ---- get ------------------------------------------------------------------- */
+
+static const char get_usage[] = "air get RUN_ID | air get pool POOL_ID";
+
+/* Python's round(): halves go to the even neighbour. */
+static int64_t round_half_even_ms(int64_t ms)
+{
+	int64_t q = ms / 1000, r = ms % 1000;
+
+	if (r > 500 || (r == 500 && (q % 2) != 0))
+		q++;
+	return q;
+}
+
+static int64_t duration_s(const air_run *run)
+{
+	int64_t start = air_run_start_time_ms(run), end = air_run_end_time_ms(run);
+
+	if (end <= 0)
+		end = (int64_t)time(NULL) * 1000;
+	return round_half_even_ms(end - start);
+}
+
+static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
+
+static int print_json(const air_run *run)
+{
+	json_t *d = json_object();
+	char id[24], *mlflow = NULL;
+
+	snprintf(id, sizeof(id), "%" PRId64, air_run_id(run));
+	json_object_set_new(d, "run_id", json_string(id));
+	json_object_set_new(d, "status", json_string(air_run_state(run)));
+	json_object_set_new(d, "started_at", cli_json_time(air_run_start_time_ms(run)));
+	json_object_set_new(d, "duration_seconds", air_run_start_time_ms(run) > 0
+	                                                    ? json_integer(duration_s(run))
+	                                                    : json_null());
+	json_object_set_new(d, "attempt_number", json_integer(air_run_attempt_number(run)));
+	json_object_set_new(d, "experiment_name", str_or_null(air_run_experiment_name(run)));
+	json_object_set_new(d, "dashboard_url", str_or_null(air_run_dashboard_url(run)));
+	if (air_run_mlflow_run_url(run) &&
+	    asprintf(&mlflow, "%s/artifacts/logs/node_0", air_run_mlflow_run_url(run)) < 0)
+		mlflow = NULL;
+	json_object_set_new(d, "mlflow_url", str_or_null(mlflow));
+	free(mlflow);
+	return cli_print_data(d);
+}
+
+/* ---- text boxes ---- */
+
+/* Display width: UTF-8 code points. */
+static size_t width_of(const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return w;
+}
+
+typedef struct text_lines {
+	char **items;
+	size_t n;
+} text_lines;
+
+static void lines_add(text_lines *l, const char *s, size_t n)
+{
+	char **items = realloc(l->items, (l->n + 1) * sizeof(*items));
+	if (!items)
+		return;
+	l->items = items;
+	l->items[l->n] = strndup(s, n);
+	if (l->items[l->n])
+		l->n++;
+}
+
+static void lines_addf(text_lines *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void lines_addf(text_lines *l, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0) {
+		lines_add(l, s, strlen(s));
+		free(s);
+	}
+	va_end(ap);
+}
+
+static void lines_free(text_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i]);
+	free(l->items);
+	l->items = NULL;
+	l->n = 0;
+}
+
+static void print_box(const char *title, const text_lines *l)
+{
+	size_t w = strlen(title) + 2;
+
+	for (size_t i = 0; i < l->n; i++) {
+		size_t lw = width_of(l->items[i], strlen(l->items[i]));
+		w = lw > w ? lw : w;
+	}
+	printf("╭─ %s ", title);
+	for (size_t i = strlen(title) + 3; i < w + 2; i++)
+		fputs("─", stdout);
+	puts("╮");
+	for (size_t i = 0; i < l->n; i++) {
+		printf("│ %s", l->items[i]);
+		for (size_t k = width_of(l->items[i], strlen(l->items[i])); k < w; k++)
+			putchar(' ');
+		puts(" │");
+	}
+	fputs("╰", stdout);
+	for (size_t i = 0; i < w + 2; i++)
+		fputs("─", stdout);
+	puts("╯");
+}
+
+static void add_text_lines(text_lines *l, const char *s, size_t n)
+{
+	while (n > 0) {
+		const char *nl = memchr(s, '\n', n);
+		size_t len = nl ? (size_t)(nl - s) : n;
+		size_t shown = len > 0 && s[len - 1] == '\r' ? len - 1 : len;
+
+		/* Tabs would break the frame: show them as spaces. */
+		char *copy = strndup(s, shown);
+		for (char *p = copy; p && *p; p++)
+			if (*p == '\t')
+				*p = ' ';
+		if (copy) {
+			lines_add(l, copy, strlen(copy));
+			free(copy);
+		}
+		if (!nl)
+			break;
+		n -= len + 1;
+		s = nl + 1;
+	}
+}
+
+/* The uploaded YAML; legacy runs show their inline parameters; otherwise a
+ * minimal config is put together from what the run reports. */
+static void config_lines(const air_run *run, const json_t *obj, text_lines *l)
+{
+	size_t len = 0;
+	const char *yaml = air_run_config_yaml(run, &len);
+	json_t *tasks = json_object_get(obj, "tasks");
+	json_t *last = json_array_get(tasks, json_array_size(tasks) ? json_array_size(tasks) - 1 : 0);
+	const char *params = json_string_value(
+		json_object_get(json_object_get(last, "gen_ai_compute_task"), "yaml_parameters"));
+
+	if (yaml && len) {
+		add_text_lines(l, yaml, len);
+		return;
+	}
+	if (params && *params) {
+		add_text_lines(l, params, strlen(params));
+		return;
+	}
+	lines_addf(l, "experiment_name: %s",
+	           air_run_experiment_name(run) ? air_run_experiment_name(run) : "N/A");
+	if (air_run_accelerator_type(run)) {
+		lines_addf(l, "compute:");
+		lines_addf(l, "  accelerator_type: %s", air_run_accelerator_type(run));
+		lines_addf(l, "  num_accelerators: %" PRId64, air_run_accelerator_count(run));
+	}
+}
+
+static const char *na(const char *s) { return s && *s ? s : "N/A"; }
+
+static void metadata_lines(const air_run *run, const json_t *obj, text_lines *l)
+{
+	json_int_t submitted = 0;
+	char buf[64], mlflow[64];
+	const char *name = air_run_mlflow_run_name(run), *mid = air_run_mlflow_run_id(run);
+
+	json_unpack((json_t *)obj, "{s?I}", "start_time", &submitted);
+	lines_addf(l, "Run ID:       %" PRId64, air_run_id(run));
+	lines_addf(l, "Status:       %s", air_run_state(run));
+	if (submitted > 0)
+		cli_format_utc_minutes((int64_t)submitted, buf, sizeof(buf));
+	lines_addf(l, "Submitted:    %s", submitted > 0 ? buf : "N/A");
+	lines_addf(l, "Retries:      %d", air_run_attempt_number(run));
+	if (air_run_max_retries(run) < 0)
+		lines_addf(l, "Max Retries:  unlimited");
+	else
+		lines_addf(l, "Max Retries:  %d", air_run_max_retries(run));
+	if (air_run_start_time_ms(run) > 0)
+		cli_format_duration(duration_s(run), buf, sizeof(buf));
+	lines_addf(l, "Duration:     %s", air_run_start_time_ms(run) > 0 ? buf : "N/A");
+	lines_addf(l, "Experiment:   %s", na(air_run_experiment_name(run)));
+	if (name && *name)
+		snprintf(mlflow, sizeof(mlflow), "%s", name);
+	else if (mid)
+		snprintf(mlflow, sizeof(mlflow), "...%s", strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid);
+	lines_addf(l, "MLflow Run:   %s", (name && *name) || mid ? mlflow : "N/A");
+	lines_addf(l, "User:         %s", na(air_run_creator(run)));
+	lines_addf(l, "Accelerators: %s", na(air_run_accelerators(run)));
+	lines_addf(l, "Environment:  %s", na(air_run_environment_version(run)));
+}
+
+static void print_sweep(const air_run *run)
+{
+	size_t n = air_run_iteration_count(run);
+
+	printf("Sweep run %" PRId64 " (%s)\n", air_run_id(run), air_run_state(run));
+	printf("Job: %s\n", na(air_run_dashboard_url(run)));
+	printf("Iterations: %" PRId64 " total, %" PRId64 " completed, %" PRId64 " succeeded, %" PRId64
+	       " failed, %" PRId64 " active\n",
+	       air_run_sweep_stat(run, AIR_SWEEP_TOTAL), air_run_sweep_stat(run, AIR_SWEEP_COMPLETED),
+	       air_run_sweep_stat(run, AIR_SWEEP_SUCCEEDED), air_run_sweep_stat(run, AIR_SWEEP_FAILED),
+	       air_run_sweep_stat(run, AIR_SWEEP_ACTIVE));
+	if (!n)
+		return;
+	printf("\n%-24s %-20s %-16s %s\n", "TASK KEY", "RUN ID", "STATUS", "EXPERIMENT");
+	for (size_t i = 0; i < n; i++)
+		printf("%-24s %-20" PRId64 " %-16s %s\n", na(air_run_iteration_task_key(run, i)),
+		       air_run_iteration_run_id(run, i), na(air_run_iteration_state(run, i)),
+		       na(air_run_iteration_experiment(run, i)));
+}
+
+static int print_text(const air_run *run)
+{
+	text_lines l = {0};
+	char *raw = NULL;
+	json_t *obj = NULL;
+
+	if (air_run_is_sweep(run)) {
+		print_sweep(run);
+		fflush(stdout);
+		return 0;
+	}
+	if (air_run_to_json(run, &raw, NULL) == AIR_OK)
+		obj = json_loads(raw, 0, NULL);
+	air_free(raw);
+	config_lines(run, obj, &l);
+	print_box("Configuration", &l);
+	lines_free(&l);
+	metadata_lines(run, obj, &l);
+	print_box("Metadata", &l);
+	lines_free(&l);
+	json_decref(obj);
+	printf("Dashboard: %s\n", na(air_run_dashboard_url(run)));
+	printf("MLflow run: %s\n", na(air_run_mlflow_run_url(run)));
+	fflush(stdout);
+	return 0;
+}
 
 int cmd_get(int argc, char **argv, cli_globals *g)
 {
-	(void)argc;
-	(void)argv;
-	(void)g;
-	return cli_error("\"air get\" is not available in this build");
+	static const cli_flag flags[] = {{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false}};
+	cli_strlist pos = {NULL, 0};
+	air_client *c = NULL;
+	air_run *run = NULL;
+	air_error *err = NULL;
+	int64_t id;
+	uint32_t what = AIR_GET_WORKSPACE_ID | AIR_GET_MLFLOW | AIR_GET_SWEEP;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		cli_print_usage(stdout, get_usage, flags);
+		return 0;
+	}
+	if (!cli_parse(argc, argv, flags, g, &pos, get_usage))
+		return 1;
+	if (pos.count >= 1 && !strcmp(pos.items[0], "pool")) {
+		cli_strlist_free(&pos);
+		return cmd_get_pool(argc, argv, g);
+	}
+	if (pos.count != 1) {
+		cli_error("accepts 1 arg(s), received %d", pos.count);
+		cli_print_usage(stderr, get_usage, flags);
+		cli_strlist_free(&pos);
+		return 1;
+	}
+	if (!cli_parse_run_id(pos.items[0], &id)) {
+		rc = cli_runs_invalid(g, "invalid run ID \"%s\": must be a positive integer (a Job Run ID)",
+		                      pos.items[0]);
+		cli_strlist_free(&pos);
+		return rc;
+	}
+	cli_strlist_free(&pos);
+	if (cli_runs_open(g, 0, &c, NULL) != 0)
+		return 1;
+	if (!g->json)
+		what |= AIR_GET_MLFLOW_NAME | AIR_GET_CONFIG;
+	rc = air_client_get_run(c, id, what, &run, &err);
+	if (rc != AIR_OK)
+		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
+	else
+		rc = g->json ? print_json(run) : print_text(run);
+	air_error_free(err);
+	air_run_free(run);
+	air_client_free(c);
+	return rc;
 }

@@ -1,10 +1,242 @@
-/* cmd_list.c: `air list` (placeholder). */
-#include "cli.h"
+/* cmd_list.c: `air list` (CLI_AND_OUTPUT.md §2.3, PROTOCOL.md §3). Every
+ * failure is a plain "Error:" line, also in JSON mode. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runs_cli.h"
+
+static const char list_usage[] =
+	"air list [--all-status] [--all-users] [--limit N] [--filter KEY=VALUE]... | air list pools";
+
+/* A row's times come from tasks[0] (else the run), PROTOCOL §3.6. */
+typedef struct row_times {
+	int64_t start_ms, end_ms;
+} row_times;
+
+static row_times times_of(const air_run *run)
+{
+	row_times t = {0, 0};
+	char *raw = NULL;
+	json_t *obj = NULL, *task;
+	json_int_t start = 0, end = 0, tstart = 0, tend = 0;
+
+	if (air_run_to_json(run, &raw, NULL) == AIR_OK)
+		obj = json_loads(raw, 0, NULL);
+	air_free(raw);
+	json_unpack(obj, "{s?I s?I}", "start_time", &start, "end_time", &end);
+	task = json_array_get(json_object_get(obj, "tasks"), 0);
+	json_unpack(task, "{s?I s?I}", "start_time", &tstart, "end_time", &tend);
+	json_decref(obj);
+	t.start_ms = tstart > 0 ? (int64_t)tstart : (int64_t)start;
+	t.end_ms = tend > 0 ? (int64_t)tend : (int64_t)end;
+	return t;
+}
+
+static json_t *json_row(const air_run *run)
+{
+	json_t *r = json_object();
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, air_run_id(run));
+	json_object_set_new(r, "run_id", json_string(id));
+	json_object_set_new(r, "run_name", air_run_name(run) ? json_string(air_run_name(run))
+	                                                     : json_null());
+	json_object_set_new(r, "user", air_run_creator(run) ? json_string(air_run_creator(run))
+	                                                    : json_null());
+	json_object_set_new(r, "status", json_string(air_run_state(run)));
+	json_object_set_new(r, "started_at", cli_json_time(times_of(run).start_ms));
+	json_object_set_new(r, "is_sweep", json_boolean(air_run_is_sweep(run)));
+	return r;
+}
+
+/* ---- text table ---- */
+
+#define NCOLS 8
+
+typedef struct table {
+	char *(*cells)[NCOLS];
+	size_t n;
+} table;
+
+static const char *const headers[NCOLS] = {"RUN ID", "EXPERIMENT", "STATUS", "STARTED",
+                                           "DURATION", "MLFLOW", "USER", "ACCELERATORS"};
+
+static char *dup_or_dash(const char *s) { return strdup(s && *s ? s : "-"); }
+
+static void table_add(table *t, const air_run *run)
+{
+	char *(*cells)[NCOLS] = realloc(t->cells, (t->n + 1) * sizeof(*cells));
+	row_times tm = times_of(run);
+	char buf[64];
+	const char *name = air_run_mlflow_run_name(run), *mid = air_run_mlflow_run_id(run);
+
+	if (!cells)
+		return;
+	t->cells = cells;
+	snprintf(buf, sizeof(buf), "%" PRId64, air_run_id(run));
+	cells[t->n][0] = strdup(buf);
+	cells[t->n][1] = dup_or_dash(air_run_experiment_name(run));
+	cells[t->n][2] = strdup(air_run_state(run));
+	if (tm.start_ms > 0)
+		cli_format_utc_minutes(tm.start_ms, buf, sizeof(buf));
+	cells[t->n][3] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
+	if (tm.start_ms > 0) {
+		int64_t end = tm.end_ms > 0 ? tm.end_ms : (int64_t)time(NULL) * 1000;
+		cli_format_duration((end - tm.start_ms) / 1000, buf, sizeof(buf));
+	}
+	cells[t->n][4] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
+	if (mid && !(name && *name))
+		snprintf(buf, sizeof(buf), "...%s", strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid);
+	cells[t->n][5] = dup_or_dash(name && *name ? name : mid ? buf : NULL);
+	cells[t->n][6] = dup_or_dash(air_run_creator(run));
+	cells[t->n][7] = dup_or_dash(air_run_accelerators(run));
+	t->n++;
+}
+
+static void table_print(const table *t)
+{
+	size_t w[NCOLS];
+
+	for (int c = 0; c < NCOLS; c++) {
+		w[c] = strlen(headers[c]);
+		for (size_t r = 0; r < t->n; r++)
+			if (t->cells[r][c] && strlen(t->cells[r][c]) > w[c])
+				w[c] = strlen(t->cells[r][c]);
+	}
+	for (int c = 0; c < NCOLS; c++)
+		printf("%-*s%s", (int)w[c], headers[c], c + 1 < NCOLS ? "  " : "\n");
+	for (size_t r = 0; r < t->n; r++)
+		for (int c = 0; c < NCOLS; c++)
+			printf("%-*s%s", (int)w[c], t->cells[r][c] ? t->cells[r][c] : "-",
+			       c + 1 < NCOLS ? "  " : "\n");
+}
+
+static void table_free(table *t)
+{
+	for (size_t r = 0; r < t->n; r++)
+		for (int c = 0; c < NCOLS; c++)
+			free(t->cells[r][c]);
+	free(t->cells);
+}
+
+static int build_options(const cli_globals *g, int64_t limit, bool all_status, bool all_users,
+                         const cli_strlist *filters, air_list_options **out)
+{
+	air_list_options *o = NULL;
+	air_error *err = NULL;
+	int rc = air_list_options_new(&o);
+
+	if (rc == AIR_OK && limit <= 0) {
+		air_list_options_free(o);
+		return cli_error("--limit must be greater than 0, got %" PRId64, limit);
+	}
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_LIMIT, limit);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_ALL_STATUS, all_status);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_ALL_USERS, all_users);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_MLFLOW, !g->json);
+	for (int i = 0; rc == AIR_OK && i < filters->count; i++)
+		rc = air_list_options_add_filter(o, filters->items[i], &err);
+	if (rc != AIR_OK) {
+		cli_error_air(err, rc);
+		air_error_free(err);
+		air_list_options_free(o);
+		return 1;
+	}
+	*out = o;
+	return 0;
+}
+
+static int run_listing(const cli_globals *g, const air_list_options *o)
+{
+	air_client *c = NULL;
+	air_run_iter *it = NULL;
+	air_error *err = NULL;
+	const air_run *run;
+	json_t *rows = json_array();
+	table t = {NULL, 0};
+	int rc = cli_client_new(g, &c, &err);
+
+	if (rc == AIR_OK)
+		rc = air_client_list_runs(c, o, &it, &err);
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, &err)) == AIR_OK && run) {
+		if (g->json)
+			json_array_append_new(rows, json_row(run));
+		else
+			table_add(&t, run);
+	}
+	if (rc != AIR_OK) {
+		cli_error_air(err, rc);
+		rc = 1;
+	} else {
+		if (air_run_iter_truncated(it))
+			fprintf(stderr, "Warning: stopped after inspecting the most recent runs; the list "
+			                "may be incomplete (narrow it with --filter).\n");
+		if (g->json) {
+			json_t *data = json_object();
+			json_object_set(data, "runs", rows);
+			rc = cli_print_data(data);
+		} else {
+			if (t.n)
+				table_print(&t);
+			else
+				puts("No runs found.");
+			fflush(stdout);
+			rc = 0;
+		}
+	}
+	json_decref(rows);
+	table_free(&t);
+	air_error_free(err);
+	air_run_iter_free(it);
+	air_client_free(c);
+	return rc;
+}
 
 int cmd_list(int argc, char **argv, cli_globals *g)
 {
-	(void)argc;
-	(void)argv;
-	(void)g;
-	return cli_error("\"air list\" is not available in this build");
+	int64_t limit = 20;
+	bool all_status = false, all_users = false;
+	cli_strlist filters = {NULL, 0}, pos = {NULL, 0};
+	const cli_flag flags[] = {
+		{"all-status", 0, CLI_BOOL, &all_status, NULL, NULL, "include finished runs", false},
+		{"all-users", 0, CLI_BOOL, &all_users, NULL, NULL, "include other users' runs", false},
+		{"limit", 0, CLI_INT, &limit, NULL, "N", "most runs to show (default 20)", false},
+		{"filter", 0, CLI_STRING_LIST, &filters, NULL, "KEY=VALUE",
+		 "user, experiment (glob), accelerator_type, num_accelerators; repeatable", false},
+		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
+	};
+	air_list_options *o = NULL;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		cli_print_usage(stdout, list_usage, flags);
+		return 0;
+	}
+	if (!cli_parse(argc, argv, flags, g, &pos, list_usage)) {
+		cli_strlist_free(&filters);
+		return 1;
+	}
+	if (pos.count >= 1 && !strcmp(pos.items[0], "pools")) {
+		cli_strlist_free(&pos);
+		cli_strlist_free(&filters);
+		return cmd_list_pools(argc, argv, g);
+	}
+	if (pos.count) {
+		rc = cli_error("unknown command \"%s\" for \"air list\"", pos.items[0]);
+		cli_print_usage(stderr, list_usage, flags);
+	} else {
+		rc = build_options(g, limit, all_status, all_users, &filters, &o);
+		if (rc == 0)
+			rc = run_listing(g, o);
+	}
+	air_list_options_free(o);
+	cli_strlist_free(&pos);
+	cli_strlist_free(&filters);
+	return rc;
 }

@@ -1,10 +1,312 @@
-/* cmd_logs.c: `air logs` (placeholder). */
-#include "cli.h"
+/* cmd_logs.c: `air logs RUN_ID` (CLI_AND_OUTPUT.md §2.4, PROTOCOL.md §5) and
+ * the log printer shared with `run --watch`. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runs_cli.h"
+
+/* ---- shared: printing records and events (§4) ----------------------------- */
+
+json_t *cli_json_text(const char *s, size_t len)
+{
+	json_t *v = json_stringn(s, len);
+	char *clean, *o;
+
+	if (v)
+		return v;
+	/* Not UTF-8: keep valid sequences, replace each bad byte by U+FFFD. */
+	clean = malloc(len * 3 + 1);
+	if (!clean)
+		return json_string("");
+	o = clean;
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+		json_t *probe = n && i + n <= len ? json_stringn(s + i, n) : NULL;
+
+		if (probe) {
+			memcpy(o, s + i, n);
+			o += n;
+			i += n;
+			json_decref(probe);
+		} else {
+			memcpy(o, "\xEF\xBF\xBD", 3);
+			o += 3;
+			i++;
+		}
+	}
+	v = json_stringn(clean, (size_t)(o - clean));
+	free(clean);
+	return v ? v : json_string("");
+}
+
+static json_t *event(const char *type)
+{
+	json_t *e = json_object();
+	char ts[32];
+
+	cli_now_rfc3339(ts);
+	json_object_set_new(e, "type", json_string(type));
+	json_object_set_new(e, "ts", json_string(ts));
+	return e;
+}
+
+static void print_line_event(const char *type, int32_t node, const char *line, size_t len)
+{
+	json_t *e = event(type);
+
+	json_object_set_new(e, "node", json_integer(node));
+	json_object_set_new(e, "line", cli_json_text(line, len));
+	cli_print_jsonl(e);
+}
+
+void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *message)
+{
+	if (g->json) {
+		print_line_event("ERROR", node, message, strlen(message));
+	} else {
+		puts(message);
+		fflush(stdout);
+	}
+}
+
+typedef struct printer {
+	const cli_globals *g;
+	int32_t node;
+} printer;
+
+static int on_record(const air_log_record *rec, void *ud)
+{
+	const printer *p = ud;
+	size_t len;
+	const char *line = air_log_record_line(rec, &len);
+
+	if (p->g->json) {
+		print_line_event("LOG", p->node, line, len);
+	} else {
+		fwrite(line, 1, len, stdout);
+		putchar('\n');
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static int on_alert(const air_log_record *rec, int32_t pattern, void *ud)
+{
+	const printer *p = ud;
+	size_t len;
+	const char *line = air_log_record_line(rec, &len);
+
+	(void)pattern;
+	print_line_event("ALERT", p->node, line, len);
+	return 0;
+}
+
+static int on_status(const char *current, const char *previous, void *ud)
+{
+	json_t *e = event("STATUS");
+
+	(void)ud;
+	json_object_set_new(e, "status", json_string(current));
+	if (previous)
+		json_object_set_new(e, "previous_status", json_string(previous));
+	cli_print_jsonl(e);
+	return 0;
+}
+
+int64_t cli_logs_poll_ms(void)
+{
+	const char *v = getenv("AIR_LOGS_POLL_MS");
+	char *end;
+	long long ms;
+
+	if (!v || !*v)
+		return -1;
+	ms = strtoll(v, &end, 10);
+	return *end || ms < 0 ? -1 : (int64_t)ms;
+}
+
+int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
+                    const air_logs_options *opts, int32_t node, bool watch,
+                    air_logs_summary **summary, air_error **err)
+{
+	printer p = {g, node};
+
+	/* ALERT events exist only in JSON; STATUS events only for --watch. */
+	return air_client_stream_logs(c, run_id, opts, on_record, g->json && watch ? on_status : NULL,
+	                              g->json ? on_alert : NULL, &p, summary, err);
+}
+
+/* ---- `air logs` -------------------------------------------------------------- */
+
+static const char logs_usage[] =
+	"air logs RUN_ID [--tail N | --lines N] [--minutes N] [--node N] [--retry N] "
+	"[--download-to DIR]";
+
+typedef struct logs_args {
+	int64_t lines, tail, minutes, node, retry;
+	bool lines_seen, tail_seen, node_seen, review;
+	const char *download_to;
+} logs_args;
+
+/* The validation order of CLI_AND_OUTPUT.md §2.4; returns 0 or the exit code. */
+static int validate(const cli_globals *g, logs_args *a, const char *id_arg, int64_t *id)
+{
+	bool tail_given = a->lines_seen || a->tail_seen;
+
+	if (a->review)
+		return cli_runs_invalid(g, "--review is not implemented");
+	if (a->lines_seen && a->tail_seen && a->lines != a->tail)
+		return cli_runs_invalid(g, "--tail %" PRId64 " and --lines %" PRId64
+		                           " disagree: they are the same option, give one",
+		                        a->tail, a->lines);
+	if (a->tail_seen)
+		a->lines = a->tail;
+	if (a->download_to && tail_given)
+		return cli_runs_invalid(g, "--download-to writes whole logs: it cannot be combined "
+		                           "with --tail/--lines");
+	if (a->download_to && a->minutes > 0)
+		return cli_runs_invalid(g, "--download-to writes whole logs: it cannot be combined "
+		                           "with --minutes");
+	if (tail_given && a->lines > 0 && a->minutes > 0)
+		return cli_runs_invalid(g, "--tail/--lines and --minutes cannot be combined");
+	if (tail_given && a->lines < 0)
+		return cli_runs_invalid(g, "--tail/--lines must be 0 or more, got %" PRId64, a->lines);
+	if (a->minutes < 0)
+		return cli_runs_invalid(g, "--minutes must be 0 or more, got %" PRId64, a->minutes);
+	if (a->node < 0)
+		return cli_runs_invalid(g, "--node must be 0 or more, got %" PRId64, a->node);
+	if (a->node > INT32_MAX)
+		return cli_runs_invalid(g, "--node %" PRId64 " is too large", a->node);
+	if (!cli_parse_run_id(id_arg, id))
+		return cli_runs_invalid(g, "invalid run ID \"%s\": must be a positive integer (a Job Run ID)",
+		                        id_arg);
+	return 0;
+}
+
+static int set_options(const logs_args *a, air_logs_options *o)
+{
+	int rc = AIR_OK;
+	int64_t poll = cli_logs_poll_ms();
+
+	if (a->lines_seen || a->tail_seen)
+		rc = air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, a->lines);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_int(o, AIR_LOGS_MINUTES, a->minutes);
+	if (rc == AIR_OK && (a->node_seen || !a->download_to))
+		rc = air_logs_options_set_int(o, AIR_LOGS_NODE, a->node);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, a->retry < 0 ? -1 : a->retry);
+	if (rc == AIR_OK && poll >= 0)
+		rc = air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
+	return rc;
+}
+
+static int download(const cli_globals *g, air_client *c, int64_t id, const char *dir,
+                    const air_logs_options *o)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	size_t n, files = 0;
+	int rc = air_client_download_logs(c, id, dir, o, &rep, &err);
+
+	if (rc != AIR_OK) {
+		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
+		air_error_free(err);
+		return rc;
+	}
+	n = air_download_report_count(rep);
+	for (size_t i = 0; i < n; i++)
+		files += air_download_report_path(rep, i) != NULL;
+	if (air_download_report_no_logs_message(rep)) {
+		cli_logs_print_no_logs(g, 0, air_download_report_no_logs_message(rep));
+	} else {
+		fprintf(stderr, "Downloaded logs of %zu of %zu node%s:\n", files, n, n == 1 ? "" : "s");
+		for (size_t i = 0; i < n; i++) {
+			const char *path = air_download_report_path(rep, i);
+			if (path)
+				fprintf(stderr, "  %s (%" PRId64 " bytes)%s\n", path,
+				        air_download_report_bytes(rep, i),
+				        air_download_report_complete(rep, i) ? "" : " [incomplete]");
+		}
+		for (size_t i = 0; i < n; i++)
+			if (air_download_report_error(rep, i))
+				fprintf(stderr, "Warning: node %d: %s\n", air_download_report_node(rep, i),
+				        air_download_report_error(rep, i));
+	}
+	rc = air_download_report_ok(rep) ? 0 : 1;
+	air_download_report_free(rep);
+	return rc;
+}
+
+static int stream(const cli_globals *g, air_client *c, int64_t id, const air_logs_options *o,
+                  int32_t node)
+{
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	int rc = cli_logs_stream(g, c, id, o, node, false, &sum, &err);
+
+	if (rc != AIR_OK) {
+		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
+		air_error_free(err);
+		return rc;
+	}
+	if (air_logs_summary_no_logs_message(sum))
+		cli_logs_print_no_logs(g, node, air_logs_summary_no_logs_message(sum));
+	rc = air_logs_summary_ok(sum) ? 0 : 1;
+	air_logs_summary_free(sum);
+	return rc;
+}
 
 int cmd_logs(int argc, char **argv, cli_globals *g)
 {
-	(void)argc;
-	(void)argv;
-	(void)g;
-	return cli_error("\"air logs\" is not available in this build");
+	logs_args a = {0, 0, 0, 0, -1, false, false, false, false, NULL};
+	const cli_flag flags[] = {
+		{"tail", 0, CLI_INT, &a.tail, &a.tail_seen, "N",
+		 "last N lines of a finished run (default 10000; 0 prints nothing)", false},
+		{"lines", 0, CLI_INT, &a.lines, &a.lines_seen, "N", "same as --tail", false},
+		{"minutes", 0, CLI_INT, &a.minutes, NULL, "N", "only the last N minutes", false},
+		{"node", 0, CLI_INT, &a.node, &a.node_seen, "N", "node index (default 0)", false},
+		{"retry", 0, CLI_INT, &a.retry, NULL, "N", "retry attempt, 0-based (default: latest)",
+		 false},
+		{"download-to", 0, CLI_STRING, &a.download_to, NULL, "DIR",
+		 "write DIR/logs/node_<n>.log for every node (or --node)", false},
+		{"review", 0, CLI_BOOL, &a.review, NULL, NULL, NULL, true},
+		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
+	};
+	cli_strlist pos = {NULL, 0};
+	air_logs_options *o = NULL;
+	air_client *c = NULL;
+	int64_t id = 0;
+	int rc;
+
+	if (cli_wants_help(argc, argv)) {
+		cli_print_usage(stdout, logs_usage, flags);
+		return 0;
+	}
+	if (!cli_parse(argc, argv, flags, g, &pos, logs_usage))
+		return 1;
+	if (pos.count != 1) {
+		cli_error("accepts 1 arg(s), received %d", pos.count);
+		cli_print_usage(stderr, logs_usage, flags);
+		cli_strlist_free(&pos);
+		return 1;
+	}
+	rc = validate(g, &a, pos.items[0], &id);
+	cli_strlist_free(&pos);
+	if (rc != 0)
+		return rc;
+	if (air_logs_options_new(&o) != AIR_OK || set_options(&a, o) != AIR_OK) {
+		air_logs_options_free(o);
+		return cli_runs_fail(g, CLI_STAGE_CALL, AIR_ENOMEM, NULL);
+	}
+	if (cli_runs_open(g, 0, &c, NULL) == 0)
+		rc = a.download_to ? download(g, c, id, a.download_to, o)
+		                   : stream(g, c, id, o, (int32_t)a.node);
+	else
+		rc = 1;
+	air_client_free(c);
+	air_logs_options_free(o);
+	return rc;
 }

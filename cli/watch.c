@@ -1,11 +1,90 @@
-/* watch.c: `air run --watch` (placeholder). */
-#include "cli.h"
+/* watch.c: `air run --watch` after the submission (PROTOCOL.md §6, SCENARIOS S53-S54). */
+#include <inttypes.h>
+#include <string.h>
+
+#include "runs_cli.h"
+
+#define RULE_WIDTH 60
+
+static void print_rule(const char *label)
+{
+	size_t n = strlen(label), left = (RULE_WIDTH - n) / 2, right = RULE_WIDTH - n - left;
+
+	for (size_t i = 0; i < left; i++)
+		putchar('=');
+	fputs(label, stdout);
+	for (size_t i = 0; i < right; i++)
+		putchar('=');
+	putchar('\n');
+}
+
+static void print_submitted(int64_t run_id, const char *dashboard_url)
+{
+	json_t *e = json_object();
+	char ts[32], id[24];
+
+	cli_now_rfc3339(ts);
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	json_object_set_new(e, "type", json_string("SUBMITTED"));
+	json_object_set_new(e, "ts", json_string(ts));
+	json_object_set_new(e, "run_id", json_string(id));
+	json_object_set_new(e, "dashboard_url", json_string(dashboard_url ? dashboard_url : ""));
+	cli_print_jsonl(e);
+}
+
+/* The last line: a fresh read of the run's state ("UNKNOWN" when it fails). */
+static void print_terminal(air_client *client, int64_t run_id, const char *dashboard_url)
+{
+	json_t *env = json_object(), *data = json_object();
+	air_run *run = NULL;
+	char ts[32], id[24];
+
+	cli_now_rfc3339(ts);
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	if (air_client_get_run(client, run_id, 0, &run, NULL) != AIR_OK)
+		run = NULL;
+	json_object_set_new(data, "status", json_string(run ? air_run_state(run) : "UNKNOWN"));
+	json_object_set_new(data, "run_id", json_string(id));
+	json_object_set_new(data, "dashboard_url", json_string(dashboard_url ? dashboard_url : ""));
+	json_object_set_new(env, "v", json_integer(1));
+	json_object_set_new(env, "ts", json_string(ts));
+	json_object_set_new(env, "data", data);
+	cli_print_jsonl(env);
+	air_run_free(run);
+}
 
 int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const char *dashboard_url)
 {
-	(void)g;
-	(void)client;
-	(void)run_id;
-	(void)dashboard_url;
-	return cli_error("--watch is not available in this build");
+	air_logs_options *o = NULL;
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	int64_t poll = cli_logs_poll_ms();
+	int rc, exit_code;
+
+	if (g->json) {
+		print_submitted(run_id, dashboard_url);
+	} else {
+		printf("\nMonitoring run %" PRId64 " until it finishes (Ctrl-C stops watching; the run "
+		       "keeps going).\n",
+		       run_id);
+		print_rule(" Logs ");
+		fflush(stdout);
+	}
+	/* Node 0, latest attempt, no tail or window: follow until terminal. */
+	rc = air_logs_options_new(&o);
+	if (rc == AIR_OK && poll >= 0)
+		rc = air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
+	if (rc == AIR_OK)
+		rc = cli_logs_stream(g, client, run_id, o, 0, true, &sum, &err);
+	if (rc == AIR_OK && air_logs_summary_no_logs_message(sum))
+		cli_logs_print_no_logs(g, 0, air_logs_summary_no_logs_message(sum));
+	if (rc != AIR_OK)
+		cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
+	exit_code = rc == AIR_OK && air_logs_summary_succeeded(sum) ? 0 : 1;
+	if (g->json)
+		print_terminal(client, run_id, dashboard_url);
+	air_error_free(err);
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+	return exit_code;
 }

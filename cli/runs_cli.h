@@ -1,0 +1,47 @@
+/*
+ * runs_cli.h: what the run commands (get, list, cancel, logs, pools, watch)
+ * share: error classification (CLI_AND_OUTPUT.md §3.2-§3.3), opening a
+ * client with the identity probe, and the log stream printer.
+ */
+#ifndef AIR_RUNS_CLI_H
+#define AIR_RUNS_CLI_H
+
+#include "cli.h"
+
+/* Where a failure happened; it decides the reported code. */
+typedef enum cli_stage {
+	CLI_STAGE_SETUP,  /* client configuration and credentials */
+	CLI_STAGE_PROBE,  /* the identity probe (SCIM Me) */
+	CLI_STAGE_CALL,   /* the command's own calls */
+	CLI_STAGE_CANCEL  /* cancel: nothing is classified as an auth failure */
+} cli_stage;
+
+/* Report a failure as an error envelope (JSON) or "Error: ..." (text);
+ * returns 1. @err may be NULL. */
+int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error *err);
+/* Report an INVALID_ARGS failure with a printf message; returns 1. */
+int cli_runs_invalid(const cli_globals *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Flags of cli_runs_open(). */
+#define CLI_OPEN_CANCEL   1u /* cancel: failures are INTERNAL_ERROR, never auth errors */
+#define CLI_OPEN_NO_PROBE 2u /* resolve only, no identity probe */
+
+/* A resolved client that (unless CLI_OPEN_NO_PROBE) passed the identity probe;
+ * the user name in *user when wanted (air_free()). Returns 0, or 1 after
+ * reporting the failure. */
+int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char **user);
+
+/* Poll interval from $AIR_LOGS_POLL_MS (tests), else -1 (library default). */
+int64_t cli_logs_poll_ms(void);
+
+/* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
+ * (JSON); with @watch also STATUS events. Returns the library status. */
+int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
+                    const air_logs_options *opts, int32_t node, bool watch,
+                    air_logs_summary **summary, air_error **err);
+/* The "no logs" message: an ERROR event (JSON) or a stdout line (text). */
+void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *message);
+/* A JSON string for possibly invalid UTF-8 (invalid bytes become U+FFFD). */
+json_t *cli_json_text(const char *s, size_t len);
+
+#endif /* AIR_RUNS_CLI_H */
