@@ -1,13 +1,13 @@
 /*
  * submit_flow.c: air_client_submit() — the sequence of PROTOCOL.md §1.1.
  *
- * Local checks come first (config size, the snapshot plan; a plain-tar
- * snapshot is packaged here too), so a bad snapshot fails before the first
- * request. Then: identity (cached on the client) -> pre-flight -> token ->
- * usage policy -> experiment directory -> legacy image -> one mkdirs of the
- * launch directory and its artifacts uploaded in parallel -> code snapshot
- * -> git sidecars -> runs/submit. A simple run therefore costs 5 requests in
- * 4 sequential round trips once the user is known.
+ * Local checks come first (the snapshot plan; a plain-tar snapshot is
+ * packaged here too), so a bad snapshot fails before the first request.
+ * Then: identity (cached on the client) -> pre-flight -> token -> usage
+ * policy -> experiment directory -> legacy image -> one mkdirs of the launch
+ * directory and its artifacts uploaded in parallel -> code snapshot -> git
+ * sidecars -> runs/submit. A simple run therefore costs 5 requests in 4
+ * sequential round trips once the user is known.
  */
 #include "submit_internal.h"
 
@@ -84,16 +84,13 @@ static const char *home_dir(const air_client *c)
 	return home ? home : getenv("HOME");
 }
 
-/* Everything local: config size and the snapshot plan (packaged in plain mode). */
+/* Everything local: the snapshot plan (packaged in plain mode). The config
+ * size limit of §1.1 step 9 is enforced when the config is parsed. */
 static int local_checks(flow *f, air_error **err)
 {
 	air__snapshot_spec spec;
 	int rc;
 
-	if (f->w.source_len > AIR_CONFIG_MAX_BYTES)
-		return air__failf(err, AIR_ECONFIG, AIR_KIND_INVALID_CONFIG,
-		                  "the configuration file is %zu bytes; at most %d bytes can be uploaded",
-		                  f->w.source_len, AIR_CONFIG_MAX_BYTES);
 	if (!f->w.has_code_source)
 		return AIR_OK;
 	memset(&spec, 0, sizeof(spec));

@@ -142,3 +142,123 @@ bool running_as_root(void)
 {
 	return geteuid() == 0;
 }
+
+/* ---- the fake workspace ---- */
+
+fakews *flow_fw;
+
+static void stop_server(void)
+{
+	fakews_stop(flow_fw);
+	flow_fw = NULL;
+}
+
+void flow_setup(void)
+{
+	if (!flow_fw) {
+		flow_fw = fakews_start();
+		atexit(stop_server);
+	}
+	fakews_reset(flow_fw);
+	unsetenv("AIR_IMAGE_POLL_MS");
+}
+
+air_config *load_yaml(const char *dir, const char *name, const char *yaml)
+{
+	char path[4200];
+	air_config *cfg = NULL;
+	air_error *err = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	air_test_write_file(path, yaml, strlen(yaml));
+	if (air_config_load_file(path, &cfg, &err) != AIR_OK)
+		FAIL("cannot load %s: %s", path, err ? air_error_message(err) : "?");
+	return cfg;
+}
+
+const char *request_log(void)
+{
+	static char buf[16384];
+	json_t *reqs = fakews_requests(flow_fw), *r;
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(reqs, i, r) {
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s %s\n",
+		                        json_string_value(json_object_get(r, "method")),
+		                        json_string_value(json_object_get(r, "path")));
+		if (off >= sizeof(buf))
+			break;
+	}
+	json_decref(reqs);
+	return buf;
+}
+
+int count_prefix(const char *method, const char *prefix)
+{
+	char pattern[4200];
+
+	snprintf(pattern, sizeof(pattern), "%s*", prefix);
+	return fakews_count(flow_fw, method, pattern);
+}
+
+json_t *last_body(const char *method, const char *path)
+{
+	json_t *req = fakews_last_request(flow_fw, method, path), *body;
+	json_error_t e;
+	const char *text;
+
+	if (!req)
+		FAIL("no %s %s request was made", method, path);
+	text = json_string_value(json_object_get(req, "body"));
+	body = text ? json_loads(text, 0, &e) : NULL;
+	json_decref(req);
+	if (!body)
+		FAIL("the %s %s body is not JSON", method, path);
+	return body;
+}
+
+void assert_json_eq(json_t *got, const char *want_text)
+{
+	json_error_t e;
+	json_t *want = json_loads(want_text, 0, &e);
+
+	if (!want)
+		FAIL("bad expected JSON (%s): %s", e.text, want_text);
+	if (!json_equal(got, want)) {
+		char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
+		char *w = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
+		air_test_note("got  %s", g ? g : "(null)");
+		air_test_note("want %s", w ? w : "(null)");
+		free(g);
+		free(w);
+		json_decref(want);
+		json_decref(got);
+		FAIL("JSON documents differ");
+	}
+	json_decref(want);
+	json_decref(got);
+}
+
+bool is_uuid4(const char *s)
+{
+	if (strlen(s) != 36 || s[14] != '4' || !strchr("89ab", s[19]))
+		return false;
+	for (int i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		if (dash ? s[i] != '-' : !strchr("0123456789abcdef", s[i]))
+			return false;
+	}
+	return true;
+}
+
+bool has_prefix(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix);
+}

@@ -40,3 +40,30 @@ const char *git_repo(const char *dir, const char *const *files);
 bool running_as_root(void);
 
 #endif /* AIR_SUBMIT_TEST_H */
+
+/* ---- the fake workspace (tests of the submission flow) ---- */
+#include <jansson.h>
+
+#include <air/air.h>
+
+#include "fakews.h"
+
+/* The shared server of this test binary, reset before every test (install
+ * flow_hooks with AIR_TEST_HOOKS(flow_setup, NULL)). */
+extern fakews *flow_fw;
+void flow_setup(void);
+
+/* Write @yaml to <tmp>/<name> and load + validate it (FAIL on errors). */
+air_config *load_yaml(const char *dir, const char *name, const char *yaml);
+/* "METHOD path" of every recorded request, one per line (static buffer). */
+const char *request_log(void);
+/* Number of recorded requests whose decoded path starts with @prefix. */
+int count_prefix(const char *method, const char *prefix);
+/* The JSON body of the most recent @method @path request (FAIL when absent). */
+json_t *last_body(const char *method, const char *path);
+/* Compare two JSON values (FAIL with both printed). Steals @got. */
+void assert_json_eq(json_t *got, const char *want);
+/* A lowercase hyphenated UUIDv4. */
+bool is_uuid4(const char *s);
+bool has_prefix(const char *s, const char *prefix);
+bool has_suffix(const char *s, const char *suffix);
