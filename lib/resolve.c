@@ -570,9 +570,10 @@ int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **
 		}
 	for (const char *p = auth; p < end; p++)
 		if ((unsigned char)*p <= ' ' || *p == '\\') {
+			int rc = air__failf(err, AIR_EINVAL, 0, "host \"%.*s\" contains invalid characters",
+			                    (int)(end - auth), auth);
 			air__free(url);
-			return air__failf(err, AIR_EINVAL, 0, "host \"%.*s\" contains invalid characters",
-			                  (int)(end - auth), auth);
+			return rc;
 		}
 	if (auth == end) {
 		air__free(url);

@@ -153,9 +153,10 @@ AIR_TEST(http_error__classification_table)
 
 AIR_TEST(http_error__message_names_method_path_code_status_not_query)
 {
+	static const char body[] = "{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"denied\"}";
 	air_error *e = air__http_error_from_reply(
 	        "GET", "/api/2.0/mlflow/artifacts/credentials-for-read?run_id=1&sig=SECRETSIG", 403,
-	        "{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"denied\"}", 55, NULL, 2500);
+	        body, sizeof(body) - 1, NULL, 2500);
 
 	ASSERT_CONTAINS(air_error_message(e), "GET /api/2.0/mlflow/artifacts/credentials-for-read");
 	ASSERT_CONTAINS(air_error_message(e), "denied");
