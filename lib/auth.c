@@ -351,7 +351,7 @@ void air__auth_scrub(const air_client *c, air__buf *b)
 	static const int32_t secret_opts[] = {AIR_OPT_TOKEN, AIR_OPT_PASSWORD, AIR_OPT_CLIENT_SECRET};
 	static const char *const secret_env[] = {"DATABRICKS_TOKEN", "DATABRICKS_PASSWORD",
 	                                         "DATABRICKS_CLIENT_SECRET"};
-	air__auth *a = c->auth;
+	air__auth *a;
 
 	for (size_t i = 0; i < AIR__ARRAY_SIZE(secret_opts); i++)
 		scrub_one(b, air__client_opt_str(c, secret_opts[i]));
@@ -363,7 +363,7 @@ void air__auth_scrub(const air_client *c, air__buf *b)
 	scrub_one(b, c->cfg.attr[AIR__A_TOKEN]);
 	scrub_one(b, c->cfg.attr[AIR__A_PASSWORD]);
 	scrub_one(b, c->cfg.attr[AIR__A_CLIENT_SECRET]);
-	if (!a)
+	if (!(a = c->auth))
 		return;
 	if (a->header)
 		scrub_one(b, strchr(a->header, ' ') ? strrchr(a->header, ' ') + 1 : NULL);

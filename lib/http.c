@@ -193,6 +193,15 @@ static int prepare(xfer *x, air_error **err)
 	return AIR_OK;
 }
 
+/* Header lists hold the Authorization line: overwrite before releasing. */
+static void free_headers(xfer *x)
+{
+	for (struct curl_slist *h = x->headers; h; h = h->next)
+		explicit_bzero(h->data, strlen(h->data));
+	curl_slist_free_all(x->headers);
+	x->headers = NULL;
+}
+
 static bool add_header(xfer *x, const char *line)
 {
 	struct curl_slist *l = curl_slist_append(x->headers, line);
@@ -349,8 +358,7 @@ static void start_attempt(engine *g, xfer *x)
 	x->up_now = 0;
 	x->abort_rc = 0;
 	x->retry_after_ms = -1;
-	curl_slist_free_all(x->headers);
-	x->headers = NULL;
+	free_headers(x);
 
 	if (!(r->flags & AIR__HTTP_NO_AUTH)) {
 		if ((rc = air__auth_header(c, g->ctx, &auth, &e)) != AIR_OK) {
@@ -626,7 +634,7 @@ int air__http_run(air_client *c, const air__ctx *ctx, const air__http_req *reqs,
 			air_error_free(x->err);
 		if (x->easy)
 			air__xfer_ctx_put_easy(g.xc, x->easy);
-		curl_slist_free_all(x->headers);
+		free_headers(x);
 		air__buf_dispose(&x->body);
 		air__buf_dispose(&x->head);
 		air__free(x->request_id);
