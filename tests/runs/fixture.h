@@ -1,0 +1,37 @@
+/*
+ * fixture.h: the fake workspace shared by the runs/logs integration tests.
+ * One fakews per test binary, reset before every test; `client` points at it.
+ */
+#ifndef AIR_RUNS_FIXTURE_H
+#define AIR_RUNS_FIXTURE_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+#include <air/air.h>
+
+#include "fakews.h"
+
+extern fakews *fw;
+extern air_client *client;
+
+/* Test hooks: start (once) or reset the server, make a fresh client. */
+void fixture_setup(void);
+void fixture_teardown(void);
+
+/* SCENARIOS.md RUN(id, result): a terminal ai_runtime_task run started at
+ * 1700000000000 and ended 12 s later, task run id id+1, GPU_1xH100 x1. */
+int64_t fixture_std_run(int64_t id, const char *result);
+/* Recorded API requests with this method and path (prefix when ending in
+ * '*'), oldest first. Caller json_decref()s. */
+json_t *fixture_requests(const char *method, const char *path);
+/* First value of query key @key of request @req, or NULL. */
+const char *fixture_query(const json_t *req, const char *key);
+/* The query of request @req as "k=v&..." in recorded key order (static buffer). */
+const char *fixture_query_string(const json_t *req);
+
+/* Whether @s ends with @suffix (NULL @s: false). */
+bool ends_with(const char *s, const char *suffix);
+
+#endif /* AIR_RUNS_FIXTURE_H */
