@@ -334,7 +334,8 @@ static void json_scalar(air__buf *b, const air__ynode *n)
 			return;
 		}
 		if (n->u.text[1] != 'x' && n->u.text[1] != 'o') {
-			put_number(b, n->u.text, false); /* a big decimal is still a JSON number */
+			/* Beyond int64: a float, which every JSON reader takes. */
+			put_number(b, n->u.text, true);
 			return;
 		}
 		break; /* a huge hex/octal number stays text */

@@ -31,7 +31,7 @@ static int fail(const override *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	e = air__error_vnew(AIR_ECONFIG, 0, fmt, ap);
 	va_end(ap);
-	field = air__strndup(o->path, o->path_len);
+	field = o->path_len ? air__strndup(o->path, o->path_len) : NULL;
 	air__error_set_field(e, field);
 	air__free(field);
 	return air__fail(o->err, e);

@@ -24,6 +24,8 @@ typedef struct anchor {
 
 typedef struct builder {
 	air__arena *arena;
+	const char *data;
+	size_t len;
 	const char *name;
 	bool positions;
 	air_error **err;
@@ -211,9 +213,59 @@ static bool at_key(const builder *b)
 	return b->depth > 0 && f->node->kind == AIR__Y_MAP && (b->nstack - f->base) % 2 == 0;
 }
 
+/* Point at the `|` or `>` header of a block scalar whose content starts at
+ * byte @pos: the last non-blank line before it holds the indicator, the
+ * first '|' or '>' there that stands alone (then chomping/indent or space). */
+static void block_header(builder *b, size_t pos)
+{
+	const char *s = b->data;
+	size_t i = pos < b->len ? pos : b->len, start, j;
+	int32_t lines = 0;
+
+	while (i > 0 && strchr(" \t\r\n", s[i - 1]))
+		lines += s[--i] == '\n';
+	for (start = i; start > 0 && s[start - 1] != '\n'; start--)
+		;
+	for (j = start; j < i; j++) {
+		bool alone_before = j == start || s[j - 1] == ' ' || s[j - 1] == '\t';
+		bool alone_after = j + 1 == i || strchr(" \t-+0123456789", s[j + 1]);
+		if ((s[j] == '|' || s[j] == '>') && alone_before && alone_after) {
+			int32_t col = 1;
+			for (size_t k = start; k < j; k++)
+				col += ((unsigned char)s[k] & 0xC0) != 0x80;
+			b->line -= lines;
+			b->column = col;
+			return;
+		}
+	}
+}
+
 static void set_pos(builder *b, struct fy_event *ev)
 {
 	const struct fy_mark *m = fy_event_start_mark(ev);
+	enum fy_scalar_style style;
+
+	if (!m)
+		return;
+	b->line = m->line + 1;
+	b->column = m->column + 1;
+	/* libfyaml marks quoted scalars and aliases after their first character. */
+	if (ev->type == FYET_ALIAS && b->column > 1) {
+		b->column--;
+	} else if (ev->type == FYET_SCALAR) {
+		style = fy_token_scalar_style(ev->scalar.value);
+		if ((style == FYSS_SINGLE_QUOTED || style == FYSS_DOUBLE_QUOTED) && b->column > 1)
+			b->column--;
+		else if (style == FYSS_LITERAL || style == FYSS_FOLDED)
+			block_header(b, m->input_pos);
+	}
+}
+
+/* Errors about a tag point at the tag. */
+static void tag_pos(builder *b, struct fy_event *ev)
+{
+	struct fy_token *t = fy_event_get_tag_token(ev);
+	const struct fy_mark *m = t ? fy_token_start_mark(t) : NULL;
 
 	if (m) {
 		b->line = m->line + 1;
@@ -266,6 +318,7 @@ static int scalar_type(builder *b, struct fy_event *ev, const char *text, size_t
 		*out = AIR__YT_FLOAT;
 		return 0;
 	}
+	tag_pos(b, ev);
 	if (tag_is(tag, tlen, "int") || tag_is(tag, tlen, "bool") || tag_is(tag, tlen, "null") ||
 	    tag_is(tag, tlen, "float")) {
 		char q[96];
@@ -280,7 +333,7 @@ static int add_scalar(builder *b, struct fy_event *ev)
 {
 	size_t len = 0;
 	const char *text = fy_token_get_text(ev->scalar.value, &len);
-	air__ytype type;
+	air__ytype type = AIR__YT_STR;
 	air__ynode *n;
 
 	if (!text)
@@ -335,9 +388,11 @@ static int open_container(builder *b, struct fy_event *ev, air__ykind kind)
 
 	if (at_key(b))
 		return fail_at(b, b->line, b->column, "mapping keys must be scalars");
-	if (tag && !tag_is(tag, tlen, "!") && !tag_is(tag, tlen, kind == AIR__Y_MAP ? "map" : "seq"))
+	if (tag && !tag_is(tag, tlen, "!") && !tag_is(tag, tlen, kind == AIR__Y_MAP ? "map" : "seq")) {
+		tag_pos(b, ev);
 		return fail_at(b, b->line, b->column, "unsupported YAML tag \"%.*s\"",
 		               (int)(tlen > 64 ? 64 : tlen), tag);
+	}
 	if (b->depth == AIR__CFG_MAX_DEPTH)
 		return fail_at(b, b->line, b->column, "nesting is deeper than %d levels",
 		               AIR__CFG_MAX_DEPTH);
@@ -496,6 +551,8 @@ int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *nam
 
 	memset(&b, 0, sizeof(b));
 	b.arena = a;
+	b.data = data;
+	b.len = len;
 	b.name = name;
 	b.positions = positions;
 	b.err = err;

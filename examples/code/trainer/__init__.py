@@ -1,0 +1,1 @@
+"""Example training code shipped with the libair workload examples."""
