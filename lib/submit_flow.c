@@ -66,10 +66,14 @@ static int enter(flow *f, int32_t phase, int64_t total, const char *detail, air_
 	return notify(f, phase, 0, total, detail) == AIR_OK ? AIR_OK : aborted(err);
 }
 
-/* Upload progress from the transport, reported in the current phase. */
+/* Upload progress from the transport, reported during the upload phases
+ * (JSON bodies of the other calls are not worth counting). */
 static int on_bytes(void *ud, int64_t done, int64_t total)
 {
 	flow *f = ud;
+
+	if (f->phase != AIR_PHASE_ARTIFACTS && f->phase != AIR_PHASE_SNAPSHOT)
+		return 0;
 	return notify(f, f->phase, done, total, f->detail);
 }
 
