@@ -1,0 +1,817 @@
+/* test_logs_api.c: log streaming, the MLflow fallback and downloads against
+ * the fake workspace (SCENARIOS S45-S52, PROTOCOL §5). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "test.h"
+
+AIR_TEST_HOOKS(fixture_setup, fixture_teardown)
+
+/* ---- a recording consumer ---------------------------------------------------------- */
+
+typedef struct seen {
+	char lines[256][64];
+	int32_t nodes[256];
+	int32_t sources[256];
+	int n;
+	char events[4096];     /* "A:<pattern> " before alerted lines, "S:<cur>/<prev> " */
+	int stop_after;        /* record callback returns 1 at this count (0: never) */
+	int stop_on_status;
+} seen;
+
+static int on_record(const air_log_record *rec, void *ud)
+{
+	seen *s = ud;
+	size_t len;
+	const char *line = air_log_record_line(rec, &len);
+
+	if (s->n < 256) {
+		snprintf(s->lines[s->n], sizeof(s->lines[0]), "%.*s", (int)len, line);
+		s->nodes[s->n] = air_log_record_node(rec);
+		s->sources[s->n] = air_log_record_source(rec);
+	}
+	s->n++;
+	snprintf(s->events + strlen(s->events), sizeof(s->events) - strlen(s->events), "L ");
+	return s->stop_after && s->n >= s->stop_after;
+}
+
+static int on_alert(const air_log_record *rec, int32_t pattern, void *ud)
+{
+	seen *s = ud;
+	(void)rec;
+	snprintf(s->events + strlen(s->events), sizeof(s->events) - strlen(s->events), "A%d ",
+	         pattern);
+	return 0;
+}
+
+static int on_status(const char *cur, const char *prev, void *ud)
+{
+	seen *s = ud;
+	snprintf(s->events + strlen(s->events), sizeof(s->events) - strlen(s->events), "S:%s/%s ",
+	         cur, prev ? prev : "-");
+	return s->stop_on_status;
+}
+
+static air_logs_options *opts(int64_t poll_ms)
+{
+	air_logs_options *o = NULL;
+	ASSERT_EQ_INT(air_logs_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll_ms), AIR_OK);
+	return o;
+}
+
+static int stream(int64_t id, const air_logs_options *o, seen *s, air_logs_summary **sum,
+                  air_error **err)
+{
+	return air_client_stream_logs(client, id, o, on_record, on_status, on_alert, s, sum, err);
+}
+
+static void expect_lines(const seen *s, const char *const *want, int n)
+{
+	if (s->n != n)
+		FAIL("expected %d lines, got %d (first: \"%s\")", n, s->n, s->n ? s->lines[0] : "");
+	for (int i = 0; i < n; i++)
+		ASSERT_EQ_STR(s->lines[i], want[i]);
+}
+
+static const char *std_records =
+	"{\"records\":[{\"time_unix_nano\":1700000003000000000,\"body\":\"CUDA out of memory\"},"
+	"{\"time_unix_nano\":\"1700000002000000000\",\"body\":\"step 2\"},"
+	"{\"time_unix_nano\":1700000001000000000,\"body\":\"step 1\"}]}";
+
+/* ---- §5.3 tail ------------------------------------------------------------------------ */
+
+AIR_TEST(logs__completed_run_tail_s45)
+{
+	static const char *const want[] = {"step 1", "step 2", "CUDA out of memory"};
+	seen s = {0};
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	json_t *reqs;
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, NULL, &s, &sum, &err), err);
+	expect_lines(&s, want, 3);
+	/* The alert comes just before the record of its line; status first. */
+	ASSERT_EQ_STR(s.events, "S:SUCCESS/- L L A1 L ");
+	ASSERT_EQ_INT(s.sources[0], AIR_LOG_SOURCE_ENDPOINT);
+	ASSERT_EQ_INT(air_logs_summary_records(sum), 3);
+	ASSERT_EQ_STR(air_logs_summary_state(sum), "SUCCESS");
+	ASSERT_TRUE(air_logs_summary_terminal(sum));
+	ASSERT_TRUE(air_logs_summary_succeeded(sum));
+	ASSERT_TRUE(air_logs_summary_ok(sum));
+	ASSERT_EQ_INT(air_logs_summary_source(sum), AIR_LOG_SOURCE_ENDPOINT);
+	ASSERT_NULL(air_logs_summary_no_logs_message(sum));
+	air_logs_summary_free(sum);
+	reqs = fixture_requests("GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs");
+	ASSERT_EQ_INT(json_array_size(reqs), 1);
+	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 0)),
+	              "ascending=false&from=1700000000&to=1700000012&page_size=10000&filter.node_index=0");
+	json_decref(reqs);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/preview/scim/v2/Me"), 1);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 1);
+}
+
+AIR_TEST(logs__tail_options_lines_retry_node)
+{
+	static const char *const last[] = {"CUDA out of memory"};
+	air_logs_options *o = opts(10);
+	seen s = {0};
+	json_t *reqs;
+
+	fixture_std_run(123, "FAILED");
+	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fakews_callf(fw, "POST", "/__fakews/runs/123/logs",
+	             "{\"records\":[{\"time_unix_nano\":1700000005000000000,\"body\":\"n2\","
+	             "\"node_index\":2}]}");
+	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 1);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	expect_lines(&s, last, 1);
+	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, -1);
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 0);
+	air_logs_options_set_int(o, AIR_LOGS_NODE, 2);
+	memset(&s, 0, sizeof(s));
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 1);
+	ASSERT_EQ_STR(s.lines[0], "n2");
+	ASSERT_EQ_INT(s.nodes[0], 2);
+	reqs = fixture_requests("GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs");
+	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 0)),
+	              "ascending=false&from=1700000000&to=1700000012&page_size=10000&"
+	              "ref.attempt_number=0&filter.node_index=2");
+	json_decref(reqs);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__tail_across_pages_keeps_the_newest)
+{
+	air_logs_options *o = opts(10);
+	seen s = {0};
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_configf(fw, "{\"logs_max_page_size\":4}");
+	fakews_callf(fw, "POST", "/__fakews/runs/123/logs",
+	             "{\"synthetic\":{\"count\":25,\"start_ns\":1700000001000000000,\"step_ns\":1000000,"
+	             "\"text\":\"line {i}\"}}");
+	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 10);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 10);
+	ASSERT_EQ_STR(s.lines[0], "line 15");
+	ASSERT_EQ_STR(s.lines[9], "line 24");
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs"), 3);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__window_minutes)
+{
+	air_logs_options *o = opts(10);
+	seen s = {0};
+	json_t *reqs;
+	long long from, now = (long long)time(NULL);
+
+	fixture_std_run(123, "SUCCESS");
+	air_logs_options_set_int(o, AIR_LOGS_MINUTES, 30);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	reqs = fixture_requests("GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs");
+	from = atoll(fixture_query(json_array_get(reqs, 0), "from"));
+	ASSERT_TRUE(from >= now - 1800 - 5 && from <= now - 1800 + 5);
+	json_decref(reqs);
+	air_logs_options_free(o);
+}
+
+/* ---- §5.4 follow ------------------------------------------------------------------------ */
+
+AIR_TEST(logs__follow_scripted_pages_s47)
+{
+	static const char *const want[] = {"a", "b", "c", "d", "e"};
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+	json_t *reqs;
+	const char *path = "/api/2.0/ai-training/workflows/by-run-id/123/logs";
+
+	fakews_create_runf(fw,
+		"{\"run_id\":123,\"start_time\":1700000000000,\"state\":{\"life_cycle_state\":\"RUNNING\"},"
+		"\"tasks\":[{\"run_id\":124,\"ai_runtime_task\":{\"experiment\":\"x\"}}],\"sequence\":["
+		"{\"state\":{\"life_cycle_state\":\"RUNNING\"}},{\"state\":{\"life_cycle_state\":\"RUNNING\"}},"
+		"{\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"FAILED\"},"
+		"\"end_time\":1700000030000}]}");
+	fakews_faultf(fw, "{\"path\":\"%s\",\"query\":{\"page_token\":\"p2\"},\"status\":200,\"body\":"
+	                  "{\"log_records\":[{\"time_unix_nano\":1700000002000000000,\"body\":\"b\"},"
+	                  "{\"time_unix_nano\":1700000000500000000,\"body\":\"stale\"},"
+	                  "{\"time_unix_nano\":1700000003000000000,\"body\":\"c\"}]}}", path);
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":200,\"body\":{\"log_records\":["
+	                  "{\"time_unix_nano\":1700000001000000000,\"body\":\"a\"},"
+	                  "{\"time_unix_nano\":1700000002000000000,\"body\":\"b\"}],"
+	                  "\"next_page_token\":\"p2\"}}", path);
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":200,\"body\":{\"log_records\":["
+	                  "{\"time_unix_nano\":1700000003000000000,\"body\":\"c\"},"
+	                  "{\"time_unix_nano\":\"1700000004000000000\",\"body\":\"d\"}]}}", path);
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":200,\"body\":{\"log_records\":["
+	                  "{\"time_unix_nano\":1700000004000000000,\"body\":\"d\"},"
+	                  "{\"time_unix_nano\":1700000005000000000,\"body\":\"e\"}]}}", path);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, &sum, &err), err);
+	expect_lines(&s, want, 5);
+	ASSERT_EQ_STR(s.events, "S:RUNNING/- L L L L S:FAILED/RUNNING L ");
+	ASSERT_FALSE(air_logs_summary_ok(sum));
+	ASSERT_EQ_STR(air_logs_summary_state(sum), "FAILED");
+	air_logs_summary_free(sum);
+	reqs = fixture_requests("GET", path);
+	ASSERT_EQ_INT(json_array_size(reqs), 4);
+	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 0)),
+	              "ascending=true&from=1700000000&filter.node_index=0");
+	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 1), "page_token"), "p2");
+	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 2)),
+	              "ascending=true&from=1700000003&filter.node_index=0");
+	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 3)),
+	              "ascending=true&from=1700000004&to=1700000030&filter.node_index=0");
+	json_decref(reqs);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 3);
+	air_logs_options_free(o);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A run that is PENDING, RUNNING for @running_ms and then SUCCESS, with @n
+ * lines appearing while it runs (small pages, many shared seconds). */
+static int64_t live_run(int n, int running_ms, int pending_ms)
+{
+	int64_t id = fakews_create_runf(
+		fw, "{\"lifecycle\":{\"pending_ms\":%d,\"running_ms\":%d,\"result\":\"SUCCESS\"},"
+		    "\"tasks\":[{\"ai_runtime_task\":{\"experiment\":\"live\"}}]}",
+		pending_ms, running_ms);
+	long long start = now_ms() + pending_ms;
+
+	{
+		char body[256];
+		snprintf(body, sizeof(body),
+		         "{\"synthetic\":{\"count\":%d,\"start_ns\":%lld,\"step_ns\":%lld,"
+		         "\"text\":\"live {i}\"}}",
+		         n, (start + 20) * 1000000LL, (long long)(running_ms - 60) * 1000000LL / n);
+		char path[64];
+		snprintf(path, sizeof(path), "/__fakews/runs/%lld/logs", (long long)id);
+		json_decref(fakews_call(fw, "POST", path, body));
+	}
+	return id;
+}
+
+AIR_TEST(logs__follow_live_run_in_order_without_duplicates)
+{
+	air_logs_options *o = opts(20);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+	int64_t id;
+
+	fakews_configf(fw, "{\"logs_page_size\":7}");
+	id = live_run(120, 900, 150);
+	ASSERT_OK(stream(id, o, &s, &sum, &err), err);
+	ASSERT_EQ_INT(s.n, 120);
+	for (int i = 0; i < 120; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "live %d", i);
+		ASSERT_EQ_STR(s.lines[i], want);
+	}
+	ASSERT_TRUE(air_logs_summary_ok(sum));
+	ASSERT_EQ_INT(air_logs_summary_records(sum), 120);
+	ASSERT_CONTAINS(s.events, "S:PENDING/- ");
+	ASSERT_CONTAINS(s.events, "S:RUNNING/PENDING ");
+	ASSERT_CONTAINS(s.events, "S:SUCCESS/RUNNING ");
+	ASSERT_TRUE(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get") > 3);
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__zero_timestamps_always_delivered)
+{
+	static const char *const want[] = {"x", "y", "x", "y"}; /* both polls */
+	air_logs_options *o = opts(10);
+	seen s = {0};
+	const char *path = "/api/2.0/ai-training/workflows/by-run-id/7/logs";
+
+	fakews_create_runf(fw, "{\"run_id\":7,\"start_time\":1700000000000,\"state\":{\"life_cycle_state\":"
+	                       "\"RUNNING\"},\"tasks\":[{\"ai_runtime_task\":{}}],\"sequence\":["
+	                       "{},{\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":"
+	                       "\"SUCCESS\"},\"end_time\":1700000009000}]}");
+	fakews_faultf(fw, "{\"path\":\"%s\",\"times\":-1,\"status\":200,\"body\":{\"log_records\":["
+	                  "{\"body\":\"x\"},{\"time_unix_nano\":\"later\",\"body\":\"y\"}]}}", path);
+	ASSERT_OK(stream(7, o, &s, NULL, NULL), NULL);
+	expect_lines(&s, want, 4);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__stop_by_callback)
+{
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	s.stop_after = 2;
+	ASSERT_EQ_INT(stream(123, o, &s, &sum, &err), AIR_EABORTED);
+	ASSERT_EQ_INT(s.n, 2);
+	ASSERT_NULL(sum);
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_ABORTED);
+	air_error_free(err);
+	err = NULL;
+	memset(&s, 0, sizeof(s));
+	s.stop_on_status = 1;
+	ASSERT_EQ_INT(stream(123, o, &s, &sum, &err), AIR_EABORTED);
+	ASSERT_EQ_INT(s.n, 0);
+	air_error_free(err);
+	air_logs_options_free(o);
+}
+
+typedef struct trigger {
+	air_interrupt *intr;
+	int delay_ms;
+} trigger;
+
+static void *trigger_later(void *arg)
+{
+	trigger *t = arg;
+	usleep((useconds_t)t->delay_ms * 1000);
+	air_interrupt_trigger(t->intr);
+	return NULL;
+}
+
+static void expect_prompt_interrupt(air_logs_options *o, int64_t id)
+{
+	air_interrupt *intr = NULL;
+	pthread_t th;
+	trigger t;
+	seen s = {0};
+	air_error *err = NULL;
+	long long t0;
+
+	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
+	air_logs_options_set_interrupt(o, intr);
+	t.intr = intr;
+	t.delay_ms = 300;
+	pthread_create(&th, NULL, trigger_later, &t);
+	t0 = now_ms();
+	ASSERT_EQ_INT(stream(id, o, &s, NULL, &err), AIR_EINTERRUPTED);
+	ASSERT_TRUE(now_ms() - t0 < 2000);
+	ASSERT_TRUE(now_ms() - t0 >= 250);
+	pthread_join(th, NULL);
+	air_error_free(err);
+	air_logs_options_set_interrupt(o, NULL);
+	air_interrupt_free(intr);
+}
+
+AIR_TEST(logs__interrupt_from_another_thread)
+{
+	air_logs_options *o = opts(60000);
+	int64_t id = fakews_create_runf(fw, "{\"start_time\":1700000000000,\"state\":{"
+	                                    "\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"ai_runtime_task\":{}}]}");
+
+	/* In the poll sleep... */
+	expect_prompt_interrupt(o, id);
+	/* ...and inside a slow transfer. */
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/%lld/logs\","
+	                  "\"action\":\"delay\",\"delay_ms\":5000,\"times\":-1}", (long long)id);
+	expect_prompt_interrupt(o, id);
+	air_logs_options_free(o);
+}
+
+/* ---- §5.7 MLflow fallback ------------------------------------------------------------------- */
+
+static void mlflow_chunks(const char *dir)
+{
+	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	             "{\"runs\":{\"run1\":{\"experiment_id\":\"exp1\",\"artifacts\":{"
+	             "\"%s/logs-1.chunk.txt\":\"line 3\\nline 4\\n\","
+	             "\"%s/logs-0.chunk.txt\":\"line 1\\r\\nline 2\\n\","
+	             "\"%s/other.txt\":\"nope\\n\"}}}}",
+	             dir, dir, dir);
+}
+
+static void expect_presigned_order(const char *first, const char *second)
+{
+	json_t *reqs = fixture_requests("GET", "/presigned/*");
+	json_t *r0 = json_array_get(reqs, 0), *r1 = json_array_get(reqs, 1);
+
+	ASSERT_TRUE(ends_with(json_string_value(json_object_get(r0, "path")), first));
+	if (second)
+		ASSERT_TRUE(ends_with(json_string_value(json_object_get(r1, "path")), second));
+	ASSERT_EQ_INT(json_array_size(reqs), second ? 2 : 1);
+	for (size_t i = 0; i < json_array_size(reqs); i++) {
+		json_t *h = json_object_get(json_array_get(reqs, i), "headers");
+		ASSERT_NULL(json_object_get(h, "authorization"));
+		ASSERT_EQ_STR(json_string_value(json_object_get(h, "x-ms-blob-type")), "BlockBlob");
+	}
+	json_decref(reqs);
+}
+
+AIR_TEST(logs__feature_disabled_falls_back_to_mlflow_s48)
+{
+	static const char *const want[] = {"line 1", "line 2", "line 3", "line 4"};
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_configf(fw, "{\"features\":{\"logs\":false}}");
+	mlflow_chunks("logs/attempt_0/node_0");
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, NULL, &s, &sum, &err), err);
+	expect_lines(&s, want, 4);
+	ASSERT_EQ_INT(s.sources[0], AIR_LOG_SOURCE_MLFLOW);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs"), 1);
+	expect_presigned_order("logs-1.chunk.txt", "logs-0.chunk.txt");
+	ASSERT_TRUE(air_logs_summary_ok(sum));
+	ASSERT_EQ_INT(air_logs_summary_source(sum), AIR_LOG_SOURCE_MLFLOW);
+	/* STATUS only before the fallback. */
+	ASSERT_EQ_STR(s.events, "S:SUCCESS/- L L L L ");
+	air_logs_summary_free(sum);
+}
+
+AIR_TEST(logs__mlflow_tail_and_layouts)
+{
+	static const char *const last3[] = {"line 2", "line 3", "line 4"};
+	air_logs_options *o = opts(10);
+	seen s = {0};
+	json_t *reqs;
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/123/logs\",\"times\":-1,"
+	                  "\"status\":404,\"body\":{\"error_code\":\"ENDPOINT_NOT_FOUND\",\"message\":\"no\"}}");
+	/* Old layout: logs/node_0 listed under logs. */
+	mlflow_chunks("logs/node_0");
+	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 3);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	expect_lines(&s, last3, 3);
+	expect_presigned_order("logs/node_0/logs-1.chunk.txt", "logs/node_0/logs-0.chunk.txt");
+	/* --tail 2: the newest chunk is enough. */
+	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 2);
+	memset(&s, 0, sizeof(s));
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 2);
+	ASSERT_EQ_STR(s.lines[0], "line 3");
+	expect_presigned_order("logs/node_0/logs-1.chunk.txt", NULL);
+	reqs = fixture_requests("GET", "/api/2.0/mlflow/artifacts/list");
+	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 0), "path"), "logs");
+	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 1), "path"), "logs/node_0");
+	json_decref(reqs);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__mlflow_empty_listing_tries_chunk_zero)
+{
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	seen s = {0};
+	json_t *reqs;
+
+	fixture_std_run(123, "FAILED");
+	fakews_configf(fw, "{\"features\":{\"logs\":false}}");
+	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	             "{\"runs\":{\"run1\":{\"artifacts\":{\"logs/attempt_1/x\":\"\"}}}}");
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 0);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, &sum, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 0);
+	reqs = fixture_requests("GET", "/api/2.0/mlflow/artifacts/credentials-for-read");
+	ASSERT_EQ_INT(json_array_size(reqs), 1);
+	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 0), "path"), "logs/node_0/logs-0.chunk.txt");
+	json_decref(reqs);
+	ASSERT_CONTAINS(air_logs_summary_no_logs_message(sum), "FAILED");
+	ASSERT_FALSE(air_logs_summary_ok(sum));
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__persistent_failures_then_mlflow_s49)
+{
+	static const char *const want[] = {"line 1", "line 2", "line 3", "line 4"};
+	air_logs_options *o = opts(10);
+	seen s = {0};
+
+	fixture_std_run(123, "SUCCESS");
+	mlflow_chunks("logs/attempt_0/node_0");
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/123/logs\",\"times\":-1,"
+	                  "\"status\":500,\"body\":{\"error_code\":\"INTERNAL_ERROR\",\"message\":\"x\"}}");
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	expect_lines(&s, want, 4);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs"), 5);
+	air_logs_options_set_int(o, AIR_LOGS_MAX_PAGE_FAILURES, 2);
+	fakews_clear_requests(fw);
+	memset(&s, 0, sizeof(s));
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs"), 2);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__transient_failure_then_success)
+{
+	static const char *const want[] = {"step 1", "step 2", "CUDA out of memory"};
+	air_logs_options *o = opts(10);
+	seen s = {0};
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/123/logs\",\"times\":3,"
+	                  "\"status\":401,\"body\":{\"error_code\":\"UNAUTHENTICATED\",\"message\":\"x\"}}");
+	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
+	expect_lines(&s, want, 3);
+	ASSERT_EQ_INT(s.sources[0], AIR_LOG_SOURCE_ENDPOINT);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__no_logs_s50)
+{
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+
+	fakews_create_runf(fw, "{\"run_id\":9,\"start_time\":1700000000000,\"end_time\":1700000001000,"
+	                       "\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"FAILED\","
+	                       "\"state_message\":\"boom\"},\"tasks\":[{\"ai_runtime_task\":{}}],"
+	                       "\"output\":{}}");
+	ASSERT_OK(stream(9, NULL, &s, &sum, &err), err);
+	ASSERT_EQ_INT(s.n, 0);
+	ASSERT_CONTAINS(air_logs_summary_no_logs_message(sum), "9");
+	ASSERT_TRUE(ends_with(air_logs_summary_no_logs_message(sum), "FAILED: boom"));
+	ASSERT_FALSE(air_logs_summary_ok(sum));
+	ASSERT_EQ_INT(air_logs_summary_source(sum), AIR_LOG_SOURCE_MLFLOW);
+	air_logs_summary_free(sum);
+	fakews_callf(fw, "POST", "/__fakews/runs/9", "{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                                             "\"result_state\":\"SUCCESS\"}}");
+	ASSERT_OK(stream(9, NULL, &s, &sum, &err), err);
+	ASSERT_TRUE(air_logs_summary_ok(sum));
+	ASSERT_TRUE(ends_with(air_logs_summary_no_logs_message(sum), "SUCCESS"));
+	air_logs_summary_free(sum);
+}
+
+AIR_TEST(logs__active_run_without_logs_falls_back_after_termination)
+{
+	air_logs_options *o = opts(20);
+	air_logs_summary *sum = NULL;
+	seen s = {0};
+	int64_t id = fakews_create_runf(fw, "{\"lifecycle\":{\"running_ms\":300},\"output\":{},"
+	                                    "\"tasks\":[{\"ai_runtime_task\":{}}]}");
+
+	ASSERT_OK(stream(id, o, &s, &sum, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 0);
+	ASSERT_TRUE(air_logs_summary_terminal(sum));
+	ASSERT_NOT_NULL(air_logs_summary_no_logs_message(sum));
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get-output"), 1);
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__tail_zero_fetches_nothing)
+{
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	seen s = {0};
+
+	fixture_std_run(123, "SUCCESS");
+	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	mlflow_chunks("logs/attempt_0/node_0");
+	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 0);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(123, o, &s, &sum, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 0);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/123/logs"), 0);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/presigned/*"), 0);
+	ASSERT_NULL(air_logs_summary_no_logs_message(sum));
+	air_logs_summary_free(sum);
+	/* Unresolved ids: the no-logs message. */
+	fakews_callf(fw, "POST", "/__fakews/runs/123/output", "{}");
+	ASSERT_OK(stream(123, o, &s, &sum, NULL), NULL);
+	ASSERT_NOT_NULL(air_logs_summary_no_logs_message(sum));
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__attempts_s51)
+{
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+	json_t *reqs;
+
+	fakews_create_runf(fw, "{\"run_id\":77,\"start_time\":1700000000000,\"state\":{\"life_cycle_state\":"
+	                       "\"RUNNING\"},\"tasks\":[{\"run_id\":78,\"attempt_number\":0,\"ai_runtime_task\":{}},"
+	                       "{\"run_id\":79,\"attempt_number\":1,\"ai_runtime_task\":{}}]}");
+	fakews_callf(fw, "POST", "/__fakews/runs/77/logs",
+	             "{\"records\":[{\"time_unix_nano\":1700000001000000000,\"body\":\"first try\","
+	             "\"attempt\":0},{\"time_unix_nano\":1700000002000000000,\"body\":\"second\","
+	             "\"attempt\":1}]}");
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 2);
+	ASSERT_EQ_INT(stream(77, o, &s, &sum, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "0..1");
+	ASSERT_EQ_STR(air_error_field(err), "attempt");
+	air_error_free(err);
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 0);
+	fakews_clear_requests(fw);
+	ASSERT_OK(stream(77, o, &s, &sum, NULL), NULL);
+	ASSERT_EQ_INT(s.n, 1);
+	ASSERT_EQ_STR(s.lines[0], "first try");
+	ASSERT_TRUE(air_logs_summary_ok(sum)); /* one-shot view of an active run */
+	air_logs_summary_free(sum);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 1);
+	reqs = fixture_requests("GET", "/api/2.0/ai-training/workflows/by-run-id/77/logs");
+	ASSERT_EQ_INT(json_array_size(reqs), 1);
+	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 0), "ref.attempt_number"), "0");
+	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 0), "ascending"), "false");
+	json_decref(reqs);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__not_found)
+{
+	air_error *err = NULL;
+	seen s = {0};
+
+	ASSERT_EQ_INT(stream(5, NULL, &s, NULL, &err), AIR_ENOTFOUND);
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_NOT_FOUND);
+	air_error_free(err);
+	err = NULL;
+	fixture_std_run(123, "SUCCESS");
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/123/logs\",\"status\":400,"
+	                  "\"body\":{\"error_code\":\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"gone\"}}");
+	ASSERT_EQ_INT(stream(123, NULL, &s, NULL, &err), AIR_ENOTFOUND);
+	ASSERT_CONTAINS(air_error_message(err), "gone");
+	air_error_free(err);
+	ASSERT_EQ_INT(air_client_stream_logs(client, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL),
+	              AIR_EINVAL);
+}
+
+/* ---- §5.8 downloads ---------------------------------------------------------------------- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	return air_test_read_file(path, len);
+}
+
+AIR_TEST(download__two_nodes_one_failing_s52)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	const char *dir = air_test_tmpdir();
+	char out[512], path[600];
+	size_t len = 0;
+	char *data;
+	struct stat st;
+
+	fakews_create_runf(fw, "{\"run_id\":123,\"start_time\":1700000000000,\"end_time\":1700000001000,"
+	                       "\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"SUCCESS\"},"
+	                       "\"tasks\":[{\"run_id\":124,\"ai_runtime_task\":{\"deployments\":[{\"compute\":"
+	                       "{\"accelerator_type\":\"GPU_1xA10\",\"accelerator_count\":2}}]}}]}");
+	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	             "{\"runs\":{\"run1\":{\"artifacts\":{"
+	             "\"logs/node_0/logs-0.chunk.txt\":\"a\\r\\nb\\r\\n\","
+	             "\"logs/node_0/logs-1.chunk.txt\":\"c\\n\","
+	             "\"logs/node_1/logs-0.chunk.txt\":\"z\\n\"}}}}");
+	fakews_faultf(fw, "{\"path\":\"/presigned/run1/logs/node_1/logs-0.chunk.txt\",\"times\":-1,"
+	                  "\"status\":500}");
+	snprintf(out, sizeof(out), "%s/out/nested", dir);
+	ASSERT_OK(air_client_download_logs(client, 123, out, NULL, &rep, &err), err);
+	ASSERT_EQ_INT(air_download_report_count(rep), 2);
+	ASSERT_TRUE(air_download_report_ok(rep));
+	ASSERT_NULL(air_download_report_no_logs_message(rep));
+	snprintf(path, sizeof(path), "%s/logs/node_0.log", out);
+	ASSERT_EQ_STR(air_download_report_path(rep, 0), path);
+	ASSERT_EQ_INT(air_download_report_bytes(rep, 0), 8);
+	ASSERT_TRUE(air_download_report_complete(rep, 0));
+	ASSERT_NULL(air_download_report_error(rep, 0));
+	data = slurp(path, &len);
+	ASSERT_EQ_INT(len, 8);
+	ASSERT_EQ_INT(memcmp(data, "a\r\nb\r\nc\n", 8), 0);
+	free(data);
+	ASSERT_EQ_INT(air_download_report_node(rep, 1), 1);
+	ASSERT_NULL(air_download_report_path(rep, 1));
+	ASSERT_FALSE(air_download_report_complete(rep, 1));
+	ASSERT_CONTAINS(air_download_report_error(rep, 1), "500");
+	snprintf(path, sizeof(path), "%s/logs/node_1.log", out);
+	ASSERT_NE_INT(stat(path, &st), 0);
+	air_download_report_free(rep);
+	{
+		/* The pre-signed downloads carry no workspace credentials. */
+		json_t *reqs = fixture_requests("GET", "/presigned/*");
+		ASSERT_TRUE(json_array_size(reqs) >= 3);
+		for (size_t i = 0; i < json_array_size(reqs); i++)
+			ASSERT_NULL(json_object_get(json_object_get(json_array_get(reqs, i), "headers"),
+			                            "authorization"));
+		json_decref(reqs);
+	}
+}
+
+AIR_TEST(download__node_range_and_no_logs)
+{
+	air_download_report *rep = NULL;
+	air_logs_options *o = opts(10);
+	air_error *err = NULL;
+	char out[512];
+
+	snprintf(out, sizeof(out), "%s/dl", air_test_tmpdir());
+	fakews_create_runf(fw, "{\"run_id\":123,\"state\":{\"life_cycle_state\":\"RUNNING\"},"
+	                       "\"tasks\":[{\"run_id\":124,\"ai_runtime_task\":{\"deployments\":[{\"compute\":"
+	                       "{\"accelerator_type\":\"GPU_1xA10\",\"accelerator_count\":2}}]}}],\"output\":{}}");
+	air_logs_options_set_int(o, AIR_LOGS_NODE, 5);
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, o, &rep, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "0..1");
+	ASSERT_NULL(rep);
+	air_error_free(err);
+	err = NULL;
+	air_logs_options_set_int(o, AIR_LOGS_NODE, 1);
+	ASSERT_OK(air_client_download_logs(client, 123, out, o, &rep, &err), err);
+	ASSERT_EQ_INT(air_download_report_count(rep), 1);
+	ASSERT_EQ_INT(air_download_report_node(rep, 0), 1);
+	ASSERT_CONTAINS(air_download_report_no_logs_message(rep), "no logs yet");
+	ASSERT_TRUE(air_download_report_ok(rep));
+	air_download_report_free(rep);
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, "  ", o, &rep, NULL), AIR_EINVAL);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(download__all_nodes_failing_is_an_error)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	char out[512];
+
+	snprintf(out, sizeof(out), "%s/dl", air_test_tmpdir());
+	fixture_std_run(123, "SUCCESS");
+	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	             "{\"runs\":{\"run1\":{\"artifacts\":{\"logs/node_0/logs-0.chunk.txt\":\"x\\n\"}}}}");
+	fakews_faultf(fw, "{\"path\":\"/presigned/*\",\"times\":-1,\"status\":500}");
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_ESERVER);
+	ASSERT_NULL(rep);
+	ASSERT_CONTAINS(air_error_message(err), "node 0");
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_TRANSIENT);
+	air_error_free(err);
+}
+
+AIR_TEST(download__many_nodes_attempt_layout)
+{
+	air_download_report *rep = NULL;
+	air_logs_options *o = opts(10);
+	air_error *err = NULL;
+	char out[512], body[8192];
+	size_t used = 0;
+
+	snprintf(out, sizeof(out), "%s/many", air_test_tmpdir());
+	fakews_create_runf(fw, "{\"run_id\":123,\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"FAILED\"},\"tasks\":[{\"run_id\":124,\"attempt_number\":0},"
+	                       "{\"run_id\":125,\"attempt_number\":1,\"ai_runtime_task\":{\"deployments\":"
+	                       "[{\"compute\":{\"accelerator_type\":\"GPU_8xH100\",\"accelerator_count\":80}}]}}]}");
+	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	used += (size_t)snprintf(body, sizeof(body), "{\"runs\":{\"run1\":{\"artifacts\":{");
+	for (int n = 0; n < 10; n++)
+		for (int c = 0; c < 3; c++)
+			used += (size_t)snprintf(body + used, sizeof(body) - used,
+			                         "%s\"logs/attempt_1/node_%d/logs-%d.chunk.txt\":\"n%d c%d\\n\"",
+			                         n || c ? "," : "", n, c, n, c);
+	snprintf(body + used, sizeof(body) - used, "}}}}");
+	json_decref(fakews_call(fw, "POST", "/__fakews/mlflow", body));
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 1);
+	ASSERT_OK(air_client_download_logs(client, 123, out, o, &rep, &err), err);
+	ASSERT_EQ_INT(air_download_report_count(rep), 10);
+	ASSERT_FALSE(air_download_report_ok(rep)); /* FAILED run */
+	for (size_t i = 0; i < 10; i++) {
+		size_t len;
+		char want[64], *data = slurp(air_download_report_path(rep, i), &len);
+		snprintf(want, sizeof(want), "n%zu c0\nn%zu c1\nn%zu c2\n", i, i, i);
+		ASSERT_NOT_NULL(data);
+		ASSERT_EQ_INT(len, strlen(want));
+		ASSERT_EQ_INT(memcmp(data, want, len), 0);
+		ASSERT_TRUE(air_download_report_complete(rep, i));
+		free(data);
+	}
+	air_download_report_free(rep);
+	air_logs_options_free(o);
+}
