@@ -1,5 +1,6 @@
 /*
  * http_priv.h: pieces of the transport shared by http.c (the request engine),
+ * http_api.c (the entry points of http.h),
  * http_pool.c (curl share, handle pool, rate limiter), http_error.c (reply
  * classification) and http_trace.c (redacted debug trace).
  */
@@ -58,7 +59,7 @@ char *air__trace_headers(const char *text);
  * knows (tokens, passwords, client secrets). */
 void air__trace_emit(const air_client *c, int32_t type, const char *text);
 
-/* ---- http.c ---- */
+/* ---- http.c (the engine), http_api.c ---- */
 /* The engine without resolving first: used by resolution and authentication
  * themselves (host metadata, OAuth discovery, token endpoint). */
 int air__http_run(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
