@@ -177,15 +177,16 @@ static int prepare(xfer *x, air_error **err)
 	size_t plen;
 
 	if (!r->method || !r->path || (!absolute && r->path[0] != '/') || (r->body_len && !r->body))
-		return air__failf(err, AIR_EINVAL, 0, "invalid request %s %s", r->method ? r->method : "(null)",
-		                  r->path ? r->path : "(null)");
+		return air__failf(err, AIR_EINVAL, 0, "invalid request %s %.*s",
+		                  r->method ? r->method : "(null)",
+		                  r->path ? (int)strcspn(r->path, "?") : 6, r->path ? r->path : "(null)");
 	if (absolute && !air__starts_with(r->path, "https://") && !air__starts_with(r->path, "http://"))
 		return air__failf(err, AIR_EINVAL, 0, "invalid request URL for %s", r->method);
 	if (!absolute && !c->cfg.attr[AIR__A_HOST])
 		return air__failf(err, AIR_EINTERNAL, 0, "request before the host is known");
 	x->url = air__sprintf("%s%s%s%s", absolute ? "" : c->cfg.attr[AIR__A_HOST], r->path,
 	                      r->query && *r->query ? "?" : "", r->query ? r->query : "");
-	plen = strcspn(absolute ? r->path : r->path, "?");
+	plen = strcspn(r->path, "?"); /* queries may carry pre-signed credentials */
 	x->where = air__strndup(r->path, plen);
 	if (!x->url || !x->where)
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
@@ -574,7 +575,7 @@ static void drive(engine *g)
 			return;
 		if (running == 0) {
 			/* Everything waits (back-off, Retry-After, rate limit). */
-			if (air__sleep_ms(intr, next) != AIR_OK)
+			if (air__sleep_ms(intr, next < 1000 ? next : 1000) != AIR_OK)
 				g->aborted = AIR_EINTERRUPTED;
 			continue;
 		}

@@ -13,10 +13,11 @@
 
 #define MAX_BODY_EXCERPT 4096
 
-/* JSON members whose string values are secrets (tokens, secrets/put values). */
+/* JSON members whose string values are secrets (tokens, secrets/put values,
+ * pre-signed URLs). */
 static const char *const json_secret_keys[] = {
 	"access_token", "refresh_token", "id_token", "token", "token_value", "client_secret",
-	"password", "secret", "string_value", "bytes_value",
+	"password", "secret", "string_value", "bytes_value", "signed_uri",
 };
 /* OAuth form fields that carry credentials. */
 static const char *const form_secret_keys[] = {
