@@ -78,9 +78,10 @@ char *air__base64(const void *data, size_t len);
 /* Token cache entry @key: AIR_OK, AIR_ENOTFOUND (no file, no entry; no error
  * object) or AIR_EIO (unreadable, malformed, unsupported version). */
 int air__u2m_load(const air_client *c, const char *key, air__token *out, air_error **err);
-/* Store @tok under @key: atomic rewrite, directory 0700, file 0600. */
+/* Store @tok under @key, and under every other key whose refresh token is
+ * @spent_refresh_token (may be NULL): atomic rewrite, directory 0700, file 0600. */
 int air__u2m_store(const air_client *c, const char *key, const air__token *tok,
-                   air_error **err);
+                   const char *spent_refresh_token, air_error **err);
 /* Path of the plaintext token cache, or NULL without a home directory. */
 char *air__u2m_cache_path(const air_client *c);
 /* Refresh-token grant for @old; keeps the old refresh token when the reply

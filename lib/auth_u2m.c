@@ -243,10 +243,34 @@ static bool set_str(json_t *obj, const char *key, const char *value)
 	return value ? air__json_set_str(obj, key, value) : true;
 }
 
-int air__u2m_store(const air_client *c, const char *key, const air__token *tok, air_error **err)
+/* Write @tok into @tokens[@key], keeping members this version does not know. */
+static bool update_entry(json_t *tokens, const char *key, const air__token *tok)
 {
-	char *path = air__u2m_cache_path(c), *dir = NULL, expiry[32];
-	json_t *doc = NULL, *tokens, *entry;
+	json_t *entry = json_object_get(tokens, key);
+	char expiry[32];
+
+	if (!json_is_object(entry)) {
+		entry = json_object();
+		if (!entry || json_object_set_new(tokens, key, entry) != 0)
+			return false;
+	}
+	if (tok->expiry_ms > 0)
+		air__format_rfc3339(tok->expiry_ms / 1000, expiry);
+	else
+		json_object_del(entry, "expiry");
+	return set_str(entry, "access_token", tok->access_token) &&
+	       set_str(entry, "token_type", tok->token_type) &&
+	       set_str(entry, "refresh_token", tok->refresh_token) &&
+	       (tok->expiry_ms <= 0 || set_str(entry, "expiry", expiry));
+}
+
+int air__u2m_store(const air_client *c, const char *key, const air__token *tok,
+                   const char *spent_refresh_token, air_error **err)
+{
+	char *path = air__u2m_cache_path(c), *dir = NULL;
+	json_t *doc = NULL, *tokens = NULL, *entry;
+	const char *k;
+	bool ok;
 	int rc;
 
 	if (!path)
@@ -261,27 +285,18 @@ int air__u2m_store(const air_client *c, const char *key, const air__token *tok, 
 	if (rc == AIR_OK && dir && mkdir(dir, 0700) != 0 && errno != EEXIST)
 		rc = air__failf(err, AIR_EIO, 0, "cannot create %s: %s", dir, strerror(errno));
 	if (rc == AIR_OK) {
-		if (!(tokens = json_object_get(doc, "tokens"))) {
-			tokens = json_object();
+		if (doc && !(tokens = json_object_get(doc, "tokens")) && (tokens = json_object()))
 			json_object_set_new(doc, "tokens", tokens);
+		ok = dir && tokens && update_entry(tokens, key, tok);
+		/* The login may be mirrored under another key (the CLI keeps a copy
+		 * under the host): its refresh token is spent too, so update it. */
+		json_object_foreach(tokens, k, entry) {
+			const char *rt = air__json_str(entry, "refresh_token");
+			if (ok && spent_refresh_token && rt && strcmp(rt, spent_refresh_token) == 0)
+				ok = update_entry(tokens, k, tok);
 		}
-		/* Update the entry in place: keys this version does not know survive. */
-		if (!(entry = json_object_get(tokens, key))) {
-			entry = json_object();
-			json_object_set_new(tokens, key, entry);
-		}
-		if (tok->expiry_ms > 0)
-			air__format_rfc3339(tok->expiry_ms / 1000, expiry);
-		else if (json_is_object(entry))
-			json_object_del(entry, "expiry");
-		if (!dir || !json_is_object(entry) ||
-		    !set_str(entry, "access_token", tok->access_token) ||
-		    !set_str(entry, "token_type", tok->token_type) ||
-		    !set_str(entry, "refresh_token", tok->refresh_token) ||
-		    (tok->expiry_ms > 0 && !set_str(entry, "expiry", expiry)))
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
-		else
-			rc = write_atomically(path, doc, err);
+		rc = ok ? write_atomically(path, doc, err)
+		        : air__failf(err, AIR_ENOMEM, 0, "out of memory");
 	}
 	pthread_mutex_unlock(&cache_file_lock);
 	json_decref(doc);
@@ -333,7 +348,7 @@ int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
 	}
 	/* The new token is usable even if the cache cannot be rewritten. */
-	if (air__u2m_store(c, cache_key, out, &store_err) != AIR_OK)
+	if (air__u2m_store(c, cache_key, out, old->refresh_token, &store_err) != AIR_OK)
 		air__client_debug(c, AIR_DEBUG_INFO, "token cache not updated: %s",
 		                  air_error_message(store_err));
 	air_error_free(store_err);

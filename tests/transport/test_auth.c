@@ -436,6 +436,41 @@ AIR_TEST(auth__s32_u2m_refresh)
 	air_client_free(c);
 }
 
+AIR_TEST(auth__u2m_refresh_updates_the_host_mirror)
+{
+	fakews *fw = tc_fakews();
+	air_client *c;
+	json_t *doc, *tokens;
+	char path[1200], text[2048], expiry[32];
+
+	fakews_configf(fw, "{\"oauth\":{\"refresh_tokens\":{\"shared-rt\":{\"access_token\":\"mirror-new\","
+	                   "\"refresh_token\":\"rotated-rt\"}}}}");
+	c = u2m_client(fw, "DATABRICKS_AUTH_STORAGE=plaintext");
+	/* The CLI keeps the login under the profile and mirrors it under the host. */
+	air__format_rfc3339(air__now_ms() / 1000 + 60, expiry);
+	snprintf(path, sizeof(path), "%s/.databricks/token-cache.json", tc_home());
+	snprintf(text, sizeof(text),
+	         "{\"version\":1,\"tokens\":{\"me\":{\"access_token\":\"a\",\"refresh_token\":\"shared-rt\","
+	         "\"expiry\":\"%s\"},\"%s\":{\"access_token\":\"a\",\"refresh_token\":\"shared-rt\","
+	         "\"expiry\":\"%s\"},\"unrelated\":{\"access_token\":\"u\",\"refresh_token\":\"other-rt\"}}}",
+	         expiry, fakews_url(fw), expiry);
+	air_test_write_file(path, text, strlen(text));
+	call_me(c);
+	ASSERT_EQ_STR(last_me_auth(fw), "Bearer mirror-new");
+	doc = read_cache_json();
+	tokens = json_object_get(doc, "tokens");
+	ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(tokens, "me"), "refresh_token")),
+	              "rotated-rt");
+	ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(tokens, fakews_url(fw)), "refresh_token")),
+	              "rotated-rt");
+	ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(tokens, fakews_url(fw)), "access_token")),
+	              "mirror-new");
+	ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(tokens, "unrelated"), "refresh_token")),
+	              "other-rt");
+	json_decref(doc);
+	air_client_free(c);
+}
+
 AIR_TEST(auth__s32_u2m_fresh_token_is_used_as_is)
 {
 	fakews *fw = tc_fakews();
