@@ -130,22 +130,24 @@ char *air__trace_headers(const char *text)
 	const char *p = text;
 
 	while (*p) {
-		size_t n = strcspn(p, "\n");
+		size_t n = strcspn(p, "\r\n");
 		bool hide = false;
 
 		for (size_t i = 0; i < AIR__ARRAY_SIZE(sensitive); i++)
 			hide = hide || strncasecmp(p, sensitive[i], strlen(sensitive[i])) == 0;
-		if (hide) {
-			air__buf_put(&b, p, strcspn(p, ":") + 1);
-			air__buf_puts(&b, " [REDACTED]");
-		} else {
-			air__buf_put(&b, p, n);
+		/* Blank lines and "Name:" removal directives say nothing. */
+		if (n > 0 && p[n - 1] != ':') {
+			if (b.len)
+				air__buf_putc(&b, '\n');
+			if (hide) {
+				air__buf_put(&b, p, strcspn(p, ":") + 1);
+				air__buf_puts(&b, " [REDACTED]");
+			} else {
+				air__buf_put(&b, p, n);
+			}
 		}
 		p += n;
-		if (*p == '\n') {
-			air__buf_putc(&b, '\n');
-			p++;
-		}
+		p += strspn(p, "\r\n");
 	}
 	return air__buf_detach(&b);
 }

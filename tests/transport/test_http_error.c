@@ -266,14 +266,11 @@ AIR_TEST(trace__raw_bodies_are_only_counted)
 AIR_TEST(trace__authorization_headers_are_redacted)
 {
 	char *out = air__trace_headers("GET http://h/x\nAuthorization: Bearer dapi-SECRET\n"
-	                               "authorization: Basic Zm9vOmJhcg==\nAccept: application/json\n"
-	                               "Cookie: s=1\n");
+	                               "authorization: Basic Zm9vOmJhcg==\r\nExpect:\r\n"
+	                               "Accept: application/json\r\nCookie: s=1\r\n\r\n");
 
-	ASSERT_NOT_CONTAINS(out, "dapi-SECRET");
-	ASSERT_NOT_CONTAINS(out, "Zm9vOmJhcg==");
-	ASSERT_NOT_CONTAINS(out, "s=1");
-	ASSERT_CONTAINS(out, "Authorization: [REDACTED]\n");
-	ASSERT_CONTAINS(out, "Accept: application/json\n");
+	ASSERT_EQ_STR(out, "GET http://h/x\nAuthorization: [REDACTED]\nauthorization: [REDACTED]\n"
+	                   "Accept: application/json\nCookie: [REDACTED]");
 	air__free(out);
 }
 
