@@ -31,11 +31,8 @@ int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error
 	int out;
 
 	if (stage == CLI_STAGE_SETUP && auth_rejected(rc, err)) {
-		if (asprintf(&text, "%s (pass --profile NAME, or configure a default profile in "
-		                    "~/.databrickscfg or DATABRICKS_HOST/DATABRICKS_TOKEN)",
-		             msg) < 0)
-			text = NULL;
-		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, text ? text : msg);
+		/* The library's message already says how to configure credentials. */
+		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, msg);
 	} else if (stage == CLI_STAGE_PROBE && auth_rejected(rc, err)) {
 		if (asprintf(&text, "authentication failed: %s", msg) < 0)
 			text = NULL;
