@@ -262,3 +262,11 @@ bool has_suffix(const char *s, const char *suffix)
 	size_t n = s ? strlen(s) : 0, m = strlen(suffix);
 	return n >= m && !strcmp(s + n - m, suffix);
 }
+
+json_t *last_body_member(const char *method, const char *path, const char *key)
+{
+	json_t *body = last_body(method, path), *v = json_incref(json_object_get(body, key));
+
+	json_decref(body);
+	return v;
+}

@@ -67,3 +67,5 @@ void assert_json_eq(json_t *got, const char *want);
 bool is_uuid4(const char *s);
 bool has_prefix(const char *s, const char *prefix);
 bool has_suffix(const char *s, const char *suffix);
+/* Member @key of the last @method @path body (a new reference). */
+json_t *last_body_member(const char *method, const char *path, const char *key);

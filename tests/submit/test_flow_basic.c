@@ -376,8 +376,7 @@ AIR_TEST(flow__retries_timeout_and_runtime_channel)
 	/* S11: DATABRICKS_DL_RUNTIME_IMAGE (here the client option) CLIENT-GPU-7 -> "7" */
 	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_DEFAULT_RUNTIME, "CLIENT-GPU-7"), AIR_OK);
 	sub = submit_ok(c, cfg, NULL);
-	assert_json_eq(json_incref(json_object_get(last_body("POST", "/api/2.0/ai-training/config:validate"),
-	                                           "run_options")),
+	assert_json_eq(last_body_member("POST", "/api/2.0/ai-training/config:validate", "run_options"),
 	               "{\"max_retries\":0,\"timeout_minutes\":30}");
 	body = last_body("POST", "/api/2.2/jobs/runs/submit");
 	task = json_array_get(json_object_get(body, "tasks"), 0);

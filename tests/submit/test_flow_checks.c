@@ -147,8 +147,7 @@ AIR_TEST(flow__usage_policy_by_name_with_paging)
 	              "{\"policy_id\":\"id-x\",\"policy_name\":\"team-alpha\"}],\"next_page_token\":\"t1\"}}");
 	ASSERT_OK(submit_yaml(VALID "usage_policy_name: team-a\n", NULL, &sub, &err), err);
 	air_submission_free(sub);
-	assert_json_eq(json_incref(json_object_get(last_body("POST", "/api/2.0/ai-training/config:validate"),
-	                                           "run_options")), "{\"usage_policy_name\":\"team-a\"}");
+	assert_json_eq(last_body_member("POST", "/api/2.0/ai-training/config:validate", "run_options"), "{\"usage_policy_name\":\"team-a\"}");
 	reqs = fakews_callf(flow_fw, "GET", "/__fakews/requests?path=/api/2.0/serverless-policies", "%s", "");
 	ASSERT_EQ_INT(json_array_size(json_object_get(reqs, "requests")), 2);
 	q = json_object_get(json_array_get(json_object_get(reqs, "requests"), 0), "query");
