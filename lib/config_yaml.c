@@ -44,6 +44,8 @@ typedef struct builder {
 	size_t nanchors, capanchors;
 	size_t alias_budget;
 	int32_t line, column; /* last known position (implicit nulls have none) */
+	struct fy_token_iter *iter;
+	air__buf text;        /* the scalar being read */
 } builder;
 
 static int fail_at(builder *b, int32_t line, int32_t column, const char *fmt, ...)
@@ -329,19 +331,44 @@ static int scalar_type(builder *b, struct fy_event *ev, const char *text, size_t
 	               (int)(tlen > 64 ? 64 : tlen), tag);
 }
 
+/* A scalar's text through libfyaml's chunk iterator. fy_token_get_text()
+ * of 0.7.12 can over-report the length of a malformed folded scalar and
+ * hand back uninitialised bytes; the iterator does not. */
+static int scalar_text(builder *b, struct fy_token *tok, const char **text, size_t *len)
+{
+	const struct fy_iter_chunk *c = NULL;
+	int e = 0;
+
+	air__buf_clear(&b->text);
+	fy_token_iter_start(tok, b->iter);
+	while ((c = fy_token_iter_chunk_next(b->iter, c, &e)) != NULL)
+		air__buf_put(&b->text, c->str, c->len);
+	fy_token_iter_finish(b->iter);
+	if (air__buf_oom(&b->text))
+		return oom(b);
+	if (e)
+		return fail_at(b, b->line, b->column, "YAML syntax error: malformed scalar");
+	*text = air__buf_cstr(&b->text);
+	*len = b->text.len;
+	return 0;
+}
+
 static int add_scalar(builder *b, struct fy_event *ev)
 {
 	size_t len = 0;
-	const char *text = fy_token_get_text(ev->scalar.value, &len);
+	const char *text = NULL;
 	air__ytype type = AIR__YT_STR;
 	air__ynode *n;
 
-	if (!text)
-		return oom(b);
+	if (scalar_text(b, ev->scalar.value, &text, &len))
+		return b->rc;
 	if (memchr(text, '\0', len))
 		return fail_at(b, b->line, b->column, "NUL characters are not allowed in values");
 	if (scalar_type(b, ev, text, len, &type))
 		return b->rc;
+	/* A null key ("~:", ": x") has no name a schema or JSON could use. */
+	if (type == AIR__YT_NULL && at_key(b))
+		return fail_at(b, b->line, b->column, "null mapping key");
 	n = air__yscalar_new(b->arena, type, text, len, b->positions ? b->line : 0,
 	                     b->positions ? b->column : 0);
 	if (!n || push(b, n))
@@ -572,6 +599,10 @@ int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *nam
 	             FYPCF_DISABLE_MMAP_OPT;
 	if (!(diag = fy_diag_create(&dcfg)))
 		return oom(&b);
+	if (!(b.iter = fy_token_iter_create(NULL))) {
+		fy_diag_destroy(diag);
+		return oom(&b);
+	}
 	fy_diag_set_collect_errors(diag, true);
 	pcfg.diag = diag;
 	if (!(p = fy_parser_create(&pcfg)) || fy_parser_set_string(p, len ? data : "", len) != 0) {
@@ -591,8 +622,11 @@ int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *nam
 	if (!b.rc && b.nstack > 0)
 		*root = b.stack[0];
 out:
-	fy_parser_destroy(p);
+	if (p)
+		fy_parser_destroy(p);
 	fy_diag_destroy(diag);
+	fy_token_iter_destroy(b.iter);
+	air__buf_dispose(&b.text);
 	air__free(b.stack);
 	air__free(b.anchors);
 	return b.rc;

@@ -8,10 +8,17 @@
  * override) they return NULL / 0 / the documented default.
  *
  * Errors are AIR_ECONFIG with kind AIR_KIND_INVALID_CONFIG and carry the
- * field path plus file, line and column where the YAML gives them.
+ * field path ("compute.num_accelerators", "permissions[0].level") plus file,
+ * line and column where the YAML gives them; the message then reads
+ * "<file>:<line>:<col>: <field>: <problem>" and can be printed as is. Values
+ * set by overrides have no position ("<file>: <field>: <problem>").
  * Strings returned by accessors are owned by the config and stay valid until
  * the next override, validation or air_config_free().
  * A config is used by one thread at a time.
+ *
+ * Accessor values are "as written" (the scalar's text, not trimmed) unless
+ * the comment says trimmed or normalised; non-string scalars are their
+ * literal text ("8", "0x10", "true").
  */
 #ifndef AIR_CONFIG_H
 #define AIR_CONFIG_H
@@ -44,7 +51,8 @@ typedef enum air_principal {
  * Refuses files above AIR_CONFIG_MAX_BYTES, invalid UTF-8, syntax errors,
  * duplicate keys, a non-mapping root, excessive nesting and alias expansion
  * bombs. An empty file parses (validation then reports it as empty unless
- * overrides filled it).
+ * overrides filled it). The base directory is the directory part of
+ * @p path as given ("." for a bare file name).
  * @param[out] out receives the new config.
  * @return AIR_OK, AIR_ECONFIG, AIR_EIO (unreadable file) or AIR_ENOMEM. @since 0.1
  */
@@ -103,16 +111,25 @@ AIR_EXTERN int air_config_set(air_config *cfg, const char *path, const char *yam
 AIR_EXTERN size_t air_config_change_count(const air_config *cfg);
 /** Field path of override @p i (in application order), or NULL when out of range. @since 0.1 */
 AIR_EXTERN const char *air_config_change_path(const air_config *cfg, size_t i);
-/** Previous value of override @p i as compact YAML text, or NULL when the field was unset. @since 0.1 */
+/** Previous value of override @p i as one-line flow YAML ("1", "[a, b]", "\"8\""), or NULL when the field was unset or null. @since 0.1 */
 AIR_EXTERN const char *air_config_change_old(const air_config *cfg, size_t i);
 /** New value of override @p i as compact YAML text ("null" when unset by it). @since 0.1 */
 AIR_EXTERN const char *air_config_change_new(const air_config *cfg, size_t i);
 
 /* ---- serialisation ---------------------------------------------------- */
 
-/** The effective (overridden) document as YAML. Free *out with air_free(). @since 0.1 */
+/**
+ * The effective (overridden) document as block YAML: keys in document order,
+ * comments dropped, aliases expanded, strings quoted where a YAML 1.2 or 1.1
+ * reader would type them otherwise; "{}\n" for an empty document. Needs no
+ * validation. Free *out with air_free(). @since 0.1
+ */
 AIR_EXTERN int air_config_to_yaml(const air_config *cfg, char **out, air_error **err);
-/** The effective (overridden) document as JSON. Free *out with air_free(). @since 0.1 */
+/**
+ * The effective (overridden) document as compact JSON with YAML 1.2 core
+ * typing (0x10 -> 16, .5 -> 0.5; .inf/.nan stay strings; integers beyond
+ * int64 become floats). Needs no validation. Free *out with air_free(). @since 0.1
+ */
 AIR_EXTERN int air_config_to_json(const air_config *cfg, char **out, air_error **err);
 
 /** Path the config was read from, or the name given to parse_buffer. @since 0.1 */
@@ -142,11 +159,11 @@ AIR_EXTERN int air_schema_help(const char *path, uint32_t flags, char **out, air
 
 /* ---- values (after a successful validation) --------------------------- */
 
-/** experiment_name. @since 0.1 */
+/** experiment_name as written (1-100 bytes of [A-Za-z0-9_-]). @since 0.1 */
 AIR_EXTERN const char *air_config_experiment_name(const air_config *cfg);
 /** command, after overrides, verbatim. @since 0.1 */
 AIR_EXTERN const char *air_config_command(const air_config *cfg);
-/** compute.accelerator_type ("GPU_8xH100"). @since 0.1 */
+/** compute.accelerator_type ("GPU_8xH100"), an exact member of the accelerator table. @since 0.1 */
 AIR_EXTERN const char *air_config_accelerator_type(const air_config *cfg);
 /** compute.num_accelerators (total GPUs). @since 0.1 */
 AIR_EXTERN int64_t air_config_num_accelerators(const air_config *cfg);
@@ -154,10 +171,14 @@ AIR_EXTERN int64_t air_config_num_accelerators(const air_config *cfg);
 AIR_EXTERN int64_t air_config_num_nodes(const air_config *cfg);
 /** compute.pool_id, trimmed; NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_pool_id(const air_config *cfg);
-/** compute.priority_class, upper-cased; NULL when unset. @since 0.1 */
+/** compute.priority_class, trimmed and upper-cased ("BEST_EFFORT"); NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_priority_class(const air_config *cfg);
 
-/** environment.version, normalised ("6", "databricks_ai_v6"); NULL when unset. @since 0.1 */
+/**
+ * environment.version, normalised: trimmed, a legacy "CLIENT-GPU-" prefix
+ * removed, lower-cased ("6", "databricks_ai_v6"); NULL when unset (the
+ * submission then uses the default channel). @since 0.1
+ */
 AIR_EXTERN const char *air_config_environment_version(const air_config *cfg);
 /** 1 when environment.dependencies is set (possibly to an empty list). @since 0.1 */
 AIR_EXTERN int32_t air_config_has_dependencies(const air_config *cfg);
@@ -171,40 +192,45 @@ AIR_EXTERN const char *air_config_unity_catalog_image(const air_config *cfg);
 AIR_EXTERN const char *air_config_docker_image_url(const air_config *cfg);
 /** environment.docker_image.tag_policy lower-cased ("auto" when unset). NULL without image. @since 0.1 */
 AIR_EXTERN const char *air_config_docker_image_tag_policy(const air_config *cfg);
-/** environment.docker_image.credentials_scope, trimmed; NULL when unset. @since 0.1 */
+/** environment.docker_image.credentials_scope, trimmed; NULL when unset or blank. @since 0.1 */
 AIR_EXTERN const char *air_config_docker_image_credentials_scope(const air_config *cfg);
-/** environment.docker_image.credentials_key, trimmed; NULL when unset. @since 0.1 */
+/** environment.docker_image.credentials_key, trimmed; NULL when unset or blank. @since 0.1 */
 AIR_EXTERN const char *air_config_docker_image_credentials_key(const air_config *cfg);
 
-/** Number of env_variables. @since 0.1 */
+/** Number of env_variables (entries whose value is null are left out). @since 0.1 */
 AIR_EXTERN size_t air_config_env_count(const air_config *cfg);
 /** Name of env variable @p i (sorted by name, bytewise); NULL when out of range. @since 0.1 */
 AIR_EXTERN const char *air_config_env_name(const air_config *cfg, size_t i);
-/** Value of env variable @p i (scalars as their literal text). @since 0.1 */
+/** Value of env variable @p i as written (scalars as their literal text, not trimmed). @since 0.1 */
 AIR_EXTERN const char *air_config_env_value(const air_config *cfg, size_t i);
-/** Number of secrets. @since 0.1 */
+/** Number of secrets (entries whose value is null are left out). @since 0.1 */
 AIR_EXTERN size_t air_config_secret_count(const air_config *cfg);
 /** Name of secret @p i (sorted by name). @since 0.1 */
 AIR_EXTERN const char *air_config_secret_name(const air_config *cfg, size_t i);
 /** The "scope/key" reference of secret @p i as written. @since 0.1 */
 AIR_EXTERN const char *air_config_secret_ref(const air_config *cfg, size_t i);
-/** The scope part of secret @p i. @since 0.1 */
+/** The scope part of secret @p i: the text before its single '/'. @since 0.1 */
 AIR_EXTERN const char *air_config_secret_scope(const air_config *cfg, size_t i);
-/** The key part of secret @p i. @since 0.1 */
+/** The key part of secret @p i: the text after its single '/'. @since 0.1 */
 AIR_EXTERN const char *air_config_secret_key(const air_config *cfg, size_t i);
 
 /** 1 when parameters is a non-empty mapping. @since 0.1 */
 AIR_EXTERN int32_t air_config_has_parameters(const air_config *cfg);
-/** parameters as a YAML document (the hyperparameters.yaml contents). Free with air_free(). @since 0.1 */
+/**
+ * parameters as a YAML document (the hyperparameters.yaml contents): block
+ * style, keys sorted bytewise at every level, typing as in
+ * air_config_to_yaml(); "{}\n" without parameters. AIR_EINVAL unless the
+ * config is valid. Free with air_free(). @since 0.1
+ */
 AIR_EXTERN int air_config_parameters_yaml(const air_config *cfg, char **out, air_error **err);
-/** parameters as a JSON object. Free with air_free(). @since 0.1 */
+/** parameters as a compact JSON object in document order ("{}" without them); AIR_EINVAL unless valid. Free with air_free(). @since 0.1 */
 AIR_EXTERN int air_config_parameters_json(const air_config *cfg, char **out, air_error **err);
 
 /** AIR_CODE_SOURCE_* form of code_source. @since 0.1 */
 AIR_EXTERN int32_t air_config_code_source_form(const air_config *cfg);
 /** Snapshot root_path as written (trimmed); NULL without code_source. @since 0.1 */
 AIR_EXTERN const char *air_config_root_path(const air_config *cfg);
-/** Snapshot remote_volume as written; NULL when unset. @since 0.1 */
+/** Snapshot remote_volume as written (starts with "/Volumes/"); NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_remote_volume(const air_config *cfg);
 /** Number of snapshot include_paths (0 when unset). @since 0.1 */
 AIR_EXTERN size_t air_config_include_path_count(const air_config *cfg);
@@ -212,20 +238,20 @@ AIR_EXTERN size_t air_config_include_path_count(const air_config *cfg);
 AIR_EXTERN const char *air_config_include_path(const air_config *cfg, size_t i);
 /** Snapshot git.commit as written; NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_git_commit(const air_config *cfg);
-/** Snapshot git.branch; NULL when unset. @since 0.1 */
+/** Snapshot git.branch as written (matches ^[A-Za-z0-9_./-]+$); NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_git_branch(const air_config *cfg);
 
 /** max_retries (default 3). @since 0.1 */
 AIR_EXTERN int64_t air_config_max_retries(const air_config *cfg);
 /** timeout_minutes; 0 when unset. @since 0.1 */
 AIR_EXTERN int64_t air_config_timeout_minutes(const air_config *cfg);
-/** idempotency_token as written; NULL when unset. @since 0.1 */
+/** idempotency_token as written, not trimmed (its trimmed length is 1..64); NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_idempotency_token(const air_config *cfg);
 /** mlflow_run_name as written; NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_mlflow_run_name(const air_config *cfg);
 /** mlflow_experiment_directory as written; NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_mlflow_experiment_directory(const air_config *cfg);
-/** mlflow_artifact_location normalised to dbfs:/...; NULL when unset. @since 0.1 */
+/** mlflow_artifact_location trimmed, a /Volumes/ path prefixed with "dbfs:"; NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_mlflow_artifact_location(const air_config *cfg);
 /** usage_policy_name as written; NULL when unset. @since 0.1 */
 AIR_EXTERN const char *air_config_usage_policy_name(const air_config *cfg);
@@ -236,9 +262,9 @@ AIR_EXTERN const char *air_config_usage_policy_id(const air_config *cfg);
 AIR_EXTERN size_t air_config_permission_count(const air_config *cfg);
 /** AIR_PRINCIPAL_* of grant @p i; 0 when out of range. @since 0.1 */
 AIR_EXTERN int32_t air_config_permission_principal_type(const air_config *cfg, size_t i);
-/** Principal name of grant @p i. @since 0.1 */
+/** Principal name of grant @p i, trimmed. @since 0.1 */
 AIR_EXTERN const char *air_config_permission_principal(const air_config *cfg, size_t i);
-/** Permission level of grant @p i ("CAN_VIEW"). @since 0.1 */
+/** Permission level of grant @p i, trimmed ("CAN_VIEW"; membership is server-checked). @since 0.1 */
 AIR_EXTERN const char *air_config_permission_level(const air_config *cfg, size_t i);
 
 /** GPUs per node of an accelerator type; 0 when @p accelerator_type is unknown. @since 0.1 */
