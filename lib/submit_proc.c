@@ -7,7 +7,9 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,22 +100,56 @@ static bool drain(int fd, air__proc_result *r, bool is_out, const air__proc_opts
 	return true;
 }
 
+static bool executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The executable @name names: itself when it contains a '/', else the first
+ * match on PATH. Looked up here rather than by posix_spawnp() because some
+ * spawn implementations only report a failed exec as exit status 127. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return executable(name) ? air__strdup(name) : NULL;
+	for (const char *p = path ? path : "/usr/bin:/bin"; p;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *full = air__sprintf("%.*s/%s", (int)n, n ? p : ".", name);
+		if (!full || executable(full))
+			return full;
+		air__free(full);
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
 static int spawn(const char *const *argv, const air__proc_opts *o, int out_w, int err_w, pid_t *pid,
                  air_error **err)
 {
 	posix_spawn_file_actions_t fa;
-	char **env = build_env(o->env_add);
+	char **env, *exe = find_program(argv[0]);
 	int rc;
 
-	if (!env)
+	if (!exe)
+		return air__failf(err, AIR_EIO, 0, "cannot run %s: not found%s", argv[0],
+		                  strchr(argv[0], '/') ? "" : " on PATH");
+	if (!(env = build_env(o->env_add))) {
+		air__free(exe);
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory starting %s", argv[0]);
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
-	rc = posix_spawnp(pid, argv[0], &fa, NULL, (char *const *)argv, env);
+	rc = posix_spawn(pid, exe, &fa, NULL, (char *const *)argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	air__free(env);
+	air__free(exe);
 	if (rc != 0)
 		return air__failf(err, AIR_EIO, 0, "cannot run %s: %s", argv[0], strerror(rc));
 	return AIR_OK;

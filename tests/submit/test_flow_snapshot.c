@@ -292,7 +292,17 @@ AIR_TEST(flow__unreadable_file_stops_before_any_request)
 			_exit(2);
 		c = fakews_client(flow_fw);
 		rc = air_client_submit(c, cfg, NULL, &sub, &err);
-		_exit(rc == AIR_ESNAPSHOT && strstr(air_error_message(err), "train.py") ? 0 : 1);
+		if (rc != AIR_ESNAPSHOT || !strstr(air_error_message(err), "train.py")) {
+			fprintf(stderr, "child: %d %s\n", rc, err ? air_error_message(err) : "");
+			rc = 1;
+		} else {
+			rc = 0;
+		}
+		air_error_free(err);
+		air_submission_free(sub);
+		air_client_free(c);
+		air_config_free(cfg);
+		_exit(rc);
 	}
 	ASSERT_TRUE(waitpid(pid, &status, 0) == pid);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
