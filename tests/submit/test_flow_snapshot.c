@@ -311,3 +311,38 @@ AIR_TEST(flow__unreadable_file_stops_before_any_request)
 	ASSERT_EQ_INT(WEXITSTATUS(status), 0);
 	ASSERT_EQ_STR(request_log(), "");
 }
+
+AIR_TEST(flow__base_dir_option_resolves_a_relative_root)
+{
+	static const char yaml[] = HEAD "code_source: {root_path: src}\n";
+	const char *dir = air_test_tmpdir();
+	air_config *cfg = NULL;
+	air_client *c = fakews_client(flow_fw);
+	air_submit_options *o = NULL;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	char cwd[4096];
+	int rc;
+
+	s20_tree(dir);
+	/* from memory: relative roots resolve against the current directory ... */
+	ASSERT_EQ_INT(air_config_load_buffer(yaml, strlen(yaml), "mem.yaml", NULL, &cfg, NULL), AIR_OK);
+	ASSERT_NOT_NULL(getcwd(cwd, sizeof(cwd)));
+	ASSERT_EQ_INT(chdir(air_test_tmpdir()), 0); /* an empty one */
+	rc = air_client_submit(c, cfg, NULL, &sub, &err);
+	ASSERT_EQ_INT(chdir(cwd), 0);
+	ASSERT_EQ_INT(rc, AIR_ESNAPSHOT);
+	ASSERT_CONTAINS(air_error_message(err), "src");
+	air_error_free(err);
+	err = NULL;
+	/* ... unless the submission names a base directory */
+	ASSERT_EQ_INT(air_submit_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_submit_options_set_str(o, AIR_SUBMIT_BASE_DIR, dir), AIR_OK);
+	ASSERT_OK(air_client_submit(c, cfg, o, &sub, &err), err);
+	ASSERT_TRUE(has_prefix(air_submission_code_source_path(sub), U "/.air/repo_snapshots/.internal/src_"));
+	air_submission_free(sub);
+	air_submit_options_free(o);
+	air_client_free(c);
+	air_config_free(cfg);
+}
