@@ -315,7 +315,7 @@ AIR_TEST(flow__unreadable_file_stops_before_any_request)
 AIR_TEST(flow__base_dir_option_resolves_a_relative_root)
 {
 	static const char yaml[] = HEAD "code_source: {root_path: src}\n";
-	const char *dir = air_test_tmpdir();
+	char dir[4096];
 	air_config *cfg = NULL;
 	air_client *c = fakews_client(flow_fw);
 	air_submit_options *o = NULL;
@@ -325,6 +325,7 @@ AIR_TEST(flow__base_dir_option_resolves_a_relative_root)
 	char cwd[4096];
 	int rc;
 
+	snprintf(dir, sizeof(dir), "%s", air_test_tmpdir()); /* its buffer is reused */
 	s20_tree(dir);
 	/* from memory: relative roots resolve against the current directory ... */
 	ASSERT_EQ_INT(air_config_load_buffer(yaml, strlen(yaml), "mem.yaml", NULL, &cfg, NULL), AIR_OK);
