@@ -50,14 +50,19 @@ typedef struct air__log_rec {
 	int64_t time_ns;     /* 0 when missing or unparseable */
 } air__log_rec;
 
+/* A parsed page. Its buffers are kept from one parse to the next, so that a
+ * stream allocates nothing per page once they have grown. Zero it first. */
 typedef struct air__log_page {
-	json_t *root;
+	char *arena;             /* the decoded strings */
+	size_t arena_cap;
 	air__log_rec *recs;
-	size_t n;
-	const char *next_token;  /* borrowed; NULL when none */
+	size_t n, cap;
+	const char *next_token;  /* in the arena; NULL when none or empty */
 } air__log_page;
 
-/* Parse a logs endpoint reply. AIR_EPROTO when it is not a JSON object. */
+/* Parse a logs endpoint reply into @p (logs_json.c): AIR_EPROTO when it is
+ * not one well-formed JSON object (then p->n is 0); non-object entries of
+ * log_records are skipped. */
 int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err);
 void air__log_page_dispose(air__log_page *p);
 
@@ -109,6 +114,8 @@ typedef struct air__stream {
 	int32_t source;
 	int32_t failures;        /* consecutive page failures */
 	char *no_logs;
+	air__buf body;           /* the page being read, reused */
+	air__log_page page;      /* the page parsed, reused */
 } air__stream;
 
 /* Deliver one line: the alert callback first when it matches, then the record

@@ -1,51 +1,7 @@
-/* logs_page.c: log endpoint pages, query bounds and the de-dup set (PROTOCOL §5.2, §5.4). */
+/* logs_page.c: log query bounds and the de-dup set (PROTOCOL §5.2, §5.4). */
 #include "logs_internal.h"
 
 #include <string.h>
-
-/* ---- pages ------------------------------------------------------------------- */
-
-int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err)
-{
-	const json_t *items;
-	size_t i;
-	json_t *r;
-
-	memset(p, 0, sizeof(*p));
-	p->root = air__json_parse(data, len, "log page", err);
-	if (!p->root)
-		return AIR_EPROTO;
-	if (!json_is_object(p->root)) {
-		air__log_page_dispose(p);
-		return air__failf(err, AIR_EPROTO, 0, "log page is not a JSON object");
-	}
-	items = json_object_get(p->root, "log_records");
-	if (json_array_size(items)) {
-		p->recs = air__malloc(json_array_size(items) * sizeof(*p->recs));
-		if (!p->recs) {
-			air__log_page_dispose(p);
-			return air__failf(err, AIR_ENOMEM, 0, "out of memory");
-		}
-	}
-	json_array_foreach(items, i, r) {
-		air__log_rec *rec = &p->recs[p->n++];
-		const json_t *body = json_object_get(r, "body");
-
-		if (!air__json_int64(r, "time_unix_nano", &rec->time_ns) || rec->time_ns < 0)
-			rec->time_ns = 0;
-		rec->body = json_is_string(body) ? json_string_value(body) : "";
-		rec->len = json_is_string(body) ? json_string_length(body) : 0;
-	}
-	p->next_token = air__json_nonempty(p->root, "next_page_token");
-	return AIR_OK;
-}
-
-void air__log_page_dispose(air__log_page *p)
-{
-	air__free(p->recs);
-	json_decref(p->root);
-	memset(p, 0, sizeof(*p));
-}
 
 /* ---- bounds and queries ---------------------------------------------------- */
 

@@ -32,11 +32,17 @@ static bool is_code(const air_error *e, const char *code)
 	return c && !strcmp(c, code);
 }
 
-/* One page of the log endpoint with the per-page error table of §5.4:
- * AIR_OK, FALLBACK, or a fatal error. Transient failures are retried here
- * after the poll interval. */
-static int fetch_page(air__stream *s, const char *path, const char *query, air__log_page *page,
-                      air_error **err)
+/* Page bodies go to one reused buffer: no allocation per page. */
+static int collect(const void *data, size_t len, void *ud)
+{
+	air__buf_put(ud, data, len);
+	return air__buf_oom(ud) ? -1 : 0;
+}
+
+/* One page of the log endpoint into s->page, with the per-page error table
+ * of §5.4: AIR_OK, FALLBACK, or a fatal error. Transient failures are
+ * retried here after the poll interval. */
+static int fetch_page(air__stream *s, const char *path, const char *query, air_error **err)
 {
 	for (;;) {
 		air__http_req req = {0};
@@ -47,9 +53,14 @@ static int fetch_page(air__stream *s, const char *path, const char *query, air__
 		req.method = "GET";
 		req.path = path;
 		req.query = query;
+		req.sink = collect;
+		req.sink_ud = &s->body;
+		air__buf_clear(&s->body);
 		rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
+		if (rc == AIR_EABORTED && air__buf_oom(&s->body))
+			rc = AIR_ENOMEM;
 		if (rc == AIR_OK)
-			rc = air__log_page_parse(page, resp.body ? resp.body : "", resp.body_len, &e);
+			rc = air__log_page_parse(&s->page, air__buf_cstr(&s->body), s->body.len, &e);
 		air__http_resp_clear(&resp);
 		if (rc == AIR_OK) {
 			s->failures = 0;
@@ -114,14 +125,14 @@ static int tail(air__stream *s, int64_t from, int64_t to, air_error **err)
 
 	while (rc == AIR_OK && target > 0) {
 		air__buf q = AIR__BUF_INIT;
-		air__log_page page;
+		const air__log_page *page = &s->page;
 
 		air__logs_query(&q, false, from, to, token, target, s->o.attempt, s->node);
-		rc = air__buf_oom(&q) ? oom(err) : fetch_page(s, path, air__buf_cstr(&q), &page, err);
+		rc = air__buf_oom(&q) ? oom(err) : fetch_page(s, path, air__buf_cstr(&q), err);
 		air__buf_dispose(&q);
 		if (rc != AIR_OK)
 			break;
-		for (size_t i = 0; rc == AIR_OK && i < page.n && (int64_t)n < target; i++, n++) {
+		for (size_t i = 0; rc == AIR_OK && i < page->n && (int64_t)n < target; i++, n++) {
 			if (n == cap) {
 				tail_line *p = air__realloc(lines, (cap = cap ? cap * 2 : 256) * sizeof(*p));
 				if (!p) {
@@ -130,15 +141,14 @@ static int tail(air__stream *s, int64_t from, int64_t to, air_error **err)
 				}
 				lines = p;
 			}
-			lines[n].line = air__strndup(page.recs[i].body, page.recs[i].len);
-			lines[n].len = page.recs[i].len;
-			lines[n].time_ns = page.recs[i].time_ns;
+			lines[n].line = air__strndup(page->recs[i].body, page->recs[i].len);
+			lines[n].len = page->recs[i].len;
+			lines[n].time_ns = page->recs[i].time_ns;
 			if (!lines[n].line)
 				rc = oom(err);
 		}
-		if (rc == AIR_OK && next_token(seen, page.next_token, &token) != AIR_OK)
+		if (rc == AIR_OK && next_token(seen, page->next_token, &token) != AIR_OK)
 			rc = oom(err);
-		air__log_page_dispose(&page);
 		if ((int64_t)n >= target || !token)
 			break;
 	}
@@ -166,15 +176,15 @@ static int drain(air__stream *s, const char *path, int64_t from, int64_t to, air
 
 	while (rc == AIR_OK) {
 		air__buf q = AIR__BUF_INIT;
-		air__log_page page;
+		const air__log_page *page = &s->page;
 
 		air__logs_query(&q, true, from, to, token, 0, s->o.attempt, s->node);
-		rc = air__buf_oom(&q) ? oom(err) : fetch_page(s, path, air__buf_cstr(&q), &page, err);
+		rc = air__buf_oom(&q) ? oom(err) : fetch_page(s, path, air__buf_cstr(&q), err);
 		air__buf_dispose(&q);
 		if (rc != AIR_OK)
 			break;
-		for (size_t i = 0; rc == AIR_OK && i < page.n; i++) {
-			const air__log_rec *r = &page.recs[i];
+		for (size_t i = 0; rc == AIR_OK && i < page->n; i++) {
+			const air__log_rec *r = &page->recs[i];
 
 			if (r->time_ns != 0) {
 				int seen_before;
@@ -192,9 +202,8 @@ static int drain(air__stream *s, const char *path, int64_t from, int64_t to, air
 			if (r->time_ns != 0)
 				*last_t = r->time_ns;
 		}
-		if (rc == AIR_OK && next_token(seen, page.next_token, &token) != AIR_OK)
+		if (rc == AIR_OK && next_token(seen, page->next_token, &token) != AIR_OK)
 			rc = oom(err);
-		air__log_page_dispose(&page);
 		if (!token)
 			break;
 	}
@@ -367,5 +376,7 @@ int air_client_stream_logs(air_client *client, int64_t run_id, const air_logs_op
 	air_run_free(s.run);
 	air__free(s.reported_state);
 	air__free(s.no_logs);
+	air__buf_dispose(&s.body);
+	air__log_page_dispose(&s.page);
 	return rc;
 }

@@ -7,6 +7,8 @@
 static void parse_ok(air__log_page *p, const char *text)
 {
 	air_error *err = NULL;
+
+	memset(p, 0, sizeof(*p));
 	ASSERT_OK(air__log_page_parse(p, text, strlen(text), &err), err);
 }
 
@@ -48,22 +50,113 @@ AIR_TEST(logs_page__records_numbers_and_strings)
 AIR_TEST(logs_page__malformed_replies)
 {
 	static const char *const bad[] = {"", "[]", "not json", "{\"log_records\":", "42"};
-	air__log_page p;
+	air__log_page p = {0};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		air_error *err = NULL;
 		ASSERT_EQ_INT(air__log_page_parse(&p, bad[i], strlen(bad[i]), &err), AIR_EPROTO);
 		ASSERT_NOT_NULL(err);
-		ASSERT_NULL(p.root);
+		ASSERT_EQ_INT(p.n, 0);
+		ASSERT_NULL(p.next_token);
 		air_error_free(err);
 	}
+	air__log_page_dispose(&p);
 	/* log_records of the wrong type or with odd entries are tolerated. */
 	parse_ok(&p, "{\"log_records\":{\"a\":1}}");
 	ASSERT_EQ_INT(p.n, 0);
 	air__log_page_dispose(&p);
-	parse_ok(&p, "{\"log_records\":[1,null,\"x\"]}");
-	ASSERT_EQ_INT(p.n, 3);
-	ASSERT_EQ_STR(p.recs[2].body, "");
+	parse_ok(&p, "{\"log_records\":[1,null,\"x\",{\"body\":\"kept\"},[{}]]}");
+	ASSERT_EQ_INT(p.n, 1);
+	ASSERT_EQ_STR(p.recs[0].body, "kept");
+	air__log_page_dispose(&p);
+}
+
+AIR_TEST(logs_page__string_escapes)
+{
+	air__log_page p;
+
+	parse_ok(&p, "{ \"next_page_token\" : \"t\\/1\" ,\n\t\"log_records\" : [ {\"body\":"
+	             "\"q\\\"b\\\\s\\n\\r\\t\\b\\f\\/\"},{\"body\":\"\\u00e9\\u20ac\\ud83d\\ude00\"},"
+	             "{\"body\":\"\\ud800x\\udc00\"},{\"body\":\"\\u0041\\u0000z\"}] }\r\n");
+	ASSERT_EQ_INT(p.n, 4);
+	ASSERT_EQ_STR(p.recs[0].body, "q\"b\\s\n\r\t\b\f/");
+	ASSERT_EQ_STR(p.recs[1].body, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	ASSERT_EQ_STR(p.recs[2].body, "\xef\xbf\xbdx\xef\xbf\xbd");
+	ASSERT_EQ_INT(p.recs[3].len, 3);
+	ASSERT_EQ_INT(memcmp(p.recs[3].body, "A\0z", 3), 0);
+	ASSERT_EQ_STR(p.next_token, "t/1");
+	air__log_page_dispose(&p);
+}
+
+AIR_TEST(logs_page__skips_other_members)
+{
+	air__log_page p;
+
+	parse_ok(&p, "{\"x\":{\"a\":[1,2.5e-3,true,false,null,{\"b\":\"\\u1234\"}]},\"log_records\":["
+	             "{\"node_index\":3,\"attrs\":{\"k\":[\"v\"]},\"time_unix_nano\":5,\"body\":\"a\"},"
+	             "{\"body\":null,\"time_unix_nano\":[1]},{\"body\":\"late\",\"body\":7},"
+	             "{\"time_unix_nano\":\" 12\"},{\"time_unix_nano\":\"-4\"},"
+	             "{\"time_unix_nano\":99999999999999999999},{}],\"next_page_token\":5}");
+	ASSERT_EQ_INT(p.n, 7);
+	ASSERT_EQ_INT(p.recs[0].time_ns, 5);
+	ASSERT_EQ_STR(p.recs[0].body, "a");
+	ASSERT_EQ_STR(p.recs[1].body, "");
+	ASSERT_EQ_INT(p.recs[1].time_ns, 0);
+	ASSERT_EQ_STR(p.recs[2].body, "");      /* a later non-string body wins */
+	ASSERT_EQ_INT(p.recs[3].time_ns, 0);    /* not a strict integer */
+	ASSERT_EQ_INT(p.recs[4].time_ns, 0);
+	ASSERT_EQ_INT(p.recs[5].time_ns, 0);
+	ASSERT_EQ_INT(p.recs[6].len, 0);
+	ASSERT_NULL(p.next_token);
+	air__log_page_dispose(&p);
+	/* A repeated log_records: the last one wins. */
+	parse_ok(&p, "{\"log_records\":[{\"body\":\"a\"}],\"log_records\":[{\"body\":\"b\"}]}");
+	ASSERT_EQ_INT(p.n, 1);
+	ASSERT_EQ_STR(p.recs[0].body, "b");
+	air__log_page_dispose(&p);
+}
+
+AIR_TEST(logs_page__syntax_errors)
+{
+	static const char *const bad[] = {
+		"{\"log_records\":[{\"body\":\"x\"}]", "{\"a\":1}x", "{\"a\" 1}", "{\"a\":tru}",
+		"{\"a\":\"\\q\"}", "{\"a\":\"\\u12\"}", "{\"a\":-}", "{\"a\":1.}", "{\"a\":1e}",
+		"{\"a\":[1,]}", "{,}", "{\"a\":\"unterminated}", "{\"log_records\":[{\"body\":\"x\",}]}",
+		"{\"log_records\":[{\"body\" \"x\"}]}", "{'a':1}"};
+	air__log_page p = {0};
+	char deep[400];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		air_error *err = NULL;
+		if (air__log_page_parse(&p, bad[i], strlen(bad[i]), &err) != AIR_EPROTO)
+			FAIL("accepted %s", bad[i]);
+		ASSERT_CONTAINS(air_error_message(err), "malformed log page");
+		air_error_free(err);
+	}
+	/* Nesting is bounded. */
+	memset(deep, '[', sizeof(deep));
+	memcpy(deep, "{\"a\":", 5);
+	ASSERT_EQ_INT(air__log_page_parse(&p, deep, sizeof(deep), NULL), AIR_EPROTO);
+	air__log_page_dispose(&p);
+}
+
+AIR_TEST(logs_page__buffers_are_reused)
+{
+	air__log_page p = {0};
+	const char *big = "{\"log_records\":[{\"body\":\"a long enough line\"},{\"body\":\"b\"}],"
+	                  "\"next_page_token\":\"t1\"}";
+	char *arena;
+
+	ASSERT_OK(air__log_page_parse(&p, big, strlen(big), NULL), NULL);
+	arena = p.arena;
+	ASSERT_EQ_INT(p.n, 2);
+	big = "{\"log_records\":[{\"body\":\"c\"}]}";
+	ASSERT_OK(air__log_page_parse(&p, big, strlen(big), NULL), NULL);
+	ASSERT_TRUE(p.arena == arena);
+	ASSERT_EQ_INT(p.n, 1);
+	ASSERT_EQ_STR(p.recs[0].body, "c");
+	ASSERT_NULL(p.next_token);
+	air__log_page_dispose(&p);
 	air__log_page_dispose(&p);
 }
 

@@ -1,0 +1,286 @@
+/*
+ * logs_bench.c: throughput and memory of air_client_stream_logs().
+ *
+ * A fake workspace serves a followed (RUNNING) run with 100 000 and then
+ * 1 000 000 synthetic records. Following is what streams without bound: a
+ * finished run only yields its tail (10 000 lines by default), and a tail of
+ * a million would measure a buffer, not a stream. The record callback counts
+ * and, at the last expected record, marks the run finished so that the next
+ * poll drains the boundary second and ends the stream.
+ *
+ * For each size the same pages (ascending, the server's 1000-record pages)
+ * are also fetched raw with air__http_do(), only looking for the page token,
+ * which is the floor any client pays for the transfer. Reported per phase:
+ * wall time, records/s, client CPU time, peak RSS of the phase (VmHWM after
+ * resetting it through /proc/self/clear_refs; ru_maxrss when that is not
+ * allowed). Each phase runs ROUNDS times, alternating with its raw
+ * counterpart, and the fastest round counts (the server and other load share
+ * the machine); RSS is the highest of the rounds. The last line is one JSON
+ * object with every figure.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "client_internal.h"
+#include "fakews.h"
+#include "logs_internal.h"
+#include "test.h"
+
+#define START_NS 1700000000000000000LL
+#define STEP_NS 1000000LL /* 1 ms apart: 1000 records share each second */
+#define ROUNDS 3
+
+/* The fakews driver reports through the test harness. A benchmark is not a
+ * TAP test: defining the three hooks it uses here keeps the harness's main()
+ * out of the link. */
+void air_test_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+const char *air_test_source_root(void) { return AIR_BENCH_SOURCE_ROOT; }
+
+char *air_test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	long n;
+
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, f) == (size_t)n) {
+		data[n] = '\0';
+		if (len)
+			*len = (size_t)n;
+	} else {
+		free(data);
+		data = NULL;
+	}
+	if (f)
+		fclose(f);
+	return data;
+}
+
+typedef struct phase {
+	double wall_s, cpu_s;
+	long rss_kib;
+	int64_t records;
+} phase;
+
+typedef struct counter {
+	fakews *fw;
+	int64_t run_id, expected, seen;
+} counter;
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Reset the peak RSS so that each phase reports its own. */
+static bool reset_peak(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+	bool ok = f && fputs("5", f) >= 0;
+
+	if (f)
+		ok = fclose(f) == 0 && ok;
+	return ok;
+}
+
+static long peak_kib(bool per_phase)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = per_phase ? fopen("/proc/self/status", "r") : NULL;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if (kib < 0) {
+		struct rusage ru;
+		getrusage(RUSAGE_SELF, &ru);
+		kib = ru.ru_maxrss;
+	}
+	return kib;
+}
+
+static int64_t make_run(fakews *fw, int64_t n)
+{
+	char path[96], body[256];
+	int64_t id;
+
+	fakews_reset(fw);
+	fakews_configf(fw, "{\"record_requests\":false}");
+	id = fakews_create_runf(fw, "{\"start_time\":%lld,\"state\":{\"life_cycle_state\":\"RUNNING\"},"
+	                            "\"tasks\":[{\"ai_runtime_task\":{\"experiment\":\"bench\"}}]}",
+	                        START_NS / 1000000);
+	snprintf(path, sizeof(path), "/__fakews/runs/%lld/logs", (long long)id);
+	snprintf(body, sizeof(body),
+	         "{\"synthetic\":{\"count\":%lld,\"start_ns\":%lld,\"step_ns\":%lld,"
+	         "\"text\":\"step {i} loss=0.123456 lr=0.0001 tokens/s=123456\"}}",
+	         (long long)n, START_NS, STEP_NS);
+	json_decref(fakews_call(fw, "POST", path, body));
+	return id;
+}
+
+static int count_record(const air_log_record *rec, void *ud)
+{
+	counter *c = ud;
+
+	(void)rec;
+	if (++c->seen == c->expected) {
+		/* Everything arrived: let the run end so that the stream finishes. */
+		char path[64];
+		int64_t end_ms = (START_NS + c->expected * STEP_NS) / 1000000 + 1000;
+		snprintf(path, sizeof(path), "/__fakews/runs/%lld", (long long)c->run_id);
+		json_decref(fakews_callf(c->fw, "POST", path,
+		                         "{\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":"
+		                         "\"SUCCESS\"},\"end_time\":%lld}",
+		                         (long long)end_ms));
+	}
+	return 0;
+}
+
+static phase stream_phase(fakews *fw, int64_t n, bool per_phase)
+{
+	counter c = {fw, make_run(fw, n), n, 0};
+	air_client *client = fakews_client(fw);
+	air_logs_options *o = NULL;
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	phase p = {0};
+	double t0, c0;
+	int rc;
+
+	air_logs_options_new(&o);
+	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
+	reset_peak();
+	t0 = now_s();
+	c0 = cpu_s();
+	rc = air_client_stream_logs(client, c.run_id, o, count_record, NULL, NULL, &c, &sum, &err);
+	p.wall_s = now_s() - t0;
+	p.cpu_s = cpu_s() - c0;
+	p.rss_kib = peak_kib(per_phase);
+	p.records = air_logs_summary_records(sum);
+	if (rc != AIR_OK || p.records != n) {
+		fprintf(stderr, "stream of %lld records failed: %s (got %lld)\n", (long long)n,
+		        err ? air_error_message(err) : air_strerror(rc), (long long)p.records);
+		exit(1);
+	}
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+	air_error_free(err);
+	air_client_free(client);
+	return p;
+}
+
+/* The same page chain without parsing records: only the token is looked up. */
+static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
+{
+	int64_t id = make_run(fw, n);
+	air_client *client = fakews_client(fw);
+	char path[96], *token = NULL;
+	phase p = {0};
+	double t0, c0;
+
+	snprintf(path, sizeof(path), "/api/2.0/ai-training/workflows/by-run-id/%lld/logs", (long long)id);
+	reset_peak();
+	t0 = now_s();
+	c0 = cpu_s();
+	do {
+		air__buf q = AIR__BUF_INIT;
+		air__http_req req = {0};
+		air__http_resp resp = AIR__HTTP_RESP_INIT;
+		const char *k, *v, *end;
+
+		air__logs_query(&q, true, START_NS / 1000000000, 0, token, 0, -1, 0);
+		req.method = "GET";
+		req.path = path;
+		req.query = air__buf_cstr(&q);
+		if (air__http_do(client, NULL, &req, &resp, NULL) != AIR_OK || !resp.body) {
+			fprintf(stderr, "raw fetch failed\n");
+			exit(1);
+		}
+		free(token);
+		token = NULL;
+		k = strstr(resp.body, "\"next_page_token\"");
+		v = k ? strchr(k + 17, '"') : NULL;
+		end = v ? strchr(v + 1, '"') : NULL;
+		if (end)
+			token = strndup(v + 1, (size_t)(end - v - 1));
+		air__http_resp_clear(&resp);
+		air__buf_dispose(&q);
+	} while (token);
+	p.wall_s = now_s() - t0;
+	p.cpu_s = cpu_s() - c0;
+	p.rss_kib = peak_kib(per_phase);
+	p.records = n;
+	air_client_free(client);
+	return p;
+}
+
+int main(void)
+{
+	static const int64_t sizes[2] = {100000, 1000000};
+	phase st[2], raw[2];
+	bool per_phase = reset_peak();
+	fakews *fw;
+
+	setenv("FAKEWS_PY", AIR_BENCH_FAKEWS, 0);
+	setenv("PYTHON", AIR_BENCH_PYTHON, 0);
+	fw = fakews_start();
+	for (int i = 0; i < 2; i++) {
+		for (int r = 0; r < ROUNDS; r++) {
+			phase a = raw_phase(fw, sizes[i], per_phase), b = stream_phase(fw, sizes[i], per_phase);
+			long raw_rss = r ? (raw[i].rss_kib > a.rss_kib ? raw[i].rss_kib : a.rss_kib) : a.rss_kib;
+			long st_rss = r ? (st[i].rss_kib > b.rss_kib ? st[i].rss_kib : b.rss_kib) : b.rss_kib;
+			if (!r || a.wall_s < raw[i].wall_s)
+				raw[i] = a;
+			if (!r || b.wall_s < st[i].wall_s)
+				st[i] = b;
+			raw[i].rss_kib = raw_rss;
+			st[i].rss_kib = st_rss;
+		}
+		printf("%8lld records: stream %.2f s (%.0f records/s, client CPU %.2f s, peak RSS %ld KiB); "
+		       "raw fetch %.2f s (client CPU %.2f s, peak RSS %ld KiB); ratio %.3f\n",
+		       (long long)sizes[i], st[i].wall_s, (double)sizes[i] / st[i].wall_s, st[i].cpu_s,
+		       st[i].rss_kib, raw[i].wall_s, raw[i].cpu_s, raw[i].rss_kib,
+		       st[i].wall_s / raw[i].wall_s);
+	}
+	printf("peak RSS measured %s\n", per_phase ? "per phase (VmHWM reset through clear_refs)"
+	                                           : "for the whole process (ru_maxrss)");
+	printf("{\"bench\":\"logs\",\"rss_per_phase\":%s", per_phase ? "true" : "false");
+	for (int i = 0; i < 2; i++)
+		printf(",\"records_%lld\":{\"stream_s\":%.3f,\"records_per_s\":%.0f,\"stream_cpu_s\":%.3f,"
+		       "\"stream_rss_kib\":%ld,\"raw_s\":%.3f,\"raw_cpu_s\":%.3f,\"raw_rss_kib\":%ld,"
+		       "\"ratio\":%.3f}",
+		       (long long)sizes[i], st[i].wall_s, (double)sizes[i] / st[i].wall_s, st[i].cpu_s,
+		       st[i].rss_kib, raw[i].wall_s, raw[i].cpu_s, raw[i].rss_kib,
+		       st[i].wall_s / raw[i].wall_s);
+	printf(",\"rss_growth_kib\":%ld}\n", st[1].rss_kib - st[0].rss_kib);
+	fakews_stop(fw);
+	return 0;
+}
