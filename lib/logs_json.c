@@ -321,55 +321,51 @@ static bool record_time(scanner *s, int64_t *t)
 	return skip_value(s, 2);
 }
 
-/* Iterate the members of an object (after '{'): @fn handles each value. */
-#define FOR_MEMBERS(s, m, body)                                                          \
-	do {                                                                                 \
-		ws(s);                                                                           \
-		if ((s)->p < (s)->end && *(s)->p == '}') {                                       \
-			(s)->p++;                                                                    \
-			break;                                                                       \
-		}                                                                                \
-		for (;;) {                                                                       \
-			if (!member_key(s, &(m)))                                                    \
-				return false;                                                            \
-			body                                                                         \
-			ws(s);                                                                       \
-			if ((s)->p < (s)->end && *(s)->p == ',') {                                   \
-				(s)->p++;                                                                \
-				continue;                                                                \
-			}                                                                            \
-			if (!expect(s, '}'))                                                         \
-				return false;                                                            \
-			break;                                                                       \
-		}                                                                                \
-	} while (0)
-
-static bool record(scanner *s, air__log_rec *r)
+/* The members of an object whose '{' was consumed: @value reads each value. */
+static bool members(scanner *s, bool (*value)(scanner *s, enum member m, void *ud), void *ud)
 {
 	enum member m;
 
+	ws(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return true;
+	}
+	for (;;) {
+		if (!member_key(s, &m) || !value(s, m, ud))
+			return false;
+		ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		return expect(s, '}');
+	}
+}
+
+static bool record_member(scanner *s, enum member m, void *ud)
+{
+	air__log_rec *r = ud;
+
+	ws(s);
+	if (m == TIME)
+		return record_time(s, &r->time_ns);
+	if (m == BODY && s->p < s->end && *s->p == '"')
+		return string(s, true, &r->body, &r->len);
+	if (m == BODY) {
+		r->body = "";
+		r->len = 0;
+	}
+	return skip_value(s, 2);
+}
+
+static bool record(scanner *s, air__log_rec *r)
+{
 	r->body = "";
 	r->len = 0;
 	r->time_ns = 0;
 	s->p++; /* '{' */
-	FOR_MEMBERS(s, m, {
-		ws(s);
-		if (m == TIME) {
-			if (!record_time(s, &r->time_ns))
-				return false;
-		} else if (m == BODY && s->p < s->end && *s->p == '"') {
-			if (!string(s, true, &r->body, &r->len))
-				return false;
-		} else {
-			if (m == BODY) {
-				r->body = "";
-				r->len = 0;
-			}
-			if (!skip_value(s, 2))
-				return false;
-		}
-	});
-	return true;
+	return members(s, record_member, r);
 }
 
 static bool grow_records(air__log_page *p)
@@ -419,28 +415,37 @@ static bool records(scanner *s, air__log_page *p, bool *oom)
 	}
 }
 
+typedef struct page_ctx {
+	air__log_page *p;
+	bool oom;
+} page_ctx;
+
+static bool page_member(scanner *s, enum member m, void *ud)
+{
+	page_ctx *c = ud;
+	const char *tok;
+	size_t n;
+
+	ws(s);
+	if (m == RECORDS)
+		return records(s, c->p, &c->oom);
+	if (m == TOKEN && s->p < s->end && *s->p == '"') {
+		if (!string(s, true, &tok, &n))
+			return false;
+		c->p->next_token = n && strlen(tok) == n ? tok : NULL;
+		return true;
+	}
+	return skip_value(s, 1);
+}
+
 static bool page(scanner *s, air__log_page *p, bool *oom)
 {
-	enum member m;
+	page_ctx c = {p, false};
+	bool ok = expect(s, '{') && members(s, page_member, &c);
 
-	if (!expect(s, '{'))
+	*oom = c.oom;
+	if (!ok)
 		return false;
-	FOR_MEMBERS(s, m, {
-		const char *tok;
-		size_t n;
-
-		ws(s);
-		if (m == RECORDS) {
-			if (!records(s, p, oom))
-				return false;
-		} else if (m == TOKEN && s->p < s->end && *s->p == '"') {
-			if (!string(s, true, &tok, &n))
-				return false;
-			p->next_token = n && strlen(tok) == n ? tok : NULL;
-		} else if (!skip_value(s, 1)) {
-			return false;
-		}
-	});
 	ws(s);
 	return s->p == s->end || fail(s, "trailing characters after the page");
 }
