@@ -383,11 +383,11 @@ static bool grow_records(air__log_page *p)
 /* log_records: objects become records; other elements are skipped. */
 static bool records(scanner *s, air__log_page *p, bool *oom)
 {
+	p->n = 0; /* a repeated key: the last one wins */
 	ws(s);
 	if (s->p >= s->end || *s->p != '[')
 		return skip_value(s, 1);
 	s->p++;
-	p->n = 0; /* a repeated key: the last one wins */
 	ws(s);
 	if (s->p < s->end && *s->p == ']') {
 		s->p++;
@@ -435,6 +435,8 @@ static bool page_member(scanner *s, enum member m, void *ud)
 		c->p->next_token = n && strlen(tok) == n ? tok : NULL;
 		return true;
 	}
+	if (m == TOKEN)
+		c->p->next_token = NULL; /* the last one wins, whatever it is */
 	return skip_value(s, 1);
 }
 
