@@ -126,20 +126,23 @@ static void *submit_loop(void *arg)
 	return NULL;
 }
 
-/* Round trips in the request log of runs made one at a time: a request that
- * arrives more than half a latency after the previous one starts a new burst. */
+/* Round trips in the request log of runs made one at a time. A request sent
+ * after a reply arrives at least one latency after the request it waited
+ * for, so one arriving a latency or more after the first request of the
+ * current burst starts a new burst; parallel requests arrive together. */
 static int round_trips(fakews *fw)
 {
 	json_t *r = fakews_call(fw, "GET", "/__fakews/requests?bodies=false", NULL), *q;
-	int64_t prev = -1;
+	int64_t start = -1;
 	int bursts = 0;
 	size_t i;
 
 	json_array_foreach(json_object_get(r, "requests"), i, q) {
 		int64_t t = json_integer_value(json_object_get(q, "time_ms"));
-		if (prev < 0 || t - prev > LATENCY_MS / 2)
+		if (start < 0 || t - start >= LATENCY_MS) {
 			bursts++;
-		prev = t;
+			start = t;
+		}
 	}
 	json_decref(r);
 	return bursts;
@@ -170,10 +173,13 @@ int main(int argc, char **argv)
 	if ((rc = air_client_current_user(client, &user, &err)) != AIR_OK)
 		die("looking up the user", rc, err);
 	air_free(user);
+	/* one run opens the connections that the parallel uploads reuse */
+	cal.client = client;
+	cal.runs = 1;
+	submit_loop(&cal);
 
 	/* calibration: a few runs one at a time give the sequential round trips */
 	fakews_clear_requests(fw);
-	cal.client = client;
 	cal.runs = CALIBRATION_RUNS;
 	submit_loop(&cal);
 	trips = round_trips(fw);
