@@ -219,7 +219,7 @@ static int upload_artifacts(flow *f, air_error **err)
 		total += (int64_t)arts[i].len;
 	}
 	if ((rc = enter(f, AIR_PHASE_ARTIFACTS, total, f->launch_dir, err)) == AIR_OK)
-		rc = air__ws_import_many(f->c, &f->ctx, ups, n, NULL, NULL, err);
+		rc = air__ws_import_many(f->c, &f->ctx, ups, n, NULL, err);
 out:
 	for (size_t i = 0; i < n; i++)
 		air__free(paths[i]);
@@ -272,7 +272,7 @@ static int upload_sidecars(flow *f, air_error **err)
 		ups[n++] = (air__upload){state_path, sc.state_json, strlen(sc.state_json)};
 		if (sc.diff)
 			ups[n++] = (air__upload){diff_path, sc.diff, sc.diff_len};
-		rc = air__ws_import_many(f->c, &f->ctx, ups, n, optional, NULL, &e);
+		rc = air__ws_import_many(f->c, &f->ctx, ups, n, optional, &e);
 		if (rc == AIR_EINTERRUPTED || rc == AIR_EABORTED) {
 			air__fail(err, e);
 			e = NULL;

@@ -46,7 +46,6 @@ typedef struct air__workload {
 	const char *pool_id;            /* trimmed */
 	const char *priority_class;     /* upper-cased */
 	const char *environment_version; /* normalised ("6", "databricks_ai_v6") */
-	bool has_dependencies;
 	const char **dependencies;
 	size_t n_dependencies;
 	const char *uc_image;           /* trimmed */
@@ -184,10 +183,10 @@ typedef struct air__upload {
 } air__upload;
 
 /* import-file uploads in parallel; a 404 (missing parent) gets one mkdirs
- * and one retry. @ok (optional, n entries) records each upload's success
- * and lets the batch succeed when only entries marked @optional failed. */
+ * and one retry. Failures of entries marked in @optional (n entries, or
+ * NULL) are ignored. */
 int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *ups, size_t n,
-                        const bool *optional, bool *ok, air_error **err);
+                        const bool *optional, air_error **err);
 int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const void *data,
                    size_t len, air_error **err);
 /* §1.4: get-status, mkdirs when missing, error when not a directory. */

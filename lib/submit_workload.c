@@ -90,7 +90,6 @@ int air__workload_load(const air_config *cfg, air__workload *w, air_error **err)
 	w->pool_id = air_config_pool_id(cfg);
 	w->priority_class = air_config_priority_class(cfg);
 	w->environment_version = air_config_environment_version(cfg);
-	w->has_dependencies = air_config_has_dependencies(cfg) != 0;
 	w->uc_image = air_config_unity_catalog_image(cfg);
 	w->docker_image_url = air_config_docker_image_url(cfg);
 	w->docker_tag_policy = air_config_docker_image_tag_policy(cfg);

@@ -176,7 +176,7 @@ static bool is_2xx(int32_t status)
 }
 
 int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *ups, size_t n,
-                        const bool *optional, bool *ok, air_error **err)
+                        const bool *optional, air_error **err)
 {
 	air__http_req *reqs = air__calloc(n ? n : 1, sizeof(*reqs));
 	air__http_resp *resps = air__calloc(n ? n : 1, sizeof(*resps));
@@ -196,8 +196,6 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 		}
 		import_req(&reqs[i], urls[i], ups[i].data, ups[i].len);
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
-		if (ok)
-			ok[i] = true;
 	}
 	rc = air__http_do_many(c, ctx, reqs, n, resps, &batch);
 	if (rc == AIR_OK || rc == AIR_EINTERRUPTED || rc == AIR_EABORTED || rc == AIR_ENOMEM) {
@@ -230,8 +228,6 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 			}
 			e = upload_error(e, ups[i].path);
 		}
-		if (ok)
-			ok[i] = false;
 		if (e && optional && optional[i])
 			air_error_free(e);
 		else if (e)
@@ -248,7 +244,7 @@ out:
 	air__free(resps);
 	air_error_free(batch);
 	if (rc != AIR_OK)
-		return air__fail(err, fatal);
+		return fatal ? air__fail(err, fatal) : rc;
 	return AIR_OK;
 }
 

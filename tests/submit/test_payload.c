@@ -178,7 +178,6 @@ AIR_TEST(payload__environment_channels)
 	const char *deps[] = {"numpy", "torch==2.3.0"};
 
 	w.environment_version = "5";
-	w.has_dependencies = true;
 	w.dependencies = deps;
 	w.n_dependencies = 2;
 	assert_json(spec_of(&w, NULL),
