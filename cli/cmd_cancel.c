@@ -294,8 +294,10 @@ int cmd_cancel(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stdout, cancel_usage, flags);
 		return 0;
 	}
-	if (!cli_parse(argc, argv, flags, g, &pos, cancel_usage))
+	if (!cli_parse(argc, argv, flags, g, &pos, cancel_usage)) {
+		cli_strlist_free(&pos);
 		return 1;
+	}
 	if ((all && pos.count) || (!all && !pos.count)) {
 		rc = cli_error(all ? "--all cannot be combined with run IDs"
 		                   : "give at least one run ID, or --all");

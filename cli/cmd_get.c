@@ -367,8 +367,10 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stdout, get_usage, flags);
 		return 0;
 	}
-	if (!cli_parse(argc, argv, flags, g, &pos, get_usage))
+	if (!cli_parse(argc, argv, flags, g, &pos, get_usage)) {
+		cli_strlist_free(&pos);
 		return 1;
+	}
 	if (pos.count >= 1 && !strcmp(pos.items[0], "pool")) {
 		cli_strlist_free(&pos);
 		return cmd_get_pool(argc, argv, g);

@@ -219,6 +219,7 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		return 0;
 	}
 	if (!cli_parse(argc, argv, flags, g, &pos, list_usage)) {
+		cli_strlist_free(&pos);
 		cli_strlist_free(&filters);
 		return 1;
 	}

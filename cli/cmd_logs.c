@@ -285,8 +285,10 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stdout, logs_usage, flags);
 		return 0;
 	}
-	if (!cli_parse(argc, argv, flags, g, &pos, logs_usage))
+	if (!cli_parse(argc, argv, flags, g, &pos, logs_usage)) {
+		cli_strlist_free(&pos);
 		return 1;
+	}
 	if (pos.count != 1) {
 		cli_error("accepts 1 arg(s), received %d", pos.count);
 		cli_print_usage(stderr, logs_usage, flags);

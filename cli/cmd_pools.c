@@ -23,8 +23,10 @@ static json_t *count_or_null(int64_t v) { return v >= 0 ? json_integer(v) : json
 /* Positional arguments after the command word ("pools" / "pool"). */
 static bool parse(int argc, char **argv, cli_globals *g, const char *usage, cli_strlist *pos)
 {
-	if (!cli_parse(argc, argv, no_flags, g, pos, usage))
+	if (!cli_parse(argc, argv, no_flags, g, pos, usage)) {
+		cli_strlist_free(pos);
 		return false;
+	}
 	if (pos->count > 0) {
 		memmove(pos->items, pos->items + 1, (size_t)(pos->count - 1) * sizeof(*pos->items));
 		pos->count--;

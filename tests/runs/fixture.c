@@ -1,6 +1,7 @@
 /* fixture.c: see fixture.h. */
 #include "fixture.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,21 @@ int64_t fixture_std_run(int64_t id, const char *result)
 		"smoke-test/smoke-test_0123456789abcdef/command.sh\",\"compute\":{\"accelerator_type\":"
 		"\"GPU_1xH100\",\"accelerator_count\":1}}]}}]}",
 		(long long)id, result, (long long)id + 1);
+}
+
+void fixture_post(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	char *body = NULL;
+
+	va_start(ap, fmt);
+	if (vasprintf(&body, fmt, ap) < 0)
+		body = NULL;
+	va_end(ap);
+	if (!body)
+		FAIL("out of memory");
+	json_decref(fakews_call(fw, "POST", path, body));
+	free(body);
 }
 
 static bool path_matches(const char *pattern, const char *path)

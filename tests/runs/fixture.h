@@ -23,6 +23,9 @@ void fixture_teardown(void);
 /* SCENARIOS.md RUN(id, result): a terminal ai_runtime_task run started at
  * 1700000000000 and ended 12 s later, task run id id+1, GPU_1xH100 x1. */
 int64_t fixture_std_run(int64_t id, const char *result);
+/* POST a control call under /__fakews with a printf-formatted JSON body; the
+ * reply is dropped. */
+void fixture_post(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Recorded API requests with this method and path (prefix when ending in
  * '*'), oldest first. Caller json_decref()s. */
 json_t *fixture_requests(const char *method, const char *path);

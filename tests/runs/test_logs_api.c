@@ -95,7 +95,7 @@ AIR_TEST(logs__completed_run_tail_s45)
 	json_t *reqs;
 
 	fixture_std_run(123, "SUCCESS");
-	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
 	fakews_clear_requests(fw);
 	ASSERT_OK(stream(123, NULL, &s, &sum, &err), err);
 	expect_lines(&s, want, 3);
@@ -127,8 +127,8 @@ AIR_TEST(logs__tail_options_lines_retry_node)
 	json_t *reqs;
 
 	fixture_std_run(123, "FAILED");
-	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
-	fakews_callf(fw, "POST", "/__fakews/runs/123/logs",
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
+	fixture_post("/__fakews/runs/123/logs",
 	             "{\"records\":[{\"time_unix_nano\":1700000005000000000,\"body\":\"n2\","
 	             "\"node_index\":2}]}");
 	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 1);
@@ -158,7 +158,7 @@ AIR_TEST(logs__tail_across_pages_keeps_the_newest)
 
 	fixture_std_run(123, "SUCCESS");
 	fakews_configf(fw, "{\"logs_max_page_size\":4}");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/logs",
+	fixture_post("/__fakews/runs/123/logs",
 	             "{\"synthetic\":{\"count\":25,\"start_ns\":1700000001000000000,\"step_ns\":1000000,"
 	             "\"text\":\"line {i}\"}}");
 	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 10);
@@ -324,7 +324,7 @@ AIR_TEST(logs__stop_by_callback)
 	seen s = {0};
 
 	fixture_std_run(123, "SUCCESS");
-	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
 	s.stop_after = 2;
 	ASSERT_EQ_INT(stream(123, o, &s, &sum, &err), AIR_EABORTED);
 	ASSERT_EQ_INT(s.n, 2);
@@ -396,9 +396,9 @@ AIR_TEST(logs__interrupt_from_another_thread)
 
 static void mlflow_chunks(const char *dir)
 {
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	fixture_post("/__fakews/runs/123/output",
 	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
-	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	fixture_post("/__fakews/mlflow",
 	             "{\"runs\":{\"run1\":{\"experiment_id\":\"exp1\",\"artifacts\":{"
 	             "\"%s/logs-1.chunk.txt\":\"line 3\\nline 4\\n\","
 	             "\"%s/logs-0.chunk.txt\":\"line 1\\r\\nline 2\\n\","
@@ -487,9 +487,9 @@ AIR_TEST(logs__mlflow_empty_listing_tries_chunk_zero)
 
 	fixture_std_run(123, "FAILED");
 	fakews_configf(fw, "{\"features\":{\"logs\":false}}");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	fixture_post("/__fakews/runs/123/output",
 	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
-	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	fixture_post("/__fakews/mlflow",
 	             "{\"runs\":{\"run1\":{\"artifacts\":{\"logs/attempt_1/x\":\"\"}}}}");
 	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 0);
 	fakews_clear_requests(fw);
@@ -534,7 +534,7 @@ AIR_TEST(logs__transient_failure_then_success)
 	seen s = {0};
 
 	fixture_std_run(123, "SUCCESS");
-	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/123/logs\",\"times\":3,"
 	                  "\"status\":401,\"body\":{\"error_code\":\"UNAUTHENTICATED\",\"message\":\"x\"}}");
 	ASSERT_OK(stream(123, o, &s, NULL, NULL), NULL);
@@ -560,7 +560,7 @@ AIR_TEST(logs__no_logs_s50)
 	ASSERT_FALSE(air_logs_summary_ok(sum));
 	ASSERT_EQ_INT(air_logs_summary_source(sum), AIR_LOG_SOURCE_MLFLOW);
 	air_logs_summary_free(sum);
-	fakews_callf(fw, "POST", "/__fakews/runs/9", "{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	fixture_post("/__fakews/runs/9", "{\"state\":{\"life_cycle_state\":\"TERMINATED\","
 	                                             "\"result_state\":\"SUCCESS\"}}");
 	ASSERT_OK(stream(9, NULL, &s, &sum, &err), err);
 	ASSERT_TRUE(air_logs_summary_ok(sum));
@@ -592,7 +592,7 @@ AIR_TEST(logs__tail_zero_fetches_nothing)
 	seen s = {0};
 
 	fixture_std_run(123, "SUCCESS");
-	fakews_call(fw, "POST", "/__fakews/runs/123/logs", std_records);
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
 	mlflow_chunks("logs/attempt_0/node_0");
 	air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, 0);
 	fakews_clear_requests(fw);
@@ -603,7 +603,7 @@ AIR_TEST(logs__tail_zero_fetches_nothing)
 	ASSERT_NULL(air_logs_summary_no_logs_message(sum));
 	air_logs_summary_free(sum);
 	/* Unresolved ids: the no-logs message. */
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output", "{}");
+	fixture_post("/__fakews/runs/123/output", "{}");
 	ASSERT_OK(stream(123, o, &s, &sum, NULL), NULL);
 	ASSERT_NOT_NULL(air_logs_summary_no_logs_message(sum));
 	air_logs_summary_free(sum);
@@ -621,7 +621,7 @@ AIR_TEST(logs__attempts_s51)
 	fakews_create_runf(fw, "{\"run_id\":77,\"start_time\":1700000000000,\"state\":{\"life_cycle_state\":"
 	                       "\"RUNNING\"},\"tasks\":[{\"run_id\":78,\"attempt_number\":0,\"ai_runtime_task\":{}},"
 	                       "{\"run_id\":79,\"attempt_number\":1,\"ai_runtime_task\":{}}]}");
-	fakews_callf(fw, "POST", "/__fakews/runs/77/logs",
+	fixture_post("/__fakews/runs/77/logs",
 	             "{\"records\":[{\"time_unix_nano\":1700000001000000000,\"body\":\"first try\","
 	             "\"attempt\":0},{\"time_unix_nano\":1700000002000000000,\"body\":\"second\","
 	             "\"attempt\":1}]}");
@@ -686,9 +686,9 @@ AIR_TEST(download__two_nodes_one_failing_s52)
 	                       "\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"SUCCESS\"},"
 	                       "\"tasks\":[{\"run_id\":124,\"ai_runtime_task\":{\"deployments\":[{\"compute\":"
 	                       "{\"accelerator_type\":\"GPU_1xA10\",\"accelerator_count\":2}}]}}]}");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	fixture_post("/__fakews/runs/123/output",
 	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
-	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	fixture_post("/__fakews/mlflow",
 	             "{\"runs\":{\"run1\":{\"artifacts\":{"
 	             "\"logs/node_0/logs-0.chunk.txt\":\"a\\r\\nb\\r\\n\","
 	             "\"logs/node_0/logs-1.chunk.txt\":\"c\\n\","
@@ -763,9 +763,9 @@ AIR_TEST(download__all_nodes_failing_is_an_error)
 
 	snprintf(out, sizeof(out), "%s/dl", air_test_tmpdir());
 	fixture_std_run(123, "SUCCESS");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	fixture_post("/__fakews/runs/123/output",
 	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
-	fakews_callf(fw, "POST", "/__fakews/mlflow",
+	fixture_post("/__fakews/mlflow",
 	             "{\"runs\":{\"run1\":{\"artifacts\":{\"logs/node_0/logs-0.chunk.txt\":\"x\\n\"}}}}");
 	fakews_faultf(fw, "{\"path\":\"/presigned/*\",\"times\":-1,\"status\":500}");
 	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_ESERVER);
@@ -788,7 +788,7 @@ AIR_TEST(download__many_nodes_attempt_layout)
 	                       "\"result_state\":\"FAILED\"},\"tasks\":[{\"run_id\":124,\"attempt_number\":0},"
 	                       "{\"run_id\":125,\"attempt_number\":1,\"ai_runtime_task\":{\"deployments\":"
 	                       "[{\"compute\":{\"accelerator_type\":\"GPU_8xH100\",\"accelerator_count\":80}}]}}]}");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	fixture_post("/__fakews/runs/123/output",
 	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
 	used += (size_t)snprintf(body, sizeof(body), "{\"runs\":{\"run1\":{\"artifacts\":{");
 	for (int n = 0; n < 10; n++)

@@ -33,14 +33,14 @@ AIR_TEST(get__happy_path_s34)
 		"/api/2.0/mlflow/runs/get", "/api/2.0/workspace/export"};
 
 	fixture_std_run(123, "SUCCESS");
-	fakews_callf(fw, "POST", "/__fakews/runs/123", "{\"environments\":[{\"environment_key\":"
+	fixture_post("/__fakews/runs/123", "{\"environments\":[{\"environment_key\":"
 	                                               "\"default\",\"spec\":{\"environment_version\":\"6\"}}]}");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output",
+	fixture_post("/__fakews/runs/123/output",
 	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
-	fakews_callf(fw, "POST", "/__fakews/mlflow", "{\"runs\":{\"run1\":{\"experiment_id\":\"exp1\","
+	fixture_post("/__fakews/mlflow", "{\"runs\":{\"run1\":{\"experiment_id\":\"exp1\","
 	                                             "\"run_name\":\"my-run\"}}}");
-	fakews_call(fw, "POST", "/__fakews/file?path=" LAUNCH "/training_config.yaml",
-	            "experiment_name: smoke-test\n");
+	fixture_post("/__fakews/file?path=" LAUNCH "/training_config.yaml", "%s",
+	             "experiment_name: smoke-test\n");
 	fakews_clear_requests(fw);
 	ASSERT_OK(air_client_get_run(client, 123,
 	                             AIR_GET_WORKSPACE_ID | AIR_GET_MLFLOW | AIR_GET_SWEEP |
@@ -95,7 +95,7 @@ AIR_TEST(get__mlflow_unresolved)
 	air_error *err = NULL;
 
 	fixture_std_run(123, "SUCCESS");
-	fakews_callf(fw, "POST", "/__fakews/runs/123/output", "{}");
+	fixture_post("/__fakews/runs/123/output", "{}");
 	ASSERT_OK(air_client_get_run(client, 123, AIR_GET_MLFLOW | AIR_GET_MLFLOW_NAME, &run, &err),
 	          err);
 	ASSERT_NULL(air_run_mlflow_run_url(run));
@@ -685,7 +685,7 @@ AIR_TEST(pools__list_pages_and_string_counts)
 	air_error *err = NULL;
 	json_t *reqs;
 
-	fakews_callf(fw, "POST", "/__fakews/pools",
+	fixture_post("/__fakews/pools",
 	             "{\"page_size\":2,\"pools\":[{\"id\":\"p1\",\"accelerator_type\":\"GPU_8xH100\","
 	             "\"accelerator_count\":16,\"used\":8,\"idle\":8},{\"id\":\"p2\"},{\"name\":"
 	             "\"provisioned-capacities/p3\",\"spec\":{\"accelerator_type\":\"GPU_1xA10\","
@@ -714,7 +714,7 @@ AIR_TEST(pools__get_forms_and_errors)
 	air_pool *p = NULL;
 	air_error *err = NULL;
 
-	fakews_callf(fw, "POST", "/__fakews/pools",
+	fixture_post("/__fakews/pools",
 	             "{\"pools\":[{\"id\":\"p1\",\"accelerator_type\":\"GPU_8xH100\","
 	             "\"accelerator_count\":16,\"used\":\"3\",\"idle\":13}]}");
 	ASSERT_OK(air_client_get_pool(client, "p1", &p, &err), err);
