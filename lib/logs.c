@@ -18,6 +18,17 @@ int64_t air__logs_tail_target(const air_logs_options *o)
 	return o->tail < 0 ? AIR__LOGS_DEFAULT_TAIL : o->tail;
 }
 
+int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err)
+{
+	if (attempt <= run->latest_attempt)
+		return AIR_OK;
+	return air__fail(err, air__error_set_field(
+		air__error_new(AIR_EINVAL, 0,
+		               "attempt %d is out of range for run %lld: valid attempts are 0..%d",
+		               attempt, (long long)run->id, run->latest_attempt),
+		"attempt"));
+}
+
 int air_logs_options_new(air_logs_options **out)
 {
 	if (!out)

@@ -230,15 +230,9 @@ static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow
 	return rc;
 }
 
-static int check_request(const air_run *run, const air_logs_options *o, int64_t nodes,
-                         air_error **err)
+static int check_node(const air_run *run, const air_logs_options *o, int64_t nodes,
+                      air_error **err)
 {
-	if (o->attempt > run->latest_attempt)
-		return air__fail(err, air__error_set_field(
-			air__error_new(AIR_EINVAL, 0,
-			               "attempt %d is out of range for run %lld: valid attempts are 0..%d",
-			               o->attempt, (long long)run->id, run->latest_attempt),
-			"attempt"));
 	if (o->node >= nodes)
 		return air__fail(err, air__error_set_field(
 			air__error_new(AIR_EINVAL, 0,
@@ -280,10 +274,13 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	air__free(me);
 	if (rc == AIR_OK)
 		rc = air__run_fetch(c, ctx, run_id, &run, err);
+	/* PROTOCOL §5.1: the attempt is checked before the download starts. */
+	if (rc == AIR_OK)
+		rc = air__logs_check_attempt(run, o->attempt, err);
 	if (rc == AIR_OK)
 		rc = node_count(run, &nodes, err);
 	if (rc == AIR_OK)
-		rc = check_request(run, o, nodes, err);
+		rc = check_node(run, o, nodes, err);
 	if (rc == AIR_OK) {
 		rep->count = o->node >= 0 ? 1 : (size_t)nodes;
 		rep->nodes = air__calloc(rep->count, sizeof(*rep->nodes));

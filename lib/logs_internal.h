@@ -41,6 +41,8 @@ struct air_logs_summary {
 void air__logs_options_defaults(air_logs_options *o);
 /* Tail target: the option, or 10000 when unset. */
 int64_t air__logs_tail_target(const air_logs_options *o);
+/* §5.1 step 4: an attempt beyond the latest is AIR_EINVAL naming 0..latest. */
+int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err);
 
 /* ---- pages, bounds and de-duplication (logs_page.c), pure ---------------- */
 

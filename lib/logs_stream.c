@@ -276,17 +276,6 @@ static int follow(air__stream *s, int64_t from, air_error **err)
 
 /* ---- §5.1 ---------------------------------------------------------------------- */
 
-static int check_attempt(const air__stream *s, air_error **err)
-{
-	if (s->o.attempt <= s->run->latest_attempt)
-		return AIR_OK;
-	return air__fail(err, air__error_set_field(
-		air__error_new(AIR_EINVAL, 0,
-		               "attempt %d is out of range for run %lld: valid attempts are 0..%d",
-		               s->o.attempt, (long long)s->run_id, s->run->latest_attempt),
-		"attempt"));
-}
-
 static int run_stream(air__stream *s, air_error **err)
 {
 	char *me = NULL;
@@ -301,7 +290,7 @@ static int run_stream(air__stream *s, air_error **err)
 	if (rc == AIR_OK)
 		rc = air__run_fetch(s->c, &s->ctx, s->run_id, &s->run, err);
 	if (rc == AIR_OK)
-		rc = check_attempt(s, err);
+		rc = air__logs_check_attempt(s->run, s->o.attempt, err);
 	if (rc == AIR_OK)
 		rc = report_status(s, err);
 	if (rc != AIR_OK)

@@ -752,6 +752,18 @@ AIR_TEST(download__node_range_and_no_logs)
 	ASSERT_TRUE(air_download_report_ok(rep));
 	air_download_report_free(rep);
 	ASSERT_EQ_INT(air_client_download_logs(client, 123, "  ", o, &rep, NULL), AIR_EINVAL);
+	/* The attempt is checked before the node count (a run without compute). */
+	fakews_create_runf(fw, "{\"run_id\":200,\"state\":{\"life_cycle_state\":\"RUNNING\"},"
+	                       "\"tasks\":[{\"run_id\":201,\"ai_runtime_task\":{}}]}");
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 3);
+	ASSERT_EQ_INT(air_client_download_logs(client, 200, out, o, &rep, &err), AIR_EINVAL);
+	ASSERT_EQ_STR(air_error_field(err), "attempt");
+	air_error_free(err);
+	err = NULL;
+	air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, -1);
+	ASSERT_EQ_INT(air_client_download_logs(client, 200, out, o, &rep, &err), AIR_EPROTO);
+	ASSERT_CONTAINS(air_error_message(err), "no compute");
+	air_error_free(err);
 	air_logs_options_free(o);
 }
 
