@@ -34,43 +34,6 @@
 #define STEP_NS 1000000LL /* 1 ms apart: 1000 records share each second */
 #define ROUNDS 3
 
-/* The fakews driver reports through the test harness. A benchmark is not a
- * TAP test: defining the three hooks it uses here keeps the harness's main()
- * out of the link. */
-void air_test_fail(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-const char *air_test_source_root(void) { return AIR_BENCH_SOURCE_ROOT; }
-
-char *air_test_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *data = NULL;
-	long n;
-
-	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, f) == (size_t)n) {
-		data[n] = '\0';
-		if (len)
-			*len = (size_t)n;
-	} else {
-		free(data);
-		data = NULL;
-	}
-	if (f)
-		fclose(f);
-	return data;
-}
-
 typedef struct phase {
 	double wall_s, cpu_s;
 	long rss_kib;

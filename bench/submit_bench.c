@@ -41,46 +41,6 @@ static const char workload[] = "experiment_name: bench\n"
                                "  accelerator_type: GPU_1xH100\n"
                                "  num_accelerators: 1\n";
 
-/* The fakews driver reports failures through these test-harness hooks;
- * here a failure ends the benchmark. */
-void air_test_fail(const char *file, int line, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "submit_bench: %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-const char *air_test_source_root(void)
-{
-	return AIR_BENCH_SOURCE_ROOT;
-}
-
-char *air_test_read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *data = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (data = malloc((size_t)n + 1)) && fread(data, 1, (size_t)n, f) == (size_t)n) {
-		data[n] = '\0';
-		if (len)
-			*len = (size_t)n;
-	} else {
-		free(data);
-		data = NULL;
-	}
-	fclose(f);
-	return data;
-}
-
 static double now_ms(void)
 {
 	struct timespec t;
