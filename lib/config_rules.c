@@ -130,13 +130,26 @@ static bool is_secret_ref(const char *s)
 	return slash && slash != s && slash[1] && !strchr(slash + 1, '/');
 }
 
+/* Fail naming "<map>.<name>"; user-defined names have no length bound. */
+static int fail_named(const air_config *cfg, const air__ynode *at, const char *map,
+                      const air__ynode *name, const char *problem, air_error **err)
+{
+	char q[96], *field = air__sprintf("%s.%s", map, name->u.text);
+	int rc;
+
+	if (!field)
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	rc = FAIL(at, field, "%s %s", air__cfg_quote(q, sizeof(q), at->u.text, at->len), problem);
+	air__free(field);
+	return rc;
+}
+
 /* Rules 17-18, in sorted name order. */
 static int variable_rules(const air_config *cfg, const air__cfg_model *m, air_error **err)
 {
 	air__ypair **env = NULL, **sec = NULL;
 	size_t nenv = m->env_variables ? m->env_variables->len : 0;
 	size_t nsec = m->secrets ? m->secrets->len : 0;
-	char field[96], q[96];
 	int rc = 0;
 
 	if ((nsec && !(sec = air__ymap_sorted(m->secrets))) ||
@@ -148,18 +161,16 @@ static int variable_rules(const air_config *cfg, const air__cfg_model *m, air_er
 		const air__ynode *v = sec[i]->value;
 		if (air__ynode_is_null(v) || is_secret_ref(v->u.text))
 			continue;
-		snprintf(field, sizeof(field), "secrets.%s", sec[i]->key->u.text);
-		rc = FAIL(v, field, "%s is not a secret reference; expected scope/key",
-		          air__cfg_quote(q, sizeof(q), v->u.text, v->len));
+		rc = fail_named(cfg, v, "secrets", sec[i]->key,
+		                "is not a secret reference; expected scope/key", err);
 	}
 	/* Merge the two sorted name lists: the first common name is reported. */
 	for (size_t i = 0, j = 0; !rc && i < nenv && j < nsec;) {
 		const air__ynode *a = env[i]->key, *b = sec[j]->key;
 		int c = strcmp(a->u.text, b->u.text);
 		if (c == 0 && !air__ynode_is_null(env[i]->value) && !air__ynode_is_null(sec[j]->value)) {
-			snprintf(field, sizeof(field), "env_variables.%s", a->u.text);
-			rc = FAIL(a, field, "%s is defined in both env_variables and secrets",
-			          air__cfg_quote(q, sizeof(q), a->u.text, a->len));
+			rc = fail_named(cfg, a, "env_variables", a,
+			                "is defined in both env_variables and secrets", err);
 		} else if (c <= 0) {
 			i++, j += c == 0;
 		} else {
@@ -242,6 +253,7 @@ static int permission_rules(const air_config *cfg, const air__cfg_model *m, air_
 
 	for (size_t i = 0; m->permissions && i < m->permissions->len; i++) {
 		const air__ynode *grant = m->permissions->u.items[i], *level, *found = NULL;
+		const char *found_name = NULL;
 		char names[96] = "";
 		size_t count = 0;
 
@@ -251,6 +263,7 @@ static int permission_rules(const air_config *cfg, const air__cfg_model *m, air_
 			if (!p)
 				continue;
 			found = p;
+			found_name = principals[k];
 			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			         count++ ? ", " : "", principals[k]);
 		}
@@ -260,7 +273,7 @@ static int permission_rules(const air_config *cfg, const air__cfg_model *m, air_
 			            "set; found %s",
 			            count ? names : "none");
 		if (air__is_blank(found->u.text)) {
-			snprintf(field, sizeof(field), "permissions[%zu].%s", i, names);
+			snprintf(field, sizeof(field), "permissions[%zu].%s", i, found_name);
 			return FAIL(found, field, "must not be blank");
 		}
 		level = air__ymap_get(grant, "level");
