@@ -93,9 +93,11 @@ AIR_EXTERN void air_config_free(air_config *cfg);
 
 /**
  * Apply one `FIELD_PATH=VALUE` override (the `--override` syntax): split at
- * the first '=', check the path against the schema (unknown segments are
- * refused with the list of valid fields), parse VALUE as a YAML scalar or
- * flow collection, and set it in the document ("null" or an empty value
+ * the first '=' (the path is trimmed), check the path against the schema
+ * (unknown segments are refused with the list of valid fields; any sub-path
+ * of parameters, env_variables and secrets is accepted), parse VALUE as a
+ * YAML document (8 int, '8' string, [a, b] list, {a: 1} map) and set it in
+ * the document, creating intermediate mappings ("null" or an empty value
  * unsets the field). Nothing is modified when an error is returned. The
  * config must be validated again afterwards; air_config_is_valid() is 0.
  * Every applied override is recorded (air_config_change_*).
@@ -103,7 +105,7 @@ AIR_EXTERN void air_config_free(air_config *cfg);
  */
 AIR_EXTERN int air_config_override(air_config *cfg, const char *assignment, air_error **err);
 
-/** Like air_config_override() with the path and the YAML value text given separately. @since 0.1 */
+/** Like air_config_override() with the path and the YAML value text given separately (NULL value = null). @since 0.1 */
 AIR_EXTERN int air_config_set(air_config *cfg, const char *path, const char *yaml_value,
                               air_error **err);
 
