@@ -8,7 +8,11 @@
  * to_yaml output parses back to the same document (compared as JSON).
  *
  *   CC=clang meson setup build-fuzz -Dfuzzers=enabled && ninja -C build-fuzz fuzz/fuzz_config
- *   build-fuzz/fuzz/fuzz_config -dict=fuzz/fuzz_config.dict -runs=20000 fuzz/corpus/fuzz_config
+ *   mkdir -p /tmp/fuzz-config-work
+ *   build-fuzz/fuzz/fuzz_config -dict=fuzz/fuzz_config.dict -runs=20000 \
+ *       /tmp/fuzz-config-work fuzz/corpus/fuzz_config
+ * (libFuzzer adds new inputs to the first directory, so keep it outside the
+ * source tree.)
  *
  * fuzz/corpus/fuzz_config holds the examples and tricky inputs (aliases,
  * block scalars, tags, quoting, both code_source forms).
