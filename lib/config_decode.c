@@ -52,8 +52,15 @@ static size_t path_push(decoder *d, const char *name, size_t len)
 static size_t path_push_index(decoder *d, size_t i)
 {
 	size_t mark = d->path.len;
+	char digits[24], *p = digits + sizeof(digits);
 
-	air__buf_printf(&d->path, "[%zu]", i);
+	/* Hand-formatted: this runs for every list item of every load. */
+	*--p = ']';
+	do
+		*--p = (char)('0' + i % 10);
+	while ((i /= 10) != 0);
+	*--p = '[';
+	air__buf_put(&d->path, p, (size_t)(digits + sizeof(digits) - p));
 	return mark;
 }
 

@@ -158,12 +158,9 @@ air__ytype air__yscalar_resolve(const char *s, size_t len)
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
 	static const char *const bools[] = {"true", "True", "TRUE", "false", "False", "FALSE", NULL};
 
-	if (len > 5) {
-		/* Fast path: long words are strings unless they look numeric. */
-		char c = s[0];
-		if (!(c >= '0' && c <= '9') && c != '-' && c != '+' && c != '.')
-			return AIR__YT_STR;
-	}
+	/* Fast path: nulls, booleans and numbers start with one of these. */
+	if (len > 0 && !strchr("~nNtTfF0123456789-+.", s[0]))
+		return AIR__YT_STR;
 	if (is_one_of(s, len, nulls))
 		return AIR__YT_NULL;
 	if (is_one_of(s, len, bools))

@@ -245,43 +245,47 @@ static int run_option_rules(const air_config *cfg, const air__cfg_model *m, air_
 	return 0;
 }
 
-/* Rule 34. */
+/* Rule 34. Field names are only formatted when a grant fails. */
 static int permission_rules(const air_config *cfg, const air__cfg_model *m, air_error **err)
 {
 	static const char *const principals[] = {"user_name", "group_name", "service_principal_name"};
-	char field[96];
+	char field[96], names[96];
 
 	for (size_t i = 0; m->permissions && i < m->permissions->len; i++) {
 		const air__ynode *grant = m->permissions->u.items[i], *level, *found = NULL;
 		const char *found_name = NULL;
-		char names[96] = "";
 		size_t count = 0;
 
-		snprintf(field, sizeof(field), "permissions[%zu]", i);
 		for (size_t k = 0; k < AIR__ARRAY_SIZE(principals); k++) {
 			const air__ynode *p = air__ymap_get(grant, principals[k]);
-			if (!p)
-				continue;
-			found = p;
-			found_name = principals[k];
-			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-			         count++ ? ", " : "", principals[k]);
+			if (p) {
+				found = p;
+				found_name = principals[k];
+				count++;
+			}
 		}
-		if (count != 1)
+		if (count != 1) {
+			names[0] = '\0';
+			for (size_t k = 0; k < AIR__ARRAY_SIZE(principals); k++)
+				if (air__ymap_get(grant, principals[k]))
+					snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+					         names[0] ? ", " : "", principals[k]);
+			snprintf(field, sizeof(field), "permissions[%zu]", i);
 			return FAIL(grant, field,
 			            "exactly one of user_name, group_name, service_principal_name must be "
 			            "set; found %s",
 			            count ? names : "none");
+		}
 		if (air__is_blank(found->u.text)) {
 			snprintf(field, sizeof(field), "permissions[%zu].%s", i, found_name);
 			return FAIL(found, field, "must not be blank");
 		}
 		level = air__ymap_get(grant, "level");
-		snprintf(field, sizeof(field), "permissions[%zu].level", i);
-		if (!level)
-			return FAIL(grant, field, "is required (CAN_VIEW, CAN_MANAGE_RUN or CAN_MANAGE)");
-		if (air__is_blank(level->u.text))
-			return FAIL(level, field, "must not be blank");
+		if (!level || air__is_blank(level->u.text)) {
+			snprintf(field, sizeof(field), "permissions[%zu].level", i);
+			return level ? FAIL(level, field, "must not be blank")
+			             : FAIL(grant, field, "is required (CAN_VIEW, CAN_MANAGE_RUN or CAN_MANAGE)");
+		}
 	}
 	return 0;
 }

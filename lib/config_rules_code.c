@@ -56,28 +56,30 @@ static int form_rule(const air_config *cfg, const air__cfg_model *m, air_error *
 	            n_keys, f_keys);
 }
 
-/* Rule 24: relative, non-blank, no ".." segment. */
-static int include_path_rule(const air_config *cfg, const air__ynode *n, const char *field,
+/* Rule 24 for entry @index: relative, non-blank, no ".." segment. */
+static int include_path_rule(const air_config *cfg, const air__cfg_snapshot *snap, size_t index,
                              air_error **err)
 {
+	const air__ynode *n = snap->include_paths->u.items[index];
 	size_t len;
-	const char *s = air__trim(n->u.text, &len), *seg = s;
-	char q[96];
+	const char *s = air__trim(n->u.text, &len), *seg = s, *problem = NULL;
+	char q[96], field[96];
 
-	if (len == 0)
-		return FAIL(n, field, "must not be blank");
-	if (s[0] == '/')
-		return FAIL(n, field, "%s must be relative to root_path",
-		            air__cfg_quote(q, sizeof(q), n->u.text, n->len));
-	for (size_t i = 0; i <= len; i++) {
+	for (size_t i = 0; len && s[0] != '/' && i <= len; i++) {
 		if (i < len && s[i] != '/')
 			continue;
 		if (s + i - seg == 2 && seg[0] == '.' && seg[1] == '.')
-			return FAIL(n, field, "%s must not contain a '..' segment",
-			            air__cfg_quote(q, sizeof(q), n->u.text, n->len));
+			problem = "must not contain a '..' segment";
 		seg = s + i + 1;
 	}
-	return 0;
+	if (len && s[0] == '/')
+		problem = "must be relative to root_path";
+	if (len && !problem)
+		return 0;
+	snprintf(field, sizeof(field), "%s.include_paths[%zu]", snap->prefix, index);
+	if (len == 0)
+		return FAIL(n, field, "must not be blank");
+	return FAIL(n, field, "%s %s", air__cfg_quote(q, sizeof(q), n->u.text, n->len), problem);
 }
 
 static bool is_branch_name(const char *s, size_t len)
@@ -111,11 +113,9 @@ static int snapshot_rules(const air_config *cfg, const air__cfg_snapshot *s, air
 	if (s->include_paths && s->include_paths->len == 0)
 		return FAIL(s->include_paths, FIELD("include_paths"),
 		            "must not be an empty list (leave it out to upload all of root_path)");
-	for (size_t i = 0; s->include_paths && i < s->include_paths->len; i++) {
-		snprintf(field, sizeof(field), "%s.include_paths[%zu]", s->prefix, i);
-		if ((rc = include_path_rule(cfg, s->include_paths->u.items[i], field, err)))
+	for (size_t i = 0; s->include_paths && i < s->include_paths->len; i++)
+		if ((rc = include_path_rule(cfg, s, i, err)))
 			return rc;
-	}
 	if (!s->git)
 		return 0;
 	if (s->git_branch && !is_branch_name(s->git_branch->u.text, s->git_branch->len))

@@ -386,14 +386,23 @@ static int scalar_type(builder *b, struct fy_event *ev, const char *text, size_t
 	               (int)(tlen > 64 ? 64 : tlen), tag);
 }
 
-/* A scalar's text through libfyaml's chunk iterator. fy_token_get_text()
- * of 0.7.12 can over-report the length of a malformed folded scalar and
- * hand back uninitialised bytes; the iterator does not. */
-static int scalar_text(builder *b, struct fy_token *tok, const char **text, size_t *len)
+/* A scalar's text. A plain scalar on one line is exactly its source span;
+ * anything else goes through libfyaml's chunk iterator: fy_token_get_text()
+ * of 0.7.12 can over-report the length of a malformed folded scalar and hand
+ * back uninitialised bytes, the iterator does not. */
+static int scalar_text(builder *b, struct fy_event *ev, const char **text, size_t *len)
 {
+	struct fy_token *tok = ev->scalar.value;
+	const struct fy_mark *from = fy_event_start_mark(ev), *to = fy_event_end_mark(ev);
 	const struct fy_iter_chunk *c = NULL;
 	int e = 0;
 
+	if (fy_token_scalar_style(tok) == FYSS_PLAIN && from && to && from->line == to->line &&
+	    from->input_pos <= to->input_pos && to->input_pos <= b->len) {
+		*text = b->data + from->input_pos;
+		*len = to->input_pos - from->input_pos;
+		return 0;
+	}
 	air__buf_clear(&b->text);
 	fy_token_iter_start(tok, b->iter);
 	while ((c = fy_token_iter_chunk_next(b->iter, c, &e)) != NULL)
@@ -415,7 +424,7 @@ static int add_scalar(builder *b, struct fy_event *ev)
 	air__ytype type = AIR__YT_STR;
 	air__ynode *n;
 
-	if (scalar_text(b, ev->scalar.value, &text, &len))
+	if (scalar_text(b, ev, &text, &len))
 		return b->rc;
 	if (memchr(text, '\0', len))
 		return fail_at(b, b->line, b->column, "NUL characters are not allowed in values");
