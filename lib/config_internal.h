@@ -65,6 +65,9 @@ bool air__ynode_is_null(const air__ynode *n);
 air__ynode *air__ymap_get(const air__ynode *map, const char *key);
 /* Pair of @key in @map whatever its value, or NULL. */
 air__ypair *air__ymap_pair(const air__ynode *map, const char *key, size_t key_len);
+/* The first key of @map that repeats an earlier one (by text) into *dup, or
+ * NULL; false on OOM. */
+bool air__ymap_first_duplicate(const air__ynode *map, const air__ynode **dup);
 /* The pairs of @map sorted by key, bytewise (keys are unique). air__free() it. */
 air__ypair **air__ymap_sorted(const air__ynode *map);
 /* Deep copy; every copied node is charged to *budget, NULL when it runs out
@@ -82,8 +85,14 @@ void air__ynode_describe(const air__ynode *n, char *out, size_t cap);
 int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *name,
                     bool positions, air__ynode **root, air_error **err);
 
-/* Only the text checks of air__yaml_parse(): printable UTF-8, no NUL. */
+/* ---- raw input checks (config_text.c) ---------------------------------- */
+/* Printable UTF-8 without NUL; errors name @name and the position (none
+ * when @name is NULL). */
 int air__yaml_check_text(const char *data, size_t len, const char *name, air_error **err);
+/* The checks air__yaml_parse() runs first: the text, and input that would
+ * crash libfyaml 0.7.12. */
+int air__yaml_check_input(const char *data, size_t len, const char *name, bool positions,
+                          air_error **err);
 
 /* ---- emission (config_emit.c) ----------------------------------------- */
 /* One-line flow YAML ("8", "\"8\"", "[a, b]", "{a: 1}"). */

@@ -311,3 +311,50 @@ air__ypair **air__ymap_sorted(const air__ynode *map)
 	qsort(v, map->len, sizeof(*v), cmp_pairs);
 	return v;
 }
+
+static int cmp_key_index(const void *pa, const void *pb, void *ctx)
+{
+	const air__ypair *p = ctx;
+	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
+	const air__ynode *a = p[ia].key, *c = p[ib].key;
+	int r = memcmp(a->u.text, c->u.text, a->len < c->len ? a->len : c->len);
+
+	if (r)
+		return r;
+	if (a->len != c->len)
+		return a->len < c->len ? -1 : 1;
+	return ia < ib ? -1 : 1;
+}
+
+/* Small mappings are checked pairwise, big ones through an index sorted by
+ * (key, position), so that a 1 MiB mapping cannot make this quadratic. */
+bool air__ymap_first_duplicate(const air__ynode *m, const air__ynode **dup)
+{
+	const air__ypair *p = m->u.pairs;
+	size_t best = SIZE_MAX, *idx;
+
+	*dup = NULL;
+	if (m->len <= 32) {
+		for (size_t j = 1; j < m->len && !*dup; j++)
+			for (size_t i = 0; i < j && !*dup; i++)
+				if (p[i].key->len == p[j].key->len &&
+				    !memcmp(p[i].key->u.text, p[j].key->u.text, p[j].key->len))
+					*dup = p[j].key;
+		return true;
+	}
+	if (!(idx = air__malloc(m->len * sizeof(*idx))))
+		return false;
+	for (size_t i = 0; i < m->len; i++)
+		idx[i] = i;
+	qsort_r(idx, m->len, sizeof(*idx), cmp_key_index, (void *)p);
+	for (size_t i = 1; i < m->len; i++) {
+		const air__ynode *a = p[idx[i - 1]].key, *c = p[idx[i]].key;
+		/* Within a run of equal keys the positions ascend: i repeats i - 1. */
+		if (a->len == c->len && !memcmp(a->u.text, c->u.text, a->len) && idx[i] < best)
+			best = idx[i];
+	}
+	if (best != SIZE_MAX)
+		*dup = p[best].key;
+	air__free(idx);
+	return true;
+}

@@ -2,11 +2,11 @@
  * config_yaml.c: YAML bytes -> node tree, with libfyaml's event parser.
  *
  * libfyaml checks the syntax; this file adds what a document builder would
- * do plus the limits a workload file needs: valid printable UTF-8 without
- * NUL bytes (libfyaml 0.7 silently truncates at a NUL and drops invalid
- * bytes), duplicate keys, scalar keys only, core-schema typing and tags,
- * a nesting cap and an alias-expansion budget. Only the first document of a
- * stream is read. Nothing is printed: diagnostics are collected.
+ * do plus the limits a workload file needs: duplicate keys, scalar keys
+ * only, core-schema typing and tags, a nesting cap and an alias-expansion
+ * budget. The bytes are checked first (config_text.c). Only the first
+ * document of a stream is read. Nothing is printed: diagnostics are
+ * collected.
  */
 #include "config_internal.h"
 
@@ -73,122 +73,6 @@ static int oom(builder *b)
 	if (!b->rc)
 		b->rc = air__failf(b->err, AIR_ENOMEM, 0, "out of memory parsing YAML");
 	return b->rc;
-}
-
-/* ---- input checks ------------------------------------------------------ */
-
-/* Valid UTF-8, no NUL, only YAML-printable characters (tab, LF, CR,
- * U+0020..U+007E, U+0085, U+00A0.., no surrogates, no U+FFFE/U+FFFF). */
-static int check_text(builder *b, const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	int32_t line = 1, col = 1;
-
-	while (i < len) {
-		unsigned c = s[i];
-		uint32_t cp;
-		size_t n;
-
-		if (c >= 0x20 && c < 0x7F) {
-			i++, col++;
-			continue;
-		}
-		if (c == '\n') {
-			i++, line++, col = 1;
-			continue;
-		}
-		if (c == '\t' || c == '\r') {
-			i++, col++;
-			continue;
-		}
-		if (c == 0)
-			return fail_at(b, line, col, "NUL byte in the input (binary data is not YAML)");
-		if (c < 0x80)
-			return fail_at(b, line, col, "control character U+%04X is not allowed in YAML", c);
-		n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-		if (n == 0 || c > 0xF4 || i + n > len)
-			return fail_at(b, line, col, "invalid UTF-8 byte 0x%02X", c);
-		cp = c & (0x7Fu >> n);
-		for (size_t k = 1; k < n; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				return fail_at(b, line, col, "invalid UTF-8 sequence");
-			cp = (cp << 6) | (s[i + k] & 0x3F);
-		}
-		if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return fail_at(b, line, col, "invalid UTF-8 sequence");
-		if ((cp >= 0x80 && cp <= 0x9F && cp != 0x85) || cp == 0xFFFE || cp == 0xFFFF)
-			return fail_at(b, line, col, "control character U+%04X is not allowed in YAML",
-			               (unsigned)cp);
-		i += n, col++;
-	}
-	return 0;
-}
-
-int air__yaml_check_text(const char *data, size_t len, const char *name, air_error **err)
-{
-	builder b;
-
-	memset(&b, 0, sizeof(b));
-	b.name = name;
-	b.positions = name != NULL;
-	b.err = err;
-	return check_text(&b, (const unsigned char *)data, len);
-}
-
-/* libfyaml 0.7.12 corrupts its list of indentation levels (a use after free
- * in fy_parser_destroy) after reporting "cannot use tab for indentation of
- * block entry" inside an explicit '?' key. Refuse what leads there before
- * parsing: an explicit key in block context together with a tab right
- * before an indicator (':', '?', '|', '>', "- "). Files without tabs, or
- * without explicit keys, are never affected. */
-static bool explicit_key_line(const char *s, size_t i, size_t len)
-{
-	while (i < len && s[i] == ' ')
-		i++;
-	/* Indicators that may precede a key on its line: "- ", "? ", ": ". */
-	while (i < len && strchr("-?:", s[i]) && s[i]) {
-		bool blank_after = i + 1 == len || strchr(" \t\r\n", s[i + 1]);
-		if (!blank_after)
-			return false;
-		if (s[i] == '?')
-			return true;
-		for (i++; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
-			;
-	}
-	return false;
-}
-
-static int check_tab_before_indicator(builder *b, const char *s, size_t len)
-{
-	bool explicit_key = false;
-	int32_t line = 1, col = 1, tab_line = 0, tab_col = 0;
-
-	if (!memchr(s, '\t', len))
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		if (i == 0 || s[i - 1] == '\n')
-			explicit_key |= explicit_key_line(s, i, len);
-		if (s[i] == '\t' && !tab_line) {
-			size_t j = i;
-			while (j < len && (s[j] == ' ' || s[j] == '\t'))
-				j++;
-			if (j < len && (strchr(":?|>", s[j]) ||
-			                (s[j] == '-' && (j + 1 == len || strchr(" \t\r\n", s[j + 1]))))) {
-				tab_line = line;
-				tab_col = col;
-			}
-		}
-		if (s[i] == '\n')
-			line++, col = 1;
-		else if (((unsigned char)s[i] & 0xC0) != 0x80)
-			col++;
-	}
-	if (explicit_key && tab_line)
-		return fail_at(b, tab_line, tab_col,
-		               "a tab before an indicator (':', '?', '|', '>', '-') in a file with "
-		               "explicit '?' keys cannot be parsed safely; use spaces");
-	return 0;
 }
 
 /* ---- anchors ----------------------------------------------------------- */
@@ -503,59 +387,6 @@ static int open_container(builder *b, struct fy_event *ev, air__ykind kind)
 	return 0;
 }
 
-/* Report the first key of @m that repeats an earlier one. Small mappings are
- * checked pairwise; big ones through a sorted index, so that a 1 MiB mapping
- * cannot make this quadratic. */
-static int cmp_key_index(const void *pa, const void *pb, void *ctx);
-
-static const air__ynode *first_duplicate(builder *b, const air__ynode *m)
-{
-	const air__ypair *p = m->u.pairs;
-	const air__ynode *dup = NULL;
-	size_t best = SIZE_MAX, *idx;
-
-	if (m->len <= 32) {
-		for (size_t j = 1; j < m->len; j++)
-			for (size_t i = 0; i < j; i++)
-				if (p[i].key->len == p[j].key->len &&
-				    !memcmp(p[i].key->u.text, p[j].key->u.text, p[j].key->len))
-					return p[j].key;
-		return NULL;
-	}
-	if (!(idx = air__malloc(m->len * sizeof(*idx)))) {
-		oom(b);
-		return NULL;
-	}
-	for (size_t i = 0; i < m->len; i++)
-		idx[i] = i;
-	qsort_r(idx, m->len, sizeof(*idx), cmp_key_index, (void *)p);
-	for (size_t i = 1; i < m->len; i++) {
-		const air__ynode *a = p[idx[i - 1]].key, *c = p[idx[i]].key;
-		/* Within a run of equal keys the index order holds: i is a repeat. */
-		if (a->len == c->len && !memcmp(a->u.text, c->u.text, a->len) && idx[i] < best)
-			best = idx[i];
-	}
-	if (best != SIZE_MAX)
-		dup = p[best].key;
-	air__free(idx);
-	return dup;
-}
-
-static int cmp_key_index(const void *pa, const void *pb, void *ctx)
-{
-	const air__ypair *p = ctx;
-	size_t ia = *(const size_t *)pa, ib = *(const size_t *)pb;
-	const air__ynode *a = p[ia].key, *c = p[ib].key;
-	size_t n = a->len < c->len ? a->len : c->len;
-	int r = memcmp(a->u.text, c->u.text, n);
-
-	if (r)
-		return r;
-	if (a->len != c->len)
-		return a->len < c->len ? -1 : 1;
-	return ia < ib ? -1 : 1;
-}
-
 static int close_container(builder *b)
 {
 	struct frame *f = &b->frames[b->depth];
@@ -577,13 +408,13 @@ static int close_container(builder *b)
 			n->u.pairs[i].key = b->stack[f->base + 2 * i];
 			n->u.pairs[i].value = b->stack[f->base + 2 * i + 1];
 		}
-		if ((dup = first_duplicate(b, n)) != NULL) {
+		if (!air__ymap_first_duplicate(n, &dup))
+			return oom(b);
+		if (dup) {
 			char q[96];
 			return fail_at(b, dup->line, dup->column, "duplicate key %s (already defined above)",
 			               air__cfg_quote(q, sizeof(q), dup->u.text, dup->len));
 		}
-		if (b->rc)
-			return b->rc;
 	}
 	b->nstack = f->base;
 	b->depth--;
@@ -650,8 +481,7 @@ int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *nam
 	b.alias_budget = AIR__CFG_MAX_ALIAS_NODES;
 	b.line = b.column = 1;
 	*root = NULL;
-	if (check_text(&b, (const unsigned char *)data, len) ||
-	    check_tab_before_indicator(&b, data, len))
+	if ((b.rc = air__yaml_check_input(data, len, name, positions, err)) != 0)
 		return b.rc;
 
 	fy_diag_cfg_default(&dcfg);
