@@ -343,6 +343,8 @@ static int add_alias(builder *b, struct fy_event *ev)
 		               name ? name : "");
 	if (at_key(b) && target->kind != AIR__Y_SCALAR)
 		return fail_at(b, b->line, b->column, "mapping keys must be scalars");
+	if (at_key(b) && air__ynode_is_null(target))
+		return fail_at(b, b->line, b->column, "null mapping key");
 	copy = air__ynode_copy(b->arena, target, &b->alias_budget);
 	if (!copy && b->alias_budget == 0)
 		return fail_at(b, b->line, b->column,

@@ -369,6 +369,21 @@ AIR_TEST(parse__aliases_are_expanded_copies)
 	air_config_free(cfg);
 }
 
+/* An alias of a null used as a key is a null key too (found by fuzz_config). */
+AIR_TEST(parse__null_keys_are_refused)
+{
+	static const char *const inputs[] = {"~: x\n", "parameters:\n  : x\n", "a: &a\nb: {*a : 1}\n",
+	                                     "a: &n null\nb:\n  *n : 1\n"};
+	air_config *cfg;
+	air_error *err;
+
+	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
+		ASSERT_EQ_INT(parse_mem(inputs[i], strlen(inputs[i]), &cfg, &err), AIR_ECONFIG);
+		ASSERT_CONTAINS(air_error_message(err), "null mapping key");
+		air_error_free(err);
+	}
+}
+
 AIR_TEST(parse__recursive_alias_is_refused)
 {
 	air_config *cfg;
