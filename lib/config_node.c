@@ -1,7 +1,6 @@
 /* config_node.c: the arena and the YAML node tree of a workload document. */
 #include "config_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,6 @@
 #include "config_internal.h"
 
 #include <libfyaml.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define CORE_TAG "tag:yaml.org,2002:"
