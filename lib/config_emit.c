@@ -7,7 +7,6 @@
  */
 #include "config_internal.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* U+0085, U+2028, U+2029 and U+FEFF read as line breaks or BOMs somewhere. */
@@ -210,25 +209,12 @@ static void block_value(emitter *e, const air__ynode *v, int indent, bool after_
 	}
 }
 
-static int cmp_pair_ptr(const void *pa, const void *pb)
-{
-	const air__ynode *a = (*(const air__ypair *const *)pa)->key;
-	const air__ynode *b = (*(const air__ypair *const *)pb)->key;
-	int r = memcmp(a->u.text, b->u.text, a->len < b->len ? a->len : b->len);
-
-	return r ? r : (a->len > b->len) - (a->len < b->len);
-}
-
 /* The cursor is at column @indent for the first key. */
 static void block_map(emitter *e, const air__ynode *m, int indent)
 {
-	air__ypair **order = NULL;
+	air__ypair **order = e->sort ? air__ymap_sorted(m) : NULL;
 
-	if (e->sort && (order = air__malloc(m->len * sizeof(*order))) != NULL) {
-		for (size_t i = 0; i < m->len; i++)
-			order[i] = &m->u.pairs[i];
-		qsort(order, m->len, sizeof(*order), cmp_pair_ptr);
-	} else if (e->sort) {
+	if (e->sort && !order) {
 		e->b->oom = true;
 		return;
 	}
