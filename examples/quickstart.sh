@@ -27,8 +27,11 @@ fakews_pid=$!
 for _ in $(seq 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 url="http://127.0.0.1:$(cat "$tmp/port")"
 # Runs go PENDING -> RUNNING -> SUCCESS within a few seconds and log a few lines.
-curl -s -X POST "$url/__fakews/config" \
-  -d '{"lifecycle":{"pending_ms":1000,"running_ms":3000,"result":"SUCCESS"},"auto_logs":5}' >/dev/null
+python3 - "$url" <<'PY'
+import sys, urllib.request
+body = b'{"lifecycle":{"pending_ms":1000,"running_ms":3000,"result":"SUCCESS"},"auto_logs":5}'
+urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/__fakews/config", data=body, method="POST"))
+PY
 
 export DATABRICKS_HOST="$url" DATABRICKS_TOKEN="dapi-test" DATABRICKS_CONFIG_FILE=/dev/null
 export AIR_LOGS_POLL_MS=500
