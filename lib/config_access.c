@@ -1,4 +1,6 @@
 /* config_access.c: value accessors of a validated config (config.h). */
+#include <string.h>
+
 #include "config_internal.h"
 
 /* The published values, or NULL when the config is not (or no longer) valid. */
@@ -172,4 +174,25 @@ const char *air_config_permission_level(const air_config *cfg, size_t i)
 {
 	const air__cfg_values *v = values(cfg);
 	return v && i < v->ngrants ? v->grants[i].level : NULL;
+}
+
+int32_t air_config_is_set(const air_config *cfg, const char *path)
+{
+	const air__ynode *node;
+	const char *seg = path;
+
+	if (!cfg || !path || !*path)
+		return 0;
+	node = cfg->root;
+	while (node) {
+		const char *dot = strchr(seg, '.');
+		size_t n = dot ? (size_t)(dot - seg) : strlen(seg);
+		air__ypair *p = air__ymap_pair(node, seg, n);
+
+		node = p && !air__ynode_is_null(p->value) ? p->value : NULL;
+		if (!dot)
+			break;
+		seg = dot + 1;
+	}
+	return node ? 1 : 0;
 }

@@ -5,27 +5,6 @@
 
 #include <string.h>
 
-#include "json.h"
-
-/* Whether max_retries is written in the effective document: the pre-flight
- * sends only what the user set, while the accessor reports the default 3. */
-static int max_retries_written(const air_config *cfg, bool *written, air_error **err)
-{
-	char *text = NULL;
-	json_t *doc;
-	int rc = air_config_to_json(cfg, &text, err);
-
-	if (rc != AIR_OK)
-		return rc;
-	doc = air__json_parse(text, strlen(text), "the effective configuration", err);
-	air_free(text);
-	if (!doc)
-		return AIR_EPROTO;
-	*written = json_object_get(doc, "max_retries") && !json_is_null(json_object_get(doc, "max_retries"));
-	json_decref(doc);
-	return AIR_OK;
-}
-
 static int oom(air_error **err)
 {
 	return air__failf(err, AIR_ENOMEM, 0, "out of memory reading the configuration");
@@ -122,10 +101,8 @@ int air__workload_load(const air_config *cfg, air__workload *w, air_error **err)
 		air__workload_dispose(w);
 		return rc;
 	}
-	if ((rc = max_retries_written(cfg, &w->has_max_retries, err)) != AIR_OK) {
-		air__workload_dispose(w);
-		return rc;
-	}
+	/* The pre-flight sends only what the user wrote; the accessor reports the default 3. */
+	w->has_max_retries = air_config_is_set(cfg, "max_retries") != 0;
 	return AIR_OK;
 }
 

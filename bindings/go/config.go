@@ -236,6 +236,20 @@ func (c *Config) SourceBytes() []byte {
 	return b
 }
 
+// IsSet reports whether the dotted field path ("max_retries",
+// "compute.pool_id") is written with a non-null value in the effective
+// document, telling an explicit value from a default.
+func (c *Config) IsSet(path string) bool {
+	if c.h == nil {
+		return false
+	}
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	set := C.air_config_is_set(c.h, cpath) != 0
+	runtime.KeepAlive(c)
+	return set
+}
+
 func (c *Config) str(f func(h *C.air_config) *C.char) string {
 	if c.h == nil {
 		return ""

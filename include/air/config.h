@@ -140,6 +140,14 @@ AIR_EXTERN const char *air_config_source_name(const air_config *cfg);
 AIR_EXTERN const char *air_config_base_dir(const air_config *cfg);
 /** The original bytes as read (before overrides); @p len_out may be NULL. @since 0.1 */
 AIR_EXTERN const char *air_config_source_bytes(const air_config *cfg, size_t *len_out);
+/**
+ * 1 when the dotted @p path ("max_retries", "compute.pool_id",
+ * "env_variables.RANK") is written in the effective document (after
+ * overrides) with a non-null value, else 0. Tells an explicit value from a
+ * default: air_config_max_retries() returns 3 either way. Needs no validation.
+ * @since 0.1
+ */
+AIR_EXTERN int32_t air_config_is_set(const air_config *cfg, const char *path);
 
 /* ---- field help ------------------------------------------------------- */
 

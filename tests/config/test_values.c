@@ -181,3 +181,28 @@ AIR_TEST(values__example_code_source)
 	ASSERT_EQ_INT(air_config_has_parameters(cfg), 1);
 	air_config_free(cfg);
 }
+
+AIR_TEST(values__is_set_tells_written_values_from_defaults)
+{
+	air_config *cfg = load("experiment_name: e\ncommand: x\n"
+	                       "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1, pool_id: ~}\n"
+	                       "env_variables: {RANK: 0}\n");
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_config_max_retries(cfg), 3);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "max_retries"), 0);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "compute.accelerator_type"), 1);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "compute.pool_id"), 0); /* null = absent */
+	ASSERT_EQ_INT(air_config_is_set(cfg, "env_variables.RANK"), 1);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "compute.accelerator_type.x"), 0);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "compute."), 0);
+	ASSERT_EQ_INT(air_config_is_set(cfg, ""), 0);
+	ASSERT_EQ_INT(air_config_is_set(cfg, NULL), 0);
+	ASSERT_EQ_INT(air_config_is_set(NULL, "max_retries"), 0);
+	/* Overrides count, before and after validation. */
+	ASSERT_OK(air_config_override(cfg, "max_retries=0", &err), err);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "max_retries"), 1);
+	ASSERT_OK(air_config_override(cfg, "max_retries=null", &err), err);
+	ASSERT_EQ_INT(air_config_is_set(cfg, "max_retries"), 0);
+	air_config_free(cfg);
+}

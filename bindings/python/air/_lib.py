@@ -88,6 +88,7 @@ SIGNATURES = {
     "air_config_source_name": (STR, [VOIDP]),
     "air_config_base_dir": (STR, [VOIDP]),
     "air_config_source_bytes": (VOIDP, [VOIDP, OUT_SIZE]),
+    "air_config_is_set": (I32, [VOIDP, STR]),
     "air_schema_help": (INT, [STR, U32, OUT_STR, OUT_HANDLE]),
     "air_config_experiment_name": (STR, [VOIDP]),
     "air_config_command": (STR, [VOIDP]),

@@ -175,6 +175,10 @@ class Config:
         p = lib.air_config_source_bytes(self._handle, C.byref(n))
         return bytes_at(p, n.value)
 
+    def is_set(self, path):
+        """Whether the dotted field path is written (non-null) in the effective document."""
+        return lib.air_config_is_set(self._handle, enc(path)) != 0
+
     # ---- values ----------------------------------------------------------
 
     def _list(self, count, item):

@@ -31,6 +31,9 @@ func TestConfigLoad(t *testing.T) {
 	if c.MaxRetries() != 3 || c.CodeSourceForm() != air.CodeSourceNone || c.SourceName() != "mini.yaml" {
 		t.Fatalf("defaults: %d %d %q", c.MaxRetries(), c.CodeSourceForm(), c.SourceName())
 	}
+	if c.IsSet("max_retries") || !c.IsSet("compute.accelerator_type") {
+		t.Fatalf("IsSet: max_retries=%v accelerator_type=%v", c.IsSet("max_retries"), c.IsSet("compute.accelerator_type"))
+	}
 	if string(c.SourceBytes()) != minimalYAML {
 		t.Fatalf("source bytes %q", c.SourceBytes())
 	}

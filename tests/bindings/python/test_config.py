@@ -61,6 +61,8 @@ class LoadTest(ConfigModule):
             self.assertEqual(cfg.accelerator_type, "GPU_1xA10")
             self.assertEqual((cfg.num_accelerators, cfg.num_nodes), (1, 1))
             self.assertEqual(cfg.max_retries, 3)
+            self.assertFalse(cfg.is_set("max_retries"))
+            self.assertTrue(cfg.is_set("compute.accelerator_type"))
             self.assertEqual(cfg.timeout_minutes, 0)
             self.assertIsNone(cfg.pool_id)
             self.assertEqual(cfg.code_source_form, air.CODE_SOURCE_NONE)
