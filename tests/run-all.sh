@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
-# Build libair twice from scratch and run every test in each build:
-#   1. a -Werror build (debugoptimized)
-#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build (leaks fail)
+# Build libair from scratch and run every test:
+#   1. a -Werror build (debugoptimized): all suites, then the compiled tests
+#      again under valgrind memcheck (errors and definite leaks fail)
+#   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites
+#      (leaks fail)
+#   3. a ThreadSanitizer build: the suites that share one client between
+#      threads (transport, runs)
 # Prints "tests: N passed, M failed" (meson's results added up) last and exits
 # non-zero when anything failed. Build directories: build-ci-*/.
+# Extra arguments are passed to every `meson test` (e.g. --suite config).
 set -u
 cd "$(dirname "$0")/.."
 export AIR_TEST_CI=1
 passed=0
 failed=0
+jobs=$(nproc)
 
-count_results() { # testlog.json -> "ok fail"
+count_results() { # testlog*.json -> "ok fail"
   python3 - "$1" <<'PY'
 import json, sys
 ok = bad = 0
@@ -21,38 +27,51 @@ for line in open(sys.argv[1]):
     r = json.loads(line).get("result")
     if r in ("OK", "EXPECTEDFAIL"):
         ok += 1
-    elif r not in ("SKIP",):
+    elif r != "SKIP":
         bad += 1
 print(ok, bad)
 PY
 }
 
-run_build() {
+setup_build() { # name, meson options... -> 0 when built
   local name=$1; shift
   local dir=build-ci-$name
   echo "=== $name build ==="
   rm -rf "$dir"
   if ! meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1; then
-    cat "$dir.setup.log"; echo "setup of $name build failed"; failed=$((failed + 1)); return
+    cat "$dir.setup.log"; echo "setup of $name build failed"; failed=$((failed + 1)); return 1
   fi
   if ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
-    tail -50 "$dir.build.log"; echo "$name build failed"; failed=$((failed + 1)); return
+    tail -50 "$dir.build.log"; echo "$name build failed"; failed=$((failed + 1)); return 1
   fi
-  meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" "${MESON_TEST_ARGS[@]}" \
+}
+
+run_tests() { # name, label, logname, meson test options...
+  local dir=build-ci-$1 label=$2 log=$3; shift 3
+  rm -f "$dir/meson-logs/$log"
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$jobs" "$@" \
     | grep -vE '^ *[0-9]+/[0-9]+ .* (OK|SKIP) ' || true
-  local log=$dir/meson-logs/testlog.json
-  if [ -f "$log" ]; then
-    read -r ok bad < <(count_results "$log")
-  else
-    ok=0; bad=1
-  fi
-  echo "$name: $ok passed, $bad failed"
+  local ok=0 bad=1
+  [ -f "$dir/meson-logs/$log" ] && read -r ok bad < <(count_results "$dir/meson-logs/$log")
+  echo "$label: $ok passed, $bad failed"
   passed=$((passed + ok)); failed=$((failed + bad))
 }
 
-MESON_TEST_ARGS=("$@")
-run_build release -Dbuildtype=debugoptimized
-run_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+EXTRA=("$@")
+c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews)
+
+if setup_build release -Dbuildtype=debugoptimized; then
+  run_tests release release testlog.json "${EXTRA[@]}"
+  run_tests release valgrind testlog-valgrind.json --setup=valgrind "${c_suites[@]}" "${EXTRA[@]}"
+fi
+if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
+  run_tests asan asan testlog.json "${EXTRA[@]}"
+fi
+if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+  run_tests tsan tsan testlog.json --suite transport --suite runs "${EXTRA[@]}"
+  unset TSAN_OPTIONS
+fi
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
