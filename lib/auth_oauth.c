@@ -95,9 +95,9 @@ static char *discovery_from_oidc(const char *oidc, const char *account_id)
 
 void air__oauth_host_metadata(air_client *c, const air__ctx *ctx)
 {
-	air__http_req req = {"GET", "/.well-known/databricks-config", NULL, NULL, 0, NULL, NULL,
-	                     AIR__HTTP_NO_AUTH | AIR__HTTP_NO_RETRY | AIR__HTTP_NO_WORKSPACE,
-	                     NULL, NULL};
+	air__http_req req = {.method = "GET", .path = "/.well-known/databricks-config",
+	                     .flags = AIR__HTTP_NO_AUTH | AIR__HTTP_NO_RETRY |
+	                              AIR__HTTP_NO_WORKSPACE};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air__cfg *cfg = &c->cfg;
 	json_t *md;
@@ -136,9 +136,9 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, char **out, air_erro
 	char *url = configured ? air__strdup(configured)
 	                       : air__sprintf("%s/oidc/.well-known/oauth-authorization-server",
 	                                      c->cfg.attr[AIR__A_HOST]);
-	air__http_req req = {"GET", url, NULL, NULL, 0, NULL, NULL,
-	                     AIR__HTTP_NO_AUTH | AIR__HTTP_ABSOLUTE_URL | AIR__HTTP_NO_WORKSPACE,
-	                     NULL, NULL};
+	air__http_req req = {.method = "GET", .path = url,
+	                     .flags = AIR__HTTP_NO_AUTH | AIR__HTTP_ABSOLUTE_URL |
+	                              AIR__HTTP_NO_WORKSPACE};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *e = NULL;
 	json_t *doc = NULL;
@@ -148,6 +148,11 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, char **out, air_erro
 	*out = NULL;
 	if (!url)
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	/* Its answer names where the client secret goes: never over plain http. */
+	if ((rc = air__check_url_safe(url, "the OAuth discovery URL", err)) != AIR_OK) {
+		air__free(url);
+		return rc;
+	}
 	rc = air__http_run(c, ctx, &req, 1, &resp, &e);
 	if (rc != AIR_OK && resp.status == 404) {
 		air_error_free(e);
@@ -219,11 +224,12 @@ int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
                        air_error **err)
 {
 	const char *headers[3] = {"Accept: application/json", extra_header, NULL};
-	air__http_req req = {"POST", endpoint, NULL, form, strlen(form),
-	                     "application/x-www-form-urlencoded", headers,
-	                     AIR__HTTP_NO_AUTH | AIR__HTTP_ABSOLUTE_URL | AIR__HTTP_NO_RETRY |
-	                             AIR__HTTP_NO_WORKSPACE,
-	                     NULL, NULL};
+	air__http_req req = {.method = "POST", .path = endpoint, .body = form,
+	                     .body_len = strlen(form),
+	                     .content_type = "application/x-www-form-urlencoded",
+	                     .headers = headers,
+	                     .flags = AIR__HTTP_NO_AUTH | AIR__HTTP_ABSOLUTE_URL |
+	                              AIR__HTTP_NO_RETRY | AIR__HTTP_NO_WORKSPACE};
 	int64_t start = air__mono_ms(), unit = air__client_opt_int(c, AIR_OPT_RETRY_BACKOFF_MS);
 	int64_t budget = c->cfg.retry_deadline_ms < TOKEN_RETRY_BUDGET_MS ? c->cfg.retry_deadline_ms
 	                                                                  : TOKEN_RETRY_BUDGET_MS;
@@ -259,7 +265,7 @@ int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
 		                  air_error_message(e), (long long)wait);
 		air_error_free(e);
 		air__http_resp_clear(&resp);
-		if (air__sleep_ms(ctx ? ctx->intr : NULL, wait) != AIR_OK)
+		if (air__client_sleep(c, ctx ? ctx->intr : NULL, wait) != AIR_OK)
 			return air__failf(err, AIR_EINTERRUPTED, 0, "token request interrupted");
 	}
 }

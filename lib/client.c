@@ -20,6 +20,8 @@
 #  define AIR__OS "unknown"
 #endif
 
+#define INTERRUPT_SLICE_MS 50 /* a second interrupt is looked at this often */
+
 static const int64_t int_defaults[AIR__OPT_INT_COUNT] = {
 	[AIR_OPT_CONNECT_TIMEOUT_MS - AIR__OPT_INT_FIRST] = 30000,
 	[AIR_OPT_REQUEST_TIMEOUT_MS - AIR__OPT_INT_FIRST] = 0,
@@ -184,6 +186,42 @@ int air_client_set_debug_cb(air_client *c, air_debug_cb cb, void *userdata)
 	return AIR_OK;
 }
 
+int air_client_set_interrupt(air_client *c, air_interrupt *intr)
+{
+	if (!c)
+		return AIR_EINVAL;
+	c->intr = intr;
+	return AIR_OK;
+}
+
+bool air__client_interrupted(const air_client *c, const air_interrupt *intr)
+{
+	return air__interrupted(intr) || (c && air__interrupted(c->intr));
+}
+
+int air__client_sleep(const air_client *c, air_interrupt *intr, int64_t ms)
+{
+	air_interrupt *ci = c ? c->intr : NULL;
+	int64_t end;
+
+	if (!ci || ci == intr)
+		return air__sleep_ms(intr, ms);
+	if (!intr)
+		return air__sleep_ms(ci, ms);
+	/* Two flags: wait on the call's, look at the client's between slices. */
+	end = air__mono_ms() + ms;
+	for (;;) {
+		int64_t left = end - air__mono_ms();
+
+		if (air__interrupted(ci))
+			return AIR_EINTERRUPTED;
+		if (left <= 0)
+			return air__interrupted(intr) ? AIR_EINTERRUPTED : AIR_OK;
+		if (air__sleep_ms(intr, left < INTERRUPT_SLICE_MS ? left : INTERRUPT_SLICE_MS) != AIR_OK)
+			return AIR_EINTERRUPTED;
+	}
+}
+
 int air__client_set_environment(air_client *c, const char *const *envp)
 {
 	char **copy = NULL;
@@ -232,9 +270,25 @@ static int resolve_all(air_client *c, const air__ctx *ctx, air_error **err)
 	                  c->cfg.attr[AIR__A_HOST], c->cfg.profile ? c->cfg.profile : "-",
 	                  air__auth_method_name(c->auth->method));
 	/* OAuth needs the host's OIDC endpoint; PAT and basic need no request. */
-	if (c->auth->method == AIR__AUTH_M2M || c->auth->method == AIR__AUTH_U2M)
+	if (c->auth->method == AIR__AUTH_M2M || c->auth->method == AIR__AUTH_U2M) {
 		air__oauth_host_metadata(c, ctx);
+		/* An interrupted metadata request says nothing about the host. */
+		if (air__client_interrupted(c, ctx ? ctx->intr : NULL))
+			return air__failf(err, AIR_EINTERRUPTED, 0,
+			                  "interrupted while resolving the configuration");
+	}
 	return AIR_OK;
+}
+
+/* Undo a resolution that was interrupted: nothing of it is kept, so the next
+ * call resolves afresh. Runs under the resolve lock before publication. */
+static void forget_resolution(air_client *c)
+{
+	air__auth_free(c->auth);
+	c->auth = NULL;
+	air__cfg_clear(&c->cfg);
+	air__free(c->user_agent);
+	c->user_agent = NULL;
 }
 
 int air__client_ensure_resolved(air_client *c, const air__ctx *ctx, air_error **err)
@@ -245,7 +299,15 @@ int air__client_ensure_resolved(air_client *c, const air__ctx *ctx, air_error **
 		pthread_mutex_lock(&c->resolve_lock);
 		if (!atomic_load(&c->resolved)) {
 			air_error *e = NULL;
-			c->resolve_rc = resolve_all(c, ctx, &e);
+
+			rc = resolve_all(c, ctx, &e);
+			if (rc == AIR_EINTERRUPTED) {
+				/* Not an outcome of the configuration: not cached. */
+				forget_resolution(c);
+				pthread_mutex_unlock(&c->resolve_lock);
+				return air__fail(err, e);
+			}
+			c->resolve_rc = rc;
 			c->resolve_err = e;
 			atomic_store(&c->resolved, true);
 		}
@@ -384,8 +446,8 @@ int air__client_user_base(air_client *c, const air__ctx *ctx, char **out, air_er
 
 int air__client_workspace_id(air_client *c, const air__ctx *ctx, int64_t *out, air_error **err)
 {
-	air__http_req req = {"GET", SCIM_ME, "excludedAttributes=entitlements", NULL, 0, NULL,
-	                     NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = SCIM_ME,
+	                     .query = "excludedAttributes=entitlements"};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	int64_t id = 0;
 	bool cached;

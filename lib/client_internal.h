@@ -41,6 +41,15 @@ int64_t air__client_known_workspace_id(const air_client *c);
  * DATABRICKS_DL_RUNTIME_IMAGE, else NULL (caller uses the built-in "6"). */
 const char *air__client_default_runtime(const air_client *c);
 
+/* Whether the call must stop: @intr (the call's, may be NULL) or the
+ * client's interrupt (air_client_set_interrupt) is raised. */
+bool air__client_interrupted(const air_client *c, const air_interrupt *intr);
+
+/* Sleep @ms (polling, waiting between attempts), waking within about 50 ms
+ * when @intr (may be NULL) or the client's interrupt is raised.
+ * AIR_OK or AIR_EINTERRUPTED. */
+int air__client_sleep(const air_client *c, air_interrupt *intr, int64_t ms);
+
 /* Debug callback, printf-style; no-op without a callback. Never pass secrets. */
 void air__client_debug(const air_client *c, int32_t type, const char *fmt, ...) AIR__PRINTF(3, 4);
 

@@ -70,6 +70,7 @@ struct air_client {
 	char **env;             /* private environment ("NAME=value"), or NULL */
 	air_debug_cb debug_cb;
 	void *debug_ud;
+	air_interrupt *intr;    /* client-wide interrupt (borrowed), or NULL */
 
 	pthread_mutex_t resolve_lock;
 	atomic_bool resolved;   /* set (release) after resolve_rc/cfg are final */

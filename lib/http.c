@@ -153,7 +153,7 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 	(void)dlnow;
 	(void)ultotal;
 	x->up_now = (int64_t)ulnow;
-	if (x->g->ctx && air__interrupted(x->g->ctx->intr))
+	if (air__client_interrupted(x->g->c, x->g->ctx ? x->g->ctx->intr : NULL))
 		x->abort_rc = AIR_EINTERRUPTED;
 	else if (x->g->aborted)
 		x->abort_rc = x->g->aborted;
@@ -184,13 +184,18 @@ static int prepare(xfer *x, air_error **err)
 		return air__failf(err, AIR_EINVAL, 0, "invalid request URL for %s", r->method);
 	if (!absolute && !c->cfg.attr[AIR__A_HOST])
 		return air__failf(err, AIR_EINTERNAL, 0, "request before the host is known");
+	if (r->connect_timeout_ms < 0 || r->connect_timeout_ms > INT32_MAX ||
+	    r->inactivity_timeout_ms < 0 || r->inactivity_timeout_ms > INT32_MAX)
+		return air__failf(err, AIR_EINVAL, 0, "invalid timeouts for %s", r->method);
 	x->url = air__sprintf("%s%s%s%s", absolute ? "" : c->cfg.attr[AIR__A_HOST], r->path,
 	                      r->query && *r->query ? "?" : "", r->query ? r->query : "");
 	plen = strcspn(r->path, "?"); /* queries may carry pre-signed credentials */
 	x->where = air__strndup(r->path, plen);
 	if (!x->url || !x->where)
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
-	return AIR_OK;
+	/* Never plain http:// beyond loopback, whatever the URL's origin (the
+	 * workspace host was checked at resolution; this covers every other). */
+	return air__check_url_safe(x->url, "the request URL", err);
 }
 
 /* Header lists hold the Authorization line: overwrite before releasing. */
@@ -230,7 +235,8 @@ static void trace_request(xfer *x)
 	air__trace_emit(x->g->c, AIR_DEBUG_REQUEST, shown);
 	air__free(shown);
 	air__buf_dispose(&b);
-	if (x->attempts == 0 && (body = air__trace_body(r->content_type, r->body, r->body_len))) {
+	if (x->attempts == 0 &&
+	    (body = air__trace_body(x->g->c, r->content_type, r->body, r->body_len))) {
 		air__trace_emit(x->g->c, AIR_DEBUG_BODY_OUT, body);
 		air__free(body);
 	}
@@ -245,7 +251,7 @@ static void trace_response(xfer *x)
 	shown = air__trace_headers(air__buf_cstr(&x->head));
 	air__trace_emit(x->g->c, AIR_DEBUG_RESPONSE, shown);
 	air__free(shown);
-	if ((body = air__trace_body(x->content_type, x->body.ptr, x->body.len))) {
+	if ((body = air__trace_body(x->g->c, x->content_type, x->body.ptr, x->body.len))) {
 		air__trace_emit(x->g->c, AIR_DEBUG_BODY_IN, body);
 		air__free(body);
 	}
@@ -275,9 +281,11 @@ static void set_options(xfer *x, CURL *e)
 {
 	const air_client *c = x->g->c;
 	const air__http_req *r = x->req;
-	int64_t connect_ms = air__client_opt_int(c, AIR_OPT_CONNECT_TIMEOUT_MS);
+	int64_t connect_ms = r->connect_timeout_ms > 0 ? r->connect_timeout_ms
+	                                               : air__client_opt_int(c, AIR_OPT_CONNECT_TIMEOUT_MS);
 	int64_t total_ms = air__client_opt_int(c, AIR_OPT_REQUEST_TIMEOUT_MS);
-	int64_t idle_s = (c->cfg.inactivity_ms + 999) / 1000;
+	int64_t idle_ms = r->inactivity_timeout_ms > 0 ? r->inactivity_timeout_ms : c->cfg.inactivity_ms;
+	int64_t idle_s = (idle_ms + 999) / 1000;
 	const char *ca = air__client_opt_str(c, AIR_OPT_CA_FILE);
 
 	curl_easy_setopt(e, CURLOPT_URL, x->url);
@@ -301,10 +309,9 @@ static void set_options(xfer *x, CURL *e)
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)total_ms);
-	if (idle_s > 0) {
-		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle_s);
-	}
+	/* Handles are reused: every attempt sets the limit, 0 turning it off. */
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, idle_s > 0 ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle_s);
 	if (!(r->flags & AIR__HTTP_ABSOLUTE_URL))
 		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	if (ca)
@@ -459,7 +466,7 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 		e = network_error(x, res);
 		retry = curl_retryable(res) && !x->sink_started;
 	} else if (status >= 400) {
-		e = air__http_reply_error(x->req->method, x->where, (int32_t)status, x->body.ptr,
+		e = air__http_reply_error(c, x->req->method, x->where, (int32_t)status, x->body.ptr,
 		                          x->body.len, x->request_id, x->retry_after_ms, &retry);
 	} else {
 		finish(x, AIR_OK, NULL);
@@ -553,7 +560,9 @@ static void abort_all(engine *g)
 
 static void drive(engine *g)
 {
+	/* The call's interrupt and the client's: either one stops the call. */
 	air_interrupt *intr = g->ctx ? g->ctx->intr : NULL;
+	bool watched = intr || g->c->intr;
 	size_t running = 0;
 
 	for (;;) {
@@ -562,7 +571,7 @@ static void drive(engine *g)
 		int still = 0;
 		CURLMsg *msg;
 
-		if (intr && air__interrupted(intr))
+		if (watched && air__client_interrupted(g->c, intr))
 			g->aborted = AIR_EINTERRUPTED;
 		if (g->aborted) {
 			abort_all(g);
@@ -575,7 +584,7 @@ static void drive(engine *g)
 			return;
 		if (running == 0) {
 			/* Everything waits (back-off, Retry-After, rate limit). */
-			if (air__sleep_ms(intr, next < 1000 ? next : 1000) != AIR_OK)
+			if (air__client_sleep(g->c, intr, next < 1000 ? next : 1000) != AIR_OK)
 				g->aborted = AIR_EINTERRUPTED;
 			continue;
 		}
@@ -589,7 +598,7 @@ static void drive(engine *g)
 			running--;
 		}
 		report_progress(g);
-		slice = intr ? POLL_SLICE_MS : 1000;
+		slice = watched ? POLL_SLICE_MS : 1000;
 		if (next < slice)
 			slice = next;
 		if (running > 0 && slice > 0)

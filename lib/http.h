@@ -1,14 +1,15 @@
 /*
  * http.h: the transport every workspace call goes through (http.c).
  *
- * Requests run on the calling thread with libcurl. Connections, DNS and TLS
- * sessions are shared by all threads of a client (a locked CURLSH), so a
- * client shared by threads reuses connections. Each request is retried on
- * the transient classes of PROTOCOL.md §0.3 (429, 503, RESOURCE_EXHAUSTED,
- * REQUEST_LIMIT_EXCEEDED, the transient message list, connection
- * reset/refused/timeouts) with back-off min(n,10) units + 50..750 ms jitter,
- * at least Retry-After, all within the client's retry deadline. Bodies are
- * replayed byte-identically.
+ * Requests run on the calling thread with libcurl. DNS and TLS sessions are
+ * shared by all threads of a client (a locked CURLSH) and connections live in
+ * a pool of transfer contexts (http_pool.c), so a client shared by threads
+ * reuses connections. Each request is retried on the transient classes of
+ * PROTOCOL.md §0.3 (429, 503, RESOURCE_EXHAUSTED, REQUEST_LIMIT_EXCEEDED, the
+ * transient message list, connection reset/refused/timeouts) with back-off
+ * min(n,10) units + 50..750 ms jitter, at least Retry-After, all within the
+ * client's retry deadline. Bodies are replayed byte-identically. No request
+ * goes to a plain http:// URL unless its host is a loopback address.
  *
  * A reply with status >= 400 makes the call fail: the error carries the
  * mapped code and kind (PROTOCOL.md §0.2, CLI_AND_OUTPUT.md §3.2), the
@@ -28,7 +29,9 @@
 #define AIR__HTTP_NO_RETRY     (1u << 2) /* a single attempt */
 #define AIR__HTTP_NO_WORKSPACE (1u << 3) /* no X-Databricks-Workspace-Id (non-workspace URLs) */
 
-/* Per-call context handed down from the public call; the pointer may be NULL. */
+/* Per-call context handed down from the public call; the pointer may be NULL.
+ * The client's own interrupt (air_client_set_interrupt) applies as well: the
+ * transport stops when either is raised. */
 typedef struct air__ctx {
 	air_interrupt *intr;  /* raised -> AIR_EINTERRUPTED, also mid-transfer */
 	/* Upload progress of the call (sum over parallel requests); non-zero
@@ -51,6 +54,12 @@ typedef struct air__http_req {
 	uint32_t flags;              /* AIR__HTTP_* */
 	air__http_sink sink;         /* NULL: collect the body in memory */
 	void *sink_ud;
+	/* Per-request limits of each attempt; 0 means the client's value
+	 * (AIR_OPT_CONNECT_TIMEOUT_MS, the inactivity timeout). Inactivity is
+	 * enforced in whole seconds (rounded up); it also bounds the wait for the
+	 * response headers. */
+	int64_t connect_timeout_ms;
+	int64_t inactivity_timeout_ms;
 } air__http_req;
 
 typedef struct air__http_resp {

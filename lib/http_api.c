@@ -52,7 +52,7 @@ int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const 
 {
 	static const char *const accept[] = {"Accept: application/json", NULL};
 	char *text = NULL;
-	air__http_req req = {method, path, query, NULL, 0, NULL, accept, 0, NULL, NULL};
+	air__http_req req = {.method = method, .path = path, .query = query, .headers = accept};
 	air__http_resp local = AIR__HTTP_RESP_INIT;
 	air__http_resp *r = resp ? resp : &local;
 	size_t n;

@@ -8,9 +8,11 @@
 
 #include <jansson.h>
 
+#include "auth.h"
 #include "http_priv.h"
 
 #define MAX_MESSAGE 2000 /* bytes of a server message kept in an error */
+#define MAX_CODE 256     /* bytes of a server error code kept (real ones are short) */
 
 const char *air__http_reason(int32_t status)
 {
@@ -38,6 +40,8 @@ typedef struct reply_info {
 	bool code_synthesized; /* UNKNOWN of the fallback rule, not sent by the server */
 } reply_info;
 
+/* Copy without surrounding whitespace. Long texts are cut later (clip()),
+ * after secrets have been removed. */
 static char *dup_trimmed(const char *s, size_t n)
 {
 	while (n > 0 && isspace((unsigned char)*s)) {
@@ -46,15 +50,42 @@ static char *dup_trimmed(const char *s, size_t n)
 	}
 	while (n > 0 && isspace((unsigned char)s[n - 1]))
 		n--;
-	if (n > MAX_MESSAGE) {
-		char *out = air__malloc(MAX_MESSAGE + 4);
-		if (out) {
-			memcpy(out, s, MAX_MESSAGE);
-			memcpy(out + MAX_MESSAGE, "...", 4);
-		}
-		return out;
-	}
 	return air__strndup(s, n);
+}
+
+/* Keep at most @max bytes of *@s, cut at a UTF-8 character boundary and
+ * marked with "...". */
+static void clip(char **s, size_t max)
+{
+	size_t n = *s ? strlen(*s) : 0;
+	char *out;
+
+	if (n <= max)
+		return;
+	n = max;
+	/* (*s)[n] continuing a character: cut before that character starts. */
+	for (int k = 0; k < 3 && n > 0 && ((unsigned char)(*s)[n] & 0xC0) == 0x80; k++)
+		n--;
+	if ((out = air__malloc(n + 4)) != NULL) {
+		memcpy(out, *s, n);
+		memcpy(out + n, "...", 4);
+	}
+	air__free(*s);
+	*s = out;
+}
+
+/* Remove every secret @c knows from *@s (before it is cut). */
+static void scrub(const air_client *c, char **s)
+{
+	air__buf b = AIR__BUF_INIT;
+
+	if (!c || !*s)
+		return;
+	air__buf_puts(&b, *s);
+	air__auth_scrub(c, &b);
+	air__free(*s);
+	*s = air__buf_oom(&b) ? air__strdup("[withheld]") : air__buf_detach(&b);
+	air__buf_dispose(&b);
 }
 
 static bool parse_json_body(const char *body, size_t len, reply_info *ri)
@@ -277,9 +308,9 @@ bool air__http_transient_message(const char *msg)
 	return (p = strstr(msg, "worker env ")) != NULL && strstr(p + 11, " not found") != NULL;
 }
 
-air_error *air__http_reply_error(const char *method, const char *path, int32_t status,
-                                 const char *body, size_t body_len, const char *request_id,
-                                 int64_t retry_after_ms, bool *retry)
+air_error *air__http_reply_error(const air_client *c, const char *method, const char *path,
+                                 int32_t status, const char *body, size_t body_len,
+                                 const char *request_id, int64_t retry_after_ms, bool *retry)
 {
 	reply_info ri;
 	int code;
@@ -289,6 +320,14 @@ air_error *air__http_reply_error(const char *method, const char *path, int32_t s
 
 	parse_reply(status, body, body_len, &ri);
 	classify(method, path, status, &ri, &code, &kind);
+	if (retry)
+		*retry = status == 429 || status == 503 || code_is(&ri, "RESOURCE_EXHAUSTED") ||
+		         code_is(&ri, "REQUEST_LIMIT_EXCEEDED") ||
+		         air__http_transient_message(ri.message);
+	scrub(c, &ri.message);
+	scrub(c, &ri.code);
+	clip(&ri.message, MAX_MESSAGE);
+	clip(&ri.code, MAX_CODE);
 	if (ri.code && !ri.code_synthesized)
 		e = air__error_new(code, kind, "%s %.*s: %s (%s, HTTP %d)", method ? method : "?",
 		                   (int)plen, path ? path : "", ri.message ? ri.message : "",
@@ -298,10 +337,6 @@ air_error *air__http_reply_error(const char *method, const char *path, int32_t s
 		                   (int)plen, path ? path : "", ri.message ? ri.message : "",
 		                   (int)status);
 	air__error_set_http(e, status, ri.code, request_id, retry_after_ms);
-	if (retry)
-		*retry = status == 429 || status == 503 || code_is(&ri, "RESOURCE_EXHAUSTED") ||
-		         code_is(&ri, "REQUEST_LIMIT_EXCEEDED") ||
-		         air__http_transient_message(ri.message);
 	air__free(ri.code);
 	air__free(ri.message);
 	return e;
@@ -311,7 +346,7 @@ air_error *air__http_error_from_reply(const char *method, const char *path, int3
                                       const char *body, size_t body_len,
                                       const char *request_id, int64_t retry_after_ms)
 {
-	return air__http_reply_error(method, path, status, body, body_len, request_id,
+	return air__http_reply_error(NULL, method, path, status, body, body_len, request_id,
 	                             retry_after_ms, NULL);
 }
 

@@ -40,10 +40,13 @@ void air__transport_stats(const air__transport *t, int64_t *requests, int64_t *c
 
 /* ---- http_error.c ---- */
 /* air__http_error_from_reply() plus whether the reply is one of the
- * transient classes the transport retries (PROTOCOL.md §0.3). */
-air_error *air__http_reply_error(const char *method, const char *path, int32_t status,
-                                 const char *body, size_t body_len, const char *request_id,
-                                 int64_t retry_after_ms, bool *retry);
+ * transient classes the transport retries (PROTOCOL.md §0.3). With a client
+ * @c (may be NULL), every secret it knows is removed from the server's
+ * message and code before they are cut to their length limits, so no part
+ * of a secret survives a cut. */
+air_error *air__http_reply_error(const air_client *c, const char *method, const char *path,
+                                 int32_t status, const char *body, size_t body_len,
+                                 const char *request_id, int64_t retry_after_ms, bool *retry);
 /* True when @msg contains one of the transient messages of §0.3. */
 bool air__http_transient_message(const char *msg);
 /* Standard reason phrase of @status ("Not Found"), or NULL. */
@@ -51,8 +54,10 @@ const char *air__http_reason(int32_t status);
 
 /* ---- http_trace.c ---- */
 /* Request body excerpt for the debug trace with secret values replaced by
- * [REDACTED] (JSON keys, form fields); raw bytes are only counted. */
-char *air__trace_body(const char *content_type, const void *body, size_t len);
+ * [REDACTED] (JSON keys, form fields, and every secret @c knows, before the
+ * excerpt is cut); raw bytes are only counted. */
+char *air__trace_body(const air_client *c, const char *content_type, const void *body,
+                      size_t len);
 /* @text with the value of every Authorization header replaced. */
 char *air__trace_headers(const char *text);
 /* Call the debug callback with @text after removing every secret the client

@@ -53,10 +53,12 @@ static void redact_json(json_t *v)
 	}
 }
 
-static char *json_excerpt(const char *body, size_t len)
+static char *json_excerpt(const air_client *c, const char *body, size_t len)
 {
 	json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, NULL);
+	air__buf b = AIR__BUF_INIT;
 	char *text, *out;
+	size_t n;
 
 	if (!doc || !(json_is_object(doc) || json_is_array(doc))) {
 		json_decref(doc);
@@ -67,11 +69,26 @@ static char *json_excerpt(const char *body, size_t len)
 	json_decref(doc);
 	if (!text)
 		return NULL;
-	if (strlen(text) > MAX_BODY_EXCERPT)
-		out = air__sprintf("%.*s... (%zu bytes)", MAX_BODY_EXCERPT, text, len);
-	else
-		out = air__strdup(text);
+	air__buf_puts(&b, text);
+	explicit_bzero(text, strlen(text));
 	free(text); /* jansson's allocator */
+	/* Known secrets go before the cut, which could otherwise split one. */
+	if (c)
+		air__auth_scrub(c, &b);
+	if (air__buf_oom(&b)) {
+		air__buf_dispose(&b);
+		return NULL;
+	}
+	n = b.len;
+	if (n > MAX_BODY_EXCERPT) {
+		n = MAX_BODY_EXCERPT;
+		for (int k = 0; k < 3 && n > 0 && ((unsigned char)b.ptr[n] & 0xC0) == 0x80; k++)
+			n--; /* not inside a UTF-8 character */
+		out = air__sprintf("%.*s... (%zu bytes)", (int)n, b.ptr, len);
+	} else {
+		out = air__strdup(b.ptr);
+	}
+	air__free_secret(air__buf_detach(&b));
 	return out;
 }
 
@@ -103,7 +120,8 @@ static char *form_excerpt(const char *body, size_t len)
 	return air__buf_detach(&b);
 }
 
-char *air__trace_body(const char *content_type, const void *body, size_t len)
+char *air__trace_body(const air_client *c, const char *content_type, const void *body,
+                      size_t len)
 {
 	const char *p = body;
 	size_t i = 0;
@@ -115,7 +133,7 @@ char *air__trace_body(const char *content_type, const void *body, size_t len)
 		return form_excerpt(p, len);
 	while (i < len && isspace((unsigned char)p[i]))
 		i++;
-	if (i < len && (p[i] == '{' || p[i] == '[') && (out = json_excerpt(p, len)) != NULL)
+	if (i < len && (p[i] == '{' || p[i] == '[') && (out = json_excerpt(c, p, len)) != NULL)
 		return out;
 	/* Raw bytes (uploads, downloads, non-JSON errors) are only counted. */
 	return air__sprintf("[%zu bytes%s%s]", len, content_type ? " of " : "",

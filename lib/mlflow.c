@@ -238,6 +238,9 @@ void air__signed_request(const air__signed *sg, air__http_req *req)
 	/* Pre-signed storage URLs must never see the workspace credentials. */
 	req->flags = AIR__HTTP_NO_AUTH | AIR__HTTP_NO_WORKSPACE |
 	             (sg->absolute ? AIR__HTTP_ABSOLUTE_URL : 0);
+	/* PROTOCOL §5.7: connect within 10 s, no answer or progress for 60 s. */
+	req->connect_timeout_ms = 10000;
+	req->inactivity_timeout_ms = 60000;
 }
 
 int air__mlflow_download(air_client *c, const air__ctx *ctx, const char *mlflow_run,

@@ -25,7 +25,8 @@ type Client struct {
 	mu    sync.RWMutex // calls hold it shared; setters and Close exclusively
 	h     *C.air_client
 	debug cgo.Handle
-	iters int32 // open RunIterators (atomic)
+	intr  *Interrupt // the client-wide interrupt, kept alive while installed
+	iters int32      // open RunIterators (atomic)
 }
 
 // ClientOption configures a Client in NewClient.
@@ -70,6 +71,11 @@ func WithDebug(fn func(DebugType, string)) ClientOption {
 	return func(c *Client) error { return c.setDebug(fn) }
 }
 
+// WithInterrupt installs a client-wide interrupt (see SetInterrupt).
+func WithInterrupt(i *Interrupt) ClientOption {
+	return func(c *Client) error { return c.setInterrupt(i) }
+}
+
 // NewClient creates a client and applies opts. Nothing is resolved until
 // the first request or Resolve.
 func NewClient(opts ...ClientOption) (*Client, error) {
@@ -105,6 +111,7 @@ func (c *Client) Close() error {
 		c.debug.Delete()
 		c.debug = 0
 	}
+	c.intr = nil
 	runtime.SetFinalizer(c, nil)
 	return nil
 }
@@ -138,6 +145,39 @@ func (c *Client) SetDebug(fn func(DebugType, string)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.setDebug(fn)
+}
+
+// SetInterrupt installs (or with nil removes) a client-wide interrupt: once
+// i.Trigger() is called, from any goroutine, every call on the client, on
+// every goroutine, returns an EINTERRUPTED *Error promptly, also in the
+// middle of a transfer or a retry wait, in addition to its own context.
+// Trigger it before Close to make Close return without waiting for long
+// calls (log streams) to end; i.Reset() lets the client work again. i must
+// not be closed while it is installed. Not concurrently with calls.
+func (c *Client) SetInterrupt(i *Interrupt) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.setInterrupt(i)
+}
+
+func (c *Client) setInterrupt(i *Interrupt) error {
+	if c.h == nil {
+		return errClosed("Client")
+	}
+	var h *C.air_interrupt
+	if i != nil {
+		i.mu.RLock()
+		h = i.h
+		i.mu.RUnlock()
+		if h == nil {
+			return errClosed("Interrupt")
+		}
+	}
+	if err := check(C.air_client_set_interrupt(c.h, h), nil); err != nil {
+		return err
+	}
+	c.intr = i
+	return nil
 }
 
 func (c *Client) setString(opt Option, value string) error {

@@ -82,6 +82,25 @@ AIR_EXTERN int air_client_set_int(air_client *client, int32_t opt, int64_t value
 AIR_EXTERN int air_client_set_debug_cb(air_client *client, air_debug_cb cb, void *userdata);
 
 /**
+ * Install (or with NULL remove) a client-wide interrupt, e.g. for shutdown.
+ * Once it is raised with air_interrupt_trigger() (from any thread), every
+ * call on the client (get, list and iteration, cancel, pools, resolve,
+ * current_user, workspace_id, submit, logs, downloads...) stops with
+ * AIR_EINTERRUPTED, within about 50 ms also in the middle of a transfer, a
+ * retry back-off or a rate-limit wait, on every thread, in addition to any
+ * interrupt given to the call itself; calls started while it is raised stop
+ * at their first request. Answers the client already has cached (the user
+ * name, the workspace id) are still returned. air_interrupt_reset() lets the
+ * client work again.
+ *
+ * @p intr is borrowed: it must stay alive until it is removed or the client
+ * is freed. Like the other setters, must not race with calls that use the
+ * client.
+ * @return AIR_OK, or AIR_EINVAL when @p client is NULL. @since 0.1
+ */
+AIR_EXTERN int air_client_set_interrupt(air_client *client, air_interrupt *intr);
+
+/**
  * Resolve host and credentials now (profile, environment, host metadata,
  * OAuth discovery) instead of on the first request, reporting configuration
  * errors early: no host, no credentials, unknown profile, malformed config

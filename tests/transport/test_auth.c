@@ -50,7 +50,7 @@ static const char *last_me_auth(fakews *fw)
 
 static void call_me(air_client *c)
 {
-	air__http_req req = {"GET", ME, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = ME};
 	air_error *err = NULL;
 
 	ASSERT_OK(air__http_do(c, NULL, &req, NULL, &err), err);

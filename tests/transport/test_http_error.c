@@ -131,7 +131,7 @@ AIR_TEST(http_error__classification_table)
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
 		const mapping *m = &table[i];
 		bool retry = !m->retried;
-		air_error *e = air__http_reply_error(m->method, m->path, m->status, m->body,
+		air_error *e = air__http_reply_error(NULL, m->method, m->path, m->status, m->body,
 		                                     strlen(m->body), "req-1", -1, &retry);
 
 		air_test_note("case %zu: %s %s %d %s", i, m->method, m->path, (int)m->status, m->body);
@@ -225,7 +225,7 @@ AIR_TEST(trace__json_bodies_are_redacted)
 	                   "\"nested\":{\"refresh_token\":\"RT-SECRET\",\"list\":[{\"token\":\"T-SECRET\"}]},"
 	                   "\"string_value\":\"U:P\",\"client_secret\":\"CS\",\"expires_in\":3600,"
 	                   "\"errors\":[{\"code\":\"KEEP\"}]}";
-	char *out = air__trace_body("application/json", body, strlen(body));
+	char *out = air__trace_body(NULL, "application/json", body, strlen(body));
 
 	ASSERT_NOT_NULL(out);
 	ASSERT_NOT_CONTAINS(out, "AT-SECRET");
@@ -244,7 +244,7 @@ AIR_TEST(trace__form_bodies_are_redacted)
 {
 	const char *form = "grant_type=refresh_token&refresh_token=RT-SECRET&client_id=databricks-cli"
 	                   "&client_secret=CS-SECRET&access_token=AT";
-	char *out = air__trace_body("application/x-www-form-urlencoded", form, strlen(form));
+	char *out = air__trace_body(NULL, "application/x-www-form-urlencoded", form, strlen(form));
 
 	ASSERT_EQ_STR(out, "grant_type=refresh_token&refresh_token=[REDACTED]&client_id=databricks-cli"
 	                   "&client_secret=[REDACTED]&access_token=[REDACTED]");
@@ -253,14 +253,14 @@ AIR_TEST(trace__form_bodies_are_redacted)
 
 AIR_TEST(trace__raw_bodies_are_only_counted)
 {
-	char *out = air__trace_body(NULL, "secret file contents", 20);
+	char *out = air__trace_body(NULL, NULL, "secret file contents", 20);
 
 	ASSERT_EQ_STR(out, "[20 bytes]");
 	air__free(out);
-	out = air__trace_body("text/plain", "{not json", 9);
+	out = air__trace_body(NULL, "text/plain", "{not json", 9);
 	ASSERT_EQ_STR(out, "[9 bytes of text/plain]");
 	air__free(out);
-	ASSERT_NULL(air__trace_body("application/json", "", 0));
+	ASSERT_NULL(air__trace_body(NULL, "application/json", "", 0));
 }
 
 AIR_TEST(trace__authorization_headers_are_redacted)
@@ -303,5 +303,120 @@ AIR_TEST(trace__known_secrets_are_scrubbed_literally)
 	ASSERT_EQ_STR(air_error_message(e), "echo [REDACTED]");
 	air_error_free(e);
 	air__buf_dispose(&seen);
+	air_client_free(c);
+}
+
+#define BOUNDARY_TOKEN "dapi-boundary-secret-0123456789abcdef"
+
+/* A PAT client that knows BOUNDARY_TOKEN. */
+static air_client *token_client(void)
+{
+	const char *env[] = {"DATABRICKS_HOST=https://h.example", NULL};
+	air_client *c = tc_client(env);
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, BOUNDARY_TOKEN), AIR_OK);
+	ASSERT_OK(tc_resolve(c, &err), err);
+	return c;
+}
+
+/* A server echoing a secret right where long messages are cut: no piece of
+ * it may survive (the cut used to happen before the redaction). */
+AIR_TEST(http_error__secrets_are_removed_before_messages_are_cut)
+{
+	air_client *c = token_client();
+	air__buf body = AIR__BUF_INIT;
+	air_error *e;
+
+	for (size_t at = 1980; at <= 2000; at += 5) {
+		air__buf_clear(&body);
+		for (size_t i = 0; i < at; i++)
+			air__buf_putc(&body, 'x');
+		air__buf_puts(&body, BOUNDARY_TOKEN " and more text after it");
+		for (int json = 0; json < 2; json++) {
+			char *text = json ? air__sprintf("{\"error_code\":\"X\",\"message\":\"%s\"}",
+			                                 air__buf_cstr(&body))
+			                  : air__strdup(air__buf_cstr(&body));
+			e = air__http_reply_error(c, "GET", "/x", 400, text, strlen(text), NULL, -1, NULL);
+			air_test_note("secret at %zu (%s): ...%s", at, json ? "JSON" : "text",
+			              air_error_message(e) + 1990);
+			ASSERT_NOT_CONTAINS(air_error_message(e), "dapi-b");
+			ASSERT_CONTAINS(air_error_message(e), "...");
+			air_error_free(e);
+			air__free(text);
+		}
+	}
+	air__buf_dispose(&body);
+	air_client_free(c);
+}
+
+AIR_TEST(http_error__server_codes_are_scrubbed_and_bounded)
+{
+	air_client *c = token_client();
+	air__buf body = AIR__BUF_INIT;
+	air_error *e;
+	const char *code;
+
+	air__buf_puts(&body, "{\"error_code\":\"" BOUNDARY_TOKEN "\",\"message\":\"m\"}");
+	e = air__http_reply_error(c, "GET", "/x", 400, body.ptr, body.len, NULL, -1, NULL);
+	ASSERT_NOT_CONTAINS(air_error_server_code(e), "dapi-b");
+	ASSERT_NOT_CONTAINS(air_error_message(e), "dapi-b");
+	air_error_free(e);
+
+	air__buf_clear(&body);
+	air__buf_puts(&body, "{\"error_code\":\"");
+	for (int i = 0; i < 5000; i++)
+		air__buf_putc(&body, 'C');
+	air__buf_puts(&body, "\",\"message\":\"m\"}");
+	e = air__http_error_from_reply("GET", "/x", 400, body.ptr, body.len, NULL, -1);
+	code = air_error_server_code(e);
+	ASSERT_EQ_INT(strlen(code), 256 + 3);
+	ASSERT_TRUE(air__ends_with(code, "CCC..."));
+	ASSERT_TRUE(strlen(air_error_message(e)) < 400);
+	ASSERT_EQ_INT(air_error_code(e), AIR_EAPI);
+	air_error_free(e);
+	air__buf_dispose(&body);
+	air_client_free(c);
+}
+
+AIR_TEST(http_error__cuts_fall_between_utf8_characters)
+{
+	air__buf body = AIR__BUF_INIT;
+	air_error *e;
+	const char *m, *dots;
+
+	for (int i = 0; i < 1999; i++)
+		air__buf_putc(&body, 'a');
+	for (int i = 0; i < 10; i++)
+		air__buf_puts(&body, "\xC3\xA9"); /* é */
+	e = air__http_error_from_reply("GET", "/x", 500, body.ptr, body.len, NULL, -1);
+	m = air_error_message(e);
+	dots = strstr(m, "...");
+	ASSERT_NOT_NULL(dots);
+	ASSERT_EQ_INT(dots[-1], 'a'); /* not half an é */
+	air_error_free(e);
+	air__buf_dispose(&body);
+}
+
+AIR_TEST(trace__secrets_are_removed_before_json_excerpts_are_cut)
+{
+	air_client *c = token_client();
+	air__buf body = AIR__BUF_INIT;
+
+	for (size_t at = 4080; at <= 4096; at += 4) {
+		char *out;
+
+		air__buf_clear(&body);
+		air__buf_puts(&body, "{\"note\":\"");
+		while (body.len < at)
+			air__buf_putc(&body, 'x');
+		air__buf_puts(&body, BOUNDARY_TOKEN "\",\"more\":\"yyyyyyyyyyyyyyyyyyyyyyyyyyyy\"}");
+		out = air__trace_body(c, "application/json", body.ptr, body.len);
+		ASSERT_NOT_NULL(out);
+		ASSERT_CONTAINS(out, "... (");
+		ASSERT_NOT_CONTAINS(out, "dapi-b");
+		air__free(out);
+	}
+	air__buf_dispose(&body);
 	air_client_free(c);
 }

@@ -25,7 +25,7 @@ static void *run_requests(void *p)
 
 	pthread_barrier_wait(w->start);
 	for (int i = 0; i < PER_THREAD; i++) {
-		air__http_req req = {"GET", ME, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+		air__http_req req = {.method = "GET", .path = ME};
 		air__http_resp resp = AIR__HTTP_RESP_INIT;
 		air_error *err = NULL;
 		int rc = air__http_do(w->c, NULL, &req, &resp, &err);
@@ -94,7 +94,7 @@ AIR_TEST(threads__one_client_many_threads)
 static void *resolve_and_call(void *p)
 {
 	worker *w = p;
-	air__http_req req = {"GET", ME, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = ME};
 	air_error *err = NULL;
 	int rc;
 

@@ -12,7 +12,7 @@
 
 static int get(air_client *c, const char *path, air__http_resp *resp, air_error **err)
 {
-	air__http_req req = {"GET", path, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = path};
 
 	*err = NULL;
 	return air__http_do(c, NULL, &req, resp, err);
@@ -342,8 +342,8 @@ AIR_TEST(transport__post_bodies_are_replayed_byte_identically)
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
 	unsigned char body[4096];
-	air__http_req req = {"POST", "/api/2.0/replay", "overwrite=true", body, sizeof(body), NULL,
-	                     NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "POST", .path = "/api/2.0/replay", .query = "overwrite=true",
+	                     .body = body, .body_len = sizeof(body)};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *err = NULL;
 	json_t *reqs;
@@ -430,7 +430,7 @@ AIR_TEST(transport__head_and_query)
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
 	air__buf q = AIR__BUF_INIT;
-	air__http_req req = {"HEAD", ME, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "HEAD", .path = ME};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *err = NULL;
 	json_t *r;
@@ -535,7 +535,7 @@ static void expect_interrupt(const char *fault)
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
 	air__ctx ctx = {NULL, NULL, NULL};
-	air__http_req req = {"GET", ME, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = ME};
 	air_error *err = NULL;
 	trigger_arg arg = {NULL, 200};
 	pthread_t th;
@@ -581,7 +581,7 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	fakews_configf(fw, "{\"latency_ms\": 200}");
 	ASSERT_OK(air_client_resolve(c, &err), err);
 	for (int i = 0; i < 5; i++) {
-		reqs[i] = (air__http_req){"GET", ME, NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+		reqs[i] = (air__http_req){.method = "GET", .path = ME};
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	}
 	t0 = air__mono_ms();
@@ -620,7 +620,7 @@ AIR_TEST(transport__do_many_retries_independently_and_reports_the_first_failure)
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/flaky\",\"status\":200,\"body\":{\"ok\":1}}");
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/missing-d\",\"status\":409}");
 	for (int i = 0; i < 4; i++) {
-		reqs[i] = (air__http_req){"GET", paths[i], NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+		reqs[i] = (air__http_req){.method = "GET", .path = paths[i]};
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	}
 	ASSERT_EQ_INT(air__http_do_many(c, NULL, reqs, 4, resps, &err), AIR_ENOTFOUND);
@@ -670,9 +670,12 @@ AIR_TEST(transport__upload_progress_sums_parallel_requests)
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/upload*\",\"status\":200,\"times\":-1,\"body\":{}}");
 	for (int i = 0; i < 3; i++) {
 		memset(blob[i], 'a' + i, sizeof(blob[i]));
-		reqs[i] = (air__http_req){"POST", i == 0 ? "/api/2.0/upload/a" : i == 1 ? "/api/2.0/upload/b" : "/api/2.0/upload/c",
-		                          NULL, blob[i], sizeof(blob[i]), "application/octet-stream",
-		                          NULL, 0, NULL, NULL};
+		reqs[i] = (air__http_req){.method = "POST",
+		                          .path = i == 0   ? "/api/2.0/upload/a"
+		                                  : i == 1 ? "/api/2.0/upload/b"
+		                                           : "/api/2.0/upload/c",
+		                          .body = blob[i], .body_len = sizeof(blob[i]),
+		                          .content_type = "application/octet-stream"};
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	}
 	ASSERT_OK(air__http_do_many(c, &ctx, reqs, 3, resps, &err), err);
@@ -707,7 +710,7 @@ AIR_TEST(transport__sink_streams_the_body)
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
 	air__buf got = AIR__BUF_INIT;
-	air__http_req req = {"GET", ME, NULL, NULL, 0, NULL, NULL, 0, collect, &got};
+	air__http_req req = {.method = "GET", .path = ME, .sink = collect, .sink_ud = &got};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *err = NULL;
 
@@ -738,7 +741,7 @@ AIR_TEST(transport__sink_abort)
 {
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
-	air__http_req req = {"GET", ME, NULL, NULL, 0, NULL, NULL, 0, refuse, NULL};
+	air__http_req req = {.method = "GET", .path = ME, .sink = refuse};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *err = NULL;
 
@@ -789,7 +792,7 @@ AIR_TEST(transport__invalid_requests)
 {
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
-	air__http_req req = {"GET", "no-slash", NULL, NULL, 0, NULL, NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = "no-slash"};
 	air_error *err = NULL;
 
 	ASSERT_EQ_INT(air__http_do(c, NULL, &req, NULL, &err), AIR_EINVAL);
@@ -802,8 +805,7 @@ AIR_TEST(transport__invalid_requests)
 	ASSERT_EQ_INT(air__http_do(c, NULL, NULL, NULL, &err), AIR_EINVAL);
 	air_error_free(err);
 	err = NULL;
-	req = (air__http_req){"GET", "ftp://x/y", NULL, NULL, 0, NULL, NULL, AIR__HTTP_ABSOLUTE_URL,
-	                      NULL, NULL};
+	req = (air__http_req){.method = "GET", .path = "ftp://x/y", .flags = AIR__HTTP_ABSOLUTE_URL};
 	ASSERT_EQ_INT(air__http_do(c, NULL, &req, NULL, &err), AIR_EINVAL);
 	air_error_free(err);
 	air_client_free(c);
@@ -814,8 +816,8 @@ AIR_TEST(transport__absolute_urls_get_no_credentials)
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
 	char url[256];
-	air__http_req req = {"GET", url, NULL, NULL, 0, NULL, NULL,
-	                     AIR__HTTP_ABSOLUTE_URL | AIR__HTTP_NO_AUTH, NULL, NULL};
+	air__http_req req = {.method = "GET", .path = url,
+	                     .flags = AIR__HTTP_ABSOLUTE_URL | AIR__HTTP_NO_AUTH};
 	air_error *err = NULL;
 	json_t *r;
 
@@ -837,8 +839,8 @@ AIR_TEST(transport__debug_trace_never_shows_credentials)
 	tc_trace t;
 	air_error *err = NULL;
 	static const char body[] = "{\"scope\":\"s\",\"key\":\"k\",\"string_value\":\"dXNlcjpodW50ZXIy\"}";
-	air__http_req req = {"POST", "/api/2.0/secrets/put", NULL, body, sizeof(body) - 1,
-	                     "application/json", NULL, 0, NULL, NULL};
+	air__http_req req = {.method = "POST", .path = "/api/2.0/secrets/put", .body = body,
+	                     .body_len = sizeof(body) - 1, .content_type = "application/json"};
 
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/secrets/put\",\"status\":200,\"body\":{}}");
 	tc_trace_init(&t);

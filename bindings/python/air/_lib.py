@@ -144,6 +144,7 @@ SIGNATURES = {
     "air_client_set_str": (INT, [VOIDP, I32, STR]),
     "air_client_set_int": (INT, [VOIDP, I32, I64]),
     "air_client_set_debug_cb": (INT, [VOIDP, DEBUG_CB, VOIDP]),
+    "air_client_set_interrupt": (INT, [VOIDP, VOIDP]),
     "air_client_resolve": (INT, [VOIDP, OUT_HANDLE]),
     "air_client_host": (STR, [VOIDP]),
     "air_client_auth_type": (STR, [VOIDP]),

@@ -283,6 +283,8 @@ class Client:
     strings for options 1..99, integers (or bools) for 100..199. ``debug`` is
     an optional callable ``debug(type, text)`` receiving DEBUG_* traces
     (credentials redacted); it may run on several threads at once.
+    ``interrupt`` is an optional Interrupt that, once triggered, stops every
+    call on this client, on every thread (see set_interrupt()).
 
     Nothing is resolved until the first request (or resolve()). Once
     configured, a Client may be shared by any number of threads: libair
@@ -292,7 +294,7 @@ class Client:
     close() or a ``with`` block; garbage collection releases it otherwise.
     """
 
-    def __init__(self, *, debug=None, **options):
+    def __init__(self, *, debug=None, interrupt=None, **options):
         out = C.c_void_p()
         err = C.c_void_p()
         check(lib.air_client_new(C.byref(out), C.byref(err)), err)
@@ -300,11 +302,14 @@ class Client:
         self._lock = threading.Lock()
         self._busy = 0
         self._debug_cfn = None
+        self._interrupt = None
         try:
             for name, value in options.items():
                 self.set_option(name, value)
             if debug is not None:
                 self.set_debug(debug)
+            if interrupt is not None:
+                self.set_interrupt(interrupt)
         except BaseException:
             self.close()
             raise
@@ -340,6 +345,7 @@ class Client:
         if h:
             lib.air_client_free(h)
         self._debug_cfn = None
+        self._interrupt = None
 
     def __enter__(self):
         return self
@@ -400,6 +406,23 @@ class Client:
                 raise RuntimeError("client options cannot change while calls are in progress")
             check(lib.air_client_set_debug_cb(self._h, cfn, None))
             self._debug_cfn = cfn
+
+    def set_interrupt(self, interrupt):
+        """Install (or with None remove) a client-wide Interrupt: once it is
+        triggered, from any thread, every call on this client (on every
+        thread) raises CallInterruptedError promptly, also in the middle of a
+        transfer or a retry wait, in addition to the interrupt= of a call.
+        interrupt.reset() lets the client work again. Keep the Interrupt open
+        while it is installed; like set_option(), not while calls are in
+        progress."""
+        h = None if interrupt is None else interrupt._handle
+        with self._lock:
+            if not self._h:
+                raise ValueError("operation on a closed Client")
+            if self._busy:
+                raise RuntimeError("client options cannot change while calls are in progress")
+            check(lib.air_client_set_interrupt(self._h, h))
+            self._interrupt = interrupt  # the library borrows it
 
     # ---- identity ----------------------------------------------------------
 

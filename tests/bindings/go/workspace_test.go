@@ -63,6 +63,51 @@ func TestClientOptions(t *testing.T) {
 	}
 }
 
+func TestClientInterruptStopsEveryGoroutine(t *testing.T) {
+	fw := workspace(t)
+	c := fw.client(t)
+	intr, err := air.NewInterrupt()
+	must(t, err)
+	defer intr.Close()
+	must(t, c.SetInterrupt(intr))
+	fw.call(t, "POST", "/__fakews/faults", map[string]interface{}{
+		"path": "/api/2.0/preview/scim/v2/Me", "action": "delay", "delay_ms": 5000, "times": -1}, nil)
+	errs := make(chan error, 3)
+	start := time.Now()
+	for i := 0; i < 3; i++ {
+		go func() {
+			_, err := c.CurrentUser(context.Background())
+			errs <- err
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	intr.Trigger()
+	for i := 0; i < 3; i++ {
+		e := airErr(t, <-errs, air.EINTERRUPTED)
+		if e.Kind != air.KindAborted {
+			t.Fatalf("kind %v", e.Kind)
+		}
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("calls returned after %v", d)
+	}
+	// Lowered again the client works; removed, a raised flag does not matter.
+	fw.call(t, "DELETE", "/__fakews/faults", nil, nil)
+	intr.Reset()
+	_, err = c.CurrentUser(context.Background())
+	must(t, err)
+	intr.Trigger()
+	must(t, c.SetInterrupt(nil))
+	_, err = c.WorkspaceID(context.Background())
+	must(t, err)
+	closed, err := air.NewInterrupt()
+	must(t, err)
+	closed.Close()
+	if err := c.SetInterrupt(closed); err == nil {
+		t.Fatal("SetInterrupt accepted a closed Interrupt")
+	}
+}
+
 func TestClientDebugAndAuthError(t *testing.T) {
 	fw := workspace(t)
 	var mu sync.Mutex

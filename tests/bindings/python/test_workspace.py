@@ -111,6 +111,48 @@ class ClientTest(WorkspaceCase):
         self.assertTrue(any("/api/2.0/preview/scim/v2/Me" in t for _, t in seen))
         self.assertFalse(any(TOKEN in t for _, t in seen), "token leaked into debug output")
 
+    def test_client_interrupt_stops_calls_on_every_thread(self):
+        path = "/api/2.0/preview/scim/v2/Me"
+        with air.Interrupt() as intr:
+            c = self.client(interrupt=intr)
+            self.fw.fault(path=path, action="delay", delay_ms=5000, times=-1)
+            errors = []
+
+            def call():
+                try:
+                    c.current_user()
+                except air.AirError as exc:
+                    errors.append(exc)
+
+            threads = [threading.Thread(target=call) for _ in range(3)]
+            t0 = time.monotonic()
+            for t in threads:
+                t.start()
+            time.sleep(0.3)
+            intr.trigger()
+            for t in threads:
+                t.join()
+            elapsed = time.monotonic() - t0
+            self.assertEqual(len(errors), 3)
+            for e in errors:
+                self.assertIsInstance(e, air.CallInterruptedError)
+                self.assertEqual(e.kind, air.KIND_ABORTED)
+            self.assertLess(elapsed, 2.0)
+            # A back-off wait is cut short as well.
+            self.fw.clear_faults()
+            self.fw.fault(path=path, status=503, times=-1, headers={"Retry-After": "5"})
+            t0 = time.monotonic()
+            with self.assertRaises(air.CallInterruptedError):
+                c.workspace_id()
+            self.assertLess(time.monotonic() - t0, 0.5)
+            # Lowered again, or removed, the client works.
+            self.fw.clear_faults()
+            intr.reset()
+            self.assertEqual(c.current_user(), "tester@databricks.com")
+            intr.trigger()
+            c.set_interrupt(None)
+            self.assertEqual(c.workspace_id(), 900800700600500)
+
     def test_bad_token_is_auth_error(self):
         c = self.client(token="dapi-wrong")
         with self.assertRaises(air.AuthError) as cm:
