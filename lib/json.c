@@ -10,8 +10,10 @@ bool air__json_value_int64(const json_t *v, int64_t *out)
 		*out = (int64_t)json_integer_value(v);
 		return true;
 	}
+	/* A string with an embedded NUL ("123\u0000x") is not a number. */
 	if (json_is_string(v))
-		return air__parse_int64(json_string_value(v), out);
+		return strlen(json_string_value(v)) == json_string_length(v) &&
+		       air__parse_int64(json_string_value(v), out);
 	return false;
 }
 
@@ -86,9 +88,15 @@ json_t *air__json_parse(const char *data, size_t len, const char *what, air_erro
 	json_error_t je;
 	json_t *v = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
 
-	if (!v)
+	if (!v) {
+		/* jansson quotes the offending token ("... near 'dapi...'"): a short
+		 * secret could be in it, so keep only the reason. */
+		char *near = strstr(je.text, " near ");
+		if (near)
+			*near = '\0';
 		air__failf(err, AIR_EPROTO, 0, "malformed JSON in %s: %s (line %d, column %d)", what,
 		           je.text, je.line, je.column);
+	}
 	return v;
 }
 
