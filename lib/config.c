@@ -130,10 +130,11 @@ int air_config_parse_file(const char *path, air_config **out, air_error **err)
 	size_t len = 0;
 	int rc;
 
+	if (out)
+		*out = NULL;
 	if (!out || !path)
 		return air__failf(err, AIR_EINVAL, 0, "air_config_parse_file: %s is NULL",
 		                  out ? "path" : "out");
-	*out = NULL;
 	if ((rc = read_file(path, &data, &len, err)) != AIR_OK)
 		return rc;
 	return make(data, len, path, dir_of(path), out, err);
@@ -144,10 +145,11 @@ int air_config_parse_buffer(const char *data, size_t len, const char *name,
 {
 	char *copy;
 
+	if (out)
+		*out = NULL;
 	if (!out || (!data && len))
 		return air__failf(err, AIR_EINVAL, 0, "air_config_parse_buffer: %s is NULL",
 		                  out ? "data" : "out");
-	*out = NULL;
 	name = name ? name : "<memory>";
 	if (len > AIR_CONFIG_MAX_BYTES)
 		return too_big(name, len, err);
@@ -239,9 +241,10 @@ static int emit(const air__ynode *n, bool yaml, bool sorted, char **out, air_err
 static int check_out(const air_config *cfg, char **out, const char *fn, bool need_valid,
                      air_error **err)
 {
+	if (out)
+		*out = NULL;
 	if (!cfg || !out)
 		return air__failf(err, AIR_EINVAL, 0, "%s: %s is NULL", fn, cfg ? "out" : "cfg");
-	*out = NULL;
 	if (need_valid && !cfg->valid)
 		return air__failf(err, AIR_EINVAL, 0,
 		                  "%s: the config has not been validated since its last change", fn);

@@ -208,8 +208,18 @@ static int run_option_rules(const air_config *cfg, const air__cfg_model *m, air_
 	if (m->max_retries && air__yint_value(m->max_retries, &v) && v < 0)
 		return FAIL(m->max_retries, "max_retries",
 		            "must be 0 or more (0 disables retries), got %lld", (long long)v);
+	/* libair decision: the Jobs API carries max_retries and timeout_seconds
+	 * as 32-bit integers, so larger values are refused here rather than
+	 * overflowing or being rejected by the server after the uploads. */
+	if (m->max_retries && air__yint_value(m->max_retries, &v) && v > INT32_MAX)
+		return FAIL(m->max_retries, "max_retries", "must be at most %d, got %lld",
+		            INT32_MAX, (long long)v);
 	if (m->timeout_minutes && air__yint_value(m->timeout_minutes, &v) && v < 1)
 		return FAIL(m->timeout_minutes, "timeout_minutes", "must be at least 1, got %lld",
+		            (long long)v);
+	if (m->timeout_minutes && air__yint_value(m->timeout_minutes, &v) && v > INT32_MAX / 60)
+		return FAIL(m->timeout_minutes, "timeout_minutes",
+		            "must be at most %d (%d seconds), got %lld", INT32_MAX / 60, INT32_MAX,
 		            (long long)v);
 	if (m->idempotency_token &&
 	    (rc = trimmed_required(cfg, m->idempotency_token, "idempotency_token", 64, err)))
