@@ -114,7 +114,7 @@ static int report(const cli_globals *g, const outcomes *o, bool all, const char 
 		}
 		if (failed)
 			fprintf(stderr, "%zu run%s could not be cancelled.\n", failed, failed == 1 ? "" : "s");
-		else if (done > 1 || all)
+		else if (done > 1 || (all && done > 0))
 			fprintf(stderr, "Cancelled %zu run%s.\n", done, done == 1 ? "" : "s");
 	}
 	return failed ? 1 : 0;

@@ -99,6 +99,17 @@ int cmd_list_pools(int argc, char **argv, cli_globals *g)
 	return rc;
 }
 
+/* Blank, or only the "provisioned-capacities/" prefix: no pool is named. */
+static bool blank_pool_id(const char *id)
+{
+	static const char prefix[] = "provisioned-capacities/";
+
+	id += strspn(id, " \t\r\n");
+	if (!strncmp(id, prefix, sizeof(prefix) - 1))
+		id += sizeof(prefix) - 1;
+	return strspn(id, " \t\r\n") == strlen(id);
+}
+
 int cmd_get_pool(int argc, char **argv, cli_globals *g)
 {
 	cli_strlist pos = {NULL, 0};
@@ -119,7 +130,7 @@ int cmd_get_pool(int argc, char **argv, cli_globals *g)
 		cli_strlist_free(&pos);
 		return 1;
 	}
-	if (strspn(pos.items[0], " \t\r\n") == strlen(pos.items[0])) {
+	if (blank_pool_id(pos.items[0])) {
 		cli_strlist_free(&pos);
 		return cli_runs_invalid(g, "the pool ID is empty: give a pool ID or "
 		                           "\"provisioned-capacities/<id>\"");

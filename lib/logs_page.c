@@ -13,7 +13,7 @@ void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, i
 	else
 		*from = run_start_ms > 0 ? run_start_ms / 1000 : 0;
 	/* `to` is exclusive: round the end up to keep its last partial second. */
-	*to = terminal && run_end_ms > 0 ? (run_end_ms + 999) / 1000 : 0;
+	*to = terminal && run_end_ms > 0 ? run_end_ms / 1000 + (run_end_ms % 1000 != 0) : 0;
 }
 
 void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,

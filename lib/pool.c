@@ -170,6 +170,7 @@ void air_pool_list_free(air_pool_list *list)
 
 int air_client_get_pool(air_client *client, const char *pool_id, air_pool **out, air_error **err)
 {
+	size_t trimmed_len;
 	air__buf path = AIR__BUF_INIT;
 	json_t *reply = NULL, *obj;
 	air_error *e = NULL;
@@ -181,7 +182,8 @@ int air_client_get_pool(air_client *client, const char *pool_id, air_pool **out,
 	*out = NULL;
 	if (!client)
 		return air__failf(err, AIR_EINVAL, 0, "air_client_get_pool: client is NULL");
-	if (air__is_blank(pool_id))
+	/* "provisioned-capacities/" alone names no pool either. */
+	if (air__is_blank(pool_id) || air__is_blank(bare_id(air__trim(pool_id, &trimmed_len))))
 		return air__fail(err, air__error_set_field(
 			air__error_new(AIR_EINVAL, 0, "pool ID is empty: pass a pool ID or "
 			                              "\"provisioned-capacities/<id>\""),

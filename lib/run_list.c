@@ -250,7 +250,9 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 		air_run_iter_free(it);
 		return rc;
 	}
-	/* The index only knows the caller's own runs. */
+	/* The index only knows the caller's own runs. A user= filter counts as
+	 * foreign: the listing does not look the caller up when one is given
+	 * (PROTOCOL §3.2 step 1), so it cannot know the name is the caller's. */
 	it->use_index = it->opts.all_status && !it->opts.all_users && !it->opts.user;
 	*out = it;
 	return AIR_OK;
@@ -260,10 +262,11 @@ int air_run_iter_next(air_run_iter *iter, const air_run **run, air_error **err)
 {
 	int rc = AIR_OK;
 
+	if (run)
+		*run = NULL;
 	if (!iter || !run)
 		return air__failf(err, AIR_EINVAL, 0, "air_run_iter_next: %s is NULL",
 		                  iter ? "run" : "iter");
-	*run = NULL;
 	air_run_free(iter->current);
 	iter->current = NULL;
 	while (iter->pos == iter->n_ready && !iter->done) {

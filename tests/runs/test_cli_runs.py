@@ -434,6 +434,11 @@ class CancelTest(CliCase):
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.envelope(out)["data"],
                          {"cancelled": [], "all": True, "workspace": self.fw.url})
+        # Text mode: only the notice, no "Cancelled 0 runs." line.
+        rc, out, err = self.air("cancel", "--all", "-y")
+        self.assertEqual((rc, out), (0, ""), err)
+        self.assertIn("No active runs", err)
+        self.assertNotIn("Cancelled", err)
 
     def test_usage_errors(self):
         for args in (["cancel"], ["cancel", "--all", "5"]):
@@ -685,6 +690,8 @@ class PoolsTest(CliCase):
         self.assertIsNone(data["used_accelerators"])
         self.assertIsNone(data["idle_accelerators"])
         self.expect_error(["get", "pool", " "], "INVALID_ARGS", "PERMANENT", False)
+        self.expect_error(["get", "pool", "provisioned-capacities/"], "INVALID_ARGS",
+                          "PERMANENT", False)
         self.expect_error(["get", "pool", "nope"], "NOT_FOUND", "NOT_FOUND", False)
         self.fw.config(features={"pools": False})
         self.expect_error(["get", "pool", "p1"], "FEATURE_DISABLED", "PERMANENT", False)

@@ -180,6 +180,9 @@ AIR_TEST(logs_bounds__run_window)
 	ASSERT_EQ_INT(to, 0);
 	air__logs_bounds(0, 0, true, 0, 0, &from, &to);
 	ASSERT_EQ_INT(to, 0);
+	/* A server-sent end at INT64_MAX rounds up without overflowing. */
+	air__logs_bounds(0, INT64_MAX, true, 0, 0, &from, &to);
+	ASSERT_EQ_INT(to, INT64_MAX / 1000 + 1);
 	/* --minutes wins over the start time. */
 	air__logs_bounds(1700000000000LL, 1700000012000LL, true, 30, 1800000000500LL, &from, &to);
 	ASSERT_EQ_INT(from, 1800000000LL - 1800);

@@ -729,6 +729,16 @@ AIR_TEST(pools__get_forms_and_errors)
 	ASSERT_EQ_STR(air_error_field(err), "pool_id");
 	air_error_free(err);
 	err = NULL;
+	/* The prefix alone names no pool: refused without a request. */
+	{
+		int before = fakews_count(fw, "GET", "/api/2.0/ai-training/provisioned-capacities*");
+		ASSERT_EQ_INT(air_client_get_pool(client, " provisioned-capacities/ ", &p, &err),
+		              AIR_EINVAL);
+		ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/provisioned-capacities*"),
+		              before);
+		air_error_free(err);
+		err = NULL;
+	}
 	ASSERT_EQ_INT(air_client_get_pool(client, "nope", &p, &err), AIR_ENOTFOUND);
 	air_error_free(err);
 	err = NULL;
