@@ -128,14 +128,24 @@ int64_t cli_logs_poll_ms(void)
 }
 
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
-                    const air_logs_options *opts, int32_t node, bool watch,
+                    air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, air_error **err)
 {
 	printer p = {g, node};
+	cli_waiting w = {false};
+	/* The waiting message is for people: text mode on a terminal only (it
+	 * costs a runs/get-output every fifth poll until lines arrive). */
+	air_log_waiting_cb waiting = !g->json && cli_isatty_stderr() ? cli_waiting_line : NULL;
+	int rc = air_logs_options_set_waiting_cb(opts, waiting, &w);
 
+	if (rc != AIR_OK)
+		return rc;
 	/* ALERT events exist only in JSON; STATUS events only for --watch. */
-	return air_client_stream_logs(c, run_id, opts, on_record, g->json && watch ? on_status : NULL,
-	                              g->json ? on_alert : NULL, &p, summary, err);
+	rc = air_client_stream_logs(c, run_id, opts, on_record, g->json && watch ? on_status : NULL,
+	                            g->json ? on_alert : NULL, &p, summary, err);
+	/* @w dies here: leave no dangling pointer in @opts. */
+	air_logs_options_set_waiting_cb(opts, NULL, NULL);
+	return rc;
 }
 
 /* ---- `air logs` -------------------------------------------------------------- */
@@ -240,7 +250,7 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 	return rc;
 }
 
-static int stream(const cli_globals *g, air_client *c, int64_t id, const air_logs_options *o,
+static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_options *o,
                   int32_t node)
 {
 	air_logs_summary *sum = NULL;

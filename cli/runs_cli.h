@@ -35,10 +35,19 @@ int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char *
 int64_t cli_logs_poll_ms(void);
 
 /* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
- * (JSON); with @watch also STATUS events. Returns the library status. */
+ * (JSON); with @watch also STATUS events. In text mode on an interactive
+ * stderr, also the waiting message of a run without lines (it sets the
+ * waiting callback of @opts). Returns the library status. */
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
-                    const air_logs_options *opts, int32_t node, bool watch,
+                    air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, air_error **err);
+
+/* The waiting line on stderr (waiting.c), an air_log_waiting_cb taking a
+ * cli_waiting: a message replaces the line in place, NULL erases it. */
+typedef struct cli_waiting {
+	bool shown;
+} cli_waiting;
+int cli_waiting_line(const char *message, void *userdata);
 /* The "no logs" message: an ERROR event (JSON) or a stdout line (text). */
 void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *message);
 /* A JSON string for possibly invalid UTF-8 (invalid bytes become U+FFFD). */

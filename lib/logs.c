@@ -11,6 +11,8 @@ void air__logs_options_defaults(air_logs_options *o)
 	o->poll_ms = 3000;
 	o->max_failures = 5;
 	o->intr = NULL;
+	o->on_waiting = NULL;
+	o->waiting_ud = NULL;
 }
 
 int64_t air__logs_tail_target(const air_logs_options *o)
@@ -97,6 +99,16 @@ int air_logs_options_set_interrupt(air_logs_options *opts, air_interrupt *intr)
 	return AIR_OK;
 }
 
+int air_logs_options_set_waiting_cb(air_logs_options *opts, air_log_waiting_cb cb,
+                                    void *userdata)
+{
+	if (!opts)
+		return AIR_EINVAL;
+	opts->on_waiting = cb;
+	opts->waiting_ud = cb ? userdata : NULL;
+	return AIR_OK;
+}
+
 const char *air_log_record_line(const air_log_record *rec, size_t *len_out)
 {
 	if (len_out)
@@ -113,7 +125,11 @@ int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_
 {
 	air_log_record rec = {line, len, time_ns, s->node, s->source};
 	int32_t pattern;
+	int rc;
 
+	/* The first line ends the wait: a display erases the message first. */
+	if (s->waiting_shown && (rc = air__stream_end_waiting(s, err)) != AIR_OK)
+		return rc;
 	if (s->on_alert && (pattern = air_log_match_alert(line, len)) > 0 &&
 	    s->on_alert(&rec, pattern, s->ud) != 0)
 		return air__failf(err, AIR_EABORTED, 0, "the alert callback stopped the log stream");

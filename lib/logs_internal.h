@@ -20,6 +20,8 @@ struct air_logs_options {
 	int64_t poll_ms;
 	int32_t max_failures;
 	air_interrupt *intr;
+	air_log_waiting_cb on_waiting; /* NULL: no waiting messages, no extra requests */
+	void *waiting_ud;
 };
 
 struct air_log_record {
@@ -116,6 +118,7 @@ typedef struct air__stream {
 	int32_t source;
 	int32_t failures;        /* consecutive page failures */
 	char *no_logs;
+	bool waiting_shown;      /* a waiting message is up (not yet ended with NULL) */
 	air__buf body;           /* the page being read, reused */
 	air__log_page page;      /* the page parsed, reused */
 } air__stream;
@@ -128,6 +131,26 @@ int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_
 int air__stream_set_no_logs(air__stream *s, air_error **err);
 /* §5.9 text: terminal runs name the final state (+ ": <message>"). */
 char *air__no_logs_message(const air_run *run);
+
+/* ---- the waiting message of §5.5 (logs_waiting.c) ------------------------- */
+
+/* Poll period of the waiting message: polls 0, 5, 10, ... of the follow loop. */
+#define AIR__LOGS_WAITING_EVERY 5
+
+/* "<payload>..." of a status message "STATUS:<payload>" (type trimmed and
+ * case-insensitive; payload trimmed, trailing dots dropped); NULL for any
+ * other type, a blank payload, no colon or NULL. air__free(). */
+char *air__logs_status_text(const char *status_message);
+/* The message to show: the status text, else the accelerator-capacity text
+ * while PENDING, else "waiting for the run to start on node N". NULL only
+ * when out of memory. air__free(). */
+char *air__logs_waiting_text(const air_run *run, const char *status_message, int32_t node);
+/* With a waiting callback: runs/get-output of the latest task, then the
+ * callback with the message. Failures to read are ignored; AIR_EABORTED when
+ * the callback asks to stop. */
+int air__stream_show_waiting(air__stream *s, air_error **err);
+/* After a message was shown: the callback with NULL (the wait is over). */
+int air__stream_end_waiting(air__stream *s, air_error **err);
 
 /* ---- MLflow log artifacts (mlflow.c) --------------------------------------- */
 

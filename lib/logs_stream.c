@@ -240,20 +240,18 @@ static int follow(air__stream *s, int64_t from, air_error **err)
 {
 	char *path = logs_path(s->run_id);
 	air__dedup dd;
-	int64_t last_t = 0, unused_from, to;
-	bool first = true;
+	int64_t last_t = 0, unused_from, to, poll = 0;
 	int rc = path ? AIR_OK : oom(err);
 
 	air__dedup_init(&dd, AIR__LOGS_DEDUP_MAX);
-	while (rc == AIR_OK) {
-		if (!first) {
+	for (; rc == AIR_OK; poll++) {
+		if (poll > 0) {
 			rc = reread(s, err);
 			if (rc == AIR_OK)
 				rc = report_status(s, err);
 			if (rc != AIR_OK)
 				break;
 		}
-		first = false;
 		air__logs_bounds(0, s->run->run_end_ms, s->run->terminal, 0, 0, &unused_from, &to);
 		rc = drain(s, path, from, to, &dd, &last_t, err);
 		if (rc != AIR_OK)
@@ -266,6 +264,10 @@ static int follow(air__stream *s, int64_t from, air_error **err)
 				rc = FALLBACK;
 			break;
 		}
+		/* §5.5: still no line on polls 0, 5, 10, ...: say what the run waits for. */
+		if (s->delivered == 0 && poll % AIR__LOGS_WAITING_EVERY == 0 &&
+		    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
+			break;
 		if (air__sleep_ms(s->o.intr, s->o.poll_ms) != AIR_OK)
 			rc = air__failf(err, AIR_EINTERRUPTED, 0, "log stream interrupted");
 	}
@@ -360,6 +362,9 @@ int air_client_stream_logs(air_client *client, int64_t run_id, const air_logs_op
 	s.ud = userdata;
 	s.source = AIR_LOG_SOURCE_ENDPOINT;
 	rc = run_stream(&s, err);
+	/* A waiting message still up is ended whatever the outcome. */
+	if (s.waiting_shown)
+		air__stream_end_waiting(&s, NULL);
 	if (rc == AIR_OK && summary)
 		rc = make_summary(&s, summary, err);
 	air_run_free(s.run);

@@ -23,6 +23,7 @@ type callState struct {
 	onRecord   func(LogRecord) error
 	onStatus   func(current, previous string) error
 	onAlert    func(LogRecord, int) error
+	onWaiting  func(string) error
 	onProgress func(Progress) error
 
 	err      error       // first error a callback returned
@@ -98,6 +99,12 @@ func airgoLogStatus(current, previous *C.char, h C.uintptr_t) C.int {
 func airgoLogAlert(rec *C.air_log_record, pattern C.int32_t, h C.uintptr_t) C.int {
 	s := stateOf(h)
 	return s.invoke(func() error { return s.onAlert(recordFromC(rec), int(pattern)) })
+}
+
+//export airgoLogWaiting
+func airgoLogWaiting(message *C.char, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onWaiting(gostr(message)) })
 }
 
 //export airgoProgress

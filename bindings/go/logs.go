@@ -42,10 +42,16 @@ func Bool(v bool) *bool { return &v }
 // LogHandlers are the callbacks of a stream; any may be nil. They run on
 // the calling goroutine; a non-nil error from one stops the stream (the
 // call then returns an EABORTED *Error whose Cause is that error).
+//
+// Waiting receives what a followed run without log lines is waiting for
+// ("Allocating nodes...", on polls 0, 5, 10, ...; each costs a
+// runs/get-output request, none when Waiting is nil), then "" once the wait
+// is over: before the first record, or before StreamLogs returns.
 type LogHandlers struct {
-	Record func(LogRecord) error
-	Status func(current, previous string) error // previous "" on the first state
-	Alert  func(rec LogRecord, pattern int) error
+	Record  func(LogRecord) error
+	Status  func(current, previous string) error // previous "" on the first state
+	Alert   func(rec LogRecord, pattern int) error
+	Waiting func(message string) error
 }
 
 // LogsSummary is what a finished stream observed.
@@ -120,9 +126,15 @@ func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions,
 	if err := check(C.air_logs_options_set_interrupt(o, w.h), nil); err != nil {
 		return nil, err
 	}
-	state := &callState{onRecord: hs.Record, onStatus: hs.Status, onAlert: hs.Alert}
+	state := &callState{onRecord: hs.Record, onStatus: hs.Status, onAlert: hs.Alert,
+		onWaiting: hs.Waiting}
 	handle := cgo.NewHandle(state)
 	defer handle.Delete()
+	if hs.Waiting != nil {
+		if err := check(C.airgo_logs_options_set_waiting(o, C.uintptr_t(handle)), nil); err != nil {
+			return nil, err
+		}
+	}
 	flag := func(b bool) C.int {
 		if b {
 			return 1

@@ -18,6 +18,11 @@ static int log_alert_cb(const air_log_record *rec, int32_t pattern, void *userda
 	return airgoLogAlert((air_log_record *)rec, pattern, (uintptr_t)userdata);
 }
 
+static int log_waiting_cb(const char *message, void *userdata)
+{
+	return airgoLogWaiting((char *)message, (uintptr_t)userdata);
+}
+
 static int progress_cb(const air_progress *ev, void *userdata)
 {
 	return airgoProgress((air_progress *)ev, (uintptr_t)userdata);
@@ -45,4 +50,9 @@ int airgo_stream_logs(air_client *client, int64_t run_id, const air_logs_options
 	return air_client_stream_logs(client, run_id, opts, on_record ? log_record_cb : NULL,
 	                              on_status ? log_status_cb : NULL,
 	                              on_alert ? log_alert_cb : NULL, (void *)handle, summary, err);
+}
+
+int airgo_logs_options_set_waiting(air_logs_options *opts, uintptr_t handle)
+{
+	return air_logs_options_set_waiting_cb(opts, handle ? log_waiting_cb : NULL, (void *)handle);
 }

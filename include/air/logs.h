@@ -40,6 +40,13 @@ typedef int (*air_log_record_cb)(const air_log_record *rec, void *userdata);
 typedef int (*air_log_status_cb)(const char *current, const char *previous, void *userdata);
 /** Called just before the record callback for a line matching fatal pattern @p pattern (1-based). */
 typedef int (*air_log_alert_cb)(const air_log_record *rec, int32_t pattern, void *userdata);
+/**
+ * Called while a followed run has delivered no line yet, with what it is
+ * waiting for (see air_logs_options_set_waiting_cb()), and with @p message
+ * NULL once the wait is over, so that a display can erase the message.
+ * @p message is borrowed for the duration of the call. Return non-zero to stop.
+ */
+typedef int (*air_log_waiting_cb)(const char *message, void *userdata);
 
 /** Create options with defaults. @since 0.1 */
 AIR_EXTERN int air_logs_options_new(air_logs_options **out);
@@ -49,6 +56,26 @@ AIR_EXTERN void air_logs_options_free(air_logs_options *opts);
 AIR_EXTERN int air_logs_options_set_int(air_logs_options *opts, int32_t opt, int64_t value);
 /** Attach an interrupt flag (borrowed; must outlive the call). @since 0.1 */
 AIR_EXTERN int air_logs_options_set_interrupt(air_logs_options *opts, air_interrupt *intr);
+/**
+ * Report the waiting state of a followed run (PROTOCOL §5.5). While the run
+ * is active and no record has been delivered, on polls 0, 5, 10, ... of the
+ * follow loop (after that poll's runs/get and log read), the stream reads
+ * `runs/get-output` of the run's latest task and calls @p cb with one line:
+ * the task's status message when it has the form `STATUS:<text>` (shown as
+ * "<text>...", trailing dots normalised; other types and a blank text are
+ * not shown), else "Waiting for accelerator capacity..." while the run is
+ * PENDING, else "Waiting for the run to start on node N...". After a message,
+ * @p cb gets NULL just before the first record is delivered and, if still
+ * needed, before air_client_stream_logs() returns (its result is then
+ * ignored). A failure to read the status message is not an error.
+ *
+ * Costs one extra request every fifth poll of a run without lines; none for
+ * tails, static views, the MLflow fallback, downloads, or when @p cb is NULL
+ * (the default). Callbacks run on the calling thread with @p userdata.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 0.1
+ */
+AIR_EXTERN int air_logs_options_set_waiting_cb(air_logs_options *opts, air_log_waiting_cb cb,
+                                               void *userdata);
 
 /** The line text without its newline, NUL-terminated; length in @p len_out (may be NULL). @since 0.1 */
 AIR_EXTERN const char *air_log_record_line(const air_log_record *rec, size_t *len_out);

@@ -35,6 +35,7 @@ PROGRESS_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 LOG_RECORD_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 LOG_STATUS_CB = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_char_p, C.c_void_p)
 LOG_ALERT_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int32, C.c_void_p)
+LOG_WAITING_CB = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_void_p)
 
 # name: (restype, argtypes), in header order.
 SIGNATURES = {
@@ -235,6 +236,7 @@ SIGNATURES = {
     "air_logs_options_free": (VOID, [VOIDP]),
     "air_logs_options_set_int": (INT, [VOIDP, I32, I64]),
     "air_logs_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_logs_options_set_waiting_cb": (INT, [VOIDP, LOG_WAITING_CB, VOIDP]),
     "air_log_record_line": (VOIDP, [VOIDP, OUT_SIZE]),
     "air_log_record_time_ns": (I64, [VOIDP]),
     "air_log_record_node": (I32, [VOIDP]),

@@ -7,7 +7,8 @@ import json as _json
 import threading
 
 from . import constants as K
-from ._lib import lib, DEBUG_CB, PROGRESS_CB, LOG_RECORD_CB, LOG_STATUS_CB, LOG_ALERT_CB
+from ._lib import (lib, DEBUG_CB, PROGRESS_CB, LOG_RECORD_CB, LOG_STATUS_CB, LOG_ALERT_CB,
+                   LOG_WAITING_CB)
 from ._util import CallbackGuard, bytes_at, dec, enc, take_str
 from .config import Config
 from .errors import check
@@ -610,25 +611,33 @@ class Client:
     # ---- logs --------------------------------------------------------------
 
     def stream_logs(self, run_id, on_record=None, *, on_status=None, on_alert=None,
-                    follow=None, tail_lines=None, minutes=None, node=None, attempt=None,
-                    poll_interval_ms=None, max_page_failures=None, interrupt=None):
+                    on_waiting=None, follow=None, tail_lines=None, minutes=None, node=None,
+                    attempt=None, poll_interval_ms=None, max_page_failures=None,
+                    interrupt=None):
         """Stream the logs of a run to callbacks, on this thread.
 
-        on_record(LogRecord), on_status(current, previous) and
-        on_alert(LogRecord, pattern) may each be None. A truthy return value
-        from any of them stops the stream with AbortedError; an exception
-        raised by one stops it and is raised again here. @interrupt stops it
-        from another thread (CallInterruptedError). Returns a LogsSummary.
+        on_record(LogRecord), on_status(current, previous),
+        on_alert(LogRecord, pattern) and on_waiting(message) may each be None.
+        on_waiting receives what a followed run without log lines is waiting
+        for ("Allocating nodes...", on polls 0, 5, 10, ...; each costs a
+        runs/get-output request), then None once the wait is over. A truthy
+        return value from any of them stops the stream with AbortedError; an
+        exception raised by one stops it and is raised again here. @interrupt
+        stops it from another thread (CallInterruptedError). Returns a
+        LogsSummary.
         """
         guard = CallbackGuard()
         rec_cb = guard.wrap(LOG_RECORD_CB, on_record, lambda r, _u: (LogRecord._from_c(r),))
         st_cb = guard.wrap(LOG_STATUS_CB, on_status, lambda c, p, _u: (dec(c), dec(p)))
         al_cb = guard.wrap(LOG_ALERT_CB, on_alert,
                            lambda r, pat, _u: (LogRecord._from_c(r), pat))
+        wt_cb = guard.wrap(LOG_WAITING_CB, on_waiting, lambda m, _u: (dec(m),))
         with self._use() as h, _options(lib.air_logs_options_new,
                                         lib.air_logs_options_free) as opts:
             _logs_options(opts, follow, tail_lines, minutes, node, attempt, poll_interval_ms,
                           max_page_failures, interrupt)
+            if on_waiting is not None:
+                check(lib.air_logs_options_set_waiting_cb(opts, wt_cb, None))
             summary = C.c_void_p()
             err = C.c_void_p()
             rc = lib.air_client_stream_logs(h, int(run_id), opts, rec_cb, st_cb, al_cb, None,

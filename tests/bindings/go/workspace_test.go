@@ -244,6 +244,66 @@ func TestStreamLogs(t *testing.T) {
 	}
 }
 
+// waitingRun is PENDING on polls 0-5 with a status message, then RUNNING
+// with one line on poll 6, then SUCCESS.
+func waitingRun(t *testing.T, fw *fakeWS) int64 {
+	type m = map[string]interface{}
+	seq := []interface{}{}
+	for i := 0; i < 6; i++ {
+		seq = append(seq, m{})
+	}
+	seq = append(seq, m{"state": m{"life_cycle_state": "RUNNING"}},
+		m{"state": m{"life_cycle_state": "TERMINATED", "result_state": "SUCCESS"}, "end_time": 1700000030000})
+	var out struct {
+		RunID int64 `json:"run_id"`
+	}
+	fw.call(t, "POST", "/__fakews/runs", m{"state": m{"life_cycle_state": "PENDING"},
+		"tasks": []interface{}{m{"ai_runtime_task": m{}}}, "sequence": seq}, &out)
+	fw.call(t, "POST", fmt.Sprintf("/__fakews/runs/%d/output", out.RunID),
+		m{"ai_runtime_task_output": m{"status_message": "STATUS:Allocating nodes.."}}, nil)
+	fw.call(t, "POST", fmt.Sprintf("/__fakews/runs/%d/logs", out.RunID),
+		m{"records": []interface{}{m{"time_unix_nano": int64(1700000001000000000), "body": "up"}}}, nil)
+	fw.call(t, "POST", "/__fakews/faults", m{"path": fmt.Sprintf("/api/2.0/ai-training/workflows/by-run-id/%d/logs", out.RunID),
+		"status": 200, "body": m{"log_records": []interface{}{}}, "times": 6}, nil)
+	return out.RunID
+}
+
+func TestStreamLogsWaiting(t *testing.T) {
+	fw := workspace(t)
+	c := fw.client(t)
+	var events []string
+	opts := &air.LogsOptions{PollIntervalMs: 5}
+	sum, err := c.StreamLogs(context.Background(), waitingRun(t, fw), opts, air.LogHandlers{
+		Record:  func(r air.LogRecord) error { events = append(events, "L:"+r.Line); return nil },
+		Waiting: func(msg string) error { events = append(events, "W:"+msg); return nil },
+	})
+	must(t, err)
+	want := "W:Allocating nodes... W:Allocating nodes... W: L:up"
+	if got := strings.Join(events, " "); got != want || sum.Records != 1 {
+		t.Fatalf("events %q (want %q), summary %+v", got, want, sum)
+	}
+	if n := fw.count(t, "GET", "/api/2.2/jobs/runs/get-output"); n != 2 {
+		t.Fatalf("%d get-output requests", n)
+	}
+
+	// A Waiting error stops the stream and is the cause of EABORTED.
+	stop := errors.New("enough")
+	_, err = c.StreamLogs(context.Background(), waitingRun(t, fw), opts, air.LogHandlers{
+		Waiting: func(msg string) error { return stop }})
+	airErr(t, err, air.EABORTED)
+	if !errors.Is(err, stop) {
+		t.Fatalf("callback error not the cause: %v", err)
+	}
+
+	// Without a Waiting handler there is no get-output request at all.
+	before := fw.count(t, "GET", "/api/2.2/jobs/runs/get-output")
+	_, err = c.StreamLogs(context.Background(), waitingRun(t, fw), opts, air.LogHandlers{})
+	must(t, err)
+	if n := fw.count(t, "GET", "/api/2.2/jobs/runs/get-output"); n != before {
+		t.Fatalf("%d get-output requests without a handler", n-before)
+	}
+}
+
 func TestStreamLogsPanicIsReraised(t *testing.T) {
 	fw := workspace(t)
 	rid := fw.newRun(t, "panics", false)

@@ -387,6 +387,35 @@ class LogsTest(WorkspaceCase):
         self.assertEqual(order, [("rec", "ok"), ("alert", 1),
                                  ("rec", "RuntimeError: CUDA out of memory")])
 
+    def waiting_run(self):
+        """PENDING on polls 0-5 with a status message, then RUNNING with a line on poll 6."""
+        rid = self.fw.create_run({"state": {"life_cycle_state": "PENDING"},
+                                  "tasks": [{"ai_runtime_task": {}}],
+                                  "sequence": [{}] * 6 + [{"state": {"life_cycle_state": "RUNNING"}},
+                                                          {"state": {"life_cycle_state": "TERMINATED",
+                                                                     "result_state": "SUCCESS"},
+                                                           "end_time": 1700000030000}]})
+        self.fw.set_output(rid, {"ai_runtime_task_output": {"status_message": "STATUS:Allocating nodes.."}})
+        self.fw.add_logs(rid, records=[{"time_unix_nano": 1700000001000000000, "body": "up"}])
+        self.fw.fault(path="/api/2.0/ai-training/workflows/by-run-id/%d/logs" % rid, status=200,
+                      body={"log_records": []}, times=6)
+        return rid
+
+    def test_waiting_callback(self):
+        events = []
+        s = self.client().stream_logs(self.waiting_run(), lambda r: events.append(r.line),
+                                      on_waiting=events.append, poll_interval_ms=5)
+        self.assertEqual(events, ["Allocating nodes...", "Allocating nodes...", None, "up"])
+        self.assertEqual(s.records, 1)
+        self.assertEqual(self.fw.count("GET", "/api/2.2/jobs/runs/get-output"), 2)
+        # Without on_waiting: the same stream and no get-output at all.
+        self.fw.clear_requests()
+        lines = []
+        self.client().stream_logs(self.waiting_run(), lambda r: lines.append(r.line),
+                                  poll_interval_ms=5)
+        self.assertEqual(lines, ["up"])
+        self.assertEqual(self.fw.count("GET", "/api/2.2/jobs/runs/get-output"), 0)
+
     def test_interrupt_from_another_thread(self):
         rid = self.new_run(active=True)
         intr = air.Interrupt()
