@@ -189,6 +189,10 @@ static int validate(const cli_globals *g, logs_args *a, const char *id_arg, int6
 		return cli_runs_invalid(g, "--node must be 0 or more, got %" PRId64, a->node);
 	if (a->node > INT32_MAX)
 		return cli_runs_invalid(g, "--node %" PRId64 " is too large", a->node);
+	if (a->minutes > (int64_t)366 * 24 * 60 * 100)
+		return cli_runs_invalid(g, "--minutes %" PRId64 " is too large", a->minutes);
+	if (a->retry > INT32_MAX)
+		return cli_runs_invalid(g, "--retry %" PRId64 " is too large", a->retry);
 	if (!cli_parse_run_id(id_arg, id))
 		return cli_runs_invalid(g, "invalid run ID \"%s\": must be a positive integer (a Job Run ID)",
 		                        id_arg);
@@ -309,9 +313,12 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 	cli_strlist_free(&pos);
 	if (rc != 0)
 		return rc;
-	if (air_logs_options_new(&o) != AIR_OK || set_options(&a, o) != AIR_OK) {
-		air_logs_options_free(o);
+	if (air_logs_options_new(&o) != AIR_OK)
 		return cli_runs_fail(g, CLI_STAGE_CALL, AIR_ENOMEM, NULL);
+	if (set_options(&a, o) != AIR_OK) {
+		/* validate() mirrors the library's ranges; this is the backstop. */
+		air_logs_options_free(o);
+		return cli_runs_invalid(g, "a numeric flag is out of range");
 	}
 	if (cli_runs_open(g, 0, &c, NULL) == 0)
 		rc = a.download_to ? download(g, c, id, a.download_to, o)

@@ -496,6 +496,8 @@ class LogsTest(CliCase):
             (["--minutes", "-1", "--node", "-1"], "--minutes"),
             (["--node", "-1"], "--node"),
             (["--tail", "5", "--lines", "6"], "--tail"),
+            (["--minutes", "999999999999999"], "--minutes"),
+            (["--retry", "9999999999"], "--retry"),
         ]
         for args, needle in cases:
             self.fw.clear_requests()
