@@ -115,7 +115,8 @@ static bool parse_json_body(const char *body, size_t len, reply_info *ri)
 		/* Legacy {"error": "..."}; OAuth endpoints add error_description. */
 		const char *desc = json_string_value(json_object_get(root, "error_description"));
 		if (desc) {
-			ri->code = air__strdup(error);
+			if (*error) /* an empty "error" is no code */
+				ri->code = air__strdup(error);
 			msg = desc;
 		} else {
 			msg = error;

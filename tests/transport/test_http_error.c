@@ -420,3 +420,17 @@ AIR_TEST(trace__secrets_are_removed_before_json_excerpts_are_cut)
 	air__buf_dispose(&body);
 	air_client_free(c);
 }
+
+/* {"error": "", "error_description": ...}: no code rather than an empty one
+ * (found by fuzz_http_error). */
+AIR_TEST(http_error__empty_legacy_error_is_no_code)
+{
+	static const char body[] = "{\"error\":\"\",\"error_description\":\"client unknown\"}";
+	air_error *e = air__http_error_from_reply("POST", "/oidc/v1/token", 401, body,
+	                                          sizeof(body) - 1, NULL, -1);
+
+	ASSERT_NULL(air_error_server_code(e));
+	ASSERT_EQ_STR(air_error_message(e), "POST /oidc/v1/token: client unknown (HTTP 401)");
+	ASSERT_EQ_INT(air_error_code(e), AIR_EAUTH);
+	air_error_free(e);
+}
