@@ -85,7 +85,7 @@ static int fetch_page(air__stream *s, const char *path, const char *query, air_e
 		air_error_free(e);
 		if (++s->failures >= s->o.max_failures)
 			return FALLBACK;
-		if (air__sleep_ms(s->o.intr, s->o.poll_ms) != AIR_OK)
+		if (air__client_sleep(s->c, s->o.intr, s->o.poll_ms) != AIR_OK)
 			return air__failf(err, AIR_EINTERRUPTED, 0, "log stream interrupted");
 	}
 }
@@ -231,7 +231,7 @@ static int reread(air__stream *s, air_error **err)
 		air__client_debug(s->c, AIR_DEBUG_INFO, "re-reading run %lld failed: %s",
 		                  (long long)s->run_id, e ? air_error_message(e) : air_strerror(rc));
 		air_error_free(e);
-		if (air__sleep_ms(s->o.intr, s->o.poll_ms) != AIR_OK)
+		if (air__client_sleep(s->c, s->o.intr, s->o.poll_ms) != AIR_OK)
 			return air__failf(err, AIR_EINTERRUPTED, 0, "log stream interrupted");
 	}
 }
@@ -268,7 +268,7 @@ static int follow(air__stream *s, int64_t from, air_error **err)
 		if (s->delivered == 0 && poll % AIR__LOGS_WAITING_EVERY == 0 &&
 		    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
 			break;
-		if (air__sleep_ms(s->o.intr, s->o.poll_ms) != AIR_OK)
+		if (air__client_sleep(s->c, s->o.intr, s->o.poll_ms) != AIR_OK)
 			rc = air__failf(err, AIR_EINTERRUPTED, 0, "log stream interrupted");
 	}
 	air__dedup_dispose(&dd);

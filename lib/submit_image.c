@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "client_internal.h"
 #include "json.h"
 
 #define IMAGES_PATH "/api/2.0/ai-compute-manager/images"
@@ -139,7 +140,7 @@ int air__image_check(air_client *c, const air__ctx *ctx, const air__workload *w,
 			if (air__mono_ms() - start >= WAIT_LIMIT_MS)
 				rc = air__failf(err, AIR_ETIMEOUT, 0, "image %s is still %s after an hour", url,
 				                state);
-			else if ((rc = air__sleep_ms(ctx ? ctx->intr : NULL, poll_ms)) != AIR_OK)
+			else if ((rc = air__client_sleep(c, ctx ? ctx->intr : NULL, poll_ms)) != AIR_OK)
 				rc = air__failf(err, rc, 0, "interrupted while waiting for image %s", url);
 			if (rc == AIR_OK) {
 				json_decref(reply);

@@ -67,7 +67,8 @@ int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max
 	task = last_task_run_id(run);
 	json_decref(run);
 	for (int32_t i = 0; task > 0 && i < max_polls; i++) {
-		if (i > 0 && air__sleep_ms(NULL, interval_ms) != AIR_OK)
+		/* Best effort: the client's interrupt ends the wait with what is known. */
+		if (i > 0 && air__client_sleep(client, NULL, interval_ms) != AIR_OK)
 			break;
 		air__free(exp);
 		air__free(mrun);

@@ -392,6 +392,51 @@ AIR_TEST(logs__interrupt_from_another_thread)
 	air_logs_options_free(o);
 }
 
+typedef struct client_trigger {
+	air_interrupt *intr;
+	int delay_ms;
+	long long fired_ms;
+} client_trigger;
+
+static void *client_trigger_later(void *arg)
+{
+	client_trigger *t = arg;
+
+	usleep((useconds_t)t->delay_ms * 1000);
+	t->fired_ms = now_ms();
+	air_interrupt_trigger(t->intr);
+	return NULL;
+}
+
+AIR_TEST(logs__client_interrupt_stops_the_poll_sleep)
+{
+	air_logs_options *o = opts(3000);
+	air_interrupt *ci = NULL;
+	client_trigger t = {0};
+	pthread_t th;
+	seen s = {0};
+	air_error *err = NULL;
+	long long done;
+	int64_t id = fakews_create_runf(fw, "{\"start_time\":1700000000000,\"state\":{"
+	                                    "\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"ai_runtime_task\":{}}]}");
+
+	/* Only the client-wide interrupt: the call itself has none. */
+	ASSERT_EQ_INT(air_interrupt_new(&ci), AIR_OK);
+	ASSERT_EQ_INT(air_client_set_interrupt(client, ci), AIR_OK);
+	t.intr = ci;
+	t.delay_ms = 500; /* well inside the first 3 s poll sleep */
+	ASSERT_EQ_INT(pthread_create(&th, NULL, client_trigger_later, &t), 0);
+	ASSERT_EQ_INT(stream(id, o, &s, NULL, &err), AIR_EINTERRUPTED);
+	done = now_ms();
+	pthread_join(th, NULL);
+	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
+	ASSERT_TRUE(done - t.fired_ms < 200);
+	air_error_free(err);
+	ASSERT_EQ_INT(air_client_set_interrupt(client, NULL), AIR_OK);
+	air_interrupt_free(ci);
+	air_logs_options_free(o);
+}
+
 /* ---- §5.7 MLflow fallback ------------------------------------------------------------------- */
 
 static void mlflow_chunks(const char *dir)

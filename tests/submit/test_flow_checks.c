@@ -1,10 +1,14 @@
 /* test_flow_checks.c: the workspace checks before anything is uploaded —
  * pre-flight rejection, fail-open and hard failure (SCENARIOS S13-S15), the
  * idempotency key limit (S24), usage policies (S16, S17), the experiment
- * directory (S18) and the legacy image (S27). */
+ * directory (S18) and the legacy image (S27); the client-wide interrupt ends
+ * the waits between image and MLflow-link polls. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "submit_test.h"
 #include "test.h"
@@ -301,4 +305,96 @@ AIR_TEST(flow__legacy_image_latest_is_registered_again)
 	assert_json_eq(body, "{\"docker_image_url\":\"docker.io/team/train:latest\","
 	                     "\"credentials_scope\":\"s\",\"credentials_key\":\"k\"}");
 	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get"), 1);
+}
+
+/* ---- the client-wide interrupt ends the waits between polls ---- */
+
+typedef struct late_trigger {
+	air_interrupt *intr;
+	int delay_ms;
+	long long fired_ms;
+} late_trigger;
+
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void *trigger_later(void *arg)
+{
+	late_trigger *t = arg;
+
+	usleep((useconds_t)t->delay_ms * 1000);
+	t->fired_ms = mono_ms();
+	air_interrupt_trigger(t->intr);
+	return NULL;
+}
+
+/* A client of flow_fw whose client-wide interrupt fires @delay_ms from now. */
+static air_client *client_interrupted_later(late_trigger *t, pthread_t *th, int delay_ms)
+{
+	air_client *c = fakews_client(flow_fw);
+
+	memset(t, 0, sizeof(*t));
+	ASSERT_EQ_INT(air_interrupt_new(&t->intr), AIR_OK);
+	ASSERT_EQ_INT(air_client_set_interrupt(c, t->intr), AIR_OK);
+	t->delay_ms = delay_ms;
+	ASSERT_EQ_INT(pthread_create(th, NULL, trigger_later, t), 0);
+	return c;
+}
+
+AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
+{
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", IMAGE);
+	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
+	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\"}}}");
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	late_trigger t;
+	pthread_t th;
+	air_client *c;
+	long long done;
+
+	json_decref(r);
+	setenv("AIR_IMAGE_POLL_MS", "3000", 1);
+	c = client_interrupted_later(&t, &th, 500);
+	ASSERT_EQ_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_EINTERRUPTED);
+	done = mono_ms();
+	pthread_join(th, NULL);
+	unsetenv("AIR_IMAGE_POLL_MS");
+	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
+	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_NULL(sub);
+	assert_nothing_uploaded();
+	air_error_free(err);
+	air_client_free(c);
+	air_interrupt_free(t.intr);
+	air_config_free(cfg);
+}
+
+AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
+{
+	/* A run that has not started: its task output has no MLflow ids yet. */
+	int64_t id = fakews_create_runf(flow_fw, "{\"state\":{\"life_cycle_state\":\"PENDING\"},"
+	                                         "\"tasks\":[{\"task_key\":\"t\",\"ai_runtime_task\":{}}]}");
+	char *run_url = NULL, *exp_url = NULL;
+	air_error *err = NULL;
+	late_trigger t;
+	pthread_t th;
+	air_client *c = client_interrupted_later(&t, &th, 500);
+	long long done;
+
+	/* Best effort: the links are unknown, the call still succeeds. */
+	ASSERT_OK(air_client_poll_mlflow_links(c, id, 10, 3000, &run_url, &exp_url, &err), err);
+	done = mono_ms();
+	pthread_join(th, NULL);
+	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
+	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_NULL(run_url);
+	ASSERT_NULL(exp_url);
+	air_client_free(c);
+	air_interrupt_free(t.intr);
 }
