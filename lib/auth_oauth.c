@@ -10,6 +10,9 @@
 #include "json.h"
 
 #define TOKEN_RETRY_BUDGET_MS (60 * 1000) /* token calls retry for at most a minute */
+/* Longest token lifetime believed: expires_in comes from the server, and a
+ * larger value must not overflow the expiry arithmetic. */
+#define TOKEN_MAX_LIFETIME_S (10LL * 366 * 24 * 3600)
 
 void air__token_clear(air__token *t)
 {
@@ -201,7 +204,8 @@ static int parse_token(air_client *c, const air__http_resp *resp, const char *en
 	if (air__json_nonempty(doc, "refresh_token"))
 		out->refresh_token = air__strdup(air__json_nonempty(doc, "refresh_token"));
 	if (air__json_int64(doc, "expires_in", &expires_in) && expires_in > 0)
-		out->expiry_ms = air__now_ms() + expires_in * 1000;
+		out->expiry_ms = air__now_ms() + (expires_in < TOKEN_MAX_LIFETIME_S
+		                                  ? expires_in : TOKEN_MAX_LIFETIME_S) * 1000;
 	if (!out->access_token || !out->token_type ||
 	    (air__json_nonempty(doc, "refresh_token") && !out->refresh_token)) {
 		air__token_clear(out);

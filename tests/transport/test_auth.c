@@ -304,6 +304,25 @@ AIR_TEST(auth__m2m_refreshes_before_expiry)
 	air_client_free(c);
 }
 
+AIR_TEST(auth__m2m_huge_expires_in_is_clamped)
+{
+	fakews *fw = tc_fakews();
+	air_client *c;
+	int64_t expiry;
+
+	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"s\"},"
+	                   "\"expires_in\":9223372036854775807}}");
+	c = m2m_client(fw, "s");
+	call_me(c);
+	call_me(c);
+	/* One token, believed for ten years at most (no overflow). */
+	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
+	expiry = c->auth->tok.expiry_ms;
+	ASSERT_TRUE(expiry > air__now_ms() + 9LL * 365 * 24 * 3600 * 1000);
+	ASSERT_TRUE(expiry <= air__now_ms() + 11LL * 365 * 24 * 3600 * 1000);
+	air_client_free(c);
+}
+
 AIR_TEST(auth__oauth_discovery_404)
 {
 	fakews *fw = tc_fakews();
