@@ -101,6 +101,7 @@ static int read_cache(const char *path, json_t **out, air_error **err)
 	size_t n;
 	json_error_t je;
 	json_t *doc, *version;
+	int rc;
 
 	*out = NULL;
 	if (!f) {
@@ -119,10 +120,17 @@ static int read_cache(const char *path, json_t **out, air_error **err)
 	}
 	doc = json_loadb(air__buf_cstr(&b), b.len, 0, &je);
 	air__free_secret(b.ptr);
+	if (!doc) {
+		/* The reason and position only: the quoted text could be a token. */
+		rc = air__failf(err, AIR_EIO, 0,
+		                "token cache %s is not a JSON object: %s (line %d, column %d)", path,
+		                air__json_error_reason(&je), je.line, je.column);
+		explicit_bzero(&je, sizeof(je));
+		return rc;
+	}
 	if (!json_is_object(doc)) {
 		json_decref(doc);
-		return air__failf(err, AIR_EIO, 0, "token cache %s is not a JSON object%s%s", path,
-		                  doc ? "" : ": ", doc ? "" : je.text);
+		return air__failf(err, AIR_EIO, 0, "token cache %s is not a JSON object", path);
 	}
 	version = json_object_get(doc, "version");
 	if (!json_is_integer(version) || json_integer_value(version) != CACHE_VERSION) {

@@ -88,16 +88,21 @@ json_t *air__json_parse(const char *data, size_t len, const char *what, air_erro
 	json_error_t je;
 	json_t *v = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
 
-	if (!v) {
-		/* jansson quotes the offending token ("... near 'dapi...'"): a short
-		 * secret could be in it, so keep only the reason. */
-		char *near = strstr(je.text, " near ");
-		if (near)
-			*near = '\0';
+	if (!v)
 		air__failf(err, AIR_EPROTO, 0, "malformed JSON in %s: %s (line %d, column %d)", what,
-		           je.text, je.line, je.column);
-	}
+		           air__json_error_reason(&je), je.line, je.column);
 	return v;
+}
+
+const char *air__json_error_reason(json_error_t *je)
+{
+	/* jansson quotes the offending token ("... near 'dapi...'"): a short
+	 * secret could be in it, so keep only the reason. */
+	char *near = strstr(je->text, " near ");
+
+	if (near)
+		*near = '\0';
+	return je->text;
 }
 
 bool air__json_set_str(json_t *obj, const char *key, const char *value)

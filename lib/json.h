@@ -27,8 +27,12 @@ const char *air__json_nonempty(const json_t *obj, const char *key);
 json_t *air__json_at(const json_t *root, const char *path);
 /* Compact serialisation (insertion order kept); air__free() the result. */
 char *air__json_compact(const json_t *v);
-/* Parse @len bytes; on failure returns NULL and an AIR_EPROTO error naming @what. */
+/* Parse @len bytes; on failure returns NULL and an AIR_EPROTO error naming @what
+ * with the reason, line and column (never the offending text). */
 json_t *air__json_parse(const char *data, size_t len, const char *what, air_error **err);
+/* The reason of a jansson error without the quoted input jansson appends
+ * (" near '...'", which may hold part of a secret). Cuts @je->text in place. */
+const char *air__json_error_reason(json_error_t *je);
 /* Set @key to a new string / integer; ignore NULL values. Return false on OOM. */
 bool air__json_set_str(json_t *obj, const char *key, const char *value);
 bool air__json_set_int(json_t *obj, const char *key, int64_t value);

@@ -520,6 +520,34 @@ AIR_TEST(auth__s32_u2m_cache_version_2_is_an_error)
 	air_client_free(c);
 }
 
+AIR_TEST(auth__u2m_malformed_cache_error_never_quotes_a_token)
+{
+	static const char *const docs[] = {
+		/* cut off in the middle of a token */
+		"{\"version\":1,\"tokens\":{\"me\":{\"access_token\":\"tk9Z",
+		/* two strings in a row */
+		"{\"version\":1,\"tokens\":{\"me\":{\"access_token\" \"tk9Z\"}}}",
+		/* a bare string */
+		"\"tk9Z\"",
+	};
+	fakews *fw = tc_fakews();
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(docs); i++) {
+		air_client *c = u2m_client(fw, "DATABRICKS_AUTH_STORAGE=plaintext");
+		air_error *err = NULL;
+
+		air_test_write_file(cache_path(), docs[i], strlen(docs[i]));
+		ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EIO);
+		air_test_note("%s", air_error_message(err));
+		ASSERT_CONTAINS(air_error_message(err), "is not a JSON object: ");
+		ASSERT_CONTAINS(air_error_message(err), "(line 1, column ");
+		ASSERT_NOT_CONTAINS(air_error_message(err), "tk9Z");
+		ASSERT_NOT_CONTAINS(air_error_message(err), " near ");
+		air_error_free(err);
+		air_client_free(c);
+	}
+}
+
 AIR_TEST(auth__s32_u2m_invalid_refresh_token)
 {
 	fakews *fw = tc_fakews();
