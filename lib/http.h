@@ -109,6 +109,15 @@ air_error *air__http_error_from_reply(const char *method, const char *path, int3
                                       const char *body, size_t body_len,
                                       const char *request_id, int64_t retry_after_ms);
 
+/*
+ * The same for a reply of @c's transport that a module turns into an error
+ * itself (e.g. one of several parallel requests): every secret @c knows is
+ * removed, exactly as in the errors the transport returns.
+ */
+air_error *air__http_client_error(const air_client *c, const char *method, const char *path,
+                                  int32_t status, const char *body, size_t body_len,
+                                  const char *request_id, int64_t retry_after_ms);
+
 /* Parse a Retry-After value (delta-seconds or HTTP-date) relative to @now_ms; -1 if invalid. */
 int64_t air__http_parse_retry_after(const char *value, int64_t now_ms);
 

@@ -351,6 +351,16 @@ air_error *air__http_error_from_reply(const char *method, const char *path, int3
 	                             retry_after_ms, NULL);
 }
 
+air_error *air__http_client_error(const air_client *c, const char *method, const char *path,
+                                  int32_t status, const char *body, size_t body_len,
+                                  const char *request_id, int64_t retry_after_ms)
+{
+	air_error *e = air__http_reply_error(c, method, path, status, body, body_len, request_id,
+	                                     retry_after_ms, NULL);
+
+	return c ? air__auth_redact(c, e) : e;
+}
+
 /* An HTTP-date in any of the three formats of RFC 9110 (IMF-fixdate,
  * RFC 850, asctime), parsed without the locale: the weekday is ignored, the
  * first number is the day, the second the year. -1 when malformed. */

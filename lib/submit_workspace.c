@@ -221,9 +221,9 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 				batch = NULL;
 			} else {
 				e = resps[i].status
-				    ? air__http_error_from_reply("POST", urls[i], resps[i].status, resps[i].body,
-				                                 resps[i].body_len, resps[i].request_id,
-				                                 resps[i].retry_after_ms)
+				    ? air__http_client_error(c, "POST", urls[i], resps[i].status, resps[i].body,
+				                             resps[i].body_len, resps[i].request_id,
+				                             resps[i].retry_after_ms)
 				    : air__error_new(AIR_ENET, 0, "no reply");
 			}
 			e = upload_error(e, ups[i].path);

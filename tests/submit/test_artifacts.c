@@ -1,8 +1,10 @@
 /* test_artifacts.c: launch directory naming and the launch artifacts'
- * exact contents (PROTOCOL.md §1.1 step 3, §1.5; SCENARIOS S08, S10). */
+ * exact contents (PROTOCOL.md §1.1 step 3, §1.5; SCENARIOS S08, S10), and
+ * the errors of parallel uploads (against the fake workspace). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "fakews.h"
 #include "snapshot.h"
 #include "submit_internal.h"
 #include "test.h"
@@ -136,4 +138,35 @@ AIR_TEST(artifacts__import_file_url_one_segment)
 	u = air__files_api_url("files", "/Volumes/main/default/code/.internal/src 1.tar.gz");
 	ASSERT_EQ_STR(u, "/api/2.0/fs/files/Volumes/main/default/code/.internal/src%201.tar.gz");
 	air__free(u);
+}
+
+AIR_TEST(artifacts__parallel_upload_errors_are_redacted)
+{
+	fakews *fw = fakews_start();
+	air_client *c = fakews_client(fw);
+	const air__upload ups[] = {
+		{"/Workspace/Users/tester@databricks.com/launch/a.txt", "first-file", 10},
+		{"/Workspace/Users/tester@databricks.com/launch/b.txt", "second-file", 11},
+	};
+	air_error *err = NULL;
+
+	/* The first upload fails and succeeds on its own retry; the second one's
+	 * error (built from its reply, not by the transport) quotes the token. */
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/workspace-files/import-file/*\","
+	                  "\"body_contains\":\"first-file\",\"status\":404,\"body\":"
+	                  "{\"error_code\":\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"no parent\"}}");
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/workspace-files/import-file/*\","
+	                  "\"body_contains\":\"second-file\",\"status\":400,\"times\":-1,\"body\":"
+	                  "{\"error_code\":\"INVALID_PARAMETER_VALUE\","
+	                  "\"message\":\"credential dapi-test may not write here\"}}");
+	ASSERT_EQ_INT(air__ws_import_many(c, NULL, ups, 2, NULL, &err), AIR_EAPI);
+	air_test_note("%s", air_error_message(err));
+	ASSERT_CONTAINS(air_error_message(err), "uploading /Workspace/Users/tester@databricks.com/launch/b.txt");
+	ASSERT_CONTAINS(air_error_message(err), "credential [REDACTED] may not write here");
+	ASSERT_NOT_CONTAINS(air_error_message(err), "dapi-test");
+	ASSERT_EQ_INT(air_error_http_status(err), 400);
+	ASSERT_EQ_INT(fakews_count(fw, "POST", "/api/2.0/workspace/mkdirs"), 1);
+	air_error_free(err);
+	air_client_free(c);
+	fakews_stop(fw);
 }
