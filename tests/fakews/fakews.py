@@ -102,6 +102,10 @@ def json_resp(obj, status=200, headers=None):
     return Resp(status, json.dumps(obj, separators=(",", ":")).encode(), headers, "application/json")
 
 
+# The reply of POST /__fakews/shutdown; the server stops after sending it.
+SHUTDOWN_REPLY = json_resp({})
+
+
 def error_resp(status, code, message, headers=None):
     return json_resp({"error_code": code, "message": message}, status, headers)
 
@@ -1800,8 +1804,7 @@ class App:
                     st.reset()
                     return json_resp({})
                 if p == "/shutdown" and m == "POST":
-                    threading.Thread(target=server.shutdown, daemon=True).start()
-                    return json_resp({})
+                    return SHUTDOWN_REPLY
                 if p == "/config":
                     if m == "POST":
                         st.set_config(req.json(required=False))
@@ -2002,6 +2005,10 @@ class Handler(BaseHTTPRequestHandler):
                 traceback.print_exc()
                 resp = error_resp(500, "INTERNAL_ERROR", "fakews control failure")
             self.send(resp)
+            if resp is SHUTDOWN_REPLY:
+                # Only once the reply is out: stopping ends the process.
+                self.wfile.flush()
+                threading.Thread(target=srv.shutdown, daemon=True).start()
             return
         with st.lock:
             entry = st.record(req)
@@ -2209,14 +2216,15 @@ def main(argv=None):
                     pass
         threading.Thread(target=watch, daemon=True).start()
 
-    if args.port_file:
-        tmp = "%s.tmp.%d" % (args.port_file, os.getpid())
-        with open(tmp, "w") as f:
-            f.write("%d\n" % port)
-        os.replace(tmp, args.port_file)
-    if not args.quiet:
-        print("fakews listening on http://127.0.0.1:%d" % port, flush=True)
     try:
+        # Inside the try: a signal may arrive as soon as the port is announced.
+        if args.port_file:
+            tmp = "%s.tmp.%d" % (args.port_file, os.getpid())
+            with open(tmp, "w") as f:
+                f.write("%d\n" % port)
+            os.replace(tmp, args.port_file)
+        if not args.quiet:
+            print("fakews listening on http://127.0.0.1:%d" % port, flush=True)
         server.serve_forever(poll_interval=0.1)
     except KeyboardInterrupt:
         pass
