@@ -3,12 +3,20 @@
  * header of every request, and redaction of the secrets a client knows.
  */
 #include <string.h>
+#include <time.h>
 
 #include "auth.h"
 
 /* Refresh OAuth tokens this long before they expire. */
 #define M2M_REFRESH_MARGIN_MS (60 * 1000)
 #define U2M_REFRESH_MARGIN_MS (5 * 60 * 1000)
+/* A refresh that fails while the token is still valid is not tried again for
+ * this many back-off units (AIR_OPT_RETRY_BACKOFF_MS; 30 s by default), and
+ * never later than the token's expiry. */
+#define REFRESH_BACKOFF_UNITS 30
+/* A thread waiting for another thread's token request looks at its
+ * interrupts this often. */
+#define WAIT_SLICE_MS 50
 
 const char *air__auth_method_name(air__auth_method m)
 {
@@ -33,20 +41,25 @@ void air__auth_free(air__auth *a)
 	air__free(a->cache_key);
 	air__free(a->token_endpoint);
 	air__token_clear(&a->tok);
+	air_error_free(a->refresh_err);
+	pthread_cond_destroy(&a->refreshed);
 	pthread_mutex_destroy(&a->lock);
-	pthread_mutex_destroy(&a->refresh_lock);
 	air__free(a);
 }
 
 static air__auth *auth_new(air__auth_method m)
 {
 	air__auth *a = air__calloc(1, sizeof(*a));
+	pthread_condattr_t attr;
 
 	if (!a)
 		return NULL;
 	a->method = m;
 	pthread_mutex_init(&a->lock, NULL);
-	pthread_mutex_init(&a->refresh_lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&a->refreshed, &attr);
+	pthread_condattr_destroy(&attr);
 	return a;
 }
 
@@ -230,9 +243,11 @@ static int copy_token(air__token *dst, const air__token *src)
 	return AIR_OK;
 }
 
-/* Fetch a new token (M2M grant or U2M refresh). Runs under refresh_lock only. */
+/* Fetch a new token (M2M grant or U2M refresh); only the thread that set
+ * a->refreshing calls this, without holding a->lock. A single attempt of
+ * each request when @once. */
 static int fetch_token(air_client *c, const air__ctx *ctx, air__auth *a, const air__token *old,
-                       air__token *out, air_error **err)
+                       bool once, air__token *out, air_error **err)
 {
 	char *endpoint = NULL;
 	int rc = AIR_OK;
@@ -244,7 +259,7 @@ static int fetch_token(air_client *c, const air__ctx *ctx, air__auth *a, const a
 	if (rc != AIR_OK)
 		return air__failf(err, rc, 0, "out of memory");
 	if (!endpoint) {
-		if ((rc = air__oauth_discover(c, ctx, &endpoint, err)) != AIR_OK)
+		if ((rc = air__oauth_discover(c, ctx, once, &endpoint, err)) != AIR_OK)
 			return rc;
 		pthread_mutex_lock(&a->lock);
 		if (!a->token_endpoint)
@@ -252,20 +267,103 @@ static int fetch_token(air_client *c, const air__ctx *ctx, air__auth *a, const a
 		pthread_mutex_unlock(&a->lock);
 	}
 	if (a->method == AIR__AUTH_M2M)
-		rc = air__oauth_m2m_token(c, ctx, endpoint, out, err);
+		rc = air__oauth_m2m_token(c, ctx, endpoint, once, out, err);
 	else
-		rc = air__u2m_refresh(c, ctx, endpoint, a->cache_key, old, out, err);
+		rc = air__u2m_refresh(c, ctx, endpoint, a->cache_key, old, once, out, err);
 	air__free(endpoint);
 	return rc;
 }
 
+/* Wait up to WAIT_SLICE_MS for a->refreshed; a->lock is held. */
+static void wait_slice(air__auth *a)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += WAIT_SLICE_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_cond_timedwait(&a->refreshed, &a->lock, &ts);
+}
+
+/* Outcomes of take_turn(). */
+enum { TURN_USE, TURN_FETCH, TURN_FAILED };
+
+/*
+ * With a->lock held: decide what this call does. TURN_USE: *out is the
+ * header of the current token (fresh; or still valid while a failed refresh
+ * backs off; or valid after the request this thread waited for). TURN_FETCH:
+ * this thread fetches (a->refreshing is set, *old holds the current token,
+ * *proactive says whether it is still valid). TURN_FAILED: *e is the error
+ * (the failed request this thread waited for, an interrupt, no memory).
+ */
+static int take_turn(air_client *c, const air__ctx *ctx, air__auth *a, int64_t margin,
+                     char **out, air__token *old, bool *proactive, air_error **e)
+{
+	bool waited = false;
+	uint64_t seen = 0;
+
+	for (;;) {
+		int64_t now = air__now_ms();
+		bool valid = a->have_tok && token_fresh(&a->tok, 0, now);
+		bool done_waiting = waited && a->refreshes != seen;
+
+		if ((a->have_tok && token_fresh(&a->tok, margin, now)) ||
+		    (valid && (done_waiting || air__mono_ms() < a->retry_not_before))) {
+			if ((*out = bearer(&a->tok)) != NULL)
+				return TURN_USE;
+			*e = air__error_new(AIR_ENOMEM, 0, "out of memory");
+			return TURN_FAILED;
+		}
+		if (done_waiting) {
+			/* The request this thread waited for failed and left no usable
+			 * token: its error is this call's outcome too, not a new request. */
+			*e = a->refresh_err ? air__error_clone(a->refresh_err)
+			                    : air__error_new(AIR_EAUTH, 0, "token request failed");
+			return TURN_FAILED;
+		}
+		if (!a->refreshing) {
+			if (a->have_tok && copy_token(old, &a->tok) != AIR_OK) {
+				*e = air__error_new(AIR_ENOMEM, 0, "out of memory");
+				return TURN_FAILED;
+			}
+			a->refreshing = true;
+			*proactive = valid;
+			return TURN_FETCH;
+		}
+		if (!waited) {
+			waited = true;
+			seen = a->refreshes;
+		}
+		if (air__client_interrupted(c, ctx ? ctx->intr : NULL)) {
+			*e = air__error_new(AIR_EINTERRUPTED, 0,
+			                    "interrupted while waiting for a token request");
+			return TURN_FAILED;
+		}
+		wait_slice(a);
+	}
+}
+
+/*
+ * The token policy: a fresh token is used as it is. A token within its
+ * refresh margin but still valid gets one refresh attempt (no retries);
+ * when that fails, the token is used until it expires and no refresh is
+ * tried for REFRESH_BACKOFF_UNITS back-off units. Without a valid token the
+ * request is retried as usual. One thread makes the request; threads that
+ * waited for it take its outcome, success or failure, and make none.
+ */
 int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error **err)
 {
 	air__auth *a = c->auth;
 	int64_t margin = a && a->method == AIR__AUTH_U2M ? U2M_REFRESH_MARGIN_MS : M2M_REFRESH_MARGIN_MS;
+	int64_t backoff = REFRESH_BACKOFF_UNITS * air__client_opt_int(c, AIR_OPT_RETRY_BACKOFF_MS);
 	air__token old = {0}, fresh = {0};
 	air_error *e = NULL;
-	int rc;
+	bool proactive = false;
+	int64_t pause = 0;
+	int rc, turn;
 
 	*out = NULL;
 	if (!a)
@@ -274,50 +372,55 @@ int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error *
 		return (*out = air__strdup(a->header)) ? AIR_OK : AIR_ENOMEM;
 
 	pthread_mutex_lock(&a->lock);
-	if (a->have_tok && token_fresh(&a->tok, margin, air__now_ms()))
-		*out = bearer(&a->tok);
+	turn = take_turn(c, ctx, a, margin, out, &old, &proactive, &e);
 	pthread_mutex_unlock(&a->lock);
-	if (*out)
+	if (turn == TURN_USE)
 		return AIR_OK;
+	if (turn == TURN_FAILED)
+		return air__fail(err, e);
 
-	/* Single flight: the first thread fetches, the others wait here and
-	 * then find the fresh token. */
-	pthread_mutex_lock(&a->refresh_lock);
+	rc = fetch_token(c, ctx, a, &old, proactive, &fresh, &e);
+	if (rc != AIR_OK && !e)
+		e = air__error_new(rc, 0, "token request failed");
+	if (rc != AIR_OK)
+		e = air__auth_redact(c, e); /* takes a->lock: not held here */
 	pthread_mutex_lock(&a->lock);
-	if (a->have_tok && token_fresh(&a->tok, margin, air__now_ms()))
-		*out = bearer(&a->tok);
-	rc = *out || !a->have_tok ? AIR_OK : copy_token(&old, &a->tok);
-	pthread_mutex_unlock(&a->lock);
-	if (*out || rc != AIR_OK) {
-		pthread_mutex_unlock(&a->refresh_lock);
-		return *out ? AIR_OK : air__failf(err, rc, 0, "out of memory");
+	a->refreshing = false;
+	if (rc != AIR_EINTERRUPTED) {
+		/* An interrupted request says nothing: a waiting thread tries itself. */
+		a->refreshes++;
+		air_error_free(a->refresh_err);
+		a->refresh_err = rc == AIR_OK ? NULL : air__error_clone(e);
 	}
-
-	rc = fetch_token(c, ctx, a, &old, &fresh, &e);
-	pthread_mutex_lock(&a->lock);
 	if (rc == AIR_OK) {
 		air__token_clear(&a->tok);
 		a->tok = fresh;
 		a->have_tok = true;
+		a->retry_not_before = 0;
 		*out = bearer(&a->tok);
 	} else if (rc != AIR_EINTERRUPTED && token_fresh(&old, 0, air__now_ms())) {
-		/* A failed refresh is not fatal while the old token still works. */
+		/* A failed refresh is not fatal while the old token still works:
+		 * use it, and leave the token endpoint alone for a while. */
+		int64_t left = old.expiry_ms ? old.expiry_ms - air__now_ms() : backoff;
+		pause = backoff < left ? backoff : left;
+		a->retry_not_before = air__mono_ms() + pause;
 		*out = bearer(&old);
 	}
+	pthread_cond_broadcast(&a->refreshed);
 	pthread_mutex_unlock(&a->lock);
-	pthread_mutex_unlock(&a->refresh_lock);
 	air__token_clear(&old);
 	if (*out) {
 		if (rc != AIR_OK)
 			air__client_debug(c, AIR_DEBUG_INFO,
-			                  "token refresh failed (%s); using the current token",
-			                  air_error_message(e));
+			                  "token refresh failed (%s); using the current token, next "
+			                  "refresh in %lld ms at the earliest",
+			                  air_error_message(e), (long long)pause);
 		air_error_free(e);
 		return AIR_OK;
 	}
 	if (rc == AIR_OK)
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
-	return air__fail(err, air__auth_redact(c, e));
+	return air__fail(err, e);
 }
 
 /* ---- redaction ------------------------------------------------------------ */

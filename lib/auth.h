@@ -31,8 +31,16 @@ struct air__auth {
 	air__auth_method method;
 	char *header;            /* PAT/basic: the complete Authorization header line */
 	char *cache_key;         /* U2M: key in the token cache */
-	pthread_mutex_t lock;    /* guards token_endpoint and tok */
-	pthread_mutex_t refresh_lock; /* held by the one thread fetching a token */
+	pthread_mutex_t lock;    /* guards everything below */
+	/* Single flight: one thread fetches a token (refreshing), the others
+	 * wait on refreshed and then use the outcome of that request. */
+	pthread_cond_t refreshed;
+	bool refreshing;
+	uint64_t refreshes;      /* token requests completed (not interrupted) */
+	air_error *refresh_err;  /* the last one's error when it failed, else NULL */
+	/* After a refresh failed while the token was still valid: monotonic ms
+	 * before which no refresh is tried and the token is used as it is. */
+	int64_t retry_not_before;
 	char *token_endpoint;
 	air__token tok;
 	bool have_tok;
@@ -45,7 +53,8 @@ int air__auth_select(air_client *c, air_error **err);
 void air__auth_free(air__auth *a);
 const char *air__auth_method_name(air__auth_method m);
 /* "Authorization: ..." for a request, fetching or refreshing an OAuth token
- * when needed (one request for all concurrent callers). *out: air__free_secret(). */
+ * when needed (one request for all concurrent callers; see auth.c for the
+ * refresh policy). *out: air__free_secret(). */
 int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error **err);
 /* Replace every secret the client knows in @b by [REDACTED]. */
 void air__auth_scrub(const air_client *c, air__buf *b);
@@ -58,16 +67,19 @@ void air__token_clear(air__token *t);
  * are ignored. Only during resolution (c->cfg is still private then). */
 void air__oauth_host_metadata(air_client *c, const air__ctx *ctx);
 /* The token endpoint from discovery (discovery_url, else the host's OIDC
- * metadata). *out: air__free(). */
-int air__oauth_discover(air_client *c, const air__ctx *ctx, char **out, air_error **err);
+ * metadata), retried like any request within the client's retry deadline;
+ * a single attempt when @once. *out: air__free(). */
+int air__oauth_discover(air_client *c, const air__ctx *ctx, bool once, char **out,
+                        air_error **err);
 /* POST @form to @endpoint (with @extra_header, e.g. Basic credentials, or
  * NULL), retrying 429/502/503/504 and connection failures for at most a
- * minute, honouring Retry-After. */
+ * minute (never beyond the client's retry deadline), honouring Retry-After;
+ * a single attempt when @once. */
 int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
-                       const char *form, const char *extra_header, air__token *out,
+                       const char *form, const char *extra_header, bool once, air__token *out,
                        air_error **err);
-/* M2M client-credentials grant. */
-int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoint,
+/* M2M client-credentials grant (@once as for air__oauth_request). */
+int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoint, bool once,
                          air__token *out, air_error **err);
 /* application/x-www-form-urlencoded value ("s3cr t" -> "s3cr+t"). */
 void air__buf_put_form(air__buf *b, const char *s);
@@ -84,10 +96,10 @@ int air__u2m_store(const air_client *c, const char *key, const air__token *tok,
                    const char *spent_refresh_token, air_error **err);
 /* Path of the plaintext token cache, or NULL without a home directory. */
 char *air__u2m_cache_path(const air_client *c);
-/* Refresh-token grant for @old; keeps the old refresh token when the reply
- * has none and stores the result in the cache. */
+/* Refresh-token grant for @old (@once as for air__oauth_request); keeps the
+ * old refresh token when the reply has none and stores the result in the cache. */
 int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
-                     const char *cache_key, const air__token *old, air__token *out,
+                     const char *cache_key, const air__token *old, bool once, air__token *out,
                      air_error **err);
 /* RFC 3339 timestamp -> epoch ms (fractions and offsets allowed); false if malformed. */
 bool air__parse_rfc3339(const char *s, int64_t *out_ms);

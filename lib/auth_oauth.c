@@ -133,7 +133,8 @@ void air__oauth_host_metadata(air_client *c, const air__ctx *ctx)
 	json_decref(md);
 }
 
-int air__oauth_discover(air_client *c, const air__ctx *ctx, char **out, air_error **err)
+int air__oauth_discover(air_client *c, const air__ctx *ctx, bool once, char **out,
+                        air_error **err)
 {
 	const char *configured = c->cfg.attr[AIR__A_DISCOVERY_URL];
 	char *url = configured ? air__strdup(configured)
@@ -141,7 +142,7 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, char **out, air_erro
 	                                      c->cfg.attr[AIR__A_HOST]);
 	air__http_req req = {.method = "GET", .path = url,
 	                     .flags = AIR__HTTP_NO_AUTH | AIR__HTTP_ABSOLUTE_URL |
-	                              AIR__HTTP_NO_WORKSPACE};
+	                              AIR__HTTP_NO_WORKSPACE | (once ? AIR__HTTP_NO_RETRY : 0)};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *e = NULL;
 	json_t *doc = NULL;
@@ -224,7 +225,7 @@ static bool token_call_retryable(int rc, int32_t status)
 }
 
 int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
-                       const char *form, const char *extra_header, air__token *out,
+                       const char *form, const char *extra_header, bool once, air__token *out,
                        air_error **err)
 {
 	const char *headers[3] = {"Accept: application/json", extra_header, NULL};
@@ -256,7 +257,7 @@ int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
 		wait = (attempt < 10 ? attempt : 10) * unit + air__random_range(lo, hi);
 		if (resp.retry_after_ms > wait)
 			wait = resp.retry_after_ms;
-		if (!token_call_retryable(rc, resp.status) ||
+		if (once || !token_call_retryable(rc, resp.status) ||
 		    air__mono_ms() - start + wait > budget) {
 			if (resp.status >= 400 && resp.status < 500 && resp.status != 429) {
 				air__error_set_code(e, AIR_EAUTH);
@@ -274,7 +275,7 @@ int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
 	}
 }
 
-int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoint,
+int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoint, bool once,
                          air__token *out, air_error **err)
 {
 	air__buf pair = AIR__BUF_INIT;
@@ -292,7 +293,7 @@ int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoin
 	if (!header)
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
 	rc = air__oauth_request(c, ctx, endpoint, "grant_type=client_credentials&scope=all-apis",
-	                        header, out, err);
+	                        header, once, out, err);
 	air__free_secret(header);
 	return rc;
 }

@@ -314,7 +314,7 @@ int air__u2m_store(const air_client *c, const char *key, const air__token *tok,
 }
 
 int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
-                     const char *cache_key, const air__token *old, air__token *out,
+                     const char *cache_key, const air__token *old, bool once, air__token *out,
                      air_error **err)
 {
 	air__buf form = AIR__BUF_INIT;
@@ -333,7 +333,7 @@ int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
 		air__free_secret(form.ptr);
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
 	}
-	rc = air__oauth_request(c, ctx, endpoint, form.ptr, NULL, out, &e);
+	rc = air__oauth_request(c, ctx, endpoint, form.ptr, NULL, once, out, &e);
 	air__free_secret(form.ptr);
 	if (rc != AIR_OK) {
 		const char *code = air_error_server_code(e);

@@ -5,6 +5,7 @@
  * reaches a trace or an error.
  */
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "auth.h"
 #include "http_priv.h"
@@ -574,6 +575,226 @@ AIR_TEST(auth__u2m_refresh_failure_keeps_a_still_valid_token)
 	call_me(c);
 	ASSERT_EQ_STR(last_me_auth(fw), "Bearer still-valid-1");
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
+	air_client_free(c);
+}
+
+/* ---- a failed refresh of a still valid token ------------------------------- */
+
+#define CALLERS 6
+#define CALLS_EACH 5
+
+typedef struct caller {
+	air_client *c;
+	pthread_barrier_t *start;
+	int ok;
+	int first_rc;
+	char message[256];
+} caller;
+
+static void *call_repeatedly(void *p)
+{
+	caller *w = p;
+
+	pthread_barrier_wait(w->start);
+	for (int i = 0; i < CALLS_EACH; i++) {
+		air__http_req req = {.method = "GET", .path = ME};
+		air_error *err = NULL;
+		int rc = air__http_do(w->c, NULL, &req, NULL, &err);
+
+		if (rc == AIR_OK) {
+			w->ok++;
+		} else if (w->first_rc == AIR_OK) {
+			w->first_rc = rc;
+			snprintf(w->message, sizeof(w->message), "%s", air_error_message(err));
+		}
+		air_error_free(err);
+	}
+	return NULL;
+}
+
+/* CALLERS threads making CALLS_EACH calls each on @c, all at once; every
+ * call must succeed. Returns the elapsed ms. */
+static int64_t callers_all_succeed(air_client *c)
+{
+	pthread_t th[CALLERS];
+	caller w[CALLERS];
+	pthread_barrier_t start;
+	int64_t t0 = air__mono_ms();
+
+	pthread_barrier_init(&start, NULL, CALLERS);
+	for (int i = 0; i < CALLERS; i++) {
+		w[i] = (caller){c, &start, 0, AIR_OK, ""};
+		ASSERT_EQ_INT(pthread_create(&th[i], NULL, call_repeatedly, &w[i]), 0);
+	}
+	for (int i = 0; i < CALLERS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&start);
+	for (int i = 0; i < CALLERS; i++) {
+		if (w[i].first_rc != AIR_OK)
+			FAIL("thread %d: %s (%d)", i, w[i].message, w[i].first_rc);
+		ASSERT_EQ_INT(w[i].ok, CALLS_EACH);
+	}
+	return air__mono_ms() - t0;
+}
+
+/* Every recorded SCIM Me request carried @auth. */
+static void every_me_request_used(fakews *fw, const char *auth)
+{
+	json_t *reqs = fakews_requests(fw);
+	int n = 0;
+
+	for (size_t i = 0; i < json_array_size(reqs); i++) {
+		json_t *q = tc_request(reqs, i);
+		if (strcmp(json_string_value(json_object_get(q, "path")), ME) != 0)
+			continue;
+		ASSERT_EQ_STR(tc_header(q, "authorization"), auth);
+		n++;
+	}
+	ASSERT_EQ_INT(n, CALLERS * CALLS_EACH);
+	json_decref(reqs);
+}
+
+AIR_TEST(auth__m2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
+{
+	fakews *fw = tc_fakews();
+	air_client *c;
+	int64_t elapsed;
+
+	/* 30 s tokens are inside the one-minute refresh margin from the start. */
+	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"s\"},\"expires_in\":30}}");
+	c = m2m_client(fw, "s");
+	/* A 100 ms back-off unit: 3 s without refresh attempts after a failure. */
+	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 100), AIR_OK);
+	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
+	call_me(c);
+	ASSERT_EQ_STR(last_me_auth(fw), "Bearer at-1");
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":-1,\"body\":"
+	                  "{\"error\":\"temporarily_unavailable\"}}", TOKEN_PATH);
+	fakews_clear_requests(fw);
+
+	elapsed = callers_all_succeed(c);
+	air_test_note("%d threads x %d calls: %lld ms, %d token requests", CALLERS, CALLS_EACH,
+	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
+	/* One attempt, no retries; the threads that waited for it took its outcome. */
+	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
+	ASSERT_TRUE(elapsed < 2000);
+	every_me_request_used(fw, "Bearer at-1");
+	air_client_free(c);
+}
+
+AIR_TEST(auth__m2m_refresh_resumes_after_the_back_off)
+{
+	fakews *fw = tc_fakews();
+	air_client *c;
+	int64_t t0;
+
+	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"s\"},\"expires_in\":30}}");
+	c = m2m_client(fw, "s"); /* 10 ms back-off unit: 300 ms of back-off */
+	call_me(c);
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":-1}", TOKEN_PATH);
+	t0 = air__mono_ms();
+	call_me(c); /* one failed attempt: the old token */
+	ASSERT_EQ_STR(last_me_auth(fw), "Bearer at-1");
+	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 2);
+	call_me(c); /* backing off: no attempt */
+	ASSERT_EQ_STR(last_me_auth(fw), "Bearer at-1");
+	if (air__mono_ms() - t0 < 250)
+		ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 2);
+	/* The endpoint recovers; after the back-off the token is refreshed. */
+	fakews_clear_faults(fw);
+	usleep(400 * 1000);
+	call_me(c);
+	ASSERT_EQ_STR(last_me_auth(fw), "Bearer at-2");
+	air_client_free(c);
+}
+
+AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
+{
+	fakews *fw = tc_fakews();
+	air_client *c;
+	json_t *doc;
+	int64_t elapsed, t_failed;
+
+	fakews_configf(fw, "{\"tokens\":[\"valid-u2m-1\"],\"oauth\":{\"refresh_tokens\":"
+	                   "{\"rt-u2m-1\":{\"access_token\":\"new-u2m-2\",\"refresh_token\":\"rt-u2m-2\"}}}}");
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":-1}", TOKEN_PATH);
+	c = u2m_client(fw, "DATABRICKS_AUTH_STORAGE=plaintext");
+	/* A 50 ms back-off unit: 1.5 s without refresh attempts after a failure. */
+	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 50), AIR_OK);
+	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
+	/* Inside the five-minute refresh margin, still valid for two minutes. */
+	write_cache(tc_home(), 1, "me", "valid-u2m-1", "rt-u2m-1", 120);
+
+	t_failed = air__mono_ms();
+	elapsed = callers_all_succeed(c);
+	air_test_note("%d threads x %d calls: %lld ms, %d token requests", CALLERS, CALLS_EACH,
+	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
+	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
+	ASSERT_TRUE(elapsed < 1200);
+	every_me_request_used(fw, "Bearer valid-u2m-1");
+	/* The cache is left alone by the failure. */
+	doc = read_cache_json();
+	ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(json_object_get(doc, "tokens"), "me"), "access_token")),
+	              "valid-u2m-1");
+	json_decref(doc);
+
+	/* The endpoint recovers; once the back-off is over the refresh happens. */
+	fakews_clear_faults(fw);
+	while (air__mono_ms() - t_failed < 1700)
+		usleep(50 * 1000);
+	call_me(c);
+	ASSERT_EQ_STR(last_me_auth(fw), "Bearer new-u2m-2");
+	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 2);
+	doc = read_cache_json();
+	ASSERT_EQ_STR(json_string_value(json_object_get(json_object_get(json_object_get(doc, "tokens"), "me"), "refresh_token")),
+	              "rt-u2m-2");
+	json_decref(doc);
+	air_client_free(c);
+}
+
+static void *call_once(void *p)
+{
+	caller *w = p;
+	air__http_req req = {.method = "GET", .path = ME};
+	air_error *err = NULL;
+
+	pthread_barrier_wait(w->start);
+	w->first_rc = air__http_do(w->c, NULL, &req, NULL, &err);
+	snprintf(w->message, sizeof(w->message), "%s", air_error_message(err));
+	air_error_free(err);
+	return NULL;
+}
+
+AIR_TEST(auth__threads_waiting_for_a_failed_token_request_share_its_error)
+{
+	fakews *fw = tc_fakews();
+	air_client *c;
+	pthread_t th[CALLERS];
+	caller w[CALLERS];
+	pthread_barrier_t start;
+	air_error *err = NULL;
+
+	/* No token yet, and a slow endpoint that rejects the client: every
+	 * thread arrives while the first one asks, and takes its answer. */
+	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"right\"}}}");
+	fakews_faultf(fw, "{\"path\":\"%s\",\"action\":\"delay\",\"delay_ms\":300}", TOKEN_PATH);
+	c = m2m_client(fw, "wrong-secret");
+	ASSERT_OK(tc_resolve(c, &err), err);
+	pthread_barrier_init(&start, NULL, CALLERS);
+	for (int i = 0; i < CALLERS; i++) {
+		w[i] = (caller){c, &start, 0, AIR_OK, ""};
+		ASSERT_EQ_INT(pthread_create(&th[i], NULL, call_once, &w[i]), 0);
+	}
+	for (int i = 0; i < CALLERS; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&start);
+	for (int i = 0; i < CALLERS; i++) {
+		ASSERT_EQ_INT(w[i].first_rc, AIR_EAUTH);
+		ASSERT_CONTAINS(w[i].message, "invalid_client");
+		ASSERT_NOT_CONTAINS(w[i].message, "wrong-secret");
+	}
+	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", ME), 0);
 	air_client_free(c);
 }
 

@@ -2,7 +2,8 @@
  * test_client_interrupt.c: air_client_set_interrupt(): one raised flag stops
  * every call on the client, on every thread, in transfers, back-off and
  * token-endpoint waits, together with the interrupt of a call; an
- * interrupted resolution is not kept.
+ * interrupted resolution is not kept; a thread waiting for another thread's
+ * token request stops for its own interrupt.
  */
 #include "http_priv.h"
 #include "support.h"
@@ -289,6 +290,60 @@ AIR_TEST(client_interrupt__stops_a_token_endpoint_back_off)
 	expect_interrupted(rc, err, air__mono_ms() - t0);
 	ASSERT_EQ_INT(fakews_count(fw, "POST", "/oidc/v1/token"), 1);
 	air_error_free(err);
+	air_client_free(c);
+	air_interrupt_free(intr);
+}
+
+typedef struct fetcher {
+	air_client *c;
+	int rc;
+} fetcher;
+
+static void *fetch_token_slowly(void *p)
+{
+	fetcher *f = p;
+	air__http_req req = {.method = "GET", .path = ME};
+	air_error *err = NULL;
+
+	f->rc = air__http_do(f->c, NULL, &req, NULL, &err);
+	air_error_free(err);
+	return NULL;
+}
+
+/* A thread waiting for another thread's token request stops for its own
+ * interrupt; the request itself goes on and serves the other thread. */
+AIR_TEST(client_interrupt__stops_a_wait_for_another_threads_token_request)
+{
+	fakews *fw = tc_fakews();
+	air_client *c = m2m_client(fw);
+	air_interrupt *intr;
+	trigger_arg arg = {NULL, 200};
+	air__http_req req = {.method = "GET", .path = ME};
+	air__ctx ctx = {0};
+	air_error *err = NULL;
+	fetcher f = {c, AIR_OK};
+	pthread_t th, tt;
+	int64_t t0;
+	int rc;
+
+	ASSERT_OK(air__client_ensure_resolved(c, NULL, &err), err);
+	fakews_faultf(fw, "{\"path\":\"/oidc/v1/token\",\"action\":\"delay\",\"delay_ms\":1500}");
+	ASSERT_EQ_INT(pthread_create(&th, NULL, fetch_token_slowly, &f), 0);
+	while (fakews_count(fw, "POST", "/oidc/v1/token") == 0) /* the request has started */
+		air__sleep_ms(NULL, 10);
+	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
+	arg.intr = intr;
+	ctx.intr = intr;
+	t0 = air__mono_ms();
+	pthread_create(&tt, NULL, trigger_later, &arg);
+	rc = air__http_do(c, &ctx, &req, NULL, &err);
+	pthread_join(tt, NULL);
+	expect_interrupted(rc, err, air__mono_ms() - t0);
+	ASSERT_CONTAINS(air_error_message(err), "waiting for a token request");
+	air_error_free(err);
+	pthread_join(th, NULL);
+	ASSERT_EQ_INT(f.rc, AIR_OK);
+	ASSERT_EQ_INT(fakews_count(fw, "POST", "/oidc/v1/token"), 1);
 	air_client_free(c);
 	air_interrupt_free(intr);
 }
