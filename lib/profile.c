@@ -15,38 +15,137 @@ typedef struct ini_entry {
 	char *value;
 } ini_entry;
 
+/*
+ * Names are looked up through an open-addressing hash table (linear
+ * probing, at most three quarters full): a file with a huge number of
+ * sections or keys costs linear time, not quadratic. A slot keeps the
+ * name's hash, so probing and growing rarely touch the items themselves.
+ */
+typedef struct ini_slot {
+	uint32_t hash;
+	uint32_t item; /* index + 1; 0 = empty (a 4 MiB file has fewer items) */
+} ini_slot;
+
+typedef struct ini_index {
+	ini_slot *slot;
+	size_t size; /* a power of two, or 0 before the first item */
+} ini_index;
+
+/* Name of item @i of an array of sections or entries. */
+typedef const char *(*ini_name_fn)(const void *items, size_t i);
+
 typedef struct ini_section {
 	char *name;
 	ini_entry *entries;
 	size_t count;
 	size_t cap;
+	ini_index keys;
 } ini_section;
 
 struct air__ini {
 	ini_section *sections;
 	size_t count;
 	size_t cap;
+	ini_index names;
 };
+
+static const char *section_name(const void *items, size_t i)
+{
+	return ((const ini_section *)items)[i].name;
+}
+
+static const char *entry_key(const void *items, size_t i)
+{
+	return ((const ini_entry *)items)[i].key;
+}
+
+static uint32_t hash_name(const char *s)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	/* Mix the high bits down: the table uses the low ones. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
+/* The slot of @name: the one holding it, or the empty one where it goes.
+ * The table must have room (ix->size > 0). */
+static ini_slot *index_slot(const ini_index *ix, const void *items, ini_name_fn name_of,
+                            const char *name, uint32_t h)
+{
+	size_t mask = ix->size - 1, i = h & mask;
+
+	while (ix->slot[i].item && (ix->slot[i].hash != h ||
+	                            strcmp(name_of(items, ix->slot[i].item - 1), name) != 0))
+		i = (i + 1) & mask;
+	return &ix->slot[i];
+}
+
+/* Index of @name among @items, or -1. */
+static ptrdiff_t index_find(const ini_index *ix, const void *items, ini_name_fn name_of,
+                            const char *name)
+{
+	const ini_slot *slot = ix->size ? index_slot(ix, items, name_of, name, hash_name(name))
+	                                : NULL;
+
+	return slot && slot->item ? (ptrdiff_t)slot->item - 1 : -1;
+}
+
+/* Make room for one more item in a table holding @count. */
+static bool index_reserve(ini_index *ix, size_t count)
+{
+	ini_index grown = {NULL, ix->size ? ix->size : 16};
+
+	if (count >= UINT32_MAX - 1)
+		return false;
+	if (ix->size && (count + 1) * 4 <= ix->size * 3)
+		return true;
+	while ((count + 1) * 4 > grown.size * 3)
+		grown.size *= 2;
+	if (!(grown.slot = air__calloc(grown.size, sizeof(*grown.slot))))
+		return false;
+	for (size_t i = 0; i < ix->size; i++) {
+		size_t j = ix->slot[i].hash & (grown.size - 1);
+
+		if (!ix->slot[i].item)
+			continue;
+		while (grown.slot[j].item)
+			j = (j + 1) & (grown.size - 1);
+		grown.slot[j] = ix->slot[i];
+	}
+	air__free(ix->slot);
+	*ix = grown;
+	return true;
+}
 
 static ini_section *find_section(const air__ini *ini, const char *name)
 {
-	for (size_t i = 0; i < ini->count; i++)
-		if (strcmp(ini->sections[i].name, name) == 0)
-			return &ini->sections[i];
-	return NULL;
+	ptrdiff_t i = index_find(&ini->names, ini->sections, section_name, name);
+
+	return i < 0 ? NULL : &ini->sections[i];
 }
 
 /* The section @name, created on first use: duplicate headers merge. */
 static ini_section *get_section(air__ini *ini, const char *name, size_t len)
 {
-	ini_section *s;
 	char *copy = air__strndup(name, len);
+	uint32_t h;
+	ini_slot *slot;
+	ini_section *s;
 
-	if (!copy)
-		return NULL;
-	if ((s = find_section(ini, copy)) != NULL) {
+	if (!copy || !index_reserve(&ini->names, ini->count)) {
 		air__free(copy);
-		return s;
+		return NULL;
+	}
+	h = hash_name(copy);
+	slot = index_slot(&ini->names, ini->sections, section_name, copy, h);
+	if (slot->item) {
+		air__free(copy);
+		return &ini->sections[slot->item - 1];
 	}
 	if (ini->count == ini->cap) {
 		size_t cap = ini->cap ? ini->cap * 2 : 8;
@@ -61,6 +160,8 @@ static ini_section *get_section(air__ini *ini, const char *name, size_t len)
 	s = &ini->sections[ini->count++];
 	memset(s, 0, sizeof(*s));
 	s->name = copy;
+	slot->hash = h;
+	slot->item = (uint32_t)ini->count;
 	return s;
 }
 
@@ -68,17 +169,17 @@ static ini_section *get_section(air__ini *ini, const char *name, size_t len)
 static bool set_entry(ini_section *s, const char *key, size_t klen, const char *value, size_t vlen)
 {
 	char *k = air__strndup(key, klen), *v = air__strndup(value, vlen);
-	ini_entry *e = NULL;
+	uint32_t h;
+	ini_slot *slot;
 
-	if (!k || !v)
+	if (!k || !v || !index_reserve(&s->keys, s->count))
 		goto oom;
-	for (size_t i = 0; i < s->count; i++)
-		if (strcmp(s->entries[i].key, k) == 0)
-			e = &s->entries[i];
-	if (e) {
+	h = hash_name(k);
+	slot = index_slot(&s->keys, s->entries, entry_key, k, h);
+	if (slot->item) {
 		air__free(k);
-		air__free_secret(e->value);
-		e->value = v;
+		air__free_secret(s->entries[slot->item - 1].value);
+		s->entries[slot->item - 1].value = v;
 		return true;
 	}
 	if (s->count == s->cap) {
@@ -91,7 +192,8 @@ static bool set_entry(ini_section *s, const char *key, size_t klen, const char *
 	}
 	s->entries[s->count].key = k;
 	s->entries[s->count].value = v;
-	s->count++;
+	slot->hash = h;
+	slot->item = (uint32_t)++s->count;
 	return true;
 oom:
 	air__free(k);
@@ -267,9 +369,11 @@ void air__ini_free(air__ini *ini)
 			air__free_secret(s->entries[j].value);
 		}
 		air__free(s->entries);
+		air__free(s->keys.slot);
 		air__free(s->name);
 	}
 	air__free(ini->sections);
+	air__free(ini->names.slot);
 	air__free(ini);
 }
 
@@ -281,11 +385,9 @@ bool air__ini_has_section(const air__ini *ini, const char *section)
 const char *air__ini_get(const air__ini *ini, const char *section, const char *key)
 {
 	const ini_section *s = ini ? find_section(ini, section) : NULL;
+	ptrdiff_t i = s ? index_find(&s->keys, s->entries, entry_key, key) : -1;
 
-	if (!s)
+	if (i < 0)
 		return NULL;
-	for (size_t i = 0; i < s->count; i++)
-		if (strcmp(s->entries[i].key, key) == 0)
-			return *s->entries[i].value ? s->entries[i].value : NULL;
-	return NULL;
+	return *s->entries[i].value ? s->entries[i].value : NULL;
 }
