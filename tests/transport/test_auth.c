@@ -126,6 +126,42 @@ AIR_TEST(auth__s30_profile_precedence_end_to_end)
 	}
 }
 
+/* PAT setup contacts nobody (PROTOCOL §1.1 step 1, CLI_AND_OUTPUT §3.3): not
+ * even the host metadata, so the host type is not known and the rule "PAT
+ * on a unified host needs a workspace_id" (§6.3 C) is not checked by libair
+ * (docs/auth.md); the first request is the call itself, and the workspace
+ * id, when configured, routes it. */
+AIR_TEST(auth__pat_resolution_makes_no_request_even_on_a_unified_host)
+{
+	fakews *fw = tc_fakews();
+	air_client *c = tc_fakews_client(fw);
+	json_t *reqs, *r;
+	air_error *err = NULL;
+
+	fakews_configf(fw, "{\"host_metadata\":{\"host_type\":\"unified\","
+	                   "\"oidc_endpoint\":\"%s/oidc\"}}", fakews_url(fw));
+	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_EQ_STR(air_client_auth_type(c), "pat");
+	ASSERT_EQ_INT(fakews_count(fw, NULL, "/*"), 0);
+	call_me(c);
+	reqs = fakews_requests(fw);
+	ASSERT_EQ_INT(json_array_size(reqs), 1);
+	ASSERT_EQ_STR(json_string_value(json_object_get(tc_request(reqs, 0), "path")), ME);
+	ASSERT_NULL(tc_header(tc_request(reqs, 0), "x-databricks-workspace-id"));
+	json_decref(reqs);
+	air_client_free(c);
+
+	/* With a workspace id the same client routes its requests. */
+	c = tc_fakews_client(fw);
+	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_WORKSPACE_ID, "4242"), AIR_OK);
+	call_me(c);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/.well-known/databricks-config"), 0);
+	r = fakews_last_request(fw, "GET", ME);
+	ASSERT_EQ_STR(tc_header(r, "x-databricks-workspace-id"), "4242");
+	json_decref(r);
+	air_client_free(c);
+}
+
 /* ---- S33, basic ----------------------------------------------------------- */
 
 AIR_TEST(auth__s33_conflicting_methods_end_to_end)
