@@ -162,61 +162,37 @@ AIR_TEST(profile__load_missing_unreadable_and_good)
 	}
 }
 
-static double cpu_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Memcheck (meson test --setup=valgrind) runs everything many times slower. */
-static bool under_valgrind(void)
-{
-	const char *preload = getenv("LD_PRELOAD");
-
-	return preload && strstr(preload, "vgpreload");
-}
-
-/* A hostile file: 300,000 sections (or keys) must not cost quadratic time. */
-AIR_TEST(profile__huge_numbers_of_sections_and_keys_are_linear)
+/* A hostile file: 300,000 sections (or keys) are all found, the last one
+ * winning. How the cost grows is measured by bench/profile_bench. */
+AIR_TEST(profile__huge_numbers_of_sections_and_keys)
 {
 	enum { N = 300000 };
 	air__buf text = AIR__BUF_INIT;
 	air__ini *ini;
-	double t0, spent;
 	char name[32];
 
 	for (int i = 0; i < N; i++)
 		air__buf_printf(&text, "[p%d]\n", i);
 	air__buf_puts(&text, "[p7]\nhost = https://seven.example\n");
 	ASSERT_TRUE(text.len < 4 * 1024 * 1024); /* within the reader's size limit */
-	t0 = cpu_seconds();
 	ini = parse_ok(air__buf_cstr(&text));
 	ASSERT_TRUE(air__ini_has_section(ini, "p0"));
 	ASSERT_TRUE(air__ini_has_section(ini, "p299999"));
 	ASSERT_FALSE(air__ini_has_section(ini, "p300000"));
 	ASSERT_EQ_STR(air__ini_get(ini, "p7", "host"), "https://seven.example");
-	spent = cpu_seconds() - t0;
 	air__ini_free(ini);
-	air_test_note("%d sections: %.3f s of CPU", N, spent);
-	ASSERT_TRUE(spent < 1.0 || under_valgrind());
 
 	air__buf_clear(&text);
 	air__buf_puts(&text, "[many]\n");
 	for (int i = 0; i < N; i++)
 		air__buf_printf(&text, "k%d=%d\n", i, i);
 	air__buf_puts(&text, "k5 = again\n");
-	t0 = cpu_seconds();
 	ini = parse_ok(air__buf_cstr(&text));
 	ASSERT_EQ_STR(air__ini_get(ini, "many", "k0"), "0");
 	ASSERT_EQ_STR(air__ini_get(ini, "many", "k5"), "again");
 	snprintf(name, sizeof(name), "k%d", N - 1);
 	ASSERT_EQ_STR(air__ini_get(ini, "many", name), "299999");
 	ASSERT_NULL(air__ini_get(ini, "many", "k300000"));
-	spent = cpu_seconds() - t0;
 	air__ini_free(ini);
-	air_test_note("%d keys in one section: %.3f s of CPU", N, spent);
-	ASSERT_TRUE(spent < 1.0 || under_valgrind());
 	air__buf_dispose(&text);
 }
