@@ -566,13 +566,13 @@ class Faults(Base):
         s.close()
 
     def test_delay(self):
-        self.fw.fault(path=ME, action="delay", delay_ms=300)
+        self.fw.fault(path=ME, action="delay", delay_ms=800)
         t0 = time.monotonic()
         self.ok("GET", ME)
-        self.assertGreaterEqual(time.monotonic() - t0, 0.3)
+        self.assertGreaterEqual(time.monotonic() - t0, 0.8)
         t0 = time.monotonic()
-        self.ok("GET", ME)
-        self.assertLess(time.monotonic() - t0, 0.25)
+        self.ok("GET", ME)  # the fault was for one request only
+        self.assertLess(time.monotonic() - t0, 0.6)
 
     def test_bad_rules_are_rejected(self):
         for rule in ({"path": "/x", "action": "explode"}, {"action": "status"}, {"path": "/x", "times": "a"}):

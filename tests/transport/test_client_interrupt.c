@@ -40,7 +40,7 @@ static void expect_interrupted(int rc, air_error *err, int64_t elapsed)
 	air_test_note("interrupted after %lld ms", (long long)elapsed);
 	ASSERT_EQ_INT(rc, AIR_EINTERRUPTED);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_ABORTED);
-	ASSERT_TRUE(elapsed >= 190 && elapsed < 700);
+	ASSERT_TRUE(elapsed >= 190 && elapsed < 1500); /* the faults last 3 s or more */
 }
 
 AIR_TEST(client_interrupt__stops_a_slow_reply_from_another_thread)
@@ -187,7 +187,7 @@ AIR_TEST(client_interrupt__stops_every_thread)
 		pthread_join(th[i], NULL);
 		air_test_note("call %d: %d after %lld ms", i, k[i].rc, (long long)k[i].elapsed);
 		ASSERT_EQ_INT(k[i].rc, AIR_EINTERRUPTED);
-		ASSERT_TRUE(k[i].elapsed < 1000);
+		ASSERT_TRUE(k[i].elapsed < 2000); /* the faults last 3 s or more */
 	}
 	air_client_free(c);
 	air_interrupt_free(intr);

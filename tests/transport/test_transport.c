@@ -328,7 +328,7 @@ AIR_TEST(transport__deadline_is_respected)
 	t0 = air__mono_ms();
 	ASSERT_EQ_INT(get(c, ME, &resp, &err), AIR_ERATELIMIT);
 	elapsed = air__mono_ms() - t0;
-	ASSERT_TRUE(elapsed < 500);
+	ASSERT_TRUE(elapsed < 5000); /* nowhere near the 30 s asked for */
 	ASSERT_EQ_INT(resp.attempts, 1);
 	ASSERT_EQ_INT(air_error_retry_after_ms(err), 30000);
 	ASSERT_EQ_INT(air_error_retryable(err), 1);
@@ -551,7 +551,7 @@ static void expect_interrupt(const char *fault)
 	elapsed = air__mono_ms() - t0;
 	pthread_join(th, NULL);
 	air_test_note("interrupted after %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed >= 190 && elapsed < 600);
+	ASSERT_TRUE(elapsed >= 190 && elapsed < 1500); /* the fault lasts 3 s or more */
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_ABORTED);
 	air_error_free(err);
 	air_interrupt_free(ctx.intr);

@@ -144,7 +144,7 @@ class ClientTest(WorkspaceCase):
             t0 = time.monotonic()
             with self.assertRaises(air.CallInterruptedError):
                 c.workspace_id()
-            self.assertLess(time.monotonic() - t0, 0.5)
+            self.assertLess(time.monotonic() - t0, 3.0)  # not the 5 s asked for
             # Lowered again, or removed, the client works.
             self.fw.clear_faults()
             intr.reset()
