@@ -116,6 +116,15 @@ func (c *Client) Close() error {
 	return nil
 }
 
+// enter starts a call made under ctx: an ended ctx fails it at once;
+// otherwise it is acquire().
+func (c *Client) enter(ctx context.Context) (*C.air_client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.acquire()
+}
+
 // acquire pins the client for one call; release with c.mu.RUnlock().
 func (c *Client) acquire() (*C.air_client, error) {
 	c.mu.RLock()
@@ -219,10 +228,7 @@ func (c *Client) setDebug(fn func(DebugType, string)) error {
 
 // Resolve resolves host and credentials now, reporting configuration errors early.
 func (c *Client) Resolve(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return err
 	}
@@ -257,10 +263,7 @@ func (c *Client) Profile() string {
 
 // CurrentUser is the caller's user name (cached by the client).
 func (c *Client) CurrentUser(ctx context.Context) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -277,10 +280,7 @@ func (c *Client) CurrentUser(ctx context.Context) (string, error) {
 
 // WorkspaceID is the numeric workspace id (cached by the client).
 func (c *Client) WorkspaceID(ctx context.Context) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -98,34 +98,44 @@ func logsOptions(o *C.air_logs_options, opts *LogsOptions) error {
 	return nil
 }
 
+// logsCall builds the options of a logs call made under ctx: opts applied,
+// and an interrupt that fires when ctx ends. release frees both.
+func logsCall(ctx context.Context, opts *LogsOptions) (*C.air_logs_options, *ctxInterrupt, func(), error) {
+	var o *C.air_logs_options
+	if err := check(C.air_logs_options_new(&o), nil); err != nil {
+		return nil, nil, nil, err
+	}
+	var w *ctxInterrupt
+	err := logsOptions(o, opts)
+	if err == nil {
+		w, err = watch(ctx)
+	}
+	if err == nil {
+		if err = check(C.air_logs_options_set_interrupt(o, w.h), nil); err != nil {
+			w.stop()
+		}
+	}
+	if err != nil {
+		C.air_logs_options_free(o)
+		return nil, nil, nil, err
+	}
+	return o, w, func() { w.stop(); C.air_logs_options_free(o) }, nil
+}
+
 // StreamLogs streams the logs of run runID to the handlers until the run is
 // terminal and drained (or one pass, with Follow false). It returns an
 // EINTERRUPTED *Error (Cause = ctx.Err()) when ctx ends.
 func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions, hs LogHandlers) (*LogsSummary, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.mu.RUnlock()
-	var o *C.air_logs_options
-	if err := check(C.air_logs_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_logs_options_free(o)
-	if err := logsOptions(o, opts); err != nil {
-		return nil, err
-	}
-	w, err := watch(ctx)
+	o, w, release, err := logsCall(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer w.stop()
-	if err := check(C.air_logs_options_set_interrupt(o, w.h), nil); err != nil {
-		return nil, err
-	}
+	defer release()
 	state := &callState{onRecord: hs.Record, onStatus: hs.Status, onAlert: hs.Alert,
 		onWaiting: hs.Waiting}
 	handle := cgo.NewHandle(state)
@@ -181,30 +191,16 @@ type DownloadReport struct {
 
 // DownloadLogs writes the MLflow log artifacts of runID to <dir>/logs/node_<n>.log.
 func (c *Client) DownloadLogs(ctx context.Context, runID int64, dir string, opts *LogsOptions) (*DownloadReport, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.mu.RUnlock()
-	var o *C.air_logs_options
-	if err := check(C.air_logs_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_logs_options_free(o)
-	if err := logsOptions(o, opts); err != nil {
-		return nil, err
-	}
-	w, err := watch(ctx)
+	o, w, release, err := logsCall(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer w.stop()
-	if err := check(C.air_logs_options_set_interrupt(o, w.h), nil); err != nil {
-		return nil, err
-	}
+	defer release()
 	d := cstr(dir)
 	defer free(d)
 	var rep *C.air_download_report

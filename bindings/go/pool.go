@@ -29,10 +29,7 @@ func poolFromC(p *C.air_pool) Pool {
 
 // ListPools lists the workspace's GPU pools.
 func (c *Client) ListPools(ctx context.Context) ([]Pool, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,10 +53,7 @@ func (c *Client) ListPools(ctx context.Context) ([]Pool, error) {
 
 // GetPool reads one pool (bare id or "provisioned-capacities/<id>").
 func (c *Client) GetPool(ctx context.Context, poolID string) (*Pool, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -131,10 +131,7 @@ func runFromC(r *C.air_run) (*Run, error) {
 
 // GetRun reads run runID; flags are Get* bits.
 func (c *Client) GetRun(ctx context.Context, runID int64, flags uint32) (*Run, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -177,10 +174,7 @@ type RunIterator struct {
 
 // ListRuns starts a listing of AI Runtime runs, newest first.
 func (c *Client) ListRuns(ctx context.Context, opts *ListOptions) (*RunIterator, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -298,10 +292,7 @@ func (it *RunIterator) Close() {
 
 // CancelRun requests cancellation of one run.
 func (c *Client) CancelRun(ctx context.Context, runID int64) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return err
 	}
@@ -340,10 +331,7 @@ func cancelReportFromC(rep *C.air_cancel_report) *CancelReport {
 
 // CancelRuns requests cancellation of several runs; one failing id does not stop the rest.
 func (c *Client) CancelRuns(ctx context.Context, runIDs []int64) (*CancelReport, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -369,10 +357,7 @@ func (c *Client) CancelRuns(ctx context.Context, runIDs []int64) (*CancelReport,
 
 // CancelAll cancels every active AI Runtime run of the caller.
 func (c *Client) CancelAll(ctx context.Context) (*CancelReport, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -44,13 +44,10 @@ type Submission struct {
 // EINTERRUPTED *Error (Cause = ctx.Err()) when ctx ends; with EABORTED
 // (Cause = the callback's error) when Progress returns an error.
 func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (*Submission, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	if cfg == nil || cfg.h == nil {
 		return nil, errClosed("Config")
 	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,10 +123,7 @@ func setSubmitStr(o *C.air_submit_options, opt int32, v string) error {
 // interval apart. Empty strings mean "not known yet". ctx is checked before
 // the call only: libair offers no interrupt for it.
 func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, maxPolls int, interval time.Duration) (runURL, experimentURL string, err error) {
-	if err := ctx.Err(); err != nil {
-		return "", "", err
-	}
-	h, err := c.acquire()
+	h, err := c.enter(ctx)
 	if err != nil {
 		return "", "", err
 	}
