@@ -48,18 +48,26 @@ static bool is_not_found(const air_error *e)
 	return air_error_http_status(e) == 404 || (code && !strcmp(code, "RESOURCE_DOES_NOT_EXIST"));
 }
 
+/* @e prefixed with "permission denied @denied @path" (AIR_EPERMISSION) on a
+ * 403, otherwise with "@doing @path". */
+static air_error *path_error(air_error *e, const char *denied, const char *doing,
+                             const char *path)
+{
+	if (air_error_http_status(e) == 403)
+		return air__error_set_code(air__error_prefix(e, "permission denied %s %s", denied, path),
+		                           AIR_EPERMISSION);
+	return air__error_prefix(e, "%s %s", doing, path);
+}
+
 /* §1.5: permission and already-exists replies get their own wording. */
 static air_error *upload_error(air_error *e, const char *path)
 {
 	int32_t status = air_error_http_status(e);
 
-	if (status == 403)
-		return air__error_set_code(air__error_prefix(e, "permission denied writing %s", path),
-		                           AIR_EPERMISSION);
 	if (status == 409 || (status == 400 && strstr(air_error_message(e), "already exists.")))
 		return air__error_set_code(air__error_prefix(e, "file already exists: %s", path),
 		                           AIR_ECONFLICT);
-	return air__error_prefix(e, "uploading %s", path);
+	return path_error(e, "writing", "uploading", path);
 }
 
 int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_error **err)
@@ -74,12 +82,7 @@ int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_err
 	json_decref(body);
 	if (rc == AIR_OK)
 		return AIR_OK;
-	if (air_error_http_status(e) == 403)
-		air__error_set_code(air__error_prefix(e, "permission denied creating directory %s", path),
-		                    AIR_EPERMISSION);
-	else
-		air__error_prefix(e, "creating directory %s", path);
-	return air__fail(err, e);
+	return air__fail(err, path_error(e, "creating directory", "creating directory", path));
 }
 
 int air__ws_get_status(air_client *c, const air__ctx *ctx, const char *path, bool export_info,
@@ -269,12 +272,7 @@ int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const 
 	air__free(url);
 	if (rc == AIR_OK)
 		return AIR_OK;
-	if (air_error_http_status(e) == 403)
-		air__error_set_code(air__error_prefix(e, "permission denied writing volume file %s", path),
-		                    AIR_EPERMISSION);
-	else
-		air__error_prefix(e, "uploading volume file %s", path);
-	return air__fail(err, e);
+	return air__fail(err, path_error(e, "writing volume file", "uploading volume file", path));
 }
 
 /* HEAD on the Files API: AIR_OK (exists), AIR_ENOTFOUND, or an error. */

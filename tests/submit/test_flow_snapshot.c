@@ -193,6 +193,49 @@ AIR_TEST(flow__snapshot_to_a_volume)
 	air_submission_free(sub);
 }
 
+AIR_TEST(flow__volume_permission_error_names_the_file)
+{
+	const char *dir = air_test_tmpdir();
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	s20_tree(dir);
+	fakews_faultf(flow_fw, "{\"method\":\"PUT\",\"path\":\"/api/2.0/fs/files/*\",\"status\":403,"
+	              "\"body\":{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"no volume access\"}}");
+	ASSERT_EQ_INT(submit_in(dir, HEAD "code_source: {root_path: ./src, remote_volume: /Volumes/main/default/code}\n",
+	                        &sub, &err), AIR_EPERMISSION);
+	ASSERT_NULL(sub);
+	ASSERT_CONTAINS(air_error_message(err),
+	                "permission denied writing volume file /Volumes/main/default/code/.internal/src_");
+	ASSERT_CONTAINS(air_error_message(err), "no volume access");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", "/api/2.2/jobs/runs/submit"), 0);
+	air_error_free(err);
+}
+
+AIR_TEST(flow__experiment_directory_errors_name_the_directory)
+{
+	const char *dir = air_test_tmpdir();
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	fakews_faultf(flow_fw, "{\"path\":\"/api/2.0/workspace/mkdirs\",\"status\":403,"
+	              "\"body\":{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"read only\"}}");
+	ASSERT_EQ_INT(submit_in(dir, HEAD, &sub, &err), AIR_EPERMISSION);
+	ASSERT_CONTAINS(air_error_message(err), "permission denied creating directory " U "/");
+	ASSERT_CONTAINS(air_error_message(err), "read only");
+	air_error_free(err);
+
+	fakews_clear_faults(flow_fw);
+	fakews_faultf(flow_fw, "{\"path\":\"/api/2.0/workspace/mkdirs\",\"status\":400,"
+	              "\"body\":{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"bad path\"}}");
+	err = NULL;
+	ASSERT_EQ_INT(submit_in(dir, HEAD, &sub, &err), AIR_EAPI);
+	ASSERT_CONTAINS(air_error_message(err), "creating directory " U "/");
+	ASSERT_NOT_CONTAINS(air_error_message(err), "permission denied");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", "/api/2.2/jobs/runs/submit"), 0);
+	air_error_free(err);
+}
+
 AIR_TEST(flow__git_pinned_snapshot_on_a_volume_is_cached)
 {
 	const char *dir = air_test_tmpdir();
