@@ -85,3 +85,18 @@ class CallbackGuard:
                 raise exc
             finally:
                 exc = None
+
+
+class Owned:
+    """What every wrapper of one libair handle (self._h, released by its
+    close()) shares: use as a context manager, and release when collected."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self.close()

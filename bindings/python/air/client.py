@@ -9,7 +9,7 @@ import threading
 from . import constants as K
 from ._lib import (lib, DEBUG_CB, PROGRESS_CB, LOG_RECORD_CB, LOG_STATUS_CB, LOG_ALERT_CB,
                    LOG_WAITING_CB)
-from ._util import CallbackGuard, bytes_at, dec, enc, take_str
+from ._util import CallbackGuard, Owned, bytes_at, dec, enc, take_str
 from .config import Config
 from .errors import check
 
@@ -201,7 +201,7 @@ for _n in _RUN_STR + _RUN_INT + _RUN_BOOL + ("sweep_stats", "iterations", "confi
 del _n
 
 
-class RunListing:
+class RunListing(Owned):
     """A lazy listing of runs, newest first (Client.list_runs()).
 
     Iterate it (pages are fetched as needed; each item is a Run snapshot).
@@ -242,16 +242,6 @@ class RunListing:
             lib.air_run_iter_free(h)
             self._client._release()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            self.close()
-
 
 @contextlib.contextmanager
 def _options(new, free):
@@ -276,7 +266,7 @@ def _logs_options(lib_opts, follow, tail_lines, minutes, node, attempt, poll_int
         check(lib.air_logs_options_set_interrupt(lib_opts, interrupt._handle))
 
 
-class Client:
+class Client(Owned):
     """A connection to one workspace (air_client).
 
     Options are keyword arguments named after AIR_OPT_* in lower case:
@@ -348,13 +338,7 @@ class Client:
         self._debug_cfn = None
         self._interrupt = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
+    def __del__(self):  # a client still in use is left to its last user
         if getattr(self, "_h", None) and not self._busy:
             self.close()
 

@@ -6,7 +6,7 @@ import json as _json
 
 from . import constants as K
 from ._lib import lib
-from ._util import dec, enc, take_str, bytes_at
+from ._util import Owned, dec, enc, take_str, bytes_at
 from .errors import check
 
 Change = collections.namedtuple("Change", "path old new")
@@ -15,7 +15,7 @@ Secret = collections.namedtuple("Secret", "name ref scope key")
 Permission = collections.namedtuple("Permission", "principal_type principal level")
 
 
-class Config:
+class Config(Owned):
     """A parsed workload YAML document (air_config).
 
     Create one with Config.load() / Config.loads() (parse and validate) or
@@ -93,15 +93,6 @@ class Config:
         if h:
             lib.air_config_free(h)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            self.close()
 
     def __repr__(self):
         if not self._h:

@@ -3,10 +3,11 @@
 import ctypes as C
 
 from ._lib import lib
+from ._util import Owned
 from .errors import check
 
 
-class Interrupt:
+class Interrupt(Owned):
     """A cancellation flag (air_interrupt).
 
     Pass it as ``interrupt=`` to Client.submit(), stream_logs() or
@@ -43,12 +44,3 @@ class Interrupt:
         if h:
             lib.air_interrupt_free(h)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            self.close()
