@@ -13,6 +13,7 @@
 #include "global.h"
 #include "errors.h"
 #include "interrupt.h"
+#include "options.h"
 #include "config.h"
 #include "client.h"
 #include "submit.h"

@@ -7,15 +7,15 @@
  * HTTPS with connection reuse, retries with back-off and an overall deadline
  * per call.
  *
- * Threads: set options first, then share the client freely. Every function
- * taking an air_client except the setters and air_client_free() may be called
- * from many threads at once; connections and the token cache are shared.
- * Callbacks run on the thread that made the call.
+ * Threads: options are fixed when the client is created, so a client may be
+ * shared freely: every function taking an air_client except air_client_free()
+ * may be called from many threads at once; connections and the token cache
+ * are shared. Callbacks run on the thread that made the call.
  */
 #ifndef AIR_CLIENT_H
 #define AIR_CLIENT_H
 
-#include "types.h"
+#include "options.h"
 
 AIR_BEGIN_DECLS
 
@@ -59,74 +59,89 @@ typedef enum air_debug_type {
 } air_debug_type;
 
 /**
- * Debug/trace callback. @p text is @p len bytes, borrowed until return.
- * Called on the thread making the request; with a shared client it may run on
- * several threads at once. The return value is ignored.
+ * Debug/trace callback: @p type is an air_debug_type, @p text is @p len
+ * bytes (no NUL needed), borrowed until return. The return value is ignored.
  */
 typedef int (*air_debug_cb)(int32_t type, const char *text, size_t len, void *userdata);
 
-/** Create a client with default options (nothing is resolved yet). @since 0.1 */
-AIR_EXTERN int air_client_new(air_client **out, air_error **err);
-/** Release @p client; no call may be in progress. NULL is a no-op. @since 0.1 */
+/* ---- options ----------------------------------------------------------- */
+
+/** Create client options with defaults (environment and config file are read). @since 1.0 */
+AIR_EXTERN int air_client_options_new(air_client_options **out);
+/** Release options (secrets are overwritten); NULL is a no-op. @since 1.0 */
+AIR_EXTERN void air_client_options_free(air_client_options *opts);
+/**
+ * Set a string option; @p value is copied (NULL unsets).
+ * @return AIR_OK, AIR_EINVAL (integer option, bad value), AIR_EUNSUPPORTED
+ *         (unknown option: lets a newer program probe an older library),
+ *         AIR_ENOMEM. @since 1.0
+ */
+AIR_EXTERN int air_client_options_set_str(air_client_options *opts, int32_t opt,
+                                          const char *value);
+/** Set an integer option. @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 1.0 */
+AIR_EXTERN int air_client_options_set_int(air_client_options *opts, int32_t opt, int64_t value);
+/**
+ * Trace requests, replies and decisions of every call on the client through
+ * @p cb (NULL removes it). Credentials are redacted before @p cb sees the
+ * text. With a shared client @p cb may run on several threads at once, each
+ * time on the thread making the call. @p userdata is borrowed. @since 1.0
+ */
+AIR_EXTERN int air_client_options_set_debug_cb(air_client_options *opts, air_debug_cb cb,
+                                               void *userdata);
+/**
+ * A client-wide interrupt, e.g. for shutdown: once raised, every call on the
+ * client (on every thread) stops with AIR_EINTERRUPTED as if its own
+ * interrupt had been raised, and calls started while it is raised stop before
+ * their first request. Answers the client already has cached (the user name,
+ * the workspace id) are still returned. air_interrupt_reset() lets the client
+ * work again. @p intr is borrowed: it must outlive the client. @since 1.0
+ */
+AIR_EXTERN int air_client_options_set_interrupt(air_client_options *opts, air_interrupt *intr);
+
+/* ---- the client ------------------------------------------------------------ */
+
+/**
+ * Create a client. Nothing is resolved or contacted yet.
+ * @param opts may be NULL: defaults, configuration from the environment and
+ *        ~/.databrickscfg. The options are copied.
+ * @param[out] out receives the client; release with air_client_free().
+ * @since 1.0
+ */
+AIR_EXTERN int air_client_new(const air_client_options *opts, air_client **out, air_error **err);
+/** Release @p client; no call may be in progress. NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_client_free(air_client *client);
 
 /**
- * Set a string option; @p value is copied (NULL unsets). Must not race with
- * calls that use the client.
- * @return AIR_OK, AIR_EINVAL (integer option), AIR_EUNSUPPORTED (unknown option). @since 0.1
- */
-AIR_EXTERN int air_client_set_str(air_client *client, int32_t opt, const char *value);
-/** Set an integer option. @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 0.1 */
-AIR_EXTERN int air_client_set_int(air_client *client, int32_t opt, int64_t value);
-/** Install (or with NULL remove) the debug callback. @since 0.1 */
-AIR_EXTERN int air_client_set_debug_cb(air_client *client, air_debug_cb cb, void *userdata);
-
-/**
- * Install (or with NULL remove) a client-wide interrupt, e.g. for shutdown.
- * Once it is raised with air_interrupt_trigger() (from any thread), every
- * call on the client (get, list and iteration, cancel, pools, resolve,
- * current_user, workspace_id, submit, logs, downloads...) stops with
- * AIR_EINTERRUPTED, within about 50 ms also in the middle of a transfer, a
- * retry back-off or a rate-limit wait, on every thread, in addition to any
- * interrupt given to the call itself; calls started while it is raised stop
- * at their first request. Answers the client already has cached (the user
- * name, the workspace id) are still returned. air_interrupt_reset() lets the
- * client work again.
- *
- * @p intr is borrowed: it must stay alive until it is removed or the client
- * is freed. Like the other setters, must not race with calls that use the
- * client.
- * @return AIR_OK, or AIR_EINVAL when @p client is NULL. @since 0.1
- */
-AIR_EXTERN int air_client_set_interrupt(air_client *client, air_interrupt *intr);
-
-/**
  * Resolve host and credentials now (profile, environment, host metadata,
- * OAuth discovery) instead of on the first request, reporting configuration
- * errors early: no host, no credentials, unknown profile, malformed config
- * file (with its line), conflicting auth methods, http:// to a non-loopback
- * host. Makes no request for PAT auth. Idempotent.
- * @since 0.1
+ * OAuth discovery, an OAuth token) instead of on the first request,
+ * reporting configuration errors early: no host, no credentials, unknown
+ * profile, malformed config file (with its line), conflicting auth methods,
+ * http:// to a non-loopback host. Makes no request for PAT auth. The outcome
+ * of the configuration is cached; an interrupted resolution is not.
+ * @since 1.0
  */
-AIR_EXTERN int air_client_resolve(air_client *client, air_error **err);
+AIR_EXTERN int air_client_resolve(air_client *client, const air_call_options *opts,
+                                  air_error **err);
 
-/** Normalised host URL ("https://x.cloud.databricks.com") after resolution, else NULL. @since 0.1 */
+/** Normalised host URL ("https://x.cloud.databricks.com") after resolution, else NULL. @since 1.0 */
 AIR_EXTERN const char *air_client_host(const air_client *client);
-/** Auth method in use ("pat", "oauth-m2m", "databricks-cli", "basic") after resolution, else NULL. @since 0.1 */
+/** Auth method in use ("pat", "oauth-m2m", "databricks-cli", "basic") after resolution, else NULL. @since 1.0 */
 AIR_EXTERN const char *air_client_auth_type(const air_client *client);
-/** Profile the configuration came from, or NULL. @since 0.1 */
+/** Profile the configuration came from after resolution, or NULL. @since 1.0 */
 AIR_EXTERN const char *air_client_profile(const air_client *client);
 
 /**
  * The caller's user name (SCIM Me userName), looked up once and cached.
- * @param[out] out free with air_free(). @since 0.1
+ * @param[out] out free with air_free(). @since 1.0
  */
-AIR_EXTERN int air_client_current_user(air_client *client, char **out, air_error **err);
+AIR_EXTERN int air_client_current_user(air_client *client, const air_call_options *opts,
+                                       char **out, air_error **err);
 /**
  * The numeric workspace id (X-Databricks-Org-Id of SCIM Me), cached.
- * @return AIR_OK, or AIR_EPROTO when the workspace does not report it. @since 0.1
+ * @return AIR_OK, or AIR_EPROTO when the workspace does not report it. @since 1.0
  */
-AIR_EXTERN int air_client_workspace_id(air_client *client, int64_t *out, air_error **err);
+AIR_EXTERN int air_client_workspace_id(air_client *client, const air_call_options *opts,
+                                       int64_t *out, air_error **err);
 
 AIR_END_DECLS
 

@@ -13,14 +13,14 @@ AIR_BEGIN_DECLS
  * each successful call needs one air_global_cleanup(). air_client_new() calls
  * it implicitly, so most programs never need it; call it from the main thread
  * before starting other threads when libcurl is also used elsewhere.
- * @return AIR_OK or a negative AIR_E* code. @since 0.1
+ * @return AIR_OK or a negative AIR_E* code. @since 1.0
  */
 AIR_EXTERN int air_global_init(void);
-/** Drop one air_global_init() reference; the last one releases libcurl. @since 0.1 */
+/** Drop one air_global_init() reference; the last one releases libcurl. @since 1.0 */
 AIR_EXTERN void air_global_cleanup(void);
 
 /** Release memory that libair handed to the caller through a `char **out`
- *  parameter. NULL is a no-op. @since 0.1 */
+ *  parameter. NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_free(void *ptr);
 
 AIR_END_DECLS

@@ -12,7 +12,7 @@
 #ifndef AIR_SUBMIT_H
 #define AIR_SUBMIT_H
 
-#include "types.h"
+#include "options.h"
 
 AIR_BEGIN_DECLS
 
@@ -23,19 +23,26 @@ typedef enum air_submit_option {
 	AIR_SUBMIT_SKIP_PREFLIGHT = 100 /**< 1: do not call the pre-flight validation (default 0) */
 } air_submit_option;
 
-/** Phases reported to the progress callback. ABI: append only. */
+/**
+ * Phases reported to the progress callback, in the order they happen. Values
+ * are spaced so that a phase added later sorts where it happens; DONE stays
+ * last. ABI: values never change.
+ */
 typedef enum air_phase {
-	AIR_PHASE_IDENTITY = 1,   /**< looking up the current user */
-	AIR_PHASE_PREFLIGHT = 2,  /**< server-side validation */
-	AIR_PHASE_POLICY = 3,     /**< usage policy name -> id */
-	AIR_PHASE_DIRECTORY = 4,  /**< experiment / launch directories */
-	AIR_PHASE_IMAGE = 5,      /**< legacy docker image registration check */
-	AIR_PHASE_ARTIFACTS = 6,  /**< launch artifacts upload (bytes) */
-	AIR_PHASE_PACKAGING = 7,  /**< building the code snapshot */
-	AIR_PHASE_SNAPSHOT = 8,   /**< uploading the code snapshot (bytes) */
-	AIR_PHASE_SUBMIT = 9,     /**< runs/submit */
-	AIR_PHASE_DONE = 10       /**< submitted */
+	AIR_PHASE_IDENTITY = 100,   /**< looking up the current user */
+	AIR_PHASE_PREFLIGHT = 200,  /**< server-side validation */
+	AIR_PHASE_POLICY = 300,     /**< usage policy name -> id */
+	AIR_PHASE_DIRECTORY = 400,  /**< experiment / launch directories */
+	AIR_PHASE_IMAGE = 500,      /**< legacy docker image registration check */
+	AIR_PHASE_ARTIFACTS = 600,  /**< launch artifacts upload (bytes) */
+	AIR_PHASE_PACKAGING = 700,  /**< building the code snapshot */
+	AIR_PHASE_SNAPSHOT = 800,   /**< uploading the code snapshot (bytes) */
+	AIR_PHASE_SUBMIT = 900,     /**< runs/submit */
+	AIR_PHASE_DONE = 10000      /**< submitted */
 } air_phase;
+
+/** Name of @p phase ("PREFLIGHT"), or NULL for values not in air_phase. Static. @since 1.0 */
+AIR_EXTERN const char *air_phase_name(int32_t phase);
 
 /**
  * Progress callback: runs on the submitting thread. @p ev is borrowed until
@@ -45,28 +52,35 @@ typedef enum air_phase {
  */
 typedef int (*air_progress_cb)(const air_progress *ev, void *userdata);
 
-/** AIR_PHASE_* of the notification. @since 0.1 */
+/** AIR_PHASE_* of the notification. @since 1.0 */
 AIR_EXTERN int32_t air_progress_phase(const air_progress *ev);
-/** Bytes transferred so far in this phase (upload phases), else 0. @since 0.1 */
+/** Bytes transferred so far in this phase (upload phases), else 0. @since 1.0 */
 AIR_EXTERN int64_t air_progress_bytes_done(const air_progress *ev);
-/** Total bytes of this phase when known, else 0. @since 0.1 */
+/** Total bytes of this phase when known, else 0. @since 1.0 */
 AIR_EXTERN int64_t air_progress_bytes_total(const air_progress *ev);
-/** What the phase works on (a path, a policy name) or NULL; borrowed. @since 0.1 */
+/** What the phase works on (a path, a policy name) or NULL; borrowed. @since 1.0 */
 AIR_EXTERN const char *air_progress_detail(const air_progress *ev);
 
-/** Create submit options with defaults. @since 0.1 */
+/** Create submit options with defaults. @since 1.0 */
 AIR_EXTERN int air_submit_options_new(air_submit_options **out);
-/** Release options; NULL is a no-op. @since 0.1 */
+/** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_submit_options_free(air_submit_options *opts);
-/** Set a string option (copied; NULL unsets). @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 0.1 */
+/** Set a string option (copied; NULL unsets). @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 1.0 */
 AIR_EXTERN int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char *value);
-/** Set an integer option. @since 0.1 */
+/** Set an integer option. @since 1.0 */
 AIR_EXTERN int air_submit_options_set_int(air_submit_options *opts, int32_t opt, int64_t value);
-/** Install a progress callback with its userdata (NULL removes it). @since 0.1 */
+/** Install a progress callback with its userdata (NULL removes it). @since 1.0 */
 AIR_EXTERN int air_submit_options_set_progress_cb(air_submit_options *opts, air_progress_cb cb,
                                                   void *userdata);
-/** Attach an interrupt flag (borrowed; must outlive the submission). @since 0.1 */
+/**
+ * Stop the submission when @p intr is raised (borrowed). Before runs/submit
+ * nothing is submitted; uploaded artifacts stay in the launch directory. An
+ * interrupt during runs/submit itself leaves the outcome unknown: submitting
+ * again with the same idempotency key never creates a second run. @since 1.0
+ */
 AIR_EXTERN int air_submit_options_set_interrupt(air_submit_options *opts, air_interrupt *intr);
+/** At most @p ms milliseconds for the whole submission; 0 = none (see set_interrupt). @since 1.0 */
+AIR_EXTERN int air_submit_options_set_deadline_ms(air_submit_options *opts, int64_t ms);
 
 /**
  * Submit @p cfg (validated again here) through @p client.
@@ -76,25 +90,25 @@ AIR_EXTERN int air_submit_options_set_interrupt(air_submit_options *opts, air_in
  *         AIR_EREJECTED when pre-flight validation fails (the message lists
  *         every server finding); AIR_ESNAPSHOT for packaging problems (all
  *         found before anything is uploaded); transport and API codes otherwise.
- * @since 0.1
+ * @since 1.0
  */
 AIR_EXTERN int air_client_submit(air_client *client, const air_config *cfg,
                                  const air_submit_options *opts, air_submission **out,
                                  air_error **err);
 
-/** The Jobs run id. @since 0.1 */
+/** The Jobs run id. @since 1.0 */
 AIR_EXTERN int64_t air_submission_run_id(const air_submission *sub);
-/** Dashboard URL "<host>/jobs/runs/<id>"; owned by @p sub. @since 0.1 */
+/** Dashboard URL "<host>/jobs/runs/<id>"; owned by @p sub. @since 1.0 */
 AIR_EXTERN const char *air_submission_dashboard_url(const air_submission *sub);
-/** The idempotency token that was sent; owned by @p sub. @since 0.1 */
+/** The idempotency token that was sent; owned by @p sub. @since 1.0 */
 AIR_EXTERN const char *air_submission_idempotency_token(const air_submission *sub);
-/** The workspace launch directory holding command.sh and the other artifacts. @since 0.1 */
+/** The workspace launch directory holding command.sh and the other artifacts. @since 1.0 */
 AIR_EXTERN const char *air_submission_launch_dir(const air_submission *sub);
-/** code_source_path sent with the run, or NULL without code_source. @since 0.1 */
+/** code_source_path sent with the run, or NULL without code_source. @since 1.0 */
 AIR_EXTERN const char *air_submission_code_source_path(const air_submission *sub);
-/** 1 when an identical snapshot was already uploaded and reused. @since 0.1 */
+/** 1 when an identical snapshot was already uploaded and reused. @since 1.0 */
 AIR_EXTERN int32_t air_submission_snapshot_reused(const air_submission *sub);
-/** Release @p sub; NULL is a no-op. @since 0.1 */
+/** Release @p sub; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_submission_free(air_submission *sub);
 
 /**
@@ -105,11 +119,12 @@ AIR_EXTERN void air_submission_free(air_submission *sub);
  *             not known yet; free with air_free().
  * @param[out] experiment_url "<host>/ml/experiments/<exp>", or NULL.
  * @return AIR_OK, also when the ids are not known yet; the runs/get error otherwise.
- * @since 0.1
+ * @since 1.0
  */
 AIR_EXTERN int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max_polls,
-                                            int64_t interval_ms, char **run_url,
-                                            char **experiment_url, air_error **err);
+                                            int64_t interval_ms, const air_call_options *opts,
+                                            char **run_url, char **experiment_url,
+                                            air_error **err);
 
 AIR_END_DECLS
 

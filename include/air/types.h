@@ -3,8 +3,9 @@
  *
  * No structure crosses the ABI: every handle is created by a libair function,
  * read through getters and released by its *_free() function (NULL is a no-op).
- * An air_client may be used from many threads at once; every other handle is
- * used by one thread at a time (see docs/threading.md).
+ * An air_client may be used from many threads at once, and an air_interrupt
+ * may be raised from anywhere; every other handle is used by one thread at a
+ * time (see docs/threading.md).
  */
 #ifndef AIR_TYPES_H
 #define AIR_TYPES_H
@@ -15,38 +16,57 @@ AIR_BEGIN_DECLS
 
 /** Details of a failure (errors.h). */
 typedef struct air_error air_error;
-/** A cancellation flag that another thread may raise (interrupt.h). */
+/** A flag that stops blocking calls, raised from any thread or a signal handler (interrupt.h). */
 typedef struct air_interrupt air_interrupt;
+/** Options of a call without options of its own: interrupt and deadline (options.h). */
+typedef struct air_call_options air_call_options;
+
 /** A parsed workload YAML document and its validated values (config.h). */
 typedef struct air_config air_config;
+/** One field of the workload YAML schema; static storage, never freed (config.h). */
+typedef struct air_field air_field;
+
+/** Options of a client: connection settings, credentials, debug trace (client.h). */
+typedef struct air_client_options air_client_options;
 /** A connection to one Databricks workspace: auth, transport, caches (client.h). */
 typedef struct air_client air_client;
+
 /** Options of one submission (submit.h). */
 typedef struct air_submit_options air_submit_options;
 /** The outcome of a submission: run id, dashboard URL, token (submit.h). */
 typedef struct air_submission air_submission;
 /** A progress notification during a submission (submit.h). */
 typedef struct air_progress air_progress;
+
+/** Options of a run lookup (run.h). */
+typedef struct air_get_options air_get_options;
 /** A snapshot of one Jobs run (run.h). */
 typedef struct air_run air_run;
-/** Filters of a run listing (run.h). */
+/** Filters and options of a run listing (run.h). */
 typedef struct air_list_options air_list_options;
 /** An iterator over a paged run listing (run.h). */
 typedef struct air_run_iter air_run_iter;
 /** Per-run outcome of a cancellation request (run.h). */
 typedef struct air_cancel_report air_cancel_report;
-/** Options of a log stream or download (logs.h). */
+/** Options of a wait for a run to finish (run.h). */
+typedef struct air_wait_options air_wait_options;
+
+/** Options of a log stream, iterator or download (logs.h). */
 typedef struct air_logs_options air_logs_options;
-/** One log record delivered to a callback (logs.h). */
+/** A pull-style iterator over a run's log records (logs.h). */
+typedef struct air_log_iter air_log_iter;
+/** One log record (logs.h). */
 typedef struct air_log_record air_log_record;
 /** What a finished log stream observed (logs.h). */
 typedef struct air_logs_summary air_logs_summary;
 /** The files a log download produced (logs.h). */
 typedef struct air_download_report air_download_report;
+
 /** A provisioned GPU pool (pool.h). */
 typedef struct air_pool air_pool;
 /** A list of GPU pools (pool.h). */
 typedef struct air_pool_list air_pool_list;
+
 /** Options of an image push (images.h). */
 typedef struct air_image_push_options air_image_push_options;
 

@@ -1,0 +1,302 @@
+/* proc.c: posix_spawnp with pipes, poll() and limits (proc.h). */
+#include "core/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define DEFAULT_STDOUT_LIMIT (64 * 1024)
+#define DEFAULT_STDERR_LIMIT (8 * 1024)
+#define POLL_SLICE_MS 50
+
+static size_t name_len(const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	return eq ? (size_t)(eq - assignment) : strlen(assignment);
+}
+
+/* environ minus the names in @add, then @add. The strings are borrowed. */
+static char **build_env(const char *const *add)
+{
+	size_t n = 0, k = 0, nadd = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	while (add && add[nadd])
+		nadd++;
+	env = air__calloc(n + nadd + 1, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+		for (size_t j = 0; j < nadd && !replaced; j++) {
+			size_t l = name_len(add[j]);
+			replaced = l == name_len(environ[i]) && !strncmp(add[j], environ[i], l);
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < nadd; j++)
+		env[k++] = (char *)add[j];
+	return env;
+}
+
+/* Append to @b keeping at most @limit bytes: the newest ones. */
+static void put_tail(air__buf *b, const char *data, size_t len, size_t limit)
+{
+	if (len >= limit) {
+		air__buf_clear(b);
+		air__buf_put(b, data + len - limit, limit);
+		return;
+	}
+	if (b->len + len > limit) {
+		size_t drop = b->len + len - limit;
+		memmove(b->ptr, b->ptr + drop, b->len - drop);
+		b->len -= drop;
+		b->ptr[b->len] = '\0';
+	}
+	air__buf_put(b, data, len);
+}
+
+static void kill_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+}
+
+/* Drain one readable pipe; returns false at EOF or on a read error. */
+static bool drain(int fd, air__proc_result *r, bool is_out, const air__proc_opts *o, size_t out_limit,
+                  size_t err_limit, pid_t pid)
+{
+	char chunk[16384];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	if (!is_out) {
+		put_tail(&r->err, chunk, (size_t)n, err_limit);
+	} else if (r->overflow) {
+		/* already killed: discard what is still in the pipe */
+	} else if (o->stdout_keep_tail) {
+		put_tail(&r->out, chunk, (size_t)n, out_limit);
+	} else if (r->out.len + (size_t)n > out_limit) {
+		kill_child(pid);
+		r->overflow = true;
+	} else {
+		air__buf_put(&r->out, chunk, (size_t)n);
+	}
+	return true;
+}
+
+static bool executable(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The executable @name names: itself when it contains a '/', else the first
+ * match on PATH. Looked up here rather than by posix_spawnp() because some
+ * spawn implementations only report a failed exec as exit status 127. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/'))
+		return executable(name) ? air__strdup(name) : NULL;
+	for (const char *p = path ? path : "/usr/bin:/bin"; p;) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *full = air__sprintf("%.*s/%s", (int)n, n ? p : ".", name);
+		if (!full || executable(full))
+			return full;
+		air__free(full);
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+static int spawn(const char *const *argv, const air__proc_opts *o, int out_w, int err_w, pid_t *pid,
+                 air_error **err)
+{
+	posix_spawn_file_actions_t fa;
+	char **env, *exe = find_program(argv[0]);
+	int rc;
+
+	if (!exe)
+		return air__failf(err, AIR_EIO, 0, "cannot run %s: not found%s", argv[0],
+		                  strchr(argv[0], '/') ? "" : " on PATH");
+	if (!(env = build_env(o->env_add))) {
+		air__free(exe);
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory starting %s", argv[0]);
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
+	rc = posix_spawn(pid, exe, &fa, NULL, (char *const *)argv, env);
+	posix_spawn_file_actions_destroy(&fa);
+	air__free(env);
+	air__free(exe);
+	if (rc != 0)
+		return air__failf(err, AIR_EIO, 0, "cannot run %s: %s", argv[0], strerror(rc));
+	return AIR_OK;
+}
+
+int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc_result *r,
+                  air_error **err)
+{
+	static const air__proc_opts defaults = AIR__PROC_OPTS_INIT;
+	const air__proc_opts *o = opts ? opts : &defaults;
+	size_t out_limit = o->stdout_limit ? o->stdout_limit : DEFAULT_STDOUT_LIMIT;
+	size_t err_limit = o->stderr_limit ? o->stderr_limit : DEFAULT_STDERR_LIMIT;
+	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, status = 0, rc;
+	int64_t deadline = o->timeout_ms > 0 ? air__mono_ms() + o->timeout_ms : 0;
+	bool out_open, err_open = true, interrupted = false, past_deadline = false;
+	int ifds[2];
+	size_t nifd = air__ctx_fds(o->ctx, ifds);
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	air__buf_init(&r->out);
+	air__buf_init(&r->err);
+	r->exit_code = 127;
+	/* O_CLOEXEC: a program started concurrently by another thread must not
+	 * inherit our pipe ends (it would hold our EOF back). */
+	if ((o->stdout_fd < 0 && pipe2(out_p, O_CLOEXEC) != 0) || pipe2(err_p, O_CLOEXEC) != 0) {
+		rc = air__failf(err, AIR_EIO, 0, "cannot run %s: %s", argv[0], strerror(errno));
+		goto close_all;
+	}
+	rc = spawn(argv, o, o->stdout_fd >= 0 ? o->stdout_fd : out_p[1], err_p[1], &pid, err);
+	if (rc != AIR_OK)
+		goto close_all;
+	if (out_p[1] >= 0)
+		close(out_p[1]);
+	close(err_p[1]);
+	out_p[1] = err_p[1] = -1;
+	out_open = out_p[0] >= 0;
+
+	for (;;) {
+		struct pollfd pfd[4];
+		int nfd = 0, nio;
+		pid_t w;
+
+		if (!interrupted && !r->timed_out && !past_deadline) {
+			interrupted = air__ctx_interrupted(o->ctx);
+			past_deadline = !interrupted && o->ctx && o->ctx->deadline &&
+			                air__ctx_remaining(o->ctx) == 0;
+			r->timed_out = !interrupted && deadline && air__mono_ms() >= deadline;
+			if (interrupted || r->timed_out || past_deadline) {
+				/* Stop reading: a grandchild may keep the pipes open. */
+				kill_child(pid);
+				out_open = err_open = false;
+			}
+		}
+		if (!out_open && !err_open) {
+			w = waitpid(pid, &status, r->timed_out || interrupted || past_deadline ? 0 : WNOHANG);
+			if (w == pid || (w < 0 && errno != EINTR))
+				break;
+			usleep(10 * 1000);
+			continue;
+		}
+		if (out_open)
+			pfd[nfd++] = (struct pollfd){out_p[0], POLLIN, 0};
+		if (err_open)
+			pfd[nfd++] = (struct pollfd){err_p[0], POLLIN, 0};
+		nio = nfd;
+		for (size_t i = 0; i < nifd; i++) /* an interrupt wakes the poll at once */
+			pfd[nfd++] = (struct pollfd){ifds[i], POLLIN, 0};
+		if (poll(pfd, (nfds_t)nfd, POLL_SLICE_MS) <= 0)
+			continue;
+		for (int i = 0; i < nio; i++) {
+			bool is_out = out_open && pfd[i].fd == out_p[0];
+			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (!drain(pfd[i].fd, r, is_out, o, out_limit, err_limit, pid)) {
+				if (is_out)
+					out_open = false;
+				else
+					err_open = false;
+			}
+		}
+	}
+	r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (air__buf_oom(&r->out) || air__buf_oom(&r->err))
+		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory reading the output of %s", argv[0]);
+	else if (interrupted)
+		rc = air__failf(err, AIR_EINTERRUPTED, 0, "interrupted while running %s", argv[0]);
+	else if (past_deadline)
+		rc = air__fail(err, air__ctx_deadline_error(o->ctx, argv[0]));
+close_all:
+	for (int i = 0; i < 2; i++) {
+		if (out_p[i] >= 0)
+			close(out_p[i]);
+		if (err_p[i] >= 0)
+			close(err_p[i]);
+	}
+	return rc;
+}
+
+void air__proc_result_dispose(air__proc_result *r)
+{
+	if (!r)
+		return;
+	air__buf_dispose(&r->out);
+	air__buf_dispose(&r->err);
+}
+
+bool air__proc_ok(const air__proc_result *r)
+{
+	return r->exit_code == 0 && !r->timed_out && !r->overflow;
+}
+
+static bool last_line_of(const air__buf *b, char *out, size_t n)
+{
+	const char *s = air__buf_cstr(b);
+	size_t end = b->len;
+
+	while (end > 0) {
+		size_t start = end, len;
+		const char *t;
+		while (start > 0 && s[start - 1] != '\n')
+			start--;
+		/* trim this line */
+		t = s + start;
+		len = end - start;
+		while (len && (t[len - 1] == '\r' || t[len - 1] == ' ' || t[len - 1] == '\t' ||
+		               t[len - 1] == '\n'))
+			len--;
+		while (len && (*t == ' ' || *t == '\t')) {
+			t++;
+			len--;
+		}
+		if (len) {
+			if (len >= n)
+				len = n - 1;
+			memcpy(out, t, len);
+			out[len] = '\0';
+			return true;
+		}
+		end = start > 0 ? start - 1 : 0;
+	}
+	return false;
+}
+
+const char *air__proc_last_line(const air__proc_result *r, char *out, size_t n)
+{
+	if (!last_line_of(&r->err, out, n) && !last_line_of(&r->out, out, n))
+		snprintf(out, n, "no output");
+	return out;
+}

@@ -1,0 +1,49 @@
+/*
+ * proc.h: run a helper program (git for code snapshots, docker and
+ * databricks for image pushes) from an argument vector — never through a
+ * shell — capturing its output with size limits, a timeout and an interrupt.
+ */
+#ifndef AIR_CORE_PROC_H
+#define AIR_CORE_PROC_H
+
+#include "core/base.h"
+
+typedef struct air__proc_opts {
+	int64_t timeout_ms;         /* 0: no limit */
+	size_t stdout_limit;        /* bytes of stdout kept; 0: 64 KiB */
+	bool stdout_keep_tail;      /* keep the last bytes instead of killing the program on overflow */
+	int stdout_fd;              /* >= 0: the program writes stdout there (no capture); -1: capture */
+	size_t stderr_limit;        /* the last bytes of stderr kept; 0: 8 KiB */
+	const char *const *env_add; /* "NAME=value" set for the program (NULL-terminated) or NULL */
+	const air__ctx *ctx;        /* the call's interrupts (program killed, AIR_EINTERRUPTED)
+	                               and deadline (killed, AIR_ETIMEOUT); may be NULL */
+} air__proc_opts;
+
+#define AIR__PROC_OPTS_INIT {0, 0, false, -1, 0, NULL, NULL}
+
+typedef struct air__proc_result {
+	int exit_code;      /* exit status; -1 when killed by a signal */
+	bool timed_out;     /* killed after timeout_ms */
+	bool overflow;      /* killed because stdout exceeded stdout_limit */
+	air__buf out;       /* captured stdout (NUL-terminated) */
+	air__buf err;       /* tail of stderr */
+} air__proc_result;
+
+/*
+ * Run @argv[0] (looked up on PATH) with @argv and wait for it. Returns AIR_OK
+ * once the program ran, whatever its exit status (check r->exit_code,
+ * r->timed_out, r->overflow); AIR_EIO naming the program when it could not be
+ * started (r->exit_code is then 127); AIR_EINTERRUPTED; AIR_ETIMEOUT when the
+ * call's deadline passed. @r is always
+ * initialised; release it with air__proc_result_dispose().
+ */
+int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc_result *r,
+                  air_error **err);
+void air__proc_result_dispose(air__proc_result *r);
+
+/* True when the program ran to completion with status 0. */
+bool air__proc_ok(const air__proc_result *r);
+/* The last non-empty line of stderr (else of stdout), trimmed, for messages; never NULL. */
+const char *air__proc_last_line(const air__proc_result *r, char *out, size_t n);
+
+#endif /* AIR_CORE_PROC_H */

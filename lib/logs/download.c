@@ -1,0 +1,440 @@
+/* download.c: air_client_download_logs(): the MLflow log chunks of every
+ * node appended to <dir>/logs/node_<n>.log. */
+#include "logs/logs.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PARALLEL_NODES 8
+
+typedef struct dl_node {
+	int32_t node;
+	char *path;           /* file written; NULL when nothing was */
+	int64_t bytes;
+	bool complete;
+	char *error;
+	/* while downloading */
+	air__chunk *chunks;
+	size_t nchunks;
+	FILE *fp;
+} dl_node;
+
+struct air_download_report {
+	dl_node *nodes;
+	size_t count;
+	char *no_logs;
+	char *state;          /* the run's display state */
+};
+
+#define oom air__oom
+
+/* mkdir -p */
+static int make_dirs(const char *dir, air_error **err)
+{
+	char *p = air__strdup(dir);
+	size_t n = p ? strlen(p) : 0;
+	struct stat st;
+	int rc = p ? AIR_OK : oom(err);
+
+	for (size_t i = 1; rc == AIR_OK && i <= n; i++) {
+		char saved = p[i];
+
+		if (saved != '/' && saved != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			rc = air__failf(err, AIR_EIO, 0, "cannot create directory %s: %s", p, strerror(errno));
+		p[i] = saved;
+	}
+	if (rc == AIR_OK && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)))
+		rc = air__failf(err, AIR_EIO, 0, "%s is not a directory", p);
+	air__free(p);
+	return rc;
+}
+
+/* Record a failure of node @n ("; "-separated after the first). */
+static void note_error(dl_node *n, const char *fmt, ...) AIR__PRINTF(2, 3);
+static void note_error(dl_node *n, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg, *joined;
+
+	n->complete = false;
+	va_start(ap, fmt);
+	msg = air__vsprintf(fmt, ap);
+	va_end(ap);
+	if (!msg)
+		return;
+	if (!n->error) {
+		n->error = msg;
+		return;
+	}
+	joined = air__sprintf("%s; %s", n->error, msg);
+	air__free(msg);
+	if (joined) {
+		air__free(n->error);
+		n->error = joined;
+	}
+}
+
+static int node_count(const air_run *run, int64_t *out, air_error **err)
+{
+	int32_t per = air_accelerator_gpus_per_node(run->accel_type);
+
+	if (!run->accel_type || run->accel_count <= 0)
+		return air__failf(err, AIR_EPROTO, 0,
+		                  "run %lld reports no compute; cannot tell how many nodes it used",
+		                  (long long)run->id);
+	if (per <= 0)
+		return air__failf(err, AIR_EPROTO, 0,
+		                  "run %lld uses accelerator type %s; its GPUs per node are unknown",
+		                  (long long)run->id, run->accel_type);
+	if (run->accel_count % per)
+		return air__failf(err, AIR_EPROTO, 0,
+		                  "run %lld has %lld accelerators, not a multiple of %d per node of %s",
+		                  (long long)run->id, (long long)run->accel_count, per, run->accel_type);
+	*out = run->accel_count / per;
+	return AIR_OK;
+}
+
+/* Download round @k for the nodes of a group that have a chunk k: sign each,
+ * fetch them in parallel, append the successful ones in order. */
+static int download_round(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                          dl_node **group, size_t ngroup, size_t k, air_error **err)
+{
+	air__signed sg[PARALLEL_NODES];
+	air__http_req reqs[PARALLEL_NODES] = {{0}};
+	air__http_resp resps[PARALLEL_NODES];
+	dl_node *who[PARALLEL_NODES];
+	air_error *e = NULL;
+	size_t m = 0;
+	int rc = AIR_OK;
+
+	for (size_t g = 0; g < ngroup; g++) {
+		dl_node *n = group[g];
+		const char *path;
+
+		if (!n->fp || k >= n->nchunks)
+			continue;
+		path = n->chunks[k].path;
+		rc = air__mlflow_sign(c, ctx, mlflow_run, path, &sg[m], &e);
+		if (rc == AIR_EINTERRUPTED || rc == AIR_ENOMEM)
+			break;
+		if (rc != AIR_OK) {
+			note_error(n, "chunk %s: %s", path, e ? air_error_message(e) : air_strerror(rc));
+			air_error_free(e);
+			e = NULL;
+			rc = AIR_OK;
+			continue;
+		}
+		air__signed_request(&sg[m], &reqs[m]);
+		resps[m] = (air__http_resp)AIR__HTTP_RESP_INIT;
+		who[m++] = n;
+	}
+	if (rc == AIR_OK && m) {
+		rc = air__http_do_many(c, ctx, reqs, m, resps, &e);
+		if (rc != AIR_EINTERRUPTED)
+			rc = AIR_OK; /* per-chunk outcomes are read below */
+	}
+	for (size_t i = 0; i < m; i++) {
+		dl_node *n = who[i];
+		const char *path = n->chunks[k].path;
+		char status[32];
+
+		if (rc == AIR_OK && resps[i].status >= 200 && resps[i].status < 300) {
+			if (resps[i].body_len &&
+			    fwrite(resps[i].body, 1, resps[i].body_len, n->fp) != resps[i].body_len)
+				note_error(n, "writing %s: %s", n->path, strerror(errno));
+			else
+				n->bytes += (int64_t)resps[i].body_len;
+		} else if (rc == AIR_OK) {
+			snprintf(status, sizeof(status), resps[i].status ? "HTTP %d" : "request failed",
+			         resps[i].status);
+			note_error(n, "chunk %s: %s", path, status);
+		}
+		air__http_resp_clear(&resps[i]);
+		air__signed_dispose(&sg[i]);
+	}
+	if (rc != AIR_OK)
+		return e ? air__fail(err, e) : air__failf(err, rc, 0, "%s", air_strerror(rc));
+	air_error_free(e);
+	return AIR_OK;
+}
+
+static void finish_node(dl_node *n)
+{
+	if (n->fp && fclose(n->fp) != 0)
+		note_error(n, "writing %s: %s", n->path, strerror(errno));
+	n->fp = NULL;
+	if (n->path && n->bytes == 0) {
+		/* Nothing downloaded: leave no empty file behind. */
+		unlink(n->path);
+		air__free(n->path);
+		n->path = NULL;
+	}
+	air__mlflow_chunks_free(n->chunks, n->nchunks);
+	n->chunks = NULL;
+	n->nchunks = 0;
+}
+
+static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                          const char *dir, bool layout, int32_t attempt, dl_node **group,
+                          size_t ngroup, air_error **err)
+{
+	size_t rounds = 0;
+	int rc = AIR_OK;
+
+	for (size_t g = 0; g < ngroup && rc == AIR_OK; g++) {
+		dl_node *n = group[g];
+		char *adir = air__mlflow_log_dir(layout, attempt, n->node);
+		air_error *e = NULL;
+
+		n->complete = true;
+		if (!adir || !(n->path = air__sprintf("%s/logs/node_%d.log", dir, n->node))) {
+			air__free(adir);
+			rc = oom(err);
+			break;
+		}
+		rc = air__mlflow_list_chunks(c, ctx, mlflow_run, adir, &n->chunks, &n->nchunks, &e);
+		air__free(adir);
+		if (rc == AIR_EINTERRUPTED || rc == AIR_ENOMEM) {
+			rc = e ? air__fail(err, e) : air__failf(err, rc, 0, "%s", air_strerror(rc));
+			break;
+		}
+		if (rc != AIR_OK) {
+			note_error(n, "listing its chunks: %s", e ? air_error_message(e) : air_strerror(rc));
+			air_error_free(e);
+			rc = AIR_OK;
+			air__free(n->path);
+			n->path = NULL;
+			continue;
+		}
+		n->fp = fopen(n->path, "wb");
+		if (!n->fp) {
+			note_error(n, "cannot create %s: %s", n->path, strerror(errno));
+			air__free(n->path);
+			n->path = NULL;
+			continue;
+		}
+		rounds = n->nchunks > rounds ? n->nchunks : rounds;
+	}
+	/* Chunks of one node in ascending order, nodes of the group in parallel. */
+	for (size_t k = 0; rc == AIR_OK && k < rounds; k++)
+		rc = download_round(c, ctx, mlflow_run, group, ngroup, k, err);
+	for (size_t g = 0; g < ngroup; g++)
+		finish_node(group[g]);
+	return rc;
+}
+
+static int check_node(const air_run *run, const air_logs_options *o, int64_t nodes,
+                      air_error **err)
+{
+	if (o->node >= nodes)
+		return air__fail(err, air__error_set_field(
+			air__error_new(AIR_EINVAL, 0,
+			               "node %d is out of range for run %lld: it ran on %lld node%s (0..%lld)",
+			               o->node, (long long)run->id, (long long)nodes, nodes == 1 ? "" : "s",
+			               (long long)nodes - 1),
+			"node"));
+	return AIR_OK;
+}
+
+/* Every node failed and nothing was written: one error naming each failure. */
+static int all_failed(const air_download_report *rep, air_error **err)
+{
+	air__buf b = AIR__BUF_INIT;
+	int rc;
+
+	air__buf_puts(&b, "no log file could be downloaded");
+	for (size_t i = 0; i < rep->count; i++)
+		if (rep->nodes[i].error)
+			air__buf_printf(&b, "; node %d: %s", rep->nodes[i].node, rep->nodes[i].error);
+	rc = air__failf(err, AIR_ESERVER, AIR_KIND_TRANSIENT, "%s", air__buf_cstr(&b));
+	air__buf_dispose(&b);
+	return rc;
+}
+
+static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, const char *dir,
+                        const air_logs_options *o, air_download_report *rep, air_error **err)
+{
+	air_run *run = NULL;
+	char *me = NULL, *logs_dir = NULL;
+	int64_t nodes = 0;
+	int32_t attempt = o->attempt < 0 ? 0 : o->attempt;
+	bool any_file = false, any_error = false, layout;
+	json_t *output;
+	int rc = air__client_ensure_resolved(c, ctx, err);
+
+	if (rc == AIR_OK)
+		rc = air__client_user_name(c, ctx, &me, err);
+	air__free(me);
+	if (rc == AIR_OK)
+		rc = air__run_fetch(c, ctx, run_id, &run, err);
+	/* PROTOCOL §5.1: the attempt is checked before the download starts. */
+	if (rc == AIR_OK)
+		rc = air__logs_check_attempt(run, o->attempt, err);
+	if (rc == AIR_OK)
+		rc = node_count(run, &nodes, err);
+	if (rc == AIR_OK)
+		rc = check_node(run, o, nodes, err);
+	if (rc == AIR_OK) {
+		rep->count = o->node >= 0 ? 1 : (size_t)nodes;
+		rep->nodes = air__calloc(rep->count, sizeof(*rep->nodes));
+		if (!rep->nodes)
+			rc = oom(err);
+		for (size_t i = 0; rc == AIR_OK && i < rep->count; i++)
+			rep->nodes[i].node = o->node >= 0 ? o->node : (int32_t)i;
+	}
+	if (rc != AIR_OK) {
+		air_run_free(run);
+		return rc;
+	}
+	if (!(rep->state = air__strdup(run->state))) {
+		air_run_free(run);
+		return oom(err);
+	}
+	output = air__run_fetch_output(c, ctx, run->task_run_id);
+	rc = air__run_set_output(run, output, air__client_host(c)) == AIR_OK ? AIR_OK : oom(err);
+	json_decref(output);
+	if (rc == AIR_OK && !run->mlflow_run_id) {
+		rep->no_logs = air__no_logs_message(run);
+		rc = rep->no_logs ? AIR_OK : oom(err);
+		air_run_free(run);
+		return rc;
+	}
+	logs_dir = air__sprintf("%s/logs", dir);
+	rc = rc == AIR_OK ? (logs_dir ? make_dirs(logs_dir, err) : oom(err)) : rc;
+	if (rc == AIR_OK) {
+		layout = air__mlflow_attempt_layout(c, ctx, run->mlflow_run_id, attempt);
+		for (size_t i = 0; rc == AIR_OK && i < rep->count; i += PARALLEL_NODES) {
+			dl_node *group[PARALLEL_NODES];
+			size_t ng = rep->count - i < PARALLEL_NODES ? rep->count - i : PARALLEL_NODES;
+
+			for (size_t g = 0; g < ng; g++)
+				group[g] = &rep->nodes[i + g];
+			rc = download_group(c, ctx, run->mlflow_run_id, dir, layout, attempt, group, ng,
+			                    err);
+		}
+	}
+	for (size_t i = 0; rc == AIR_OK && i < rep->count; i++) {
+		any_file = any_file || rep->nodes[i].path;
+		any_error = any_error || rep->nodes[i].error;
+	}
+	if (rc == AIR_OK && !any_file && any_error)
+		rc = all_failed(rep, err);
+	else if (rc == AIR_OK && !any_file)
+		rc = (rep->no_logs = air__no_logs_message(run)) ? AIR_OK : oom(err);
+	air__free(logs_dir);
+	air_run_free(run);
+	return rc;
+}
+
+int air_client_download_logs(air_client *client, int64_t run_id, const char *dir,
+                             const air_logs_options *opts, air_download_report **out,
+                             air_error **err)
+{
+	air_logs_options o;
+	air__ctx ctx;
+	air_download_report *rep;
+	int rc;
+
+	if (!out)
+		return air__failf(err, AIR_EINVAL, 0, "air_client_download_logs: out is NULL");
+	*out = NULL;
+	if (!client)
+		return air__failf(err, AIR_EINVAL, 0, "air_client_download_logs: client is NULL");
+	if ((rc = air__check_run_id(run_id, err)) != AIR_OK)
+		return rc;
+	if (air__is_blank(dir))
+		return air__fail(err, air__error_set_field(
+			air__error_new(AIR_EINVAL, 0, "the download directory is empty"), "dir"));
+	if (opts)
+		o = *opts;
+	else
+		air__logs_options_defaults(&o);
+	air__client_ctx(client, &o.call, &ctx);
+	rep = air__calloc(1, sizeof(*rep));
+	if (!rep)
+		return oom(err);
+	rc = run_download(client, &ctx, run_id, dir, &o, rep, err);
+	if (rc != AIR_OK) {
+		air_download_report_free(rep);
+		return rc;
+	}
+	*out = rep;
+	return AIR_OK;
+}
+
+size_t air_download_report_count(const air_download_report *rep) { return rep ? rep->count : 0; }
+
+static const dl_node *dl_entry(const air_download_report *rep, size_t i)
+{
+	return rep && i < rep->count ? &rep->nodes[i] : NULL;
+}
+
+int32_t air_download_report_node(const air_download_report *rep, size_t i)
+{
+	const dl_node *n = dl_entry(rep, i);
+	return n ? n->node : -1;
+}
+
+const char *air_download_report_path(const air_download_report *rep, size_t i)
+{
+	const dl_node *n = dl_entry(rep, i);
+	return n ? n->path : NULL;
+}
+
+int64_t air_download_report_bytes(const air_download_report *rep, size_t i)
+{
+	const dl_node *n = dl_entry(rep, i);
+	return n ? n->bytes : 0;
+}
+
+int32_t air_download_report_complete(const air_download_report *rep, size_t i)
+{
+	const dl_node *n = dl_entry(rep, i);
+	return n && n->complete;
+}
+
+const char *air_download_report_error(const air_download_report *rep, size_t i)
+{
+	const dl_node *n = dl_entry(rep, i);
+	return n ? n->error : NULL;
+}
+
+const char *air_download_report_no_logs_message(const air_download_report *rep)
+{
+	return rep ? rep->no_logs : NULL;
+}
+
+const char *air_download_report_state_name(const air_download_report *rep)
+{
+	return rep ? rep->state : NULL;
+}
+
+int32_t air_download_report_state(const air_download_report *rep)
+{
+	return rep ? air__state_from_name(rep->state) : AIR_STATE_UNKNOWN;
+}
+
+void air_download_report_free(air_download_report *rep)
+{
+	if (!rep)
+		return;
+	air__free(rep->state);
+	for (size_t i = 0; i < rep->count; i++) {
+		dl_node *n = &rep->nodes[i];
+		if (n->fp)
+			fclose(n->fp);
+		air__mlflow_chunks_free(n->chunks, n->nchunks);
+		air__free(n->path);
+		air__free(n->error);
+	}
+	air__free(rep->nodes);
+	air__free(rep->no_logs);
+	air__free(rep);
+}

@@ -1,0 +1,509 @@
+/*
+ * iter.c: the log iterator (air_client_open_logs(), air_log_iter_next()), a
+ * pull-style state machine over the reading rules of docs/runs-and-logs.md:
+ * identity probe and runs/get at open; then either the tail of a finished
+ * run (or a static view, or a single pass), or the follow loop of an active
+ * run; the MLflow fallback when the log endpoint has nothing.
+ *
+ * Each step queues the records it finds (air__stream_emit()); next() hands
+ * them out one by one and runs the next step only when the queue is empty,
+ * so a page is never held beyond its records and nothing runs on another
+ * thread.
+ */
+#include <string.h>
+
+#include "logs/logs.h"
+
+typedef enum step {
+	STEP_TAIL,      /* fetch the tail (then DONE or FALLBACK) */
+	STEP_POLL,      /* start a poll of the follow loop: re-read the run */
+	STEP_PAGE,      /* fetch the next page of the current poll */
+	STEP_AFTER,     /* the poll's pages are drained: decide, wait */
+	STEP_FALLBACK,  /* read the MLflow artifacts (then DONE) */
+	STEP_DONE,
+	STEP_FAILED
+} step;
+
+struct air_log_iter {
+	air__stream s;
+	step next;
+	air_log_record rec;      /* the record handed out last */
+	air_logs_summary sum;    /* kept current; final at AIR_EDONE */
+	int fail_rc;             /* once failed: what every later call returns */
+	air_error *fail_err;
+	/* the follow loop */
+	char *path;              /* the logs endpoint of the run */
+	air__dedup dd;
+	int64_t last_t, from, to, poll;
+	char *token;             /* next page of the current poll, or NULL */
+	json_t *seen;            /* tokens of the current poll (a repeat ends it) */
+};
+
+/* Internal outcome of a log endpoint read: switch to the MLflow artifacts. */
+#define FALLBACK 1
+
+static bool is_code(const air_error *e, const char *code)
+{
+	const char *c = e ? air_error_server_code(e) : NULL;
+	return c && !strcmp(c, code);
+}
+
+/* Report the run's display state when it changed (the status callback). */
+static int report_status(air__stream *s, air_error **err)
+{
+	const char *cur = s->run->state;
+	char *prev = s->reported_state;
+	int rc = AIR_OK;
+
+	if (prev && !strcmp(prev, cur))
+		return AIR_OK;
+	if (!(s->reported_state = air__strdup(cur)))
+		rc = air__oom(err);
+	else if (s->o.on_status && s->o.on_status(cur, prev, s->o.status_ud) != 0)
+		rc = air__failf(err, AIR_EABORTED, 0, "the status callback stopped the log stream");
+	air__free(prev);
+	return rc;
+}
+
+/* Page bodies go to one reused buffer: no allocation per page. */
+static int collect(const void *data, size_t len, void *ud)
+{
+	air__buf_put(ud, data, len);
+	return air__buf_oom(ud) ? -1 : 0;
+}
+
+/* One page of the log endpoint into s->page, with the per-page error table:
+ * AIR_OK, FALLBACK, or a fatal error. Transient failures are retried here
+ * after the poll interval. */
+static int fetch_page(air__stream *s, const char *path, const char *query, air_error **err)
+{
+	for (;;) {
+		air__http_req req = {0};
+		air__http_resp resp = AIR__HTTP_RESP_INIT;
+		air_error *e = NULL;
+		int rc;
+
+		req.method = "GET";
+		req.path = path;
+		req.query = query;
+		req.sink = collect;
+		req.sink_ud = &s->body;
+		air__buf_clear(&s->body);
+		rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
+		if (rc == AIR_EABORTED && air__buf_oom(&s->body))
+			rc = AIR_ENOMEM;
+		if (rc == AIR_OK)
+			rc = air__log_page_parse(&s->page, air__buf_cstr(&s->body), s->body.len, &e);
+		air__http_resp_clear(&resp);
+		if (rc == AIR_OK) {
+			s->failures = 0;
+			return AIR_OK;
+		}
+		if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT || rc == AIR_EABORTED ||
+		    rc == AIR_ENOMEM)
+			return e ? air__fail(err, e) : air__failf(err, rc, 0, "%s", air_strerror(rc));
+		if (is_code(e, "FEATURE_DISABLED") || is_code(e, "ENDPOINT_NOT_FOUND") ||
+		    (e && air_error_http_status(e) == 404)) {
+			air_error_free(e);
+			return FALLBACK;
+		}
+		if (is_code(e, "RESOURCE_DOES_NOT_EXIST")) {
+			air__error_set_code(e, AIR_ENOTFOUND);
+			air__error_set_kind(e, AIR_KIND_NOT_FOUND);
+			air__error_set_retryable(e, false);
+			return air__fail(err, e);
+		}
+		air__client_debug(s->c, AIR_DEBUG_INFO, "log page failed (%d of %d): %s",
+		                  s->failures + 1, s->o.max_failures,
+		                  e ? air_error_message(e) : air_strerror(rc));
+		air_error_free(e);
+		if (++s->failures >= s->o.max_failures)
+			return FALLBACK;
+		if ((rc = air__ctx_sleep(&s->ctx, s->o.poll_ms, "log stream", err)) != AIR_OK)
+			return rc;
+	}
+}
+
+/* Remember @next unless it was seen before (a repeated token ends the chain). */
+static int next_token(json_t *seen, const char *next, char **token)
+{
+	air__free(*token);
+	*token = NULL;
+	if (!next || json_object_get(seen, next))
+		return AIR_OK;
+	*token = air__strdup(next);
+	return *token && json_object_set_new(seen, next, json_true()) == 0 ? AIR_OK : AIR_ENOMEM;
+}
+
+/* ---- the tail of a finished run (or a static view, or one pass) --------------- */
+
+typedef struct tail_line {
+	char *line;
+	size_t len;
+	int64_t time_ns;
+} tail_line;
+
+/* Pages come newest first: collect up to the target, queue oldest to newest. */
+static int tail(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	int64_t target = air__logs_tail_target(&s->o);
+	char *token = NULL;
+	json_t *seen = json_object();
+	tail_line *lines = NULL;
+	size_t n = 0, cap = 0;
+	int rc = seen ? AIR_OK : air__oom(err);
+
+	while (rc == AIR_OK && target > 0) {
+		air__buf q = AIR__BUF_INIT;
+		const air__log_page *page = &s->page;
+
+		air__logs_query(&q, false, it->from, it->to, token, target, s->o.attempt, s->node);
+		rc = air__buf_oom(&q) ? air__oom(err) : fetch_page(s, it->path, air__buf_cstr(&q), err);
+		air__buf_dispose(&q);
+		if (rc != AIR_OK)
+			break;
+		for (size_t i = 0; rc == AIR_OK && i < page->n && (int64_t)n < target; i++, n++) {
+			if (n == cap) {
+				tail_line *p = air__realloc(lines, (cap = cap ? cap * 2 : 256) * sizeof(*p));
+				if (!p) {
+					rc = air__oom(err);
+					break;
+				}
+				lines = p;
+			}
+			lines[n].line = air__strndup(page->recs[i].body, page->recs[i].len);
+			lines[n].len = page->recs[i].len;
+			lines[n].time_ns = page->recs[i].time_ns;
+			if (!lines[n].line)
+				rc = air__oom(err);
+		}
+		if (rc == AIR_OK && next_token(seen, page->next_token, &token) != AIR_OK)
+			rc = air__oom(err);
+		if ((int64_t)n >= target || !token)
+			break;
+	}
+	for (size_t i = n; rc == AIR_OK && i > 0; i--)
+		rc = air__stream_emit(s, lines[i - 1].line, lines[i - 1].len, lines[i - 1].time_ns, err);
+	for (size_t i = 0; i < n; i++)
+		air__free(lines[i].line);
+	air__free(lines);
+	air__free(token);
+	json_decref(seen);
+	if (rc == AIR_OK && s->delivered == 0)
+		rc = FALLBACK;
+	return rc;
+}
+
+/* ---- the follow loop ------------------------------------------------------------ */
+
+/* Re-read runs/get; transient failures wait a poll interval and try again. */
+static int reread(air__stream *s, air_error **err)
+{
+	for (;;) {
+		air_run *run = NULL;
+		air_error *e = NULL;
+		int rc = air__run_fetch(s->c, &s->ctx, s->run_id, &run, &e);
+
+		if (rc == AIR_OK) {
+			air_run_free(s->run);
+			s->run = run;
+			return AIR_OK;
+		}
+		if (rc == AIR_ENOTFOUND || rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT ||
+		    rc == AIR_ENOMEM || rc == AIR_EABORTED)
+			return e ? air__fail(err, e) : air__failf(err, rc, 0, "%s", air_strerror(rc));
+		air__client_debug(s->c, AIR_DEBUG_INFO, "re-reading run %lld failed: %s",
+		                  (long long)s->run_id, e ? air_error_message(e) : air_strerror(rc));
+		air_error_free(e);
+		if ((rc = air__ctx_sleep(&s->ctx, s->o.poll_ms, "log stream", err)) != AIR_OK)
+			return rc;
+	}
+}
+
+/* Start a poll: (after the first) re-read the run, then the first page. */
+static int start_poll(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	int64_t unused_from;
+	int rc;
+
+	if (it->poll > 0 && ((rc = reread(s, err)) != AIR_OK || (rc = report_status(s, err)) != AIR_OK))
+		return rc;
+	air__logs_bounds(0, s->run->run_end_ms, s->run->terminal, 0, 0, &unused_from, &it->to);
+	json_decref(it->seen);
+	air__free(it->token);
+	it->token = NULL;
+	if (!(it->seen = json_object()))
+		return air__oom(err);
+	it->next = STEP_PAGE;
+	return AIR_OK;
+}
+
+/* One page of the current poll: queue the records not seen yet. */
+static int drain_page(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	const air__log_page *page = &s->page;
+	air__buf q = AIR__BUF_INIT;
+	int rc;
+
+	air__logs_query(&q, true, it->from, it->to, it->token, 0, s->o.attempt, s->node);
+	rc = air__buf_oom(&q) ? air__oom(err) : fetch_page(s, it->path, air__buf_cstr(&q), err);
+	air__buf_dispose(&q);
+	if (rc != AIR_OK)
+		return rc;
+	for (size_t i = 0; rc == AIR_OK && i < page->n; i++) {
+		const air__log_rec *r = &page->recs[i];
+
+		if (r->time_ns != 0) {
+			int seen_before;
+			if (r->time_ns < it->last_t)
+				continue;
+			if ((seen_before = air__dedup_check(&it->dd, r->time_ns, r->body, r->len)) < 0)
+				return air__oom(err);
+			if (seen_before)
+				continue;
+		}
+		rc = air__stream_emit(s, r->body, r->len, r->time_ns, err);
+		if (r->time_ns != 0)
+			it->last_t = r->time_ns;
+	}
+	if (rc == AIR_OK && next_token(it->seen, page->next_token, &it->token) != AIR_OK)
+		rc = air__oom(err);
+	if (rc == AIR_OK && !it->token)
+		it->next = STEP_AFTER;
+	return rc;
+}
+
+/* The poll's pages are drained: the end, or the waiting message and a pause. */
+static int after_poll(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	int rc;
+
+	/* Re-query the boundary second; the de-dup set drops the repeats. */
+	if (it->last_t > 0)
+		it->from = it->last_t / 1000000000;
+	if (s->run->terminal) {
+		it->next = s->delivered == 0 ? STEP_FALLBACK : STEP_DONE;
+		return AIR_OK;
+	}
+	/* Still no line on polls 0, 5, 10, ...: say what the run waits for. */
+	if (s->delivered == 0 && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
+	    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
+		return rc;
+	if ((rc = air__ctx_sleep(&s->ctx, s->o.poll_ms, "log stream", err)) != AIR_OK)
+		return rc;
+	it->poll++;
+	it->next = STEP_POLL;
+	return AIR_OK;
+}
+
+/* ---- steps and hand-out ------------------------------------------------------------ */
+
+static void update_summary(air_log_iter *it)
+{
+	air__stream *s = &it->s;
+
+	if (!s->run)
+		return;
+	if (!it->sum.state || strcmp(it->sum.state, s->run->state) != 0) {
+		char *state = air__strdup(s->run->state);
+		if (state) {
+			air__free(it->sum.state);
+			it->sum.state = state;
+		}
+	}
+	it->sum.terminal = s->run->terminal;
+	it->sum.succeeded = s->run->succeeded;
+	it->sum.source = s->source;
+	if (s->no_logs && !it->sum.no_logs) {
+		it->sum.no_logs = s->no_logs;
+		s->no_logs = NULL;
+	}
+}
+
+/* Run the next step; records it finds are queued. */
+static int step_once(air_log_iter *it, air_error **err)
+{
+	int rc;
+
+	switch (it->next) {
+	case STEP_TAIL:
+		rc = tail(it, err);
+		if (rc == AIR_OK)
+			it->next = STEP_DONE;
+		break;
+	case STEP_POLL:
+		rc = start_poll(it, err);
+		break;
+	case STEP_PAGE:
+		rc = drain_page(it, err);
+		break;
+	case STEP_AFTER:
+		rc = after_poll(it, err);
+		break;
+	case STEP_FALLBACK:
+		rc = air__mlflow_fallback(&it->s, err);
+		if (rc == AIR_OK)
+			it->next = STEP_DONE;
+		break;
+	default:
+		return AIR_OK;
+	}
+	if (rc == FALLBACK) {
+		it->next = STEP_FALLBACK;
+		rc = AIR_OK;
+	}
+	update_summary(it);
+	return rc;
+}
+
+/* A waiting message still up is ended (its callback's result is ignored). */
+static void end_waiting(air__stream *s)
+{
+	if (s->waiting_shown)
+		air__stream_end_waiting(s, NULL);
+}
+
+static int fail(air_log_iter *it, int rc, air_error **err)
+{
+	it->next = STEP_FAILED;
+	it->fail_rc = rc;
+	if (err && *err)
+		it->fail_err = air__error_clone(*err);
+	end_waiting(&it->s);
+	return rc;
+}
+
+int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **err)
+{
+	air__stream *s;
+	int rc;
+
+	if (rec)
+		*rec = NULL;
+	if (!it || !rec)
+		return air__failf(err, AIR_EINVAL, 0, "air_log_iter_next: %s is NULL",
+		                  it ? "rec" : "iter");
+	s = &it->s;
+	if (it->next == STEP_FAILED)
+		return it->fail_err ? air__fail(err, air__error_clone(it->fail_err)) : it->fail_rc;
+	while (s->qpos == s->qn) {
+		if (it->next == STEP_DONE) {
+			end_waiting(s);
+			return AIR_EDONE;
+		}
+		/* The queue is empty: its texts and the page may be reused. */
+		s->qn = s->qpos = 0;
+		air__buf_clear(&s->batch);
+		if ((rc = step_once(it, err)) != AIR_OK)
+			return fail(it, rc, err);
+	}
+	/* The first line ends the wait: a display erases the message first. */
+	if (s->waiting_shown && (rc = air__stream_end_waiting(s, err)) != AIR_OK)
+		return fail(it, rc, err);
+	it->rec.line = s->batch.ptr + s->q[s->qpos].off;
+	it->rec.len = s->q[s->qpos].len;
+	it->rec.time_ns = s->q[s->qpos].time_ns;
+	it->rec.node = s->node;
+	it->rec.source = s->source;
+	it->rec.alert = air_log_match_alert(it->rec.line, it->rec.len);
+	s->qpos++;
+	it->sum.records++;
+	*rec = &it->rec;
+	return AIR_OK;
+}
+
+const air_logs_summary *air_log_iter_summary(const air_log_iter *it) { return it ? &it->sum : NULL; }
+
+void air_log_iter_free(air_log_iter *it)
+{
+	if (!it)
+		return;
+	end_waiting(&it->s);
+	air_run_free(it->s.run);
+	air__free(it->s.reported_state);
+	air__free(it->s.no_logs);
+	air__buf_dispose(&it->s.body);
+	air__log_page_dispose(&it->s.page);
+	air__buf_dispose(&it->s.batch);
+	air__free(it->s.q);
+	air__free(it->sum.state);
+	air__free(it->sum.no_logs);
+	air_error_free(it->fail_err);
+	air__free(it->path);
+	air__dedup_dispose(&it->dd);
+	air__free(it->token);
+	json_decref(it->seen);
+	air__free(it);
+}
+
+/* ---- opening ------------------------------------------------------------------------ */
+
+static int open_run(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	char *me = NULL;
+	bool static_view;
+	int rc = air__client_ensure_resolved(s->c, &s->ctx, err);
+
+	/* The identity probe comes first: PAT setup alone contacts nobody. */
+	if (rc == AIR_OK)
+		rc = air__client_user_name(s->c, &s->ctx, &me, err);
+	air__free(me);
+	if (rc == AIR_OK)
+		rc = air__run_fetch(s->c, &s->ctx, s->run_id, &s->run, err);
+	if (rc == AIR_OK)
+		rc = air__logs_check_attempt(s->run, s->o.attempt, err);
+	if (rc == AIR_OK)
+		rc = report_status(s, err);
+	if (rc != AIR_OK)
+		return rc;
+	if (!(it->path = air__sprintf("/api/2.0/ai-training/workflows/by-run-id/%lld/logs",
+	                              (long long)s->run_id)))
+		return air__oom(err);
+	static_view = s->o.attempt >= 0 && s->o.attempt < s->run->latest_attempt && !s->run->terminal;
+	air__logs_bounds(s->run->run_start_ms, s->run->run_end_ms, s->run->terminal, s->o.minutes,
+	                 air__now_ms(), &it->from, &it->to);
+	it->next = s->run->terminal || static_view || !s->o.follow ? STEP_TAIL : STEP_POLL;
+	update_summary(it);
+	return AIR_OK;
+}
+
+int air_client_open_logs(air_client *client, int64_t run_id, const air_logs_options *opts,
+                         air_log_iter **out, air_error **err)
+{
+	air_log_iter *it;
+	air__stream *s;
+	int rc;
+
+	if (!out)
+		return air__failf(err, AIR_EINVAL, 0, "air_client_open_logs: out is NULL");
+	*out = NULL;
+	if (!client)
+		return air__failf(err, AIR_EINVAL, 0, "air_client_open_logs: client is NULL");
+	if ((rc = air__check_run_id(run_id, err)) != AIR_OK)
+		return rc;
+	if (!(it = air__calloc(1, sizeof(*it))))
+		return air__oom(err);
+	s = &it->s;
+	s->c = client;
+	s->run_id = run_id;
+	if (opts)
+		s->o = *opts;
+	else
+		air__logs_options_defaults(&s->o);
+	air__client_ctx(client, &s->o.call, &s->ctx);
+	s->node = s->o.node < 0 ? 0 : s->o.node;
+	s->source = AIR_LOG_SOURCE_ENDPOINT;
+	it->sum.source = AIR_LOG_SOURCE_ENDPOINT;
+	air__dedup_init(&it->dd, AIR__LOGS_DEDUP_MAX);
+	if ((rc = open_run(it, err)) != AIR_OK) {
+		air_log_iter_free(it);
+		return rc;
+	}
+	*out = it;
+	return AIR_OK;
+}

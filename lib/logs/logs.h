@@ -1,0 +1,209 @@
+/*
+ * logs.h: the internals of the logs module (the iterator and its pieces,
+ * the MLflow fallback, downloads), shared by the files of lib/logs/. Never
+ * installed; no other module includes it.
+ */
+#ifndef AIR_LOGS_LOGS_H
+#define AIR_LOGS_LOGS_H
+
+#include "runs/runs.h"
+
+#define AIR__LOGS_DEFAULT_TAIL 10000
+#define AIR__LOGS_DEDUP_MAX 100000
+#define AIR__LOGS_MAX_LINE (4 * 1024 * 1024)
+
+struct air_logs_options {
+	air__call_opts call;
+	int32_t follow;          /* 0 or 1 */
+	int64_t tail;            /* -1 = default */
+	int64_t minutes;         /* 0 = off */
+	int32_t node;            /* -1 = not set (stream: 0; download: every node) */
+	int32_t attempt;         /* -1 = latest */
+	int64_t poll_ms;
+	int32_t max_failures;
+	air_log_record_cb on_record;   /* the callback stream only */
+	void *record_ud;
+	air_log_status_cb on_status;
+	void *status_ud;
+	air_log_waiting_cb on_waiting; /* NULL: no waiting messages, no extra requests */
+	void *waiting_ud;
+};
+
+struct air_log_record {
+	const char *line;
+	size_t len;
+	int64_t time_ns;
+	int32_t node;
+	int32_t source;
+	int32_t alert;     /* first matching fatal pattern, 0 when none */
+};
+
+struct air_logs_summary {
+	int64_t records;
+	char *state;
+	bool terminal, succeeded;
+	int32_t source;
+	char *no_logs;
+};
+
+void air__logs_options_defaults(air_logs_options *o);
+/* Tail target: the option, or 10000 when unset. */
+int64_t air__logs_tail_target(const air_logs_options *o);
+/* §5.1 step 4: an attempt beyond the latest is AIR_EINVAL naming 0..latest. */
+int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err);
+
+/* ---- pages, bounds and de-duplication (logs_page.c), pure ---------------- */
+
+typedef struct air__log_rec {
+	const char *body;    /* borrowed from the page; "" when absent */
+	size_t len;
+	int64_t time_ns;     /* 0 when missing or unparseable */
+} air__log_rec;
+
+/* A parsed page. Its buffers are kept from one parse to the next, so that a
+ * stream allocates nothing per page once they have grown. Zero it first. */
+typedef struct air__log_page {
+	char *arena;             /* the decoded strings */
+	size_t arena_cap;
+	air__log_rec *recs;
+	size_t n, cap;
+	const char *next_token;  /* in the arena; NULL when none or empty */
+} air__log_page;
+
+/* Parse a logs endpoint reply into @p (logs_json.c): AIR_EPROTO when it is
+ * not one well-formed JSON object (then p->n is 0); non-object entries of
+ * log_records are skipped. */
+int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err);
+void air__log_page_dispose(air__log_page *p);
+
+/* §5.2 bounds in whole epoch seconds (0 = omit): from = now - minutes when
+ * minutes > 0, else floor(run start); to = ceil(run end) for a terminal run. */
+void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, int64_t minutes,
+                      int64_t now_ms, int64_t *from, int64_t *to);
+/* Query of the logs endpoint in §5.2 key order; 0/negative values omitted. */
+void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,
+                     int64_t page_size, int32_t attempt, int32_t node);
+
+/*
+ * The §5.4 de-dup set of (T, body) pairs, evicting the oldest beyond @max.
+ * Records with T below the last emitted T are skipped before the set is
+ * consulted, so only pairs carrying the last emitted T can ever match: the
+ * set keeps just those (bodies as 64-bit hashes), which behaves like the
+ * full set while staying a few entries in practice.
+ */
+typedef struct air__dedup {
+	int64_t t;           /* timestamp shared by every entry */
+	uint64_t *fifo;      /* hashes, oldest at head */
+	size_t head, len, fifo_cap;
+	uint64_t *slots;     /* open addressing, 0 = empty */
+	size_t slot_cap;
+	size_t max;
+} air__dedup;
+
+void air__dedup_init(air__dedup *d, size_t max);
+void air__dedup_dispose(air__dedup *d);
+/* Caller guarantees t >= the last t seen. Returns 1 when (t, body) is
+ * already in the set, 0 after adding it, AIR_ENOMEM. */
+int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len);
+
+/* ---- an iteration in progress (iter.c, mlflow.c, waiting.c) ------------------ */
+
+/* One queued record; its text is at @off in the batch buffer. */
+typedef struct air__queued {
+	size_t off, len;
+	int64_t time_ns;
+} air__queued;
+
+/* The state every step of an iteration shares. Steps queue the records they
+ * find (copied into @batch); air_log_iter_next() hands them out in order and
+ * runs the next step only once the queue is empty, so memory stays bounded
+ * by one step (one page, or one tail). */
+typedef struct air__stream {
+	air_client *c;
+	air__ctx ctx;            /* interrupts and the absolute deadline of the opening call */
+	int64_t run_id;
+	air_logs_options o;
+	int32_t node;            /* effective node */
+	air_run *run;            /* latest runs/get */
+	char *reported_state;    /* last state given to on_status */
+	int64_t delivered;       /* records queued so far */
+	int32_t source;
+	int32_t failures;        /* consecutive page failures */
+	char *no_logs;
+	bool waiting_shown;      /* a waiting message is up (not yet ended with NULL) */
+	air__buf body;           /* the page being read, reused */
+	air__log_page page;      /* the page parsed, reused */
+	air__buf batch;          /* texts of the queued records */
+	air__queued *q;          /* the queue: q[qpos..qn) not handed out yet */
+	size_t qn, qpos, qcap;
+} air__stream;
+
+/* Queue one record (its text is copied). */
+int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_ns,
+                     air_error **err);
+/* Set s->no_logs from the run's state. */
+int air__stream_set_no_logs(air__stream *s, air_error **err);
+/* "No logs" text: terminal runs name the final state (+ ": <message>"). */
+char *air__no_logs_message(const air_run *run);
+
+/* ---- the waiting message of §5.5 (logs_waiting.c) ------------------------- */
+
+/* Poll period of the waiting message: polls 0, 5, 10, ... of the follow loop. */
+#define AIR__LOGS_WAITING_EVERY 5
+
+/* "<payload>..." of a status message "STATUS:<payload>" (type trimmed and
+ * case-insensitive; payload trimmed, trailing dots dropped); NULL for any
+ * other type, a blank payload, no colon or NULL. air__free(). */
+char *air__logs_status_text(const char *status_message);
+/* The message to show: the status text, else the accelerator-capacity text
+ * while PENDING, else "waiting for the run to start on node N". NULL only
+ * when out of memory. air__free(). */
+char *air__logs_waiting_text(const air_run *run, const char *status_message, int32_t node);
+/* With a waiting callback: runs/get-output of the latest task, then the
+ * callback with the message. Failures to read are ignored; AIR_EABORTED when
+ * the callback asks to stop. */
+int air__stream_show_waiting(air__stream *s, air_error **err);
+/* After a message was shown: the callback with NULL (the wait is over). */
+int air__stream_end_waiting(air__stream *s, air_error **err);
+
+/* ---- MLflow log artifacts (mlflow.c) --------------------------------------- */
+
+typedef struct air__chunk {
+	int64_t index;
+	char *path;
+} air__chunk;
+
+/* Layout probe (§5.7 step 4): true for logs/attempt_<a>/node_<n>. Never fails. */
+bool air__mlflow_attempt_layout(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                                int32_t attempt);
+/* "logs/attempt_<a>/node_<n>" or "logs/node_<n>"; air__free(). */
+char *air__mlflow_log_dir(bool attempt_layout, int32_t attempt, int32_t node);
+/* Chunks of @dir sorted by index (default logs-0 when none are listed). */
+int air__mlflow_list_chunks(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                            const char *dir, air__chunk **out, size_t *n, air_error **err);
+void air__mlflow_chunks_free(air__chunk *chunks, size_t n);
+/* Chunk index of a basename "logs-<n>.chunk.txt", else -1. */
+int64_t air__mlflow_chunk_index(const char *path);
+
+/* A pre-signed download: URL and the headers the workspace asked for. */
+typedef struct air__signed {
+	char *url;
+	char **headers;          /* "Name: value", NULL-terminated */
+	bool absolute;
+} air__signed;
+
+/* credentials-for-read of one artifact. */
+int air__mlflow_sign(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                     const char *path, air__signed *out, air_error **err);
+/* Request for a signed download: no Databricks auth, the returned headers. */
+void air__signed_request(const air__signed *sg, air__http_req *req);
+void air__signed_dispose(air__signed *sg);
+/* Sign and download one artifact into memory (resp->body). */
+int air__mlflow_download(air_client *c, const air__ctx *ctx, const char *mlflow_run,
+                         const char *path, air__http_resp *resp, air_error **err);
+
+/* The MLflow fallback of an iteration: fresh runs/get, ids, chunks from the
+ * highest down, the last tail-target lines queued. */
+int air__mlflow_fallback(air__stream *s, air_error **err);
+
+#endif /* AIR_LOGS_LOGS_H */

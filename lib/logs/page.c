@@ -1,0 +1,165 @@
+/* logs_page.c: log query bounds and the de-dup set (PROTOCOL §5.2, §5.4). */
+#include "logs/logs.h"
+
+#include <string.h>
+
+/* ---- bounds and queries ---------------------------------------------------- */
+
+void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, int64_t minutes,
+                      int64_t now_ms, int64_t *from, int64_t *to)
+{
+	if (minutes > 0)
+		*from = now_ms / 1000 - minutes * 60;
+	else
+		*from = run_start_ms > 0 ? run_start_ms / 1000 : 0;
+	/* `to` is exclusive: round the end up to keep its last partial second. */
+	*to = terminal && run_end_ms > 0 ? run_end_ms / 1000 + (run_end_ms % 1000 != 0) : 0;
+}
+
+void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,
+                     int64_t page_size, int32_t attempt, int32_t node)
+{
+	air__buf_query(q, "ascending", ascending ? "true" : "false");
+	if (from > 0)
+		air__buf_query_int(q, "from", from);
+	if (to > 0)
+		air__buf_query_int(q, "to", to);
+	if (token)
+		air__buf_query(q, "page_token", token);
+	if (page_size > 0)
+		air__buf_query_int(q, "page_size", page_size);
+	if (attempt >= 0)
+		air__buf_query_int(q, "ref.attempt_number", attempt);
+	air__buf_query_int(q, "filter.node_index", node);
+}
+
+/* ---- de-dup set ---------------------------------------------------------------- */
+
+/* FNV-1a, finished with a murmur-style mix; 0 is reserved for empty slots. */
+static uint64_t hash_body(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	return h ? h : 1;
+}
+
+void air__dedup_init(air__dedup *d, size_t max)
+{
+	memset(d, 0, sizeof(*d));
+	d->max = max ? max : 1;
+}
+
+void air__dedup_dispose(air__dedup *d)
+{
+	air__free(d->fifo);
+	air__free(d->slots);
+	air__dedup_init(d, d->max);
+}
+
+static size_t slot_of(const air__dedup *d, uint64_t h) { return (size_t)h & (d->slot_cap - 1); }
+
+static bool table_has(const air__dedup *d, uint64_t h)
+{
+	for (size_t i = slot_of(d, h); d->slots[i]; i = (i + 1) & (d->slot_cap - 1))
+		if (d->slots[i] == h)
+			return true;
+	return false;
+}
+
+static void table_put(air__dedup *d, uint64_t h)
+{
+	size_t i = slot_of(d, h);
+
+	while (d->slots[i])
+		i = (i + 1) & (d->slot_cap - 1);
+	d->slots[i] = h;
+}
+
+/* Linear probing removal with backward shift (no tombstones). */
+static void table_del(air__dedup *d, uint64_t h)
+{
+	size_t mask = d->slot_cap - 1, i = slot_of(d, h), j;
+
+	while (d->slots[i] != h)
+		i = (i + 1) & mask;
+	for (j = (i + 1) & mask; d->slots[j]; j = (j + 1) & mask) {
+		size_t home = slot_of(d, d->slots[j]);
+		/* Move j into the hole at i unless its home lies cyclically in (i, j]. */
+		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+			d->slots[i] = d->slots[j];
+			i = j;
+		}
+	}
+	d->slots[i] = 0;
+}
+
+/* Keep the table at most half full; the fifo grows up to max entries. */
+static int reserve(air__dedup *d)
+{
+	if ((d->len + 1) * 2 > d->slot_cap) {
+		size_t cap = d->slot_cap ? d->slot_cap * 2 : 16;
+		uint64_t *slots = air__calloc(cap, sizeof(*slots)), *old = d->slots;
+		size_t old_cap = d->slot_cap;
+
+		if (!slots)
+			return AIR_ENOMEM;
+		d->slots = slots;
+		d->slot_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i])
+				table_put(d, old[i]);
+		air__free(old);
+	}
+	if (d->len == d->fifo_cap) {
+		size_t cap = d->fifo_cap ? d->fifo_cap * 2 : 16;
+		uint64_t *fifo;
+
+		if (cap > d->max)
+			cap = d->max;
+		fifo = air__malloc(cap * sizeof(*fifo));
+		if (!fifo)
+			return AIR_ENOMEM;
+		for (size_t i = 0; i < d->len; i++)
+			fifo[i] = d->fifo[(d->head + i) % d->fifo_cap];
+		air__free(d->fifo);
+		d->fifo = fifo;
+		d->fifo_cap = cap;
+		d->head = 0;
+	}
+	return AIR_OK;
+}
+
+int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len)
+{
+	uint64_t h = hash_body(body, len);
+
+	if (t != d->t || !d->slots) {
+		/* A newer timestamp: no older pair can match again. */
+		if (d->slot_cap > 1024)
+			air__dedup_dispose(d); /* after a burst, start small again */
+		else if (d->slots)
+			memset(d->slots, 0, d->slot_cap * sizeof(*d->slots));
+		d->len = d->head = 0;
+		d->t = t;
+	} else if (table_has(d, h)) {
+		return 1;
+	}
+	if (d->len == d->max) {
+		table_del(d, d->fifo[d->head]);
+		d->head = (d->head + 1) % d->fifo_cap;
+		d->len--;
+	}
+	if (reserve(d) != AIR_OK)
+		return AIR_ENOMEM;
+	table_put(d, h);
+	d->fifo[(d->head + d->len) % d->fifo_cap] = h;
+	d->len++;
+	return 0;
+}

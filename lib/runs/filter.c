@@ -1,0 +1,313 @@
+/* run_filter.c: listing options, --filter KEY=VALUE and the experiment glob (PROTOCOL §3.5). */
+#include "runs/list.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* ---- glob ----------------------------------------------------------------- */
+
+static int lower(int c) { return tolower((unsigned char)c); }
+
+/* Parse one class starting after '[' at @p; store whether @c matches in
+ * *hit. Returns the position after ']' or NULL when malformed. */
+static const char *match_class(const char *p, int c, bool *hit)
+{
+	bool negate = false, any = false, found = false;
+
+	if (*p == '!' || *p == '^') {
+		negate = true;
+		p++;
+	}
+	while (*p != ']' || !any) {
+		int lo, hi;
+
+		if (!*p || *p == '/')
+			return NULL;
+		if (*p == '\\' && !*++p)
+			return NULL;
+		lo = hi = (unsigned char)*p++;
+		if (*p == '-' && p[1] != ']') {
+			p++;
+			if (*p == '\\')
+				p++;
+			if (!*p || *p == '/')
+				return NULL;
+			hi = (unsigned char)*p++;
+		}
+		any = true;
+		if ((c >= lo && c <= hi) || (lower(c) >= lower(lo) && lower(c) <= lower(hi)) ||
+		    (toupper(c) >= lo && toupper(c) <= hi))
+			found = true;
+	}
+	*hit = found != negate;
+	return p + 1;
+}
+
+/* Match one pattern element at @p against @c: returns the next pattern
+ * position, or NULL when it does not match (*bad set when malformed). */
+static const char *match_one(const char *p, int c, bool *bad)
+{
+	bool hit = false;
+	const char *next;
+
+	switch (*p) {
+	case '?':
+		return c != '/' ? p + 1 : NULL;
+	case '[':
+		next = match_class(p + 1, c, &hit);
+		if (!next)
+			*bad = true;
+		return next && hit && c != '/' ? next : NULL;
+	case '\\':
+		if (!p[1]) {
+			*bad = true;
+			return NULL;
+		}
+		p++;
+		/* fall through */
+	default:
+		return lower(*p) == lower(c) ? p + 1 : NULL;
+	}
+}
+
+/* Every '[' must close without '/' inside, and no '\' may end the pattern. */
+static bool well_formed(const char *p)
+{
+	for (; *p; p++) {
+		if (*p == '\\') {
+			if (!*++p)
+				return false;
+		} else if (*p == '[') {
+			bool hit;
+			const char *end = match_class(p + 1, 'a', &hit);
+			if (!end)
+				return false;
+			p = end - 1;
+		}
+	}
+	return true;
+}
+
+bool air__glob_match(const char *pattern, const char *text)
+{
+	const char *p = pattern, *s = text, *star_p = NULL, *star_s = NULL;
+	bool bad = false;
+
+	if (!pattern || !text || !well_formed(pattern))
+		return false;
+	/* Classic single-backtrack matching; a '*' may not swallow '/'. */
+	while (*s) {
+		const char *next;
+
+		if (*p == '*') {
+			star_p = ++p;
+			star_s = s;
+			continue;
+		}
+		next = *p ? match_one(p, *s, &bad) : NULL;
+		if (bad)
+			return false;
+		if (next) {
+			p = next;
+			s++;
+			continue;
+		}
+		if (star_p && *star_s != '/') {
+			p = star_p;
+			s = ++star_s;
+			continue;
+		}
+		return false;
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+void air__list_options_defaults(air_list_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->limit = 20;
+	o->max_inspected = 2000;
+	o->workspace_probe = true;
+}
+
+void air__list_options_dispose(air_list_options *o)
+{
+	air__free(o->user);
+	air__free(o->experiment);
+	air__free(o->accel_type);
+	o->user = o->experiment = o->accel_type = NULL;
+}
+
+bool air__list_options_copy(air_list_options *dst, const air_list_options *src)
+{
+	*dst = *src;
+	dst->user = air__strdup(src->user);
+	dst->experiment = air__strdup(src->experiment);
+	dst->accel_type = air__strdup(src->accel_type);
+	if ((src->user && !dst->user) || (src->experiment && !dst->experiment) ||
+	    (src->accel_type && !dst->accel_type)) {
+		air__list_options_dispose(dst);
+		return false;
+	}
+	return true;
+}
+
+int air_list_options_new(air_list_options **out)
+{
+	if (!out)
+		return AIR_EINVAL;
+	*out = air__malloc(sizeof(**out));
+	if (!*out)
+		return AIR_ENOMEM;
+	air__list_options_defaults(*out);
+	return AIR_OK;
+}
+
+void air_list_options_free(air_list_options *opts)
+{
+	if (!opts)
+		return;
+	air__list_options_dispose(opts);
+	air__free(opts);
+}
+
+int air_list_options_set_interrupt(air_list_options *opts, air_interrupt *intr)
+{
+	return air__call_opts_set_interrupt(opts ? &opts->call : NULL, intr);
+}
+
+int air_list_options_set_deadline_ms(air_list_options *opts, int64_t ms)
+{
+	return air__call_opts_set_deadline(opts ? &opts->call : NULL, ms);
+}
+
+int air_list_options_set_int(air_list_options *opts, int32_t opt, int64_t value)
+{
+	bool flag = value == 0 || value == 1;
+
+	if (!opts)
+		return AIR_EINVAL;
+	switch (opt) {
+	case AIR_LIST_LIMIT:
+		if (value <= 0)
+			return AIR_EINVAL;
+		opts->limit = value;
+		return AIR_OK;
+	case AIR_LIST_MAX_INSPECTED:
+		if (value <= 0)
+			return AIR_EINVAL;
+		opts->max_inspected = value;
+		return AIR_OK;
+	case AIR_LIST_ALL_STATUS:
+	case AIR_LIST_ALL_USERS:
+	case AIR_LIST_WORKSPACE_ID:
+	case AIR_LIST_MLFLOW:
+		if (!flag)
+			return AIR_EINVAL;
+		if (opt == AIR_LIST_ALL_STATUS)
+			opts->all_status = value;
+		else if (opt == AIR_LIST_ALL_USERS)
+			opts->all_users = value;
+		else if (opt == AIR_LIST_WORKSPACE_ID)
+			opts->workspace_probe = value;
+		else
+			opts->mlflow = value;
+		return AIR_OK;
+	default:
+		return AIR_EUNSUPPORTED;
+	}
+}
+
+static int bad_filter(air_error **err, const char *fmt, const char *arg)
+{
+	return air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL, 0, fmt, arg), "filter"));
+}
+
+static int replace(char **slot, const char *value, size_t len, air_error **err)
+{
+	char *copy = air__strndup(value, len);
+
+	if (!copy)
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	air__free(*slot);
+	*slot = copy;
+	return AIR_OK;
+}
+
+int air_list_options_add_filter(air_list_options *opts, const char *filter, air_error **err)
+{
+	const char *eq, *key, *value;
+	size_t klen, vlen;
+
+	if (!opts || !filter)
+		return air__failf(err, AIR_EINVAL, 0, "air_list_options_add_filter: %s is NULL",
+		                  opts ? "filter" : "opts");
+	eq = strchr(filter, '=');
+	if (!eq)
+		return bad_filter(err, "invalid filter \"%s\": expected KEY=VALUE", filter);
+	for (key = filter; key < eq && isspace((unsigned char)*key); key++)
+		;
+	for (klen = (size_t)(eq - key); klen > 0 && isspace((unsigned char)key[klen - 1]); klen--)
+		;
+	value = air__trim(eq + 1, &vlen);
+	if (klen == 0)
+		return bad_filter(err, "invalid filter \"%s\": the key is empty", filter);
+	if (vlen == 0)
+		return bad_filter(err, "invalid filter \"%s\": the value is empty", filter);
+	if (klen == 4 && !strncmp(key, "user", 4))
+		return replace(&opts->user, value, vlen, err);
+	if (klen == 10 && !strncmp(key, "experiment", 10))
+		return replace(&opts->experiment, value, vlen, err);
+	if (klen == 16 && !strncmp(key, "accelerator_type", 16))
+		return replace(&opts->accel_type, value, vlen, err);
+	if (klen == 16 && !strncmp(key, "num_accelerators", 16)) {
+		char num[32];
+		int64_t n;
+
+		snprintf(num, sizeof(num), "%.*s", (int)(vlen < 31 ? vlen : 31), value);
+		if (vlen > 30 || !air__parse_int64(num, &n) || n <= 0)
+			return bad_filter(err,
+			                  "invalid filter \"%s\": num_accelerators must be a positive integer",
+			                  filter);
+		opts->num_accel = n;
+		return AIR_OK;
+	}
+	return bad_filter(err,
+	                  "unknown filter key in \"%s\": valid keys are user, experiment, "
+	                  "accelerator_type, num_accelerators",
+	                  filter);
+}
+
+/* ---- matching ----------------------------------------------------------- */
+
+bool air__list_has_task_filter(const air_list_options *o)
+{
+	return o->experiment || o->accel_type || o->num_accel > 0;
+}
+
+static bool contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+bool air__list_task_filters_match(const air_list_options *o, const air_run *run)
+{
+	if (o->experiment && !air__glob_match(o->experiment, run->experiment))
+		return false;
+	if (o->accel_type &&
+	    (!run->accel_type ||
+	     !contains_nocase(air__accelerator_display(run->accel_type), o->accel_type)))
+		return false;
+	if (o->num_accel > 0 && run->accel_count != o->num_accel)
+		return false;
+	return true;
+}

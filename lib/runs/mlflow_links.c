@@ -1,0 +1,51 @@
+/* mlflow_links.c: the MLflow links of a run just submitted: runs/get once,
+ * then runs/get-output of the last task until its MLflow ids appear. Best
+ * effort, built on the same look-ups as air_client_get_run(). */
+#include "runs/runs.h"
+
+int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max_polls,
+                                 int64_t interval_ms, const air_call_options *opts,
+                                 char **run_url, char **experiment_url, air_error **err)
+{
+	air_run *run = NULL;
+	air__ctx ctx;
+	int rc;
+
+	if (run_url)
+		*run_url = NULL;
+	if (experiment_url)
+		*experiment_url = NULL;
+	if (!client || run_id <= 0 || !run_url || !experiment_url || interval_ms < 0)
+		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                  "air_client_poll_mlflow_links: client, a positive run id, a "
+		                  "non-negative interval and both outputs are required");
+	air__client_ctx(client, opts ? &opts->call : NULL, &ctx);
+	if ((rc = air__client_ensure_resolved(client, &ctx, err)) != AIR_OK ||
+	    (rc = air__run_fetch(client, &ctx, run_id, &run, err)) != AIR_OK)
+		return rc;
+	for (int32_t i = 0; run->task_run_id > 0 && !run->mlflow_run_url && i < max_polls; i++) {
+		json_t *out;
+
+		/* Best effort: an interrupt or the deadline ends the wait with what is known. */
+		if (i > 0 && air__ctx_sleep(&ctx, interval_ms, NULL, NULL) != AIR_OK)
+			break;
+		out = air__run_fetch_output(client, &ctx, run->task_run_id);
+		rc = air__run_set_output(run, out, air__client_host(client));
+		json_decref(out);
+		if (rc != AIR_OK) {
+			air_run_free(run);
+			return air__oom(err);
+		}
+	}
+	if (run->mlflow_run_url && run->mlflow_exp_url) {
+		*run_url = air__strdup(run->mlflow_run_url);
+		*experiment_url = air__strdup(run->mlflow_exp_url);
+		if (!*run_url || !*experiment_url) {
+			air__free(*run_url);
+			air__free(*experiment_url);
+			*run_url = *experiment_url = NULL;
+		}
+	}
+	air_run_free(run);
+	return AIR_OK;
+}

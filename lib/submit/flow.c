@@ -1,0 +1,398 @@
+/*
+ * submit_flow.c: air_client_submit() — the sequence of PROTOCOL.md §1.1.
+ *
+ * Local checks come first (the snapshot plan; a plain-tar snapshot is
+ * packaged here too), so a bad snapshot fails before the first request.
+ * Then: identity (cached on the client) -> pre-flight -> token -> usage
+ * policy -> experiment directory -> legacy image -> one mkdirs of the launch
+ * directory and its artifacts uploaded in parallel -> code snapshot -> git
+ * sidecars -> runs/submit. A simple run therefore costs 5 requests in 4
+ * sequential round trips once the user is known.
+ */
+#include "submit/submit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "transport/transport.h"
+#include "core/core.h"
+#include "submit/snapshot.h"
+
+#define SUBMIT_PATH "/api/2.2/jobs/runs/submit"
+/* The legacy image is polled every 5 s; AIR_IMAGE_POLL_MS overrides it
+ * (tests, impatient scripts). */
+#define IMAGE_POLL_MS 5000
+
+typedef struct flow {
+	air_client *c;
+	const air_submit_options *opts;
+	air__ctx ctx;
+	air__workload w;
+	air__snapshot snap;
+	bool has_snap;
+	int32_t phase;        /* phase of the upload in progress (for byte events) */
+	const char *detail;
+	char *user_base;
+	char *launch_dir;
+	char *command_path;
+	char *token;
+	char *policy_id;
+	char *code_source_path;
+	bool reused;
+} flow;
+
+static int notify(flow *f, int32_t phase, int64_t done, int64_t total, const char *detail)
+{
+	air_progress ev = {phase, done, total, detail};
+
+	f->phase = phase;
+	f->detail = detail;
+	if (!f->opts || !f->opts->progress || f->opts->progress(&ev, f->opts->progress_ud) == 0)
+		return AIR_OK;
+	return AIR_EABORTED;
+}
+
+static int aborted(air_error **err)
+{
+	return air__failf(err, AIR_EABORTED, AIR_KIND_ABORTED,
+	                  "the submission was stopped by the progress callback");
+}
+
+/* Phase notification that turns a non-zero callback return into an error. */
+static int enter(flow *f, int32_t phase, int64_t total, const char *detail, air_error **err)
+{
+	int rc = air__ctx_check(&f->ctx, "the submission", err);
+
+	if (rc != AIR_OK)
+		return rc;
+	return notify(f, phase, 0, total, detail) == AIR_OK ? AIR_OK : aborted(err);
+}
+
+/* Upload progress from the transport, reported during the upload phases
+ * (JSON bodies of the other calls are not worth counting). */
+static int on_bytes(void *ud, int64_t done, int64_t total)
+{
+	flow *f = ud;
+
+	if (f->phase != AIR_PHASE_ARTIFACTS && f->phase != AIR_PHASE_SNAPSHOT)
+		return 0;
+	return notify(f, f->phase, done, total, f->detail);
+}
+
+static int oom(air_error **err)
+{
+	return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+}
+
+static const char *home_dir(const air_client *c)
+{
+	const char *home = air__client_opt_str(c, AIR_OPT_HOME_DIR);
+	return home ? home : getenv("HOME");
+}
+
+/* Everything local: the snapshot plan (packaged in plain mode). The config
+ * size limit of §1.1 step 9 is enforced when the config is parsed. */
+static int local_checks(flow *f, air_error **err)
+{
+	air__snapshot_spec spec;
+	int rc;
+
+	if (!f->w.has_code_source)
+		return AIR_OK;
+	memset(&spec, 0, sizeof(spec));
+	spec.root_path = f->w.root_path;
+	spec.base_dir = f->opts && f->opts->base_dir ? f->opts->base_dir : f->w.base_dir;
+	spec.home = home_dir(f->c);
+	spec.git_commit = f->w.git_commit;
+	spec.git_branch = f->w.git_branch;
+	spec.include_paths = f->w.include_paths;
+	spec.n_include_paths = f->w.n_include_paths;
+	spec.ctx = &f->ctx;
+	f->has_snap = true;
+	rc = air__snapshot_plan(&spec, &f->snap, err);
+	if (rc == AIR_OK && f->snap.mode == AIR__SNAPSHOT_PLAIN &&
+	    (rc = enter(f, AIR_PHASE_PACKAGING, 0, f->snap.root, err)) == AIR_OK)
+		rc = air__snapshot_package(&f->snap, &f->ctx, err);
+	return rc;
+}
+
+static int identity(flow *f, air_error **err)
+{
+	air_error *e = NULL;
+	char hex[17];
+	int rc = enter(f, AIR_PHASE_IDENTITY, 0, NULL, err);
+
+	if (rc != AIR_OK)
+		return rc;
+	rc = air__client_user_base(f->c, &f->ctx, &f->user_base, &e);
+	if (rc != AIR_OK)
+		return air__fail(err, air__error_prefix(e, "looking up the current user"));
+	if ((rc = air__launch_suffix(hex)) != AIR_OK)
+		return air__failf(err, rc, 0, "cannot read random bytes for the launch directory");
+	f->launch_dir = air__launch_dir(f->user_base, f->w.experiment, f->w.mlflow_run_name, hex);
+	f->command_path = f->launch_dir ? air__sprintf("%s/command.sh", f->launch_dir) : NULL;
+	return f->command_path ? AIR_OK : oom(err);
+}
+
+static int preflight(flow *f, air_error **err)
+{
+	json_t *body;
+	int rc;
+
+	if (f->opts && f->opts->skip_preflight)
+		return AIR_OK;
+	if ((rc = enter(f, AIR_PHASE_PREFLIGHT, 0, NULL, err)) != AIR_OK)
+		return rc;
+	if (!(body = air__preflight_body(&f->w, f->command_path)))
+		return oom(err);
+	rc = air__preflight(f->c, &f->ctx, body, err);
+	json_decref(body);
+	return rc;
+}
+
+/* §1.6: the option, else the YAML token, else a fresh UUIDv4; used verbatim. */
+static int choose_token(flow *f, air_error **err)
+{
+	const char *key = f->opts ? f->opts->idempotency_key : NULL;
+	char uuid[37];
+
+	if (key && *key)
+		f->token = air__strdup(key);
+	else if (f->w.idempotency_token && *f->w.idempotency_token)
+		f->token = air__strdup(f->w.idempotency_token);
+	else if (air__uuid4(uuid) == AIR_OK)
+		f->token = air__strdup(uuid);
+	else
+		return air__failf(err, AIR_EIO, 0, "cannot read random bytes for the idempotency token");
+	if (!f->token)
+		return oom(err);
+	if (strlen(f->token) > AIR__IDEMPOTENCY_MAX)
+		return air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL,
+		                 AIR_KIND_INVALID_ARGUMENT, "the idempotency key is %zu bytes long; at most "
+		                 "%d bytes are allowed", strlen(f->token), AIR__IDEMPOTENCY_MAX),
+		                 "idempotency_key"));
+	return AIR_OK;
+}
+
+static int workspace_checks(flow *f, air_error **err)
+{
+	const air__workload *w = &f->w;
+	int rc = AIR_OK;
+
+	if (w->usage_policy_name) {
+		if ((rc = enter(f, AIR_PHASE_POLICY, 0, w->usage_policy_name, err)) == AIR_OK)
+			rc = air__policy_resolve(f->c, &f->ctx, w->usage_policy_name, &f->policy_id, err);
+	} else if (w->usage_policy_id) {
+		rc = (f->policy_id = air__trim_dup(w->usage_policy_id)) ? AIR_OK : oom(err);
+	}
+	if (rc == AIR_OK && w->mlflow_experiment_directory &&
+	    (rc = enter(f, AIR_PHASE_DIRECTORY, 0, w->mlflow_experiment_directory, err)) == AIR_OK)
+		rc = air__ws_ensure_directory(f->c, &f->ctx, w->mlflow_experiment_directory, err);
+	if (rc == AIR_OK && w->docker_image_url &&
+	    (rc = enter(f, AIR_PHASE_IMAGE, 0, w->docker_image_url, err)) == AIR_OK) {
+		const char *knob = getenv("AIR_IMAGE_POLL_MS");
+		int64_t poll_ms = IMAGE_POLL_MS;
+		if (knob && (!air__parse_int64(knob, &poll_ms) || poll_ms < 0))
+			poll_ms = IMAGE_POLL_MS;
+		rc = air__image_check(f->c, &f->ctx, w, poll_ms, err);
+	}
+	return rc;
+}
+
+static int upload_artifacts(flow *f, air_error **err)
+{
+	air__artifact arts[AIR__MAX_ARTIFACTS];
+	air__upload ups[AIR__MAX_ARTIFACTS];
+	char *paths[AIR__MAX_ARTIFACTS] = {NULL};
+	size_t n = 0;
+	int64_t total = 0;
+	int rc;
+
+	if ((rc = enter(f, AIR_PHASE_DIRECTORY, 0, f->launch_dir, err)) != AIR_OK ||
+	    (rc = air__ws_mkdirs(f->c, &f->ctx, f->launch_dir, err)) != AIR_OK ||
+	    (rc = air__artifacts_build(&f->w, arts, &n, err)) != AIR_OK)
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		if (!(paths[i] = air__sprintf("%s/%s", f->launch_dir, arts[i].name))) {
+			rc = oom(err);
+			goto out;
+		}
+		ups[i] = (air__upload){paths[i], arts[i].data, arts[i].len};
+		total += (int64_t)arts[i].len;
+	}
+	if ((rc = enter(f, AIR_PHASE_ARTIFACTS, total, f->launch_dir, err)) == AIR_OK)
+		rc = air__ws_import_many(f->c, &f->ctx, ups, n, NULL, err);
+out:
+	for (size_t i = 0; i < n; i++)
+		air__free(paths[i]);
+	air__artifacts_dispose(arts, n);
+	return rc;
+}
+
+static int upload_snapshot(flow *f, air_error **err)
+{
+	char *dir;
+	int rc = AIR_OK;
+
+	if (!f->has_snap)
+		return AIR_OK;
+	dir = air__snapshot_upload_dir(f->w.remote_volume, f->user_base);
+	f->code_source_path = dir ? air__sprintf("%s/%s", dir, f->snap.archive_name) : NULL;
+	air__free(dir);
+	if (!f->code_source_path)
+		return oom(err);
+	/* Git snapshots are named by content: an existing one is reused. */
+	if (f->snap.mode == AIR__SNAPSHOT_GIT &&
+	    (rc = enter(f, AIR_PHASE_SNAPSHOT, 0, f->code_source_path, err)) == AIR_OK)
+		rc = air__snapshot_find(f->c, &f->ctx, f->code_source_path, &f->reused, err);
+	if (rc != AIR_OK || f->reused)
+		return rc;
+	if ((rc = enter(f, AIR_PHASE_PACKAGING, 0, f->snap.root, err)) == AIR_OK &&
+	    (rc = air__snapshot_package(&f->snap, &f->ctx, err)) == AIR_OK &&
+	    (rc = enter(f, AIR_PHASE_SNAPSHOT, (int64_t)f->snap.data.len, f->code_source_path, err)) ==
+	        AIR_OK)
+		rc = air__snapshot_put(f->c, &f->ctx, &f->snap, f->code_source_path, err);
+	return rc;
+}
+
+/* §1.7.6: best effort, never fails the submission (only interrupts do). */
+static int upload_sidecars(flow *f, air_error **err)
+{
+	air__git_sidecars sc;
+	air__upload ups[2];
+	char *state_path, *diff_path;
+	bool optional[2] = {true, true};
+	size_t n = 0;
+	air_error *e = NULL;
+	int rc = AIR_OK;
+
+	if (!f->has_snap || !air__git_sidecars_build(&f->snap, f->launch_dir, &f->ctx, &sc))
+		return AIR_OK;
+	state_path = air__sprintf("%s/git_state.json", f->launch_dir);
+	diff_path = air__sprintf("%s/git_diff.patch", f->launch_dir);
+	if (state_path && diff_path) {
+		ups[n++] = (air__upload){state_path, sc.state_json, strlen(sc.state_json)};
+		if (sc.diff)
+			ups[n++] = (air__upload){diff_path, sc.diff, sc.diff_len};
+		rc = air__ws_import_many(f->c, &f->ctx, ups, n, optional, &e);
+		if (rc == AIR_EINTERRUPTED || rc == AIR_EABORTED) {
+			air__fail(err, e);
+			e = NULL;
+		} else {
+			if (rc != AIR_OK)
+				air__client_debug(f->c, AIR_DEBUG_INFO, "git provenance not uploaded: %s",
+				                  air_error_message(e));
+			rc = AIR_OK;
+		}
+	}
+	air_error_free(e);
+	air__free(state_path);
+	air__free(diff_path);
+	air__git_sidecars_dispose(&sc);
+	return rc;
+}
+
+static int submit_run(flow *f, int64_t *run_id, air_error **err)
+{
+	air__submit_params p = {f->command_path, f->token, f->policy_id, f->code_source_path,
+	                        air__client_default_runtime(f->c)};
+	json_t *body, *reply = NULL;
+	air_error *e = NULL;
+	int rc;
+
+	if ((rc = enter(f, AIR_PHASE_SUBMIT, 0, f->w.experiment, err)) != AIR_OK)
+		return rc;
+	if (!(body = air__submit_body(&f->w, &p)))
+		return oom(err);
+	/* The token makes the transport's replays safe: the same run comes back. */
+	rc = air__api_json(f->c, &f->ctx, "POST", SUBMIT_PATH, NULL, body, &reply, NULL, &e);
+	json_decref(body);
+	if (rc != AIR_OK)
+		return air__fail(err, air__error_prefix(e, "submitting the run of experiment %s",
+		                                        f->w.experiment));
+	if (!air__json_int64(reply, "run_id", run_id) || *run_id <= 0)
+		rc = air__failf(err, AIR_EPROTO, 0, "runs/submit replied without a run_id");
+	json_decref(reply);
+	return rc;
+}
+
+static int result(flow *f, int64_t run_id, air_submission **out, air_error **err)
+{
+	const char *host = air__client_host(f->c);
+	air_submission *sub = air__calloc(1, sizeof(*sub));
+
+	if (!sub)
+		return oom(err);
+	sub->run_id = run_id;
+	sub->dashboard_url = air__sprintf("%s/jobs/runs/%lld", host ? host : "", (long long)run_id);
+	sub->idempotency_token = f->token;
+	sub->launch_dir = f->launch_dir;
+	sub->code_source_path = f->code_source_path;
+	sub->snapshot_reused = f->reused;
+	f->token = f->launch_dir = f->code_source_path = NULL;
+	if (!sub->dashboard_url) {
+		air_submission_free(sub);
+		return oom(err);
+	}
+	*out = sub;
+	return AIR_OK;
+}
+
+int air_client_submit(air_client *client, const air_config *cfg, const air_submit_options *opts,
+                      air_submission **out, air_error **err)
+{
+	flow f;
+	int64_t run_id = 0;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (!client || !cfg || !out)
+		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                  "air_client_submit: client, cfg and out are required");
+	if (!air_config_is_valid(cfg))
+		return air__failf(err, AIR_ECONFIG, AIR_KIND_INVALID_CONFIG,
+		                  "the configuration has not been validated (call air_config_validate "
+		                  "after the last override)");
+	memset(&f, 0, sizeof(f));
+	f.c = client;
+	f.opts = opts;
+	air__client_ctx(client, opts ? &opts->call : NULL, &f.ctx);
+	f.ctx.on_progress = on_bytes;
+	f.ctx.progress_ud = &f;
+	rc = air__workload_load(cfg, &f.w, err);
+	if (rc == AIR_OK)
+		rc = local_checks(&f, err);
+	if (rc == AIR_OK)
+		rc = air__client_ensure_resolved(client, &f.ctx, err);
+	if (rc == AIR_OK)
+		rc = identity(&f, err);
+	if (rc == AIR_OK)
+		rc = preflight(&f, err);
+	if (rc == AIR_OK)
+		rc = choose_token(&f, err);
+	if (rc == AIR_OK)
+		rc = workspace_checks(&f, err);
+	if (rc == AIR_OK)
+		rc = upload_artifacts(&f, err);
+	if (rc == AIR_OK)
+		rc = upload_snapshot(&f, err);
+	if (rc == AIR_OK)
+		rc = upload_sidecars(&f, err);
+	if (rc == AIR_OK)
+		rc = submit_run(&f, &run_id, err);
+	if (rc == AIR_OK)
+		rc = result(&f, run_id, out, err);
+	if (rc == AIR_OK)
+		notify(&f, AIR_PHASE_DONE, 0, 0, (*out)->dashboard_url); /* submitted: return ignored */
+	air__workload_dispose(&f.w);
+	if (f.has_snap)
+		air__snapshot_dispose(&f.snap);
+	air__free(f.user_base);
+	air__free(f.launch_dir);
+	air__free(f.command_path);
+	air__free(f.token);
+	air__free(f.policy_id);
+	air__free(f.code_source_path);
+	return rc;
+}

@@ -1,0 +1,207 @@
+/*
+ * submit_internal.h: the pieces of air_client_submit() (submit*.c,
+ * preflight.c, artifacts.c). The flow is in submit_flow.c; everything that
+ * builds bytes or JSON is a pure function of an air__workload so that it can
+ * be tested without a server.
+ */
+#ifndef AIR_SUBMIT_INTERNAL_H
+#define AIR_SUBMIT_INTERNAL_H
+
+#include <jansson.h>
+
+#include "transport/http.h"
+#include "core/core.h"
+
+/* Built-in default environment channel (CLIENT-GPU-6). */
+#define AIR__DEFAULT_RUNTIME "CLIENT-GPU-6"
+/* Longest idempotency token the Jobs API takes (bytes). */
+#define AIR__IDEMPOTENCY_MAX 64
+
+typedef struct air__env_var {
+	const char *name;
+	const char *value;
+} air__env_var;
+
+typedef struct air__secret_var {
+	const char *name;
+	const char *ref;   /* "scope/key" as written */
+	const char *scope;
+	const char *key;
+} air__secret_var;
+
+typedef struct air__grant {
+	int32_t principal_type; /* AIR_PRINCIPAL_* */
+	const char *principal;
+	const char *level;
+} air__grant;
+
+/* The values of a validated config that a submission uses. Strings are
+ * borrowed from the config (or the test that built the struct); the arrays
+ * and parameters_yaml belong to the struct (air__workload_dispose()). */
+typedef struct air__workload {
+	const char *experiment;
+	const char *command;
+	const char *accelerator_type;
+	int64_t num_accelerators;
+	const char *pool_id;            /* trimmed */
+	const char *priority_class;     /* upper-cased */
+	const char *environment_version; /* normalised ("6", "databricks_ai_v6") */
+	const char **dependencies;
+	size_t n_dependencies;
+	const char *uc_image;           /* trimmed */
+	const char *docker_image_url;   /* legacy */
+	const char *docker_tag_policy;
+	const char *docker_credentials_scope;
+	const char *docker_credentials_key;
+	air__env_var *env;
+	size_t n_env;
+	air__secret_var *secrets;
+	size_t n_secrets;
+	char *parameters_yaml;          /* owned; NULL without parameters */
+	bool has_max_retries;           /* max_retries written in the YAML */
+	int64_t max_retries;
+	int64_t timeout_minutes;        /* 0 = unset */
+	const char *idempotency_token;  /* YAML, as written */
+	const char *mlflow_run_name;
+	const char *mlflow_experiment_directory;
+	const char *mlflow_artifact_location;
+	const char *usage_policy_name;
+	const char *usage_policy_id;
+	air__grant *grants;
+	size_t n_grants;
+	bool has_code_source;
+	const char *root_path;
+	const char *remote_volume;
+	const char *git_commit;
+	const char *git_branch;
+	const char **include_paths;
+	size_t n_include_paths;
+	const char *source_bytes;       /* training_config.yaml */
+	size_t source_len;
+	const char *base_dir;
+} air__workload;
+
+/* ---- the public objects (submit.c) ---- */
+struct air_submit_options {
+	air__call_opts call;
+	char *idempotency_key;  /* AIR_SUBMIT_IDEMPOTENCY_KEY */
+	char *base_dir;         /* AIR_SUBMIT_BASE_DIR */
+	bool skip_preflight;    /* AIR_SUBMIT_SKIP_PREFLIGHT */
+	air_progress_cb progress;
+	void *progress_ud;
+};
+
+struct air_progress {
+	int32_t phase;
+	int64_t bytes_done;
+	int64_t bytes_total;
+	const char *detail;
+};
+
+struct air_submission {
+	int64_t run_id;
+	char *dashboard_url;
+	char *idempotency_token;
+	char *launch_dir;
+	char *code_source_path;
+	bool snapshot_reused;
+};
+
+/* ---- submit_workload.c ---- */
+int air__workload_load(const air_config *cfg, air__workload *w, air_error **err);
+void air__workload_dispose(air__workload *w);
+
+/* ---- submit_payload.c (PROTOCOL.md §1.2, §1.8) ---- */
+/* Pre-flight body. NULL on allocation failure. */
+json_t *air__preflight_body(const air__workload *w, const char *command_path);
+
+typedef struct air__submit_params {
+	const char *command_path;
+	const char *idempotency_token;
+	const char *budget_policy_id;  /* or NULL */
+	const char *code_source_path;  /* or NULL */
+	const char *default_runtime;   /* client/env default channel, or NULL */
+} air__submit_params;
+
+/* runs/submit body. NULL on allocation failure. */
+json_t *air__submit_body(const air__workload *w, const air__submit_params *p);
+/* environments[0].spec: environment_version or base_environment (+ dependencies). */
+json_t *air__environment_spec(const air__workload *w, const char *default_runtime);
+
+/* ---- artifacts.c (PROTOCOL.md §1.1 step 3, §1.5) ---- */
+typedef struct air__artifact {
+	const char *name;  /* file name in the launch directory */
+	char *data;        /* owned */
+	size_t len;
+} air__artifact;
+
+#define AIR__MAX_ARTIFACTS 5
+
+/* The launch artifacts in upload-table order; *n receives their number. */
+int air__artifacts_build(const air__workload *w, air__artifact out[AIR__MAX_ARTIFACTS], size_t *n,
+                         air_error **err);
+void air__artifacts_dispose(air__artifact *a, size_t n);
+/* env_vars.json / secret_env_vars.json contents (compact, sorted by name). */
+char *air__env_vars_json(const air__env_var *env, size_t n);
+char *air__secret_vars_json(const air__secret_var *secrets, size_t n);
+/* "<base>/.air/cli_launch/<experiment>/<run name>_<hex16>", cleaned. */
+char *air__launch_dir(const char *user_base, const char *experiment, const char *run_name,
+                      const char *hex16);
+/* 16 lowercase hex characters from a fresh random UUIDv4 (hyphens removed). */
+int air__launch_suffix(char out[17]);
+
+/* ---- preflight.c (PROTOCOL.md §1.2) ---- */
+/* AIR_OK when the server accepts the config or the check fails open;
+ * AIR_EREJECTED listing every finding; other errors abort. */
+int air__preflight(air_client *c, const air__ctx *ctx, const json_t *body, air_error **err);
+/* The findings of a 2xx reply: AIR_OK when none, else AIR_EREJECTED. */
+int air__preflight_findings(const json_t *reply, air_error **err);
+/* True when a failed pre-flight call must not stop the submission. */
+bool air__preflight_fails_open(const air_error *e);
+
+/* ---- submit_policy.c (PROTOCOL.md §1.3) ---- */
+int air__policy_resolve(air_client *c, const air__ctx *ctx, const char *name, char **id,
+                        air_error **err);
+/* Pick the policy named @name among @policies (an array of distinct
+ * {"policy_id","policy_name"} objects). */
+int air__policy_match(const json_t *policies, const char *name, char **id, air_error **err);
+
+/* ---- submit_workspace.c: workspace and Files API calls ---- */
+/* "/api/2.0/workspace-files/import-file/<path, one percent-encoded segment>" */
+char *air__import_file_url(const char *abs_path);
+/* "/api/2.0/fs/files<path, each segment percent-encoded>" (or fs/directories) */
+char *air__files_api_url(const char *kind, const char *abs_path);
+int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_error **err);
+/* get-status: AIR_OK with *object_type (air__free), AIR_ENOTFOUND when absent. */
+int air__ws_get_status(air_client *c, const air__ctx *ctx, const char *path, bool export_info,
+                       char **object_type, air_error **err);
+
+typedef struct air__upload {
+	const char *path;  /* absolute workspace path */
+	const void *data;
+	size_t len;
+} air__upload;
+
+/* import-file uploads in parallel; a 404 (missing parent) gets one mkdirs
+ * and one retry. Failures of entries marked in @optional (n entries, or
+ * NULL) are ignored. */
+int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *ups, size_t n,
+                        const bool *optional, air_error **err);
+int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const void *data,
+                   size_t len, air_error **err);
+/* §1.4: get-status, mkdirs when missing, error when not a directory. */
+int air__ws_ensure_directory(air_client *c, const air__ctx *ctx, const char *dir, air_error **err);
+/* Files API: PUT ...?overwrite=true; exists = HEAD directories (404) + HEAD files. */
+int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const void *data,
+                    size_t len, air_error **err);
+int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
+                            air_error **err);
+
+/* ---- submit_image.c (PROTOCOL.md §1.9) ---- */
+/* Normalised legacy image URL (docker.io defaults, :latest). air__free(). */
+char *air__docker_image_normalize(const char *url);
+/* Wait until the legacy image is AVAILABLE; @poll_ms between reads. */
+int air__image_check(air_client *c, const air__ctx *ctx, const air__workload *w, int64_t poll_ms,
+                     air_error **err);
+
+#endif /* AIR_SUBMIT_INTERNAL_H */

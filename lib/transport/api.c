@@ -1,0 +1,100 @@
+/*
+ * api.c: the requests other modules make through a client (transport.h):
+ * resolve the client first, then run the request engine (http.c) with the
+ * client's environment; JSON calls on top.
+ */
+#include <string.h>
+
+#include "transport/client_priv.h"
+
+void air__http_resp_clear(air__http_resp *resp)
+{
+	if (!resp)
+		return;
+	air__free(resp->body);
+	air__free(resp->request_id);
+	air__free(resp->org_id);
+	*resp = (air__http_resp)AIR__HTTP_RESP_INIT;
+}
+
+int air__http_do(air_client *c, const air__ctx *ctx, const air__http_req *req,
+                 air__http_resp *resp, air_error **err)
+{
+	air__http_resp local = AIR__HTTP_RESP_INIT;
+	int rc;
+
+	if (!c || !req)
+		return air__failf(err, AIR_EINVAL, 0, "no client or request");
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	rc = air__http_run(&c->http, ctx, req, 1, resp ? resp : &local, err);
+	air__http_resp_clear(&local);
+	return rc;
+}
+
+int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+                      air__http_resp *resps, air_error **err)
+{
+	int rc;
+
+	if (!c || (n > 0 && (!reqs || !resps)))
+		return air__failf(err, AIR_EINVAL, 0, "no client, requests or replies");
+	if (n == 0)
+		return AIR_OK;
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	return air__http_run(&c->http, ctx, reqs, n, resps, err);
+}
+
+int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const char *path,
+                  const char *query, const json_t *body, json_t **out, air__http_resp *resp,
+                  air_error **err)
+{
+	static const char *const accept[] = {"Accept: application/json", NULL};
+	char *text = NULL;
+	air__http_req req = {.method = method, .path = path, .query = query, .headers = accept};
+	air__http_resp local = AIR__HTTP_RESP_INIT;
+	air__http_resp *r = resp ? resp : &local;
+	size_t n;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (body) {
+		if (!(text = air__json_compact(body)))
+			return air__failf(err, AIR_ENOMEM, 0, "out of memory encoding %s %s",
+			                  method ? method : "?", path ? path : "?");
+		req.body = text;
+		req.body_len = strlen(text);
+		req.content_type = "application/json";
+	}
+	rc = air__http_do(c, ctx, &req, r, err);
+	air__free(text);
+	if (rc == AIR_OK && out) {
+		air_error *pe = NULL;
+
+		air__trim(r->body ? r->body : "", &n);
+		if (n == 0 && !(*out = json_object()))
+			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		else if (n > 0 && !(*out = air__json_parse(r->body, r->body_len, "the reply", &pe)))
+			rc = air__fail(err, air__error_prefix(pe, "%s %.*s", method,
+			                                      (int)strcspn(path, "?"), path));
+	}
+	air__http_resp_clear(&local);
+	return rc;
+}
+
+void air__http_stats(const air_client *c, int64_t *requests, int64_t *connects)
+{
+	air__transport_stats(c->tp, requests, connects);
+}
+
+air_error *air__http_client_error(air_client *c, const char *method, const char *path,
+                                  int32_t status, const char *body, size_t body_len,
+                                  const char *request_id, int64_t retry_after_ms)
+{
+	air_error *e = air__http_reply_error(c->secrets, method, path, status, body, body_len,
+	                                     request_id, retry_after_ms, NULL);
+
+	return air__secrets_redact(c->secrets, e);
+}

@@ -1,0 +1,93 @@
+/*
+ * transport.h: what the modules above (runs, logs, submit, images) may use
+ * of the transport module: requests through a client (resolved on first
+ * use), the JSON helpers, the identity look-ups, and the client's settings.
+ * It is the only header of lib/transport/ that files outside the folder
+ * include. All functions are safe to call from many threads.
+ */
+#ifndef AIR_TRANSPORT_TRANSPORT_H
+#define AIR_TRANSPORT_TRANSPORT_H
+
+#include "transport/http.h"
+
+/* ---- calls (client.c) ---------------------------------------------------------- */
+
+/* Start a public call on @c: its interrupt and deadline (@call may be NULL)
+ * plus the client-wide interrupt. */
+void air__client_ctx(const air_client *c, const air__call_opts *call, air__ctx *ctx);
+
+/* Resolve configuration and credentials once (locked); later calls return the
+ * cached outcome. Every workspace call goes through this first. */
+int air__client_ensure_resolved(air_client *c, const air__ctx *ctx, air_error **err);
+
+/* Normalised host "scheme://host[:port]" after resolution, else NULL. */
+const char *air__client_host(const air_client *c);
+/* Profile the configuration came from after resolution, or NULL. */
+const char *air__client_profile(const air_client *c);
+
+/* getenv(@name) unless AIR_OPT_USE_ENVIRONMENT is 0; NULL when unset or empty. */
+const char *air__client_env(const air_client *c, const char *name);
+
+/* Explicitly set option values (NULL / the default when unset). */
+const char *air__client_opt_str(const air_client *c, int32_t opt);
+int64_t air__client_opt_int(const air_client *c, int32_t opt);
+
+/* Default environment channel: AIR_OPT_DEFAULT_RUNTIME, else env
+ * DATABRICKS_DL_RUNTIME_IMAGE, else NULL (caller uses the built-in "6"). */
+const char *air__client_default_runtime(const air_client *c);
+
+/* Debug callback, printf-style; no-op without one. Secrets are scrubbed. */
+void air__client_debug(const air_client *c, int32_t type, const char *fmt, ...) AIR__PRINTF(3, 4);
+
+/* Remember a secret the client came to know (a credential fetched for a
+ * registry, say), so that errors and traces never show it. */
+int air__client_add_secret(air_client *c, const char *value);
+
+/* ---- requests (api.c) ------------------------------------------------------------ */
+
+/* One request (resolving the client first). @resp may be NULL when the reply
+ * is not needed. */
+int air__http_do(air_client *c, const air__ctx *ctx, const air__http_req *req,
+                 air__http_resp *resp, air_error **err);
+
+/* @n requests concurrently (see air__http_run()). */
+int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+                      air__http_resp *resps, air_error **err);
+
+/*
+ * JSON API call: @body (borrowed, may be NULL) is sent compact with
+ * Content-Type application/json; the reply is parsed into *out (an empty
+ * body gives an empty object). @out and @resp may be NULL.
+ */
+int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const char *path,
+                  const char *query, const json_t *body, json_t **out, air__http_resp *resp,
+                  air_error **err);
+
+/* The error of a reply a module turns into an error itself (e.g. one of
+ * several parallel requests): every secret @c knows is removed, exactly as
+ * in the errors the transport returns. */
+air_error *air__http_client_error(air_client *c, const char *method, const char *path,
+                                  int32_t status, const char *body, size_t body_len,
+                                  const char *request_id, int64_t retry_after_ms);
+
+/* Requests and new connections made through this client so far. */
+void air__http_stats(const air_client *c, int64_t *requests, int64_t *connects);
+
+/* ---- identity (identity.c) --------------------------------------------------------- */
+
+/* SCIM Me userName, cached after the first success. *out: air__free(). */
+int air__client_user_name(air_client *c, const air__ctx *ctx, char **out, air_error **err);
+
+/* The user's artifact base: AIR_OPT_USER_WORKSPACE_DIR or env
+ * DATABRICKS_INTERNAL_USER_WORKSPACE_DIR when set (no request), else
+ * "/Workspace/Users/<userName>". *out: air__free(). */
+int air__client_user_base(air_client *c, const air__ctx *ctx, char **out, air_error **err);
+
+/* Workspace id from the X-Databricks-Org-Id header of SCIM Me
+ * (excludedAttributes=entitlements), cached. AIR_EPROTO when absent. */
+int air__client_workspace_id(air_client *c, const air__ctx *ctx, int64_t *out, air_error **err);
+
+/* Workspace id if already known (configured or probed), else 0. No request. */
+int64_t air__client_known_workspace_id(const air_client *c);
+
+#endif /* AIR_TRANSPORT_TRANSPORT_H */
