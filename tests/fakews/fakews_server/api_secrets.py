@@ -1,0 +1,34 @@
+"""Secrets: scopes/list, scopes/create and put."""
+
+from .replies import ApiError, bad, json_resp
+
+
+def scopes_list(st, req):
+    with st.lock:
+        names = sorted(st.secret_scopes)
+    return json_resp({"scopes": [{"name": n, "backend_type": "DATABRICKS"} for n in names]}
+                     if names else {})
+
+
+def scopes_create(st, req):
+    b = req.json()
+    name = b.get("scope")
+    if not isinstance(name, str) or not name:
+        raise bad("scope is required")
+    with st.lock:
+        if name in st.secret_scopes:
+            raise ApiError(400, "RESOURCE_ALREADY_EXISTS", "Scope %s already exists!" % name)
+        st.secret_scopes[name] = {}
+    return json_resp({})
+
+
+def secrets_put(st, req):
+    b = req.json()
+    scope, key = b.get("scope"), b.get("key")
+    with st.lock:
+        if scope not in st.secret_scopes:
+            raise ApiError(404, "RESOURCE_DOES_NOT_EXIST", "Scope %s does not exist!" % scope)
+        if not isinstance(key, str) or not key:
+            raise bad("key is required")
+        st.secret_scopes[scope][key] = b.get("string_value", b.get("bytes_value"))
+    return json_resp({})

@@ -1,0 +1,231 @@
+"""The control API under /__fakews/: health, reset, shutdown, configuration,
+recorded requests, fault rules, and direct access to runs, files, MLflow,
+policies, pools, images and secrets. Handled under the state lock; never
+recorded and never subject to faults."""
+
+import copy
+import hashlib
+import os
+import re
+
+from .paths import canonical_path, check_path, parent_of
+from .replies import ApiError, Resp, bad, error_resp, json_resp
+from .runs import apply_patch, create_run, run_info
+from .values import id_key
+
+# The reply of POST /__fakews/shutdown; the server stops after sending it.
+SHUTDOWN_REPLY = json_resp({})
+
+RUN_PATH = re.compile(r"/runs/([^/]+)(/logs|/output)?")
+
+
+def handle_control(st, req):
+    """Answer a control request; a handler returning None means no such route."""
+    p = req.path[len("/__fakews"):]
+    try:
+        with st.lock:
+            fn = ROUTES.get(p)
+            if fn is not None:
+                resp = fn(st, req)
+            else:
+                mm = RUN_PATH.fullmatch(p)
+                resp = run_route(st, req, mm) if mm else None
+            if resp is not None:
+                return resp
+    except ApiError as e:
+        return error_resp(e.status, e.code, e.message)
+    return error_resp(404, "ENDPOINT_NOT_FOUND", "no control route %s %s" % (req.method, req.path))
+
+
+def health(st, req):
+    return json_resp({"ok": True, "pid": os.getpid()})
+
+
+def reset(st, req):
+    if req.method == "POST":
+        st.reset()
+        return json_resp({})
+    return None
+
+
+def shutdown(st, req):
+    return SHUTDOWN_REPLY if req.method == "POST" else None
+
+
+def config(st, req):
+    if req.method == "POST":
+        st.set_config(req.json(required=False))
+    return json_resp(st.config_view())
+
+
+def requests(st, req):
+    """List (filters: since, method, path with a trailing *, bodies) or forget the records."""
+    if req.method == "DELETE":
+        st.requests = []
+        return json_resp({})
+    since = req.q_int("since", 0)
+    method = req.q("method")
+    path = req.q("path")
+    bodies = req.q_bool("bodies", True)
+    out = []
+    for r in st.requests:
+        if r["seq"] <= since or (method not in (None, "", "*") and r["method"] != method):
+            continue
+        if path and not (r["path"].startswith(path[:-1]) if path.endswith("*")
+                         else r["path"] == path):
+            continue
+        if not bodies:
+            r = {k: v for k, v in r.items() if k not in ("body", "body_b64")}
+        out.append(r)
+    return json_resp({"requests": out})
+
+
+def faults(st, req):
+    if req.method == "POST":
+        return json_resp({"id": st.faults.add(req.json())})
+    if req.method == "DELETE":
+        st.faults.clear()
+        return json_resp({})
+    return json_resp({"faults": st.faults.rules})
+
+
+def runs(st, req):
+    if req.method == "POST":
+        return json_resp({"run_id": create_run(st, req.json())})
+    return json_resp({"runs": [run_info(st, r) for r in
+                               sorted(st.runs.values(), key=lambda r: r.seq)]})
+
+
+def run_route(st, req, mm):
+    """/runs/<id>: get, patch, delete; /runs/<id>/logs and /output: add logs, set the output."""
+    m = req.method
+    rid = id_key(mm.group(1))
+    run = st.runs.get(rid) if rid is not None else None
+    if run is None:
+        return error_resp(404, "RESOURCE_DOES_NOT_EXIST", "no run %s" % mm.group(1))
+    sub = mm.group(2)
+    if sub == "/logs" and m == "POST":
+        b = req.json()
+        if "records" in b:
+            if not isinstance(b["records"], list):
+                raise bad("records must be an array")
+            run.logs.add_records(b["records"])
+        if "synthetic" in b:
+            syn = b["synthetic"]
+            for s in (syn if isinstance(syn, list) else [syn]):
+                run.logs.add_synthetic(s)
+        return json_resp(run.logs.summary())
+    if sub == "/output" and m == "POST":
+        run.output = req.json(required=False)
+        return json_resp({})
+    if sub is None and m == "POST":
+        apply_patch(st, run, req.json())
+        return json_resp(run_info(st, run))
+    if sub is None and m == "DELETE":
+        st.delete_run(rid)
+        return json_resp({})
+    if sub is None and m == "GET":
+        return json_resp(run_info(st, run))
+    return None
+
+
+def files(st, req):
+    if req.method != "GET":
+        return None
+    out = [{"path": k, "size": len(v["data"]),
+            "sha256": hashlib.sha256(v["data"]).hexdigest(),
+            "kind": "volume" if k.startswith("/Volumes/") else "workspace"}
+           for k, v in sorted(st.files.items())]
+    return json_resp({"files": out, "dirs": sorted(st.dirs)})
+
+
+def file(st, req):
+    """POST stores the raw body (parents created); any other method reads the file."""
+    path = req.q("path")
+    if not path:
+        raise bad("path is required")
+    cp = canonical_path(path)
+    if req.method == "POST":
+        check_path(path)
+        st.make_dirs(parent_of(cp))
+        st.put_file(cp, req.body)
+        return json_resp({})
+    f = st.files.get(cp)
+    if f is None:
+        return error_resp(404, "RESOURCE_DOES_NOT_EXIST", "no file %s" % path)
+    return Resp(200, f["data"], content_type="application/octet-stream")
+
+
+def mlflow(st, req):
+    if req.method == "POST":
+        b = req.json()
+        entries = b.get("runs", {})
+        if not isinstance(entries, dict):
+            raise bad("runs must be an object")
+        for rid, e in entries.items():
+            st.merge_mlflow(rid, e)
+    return json_resp({"runs": {
+        k: dict({kk: vv for kk, vv in v.items() if kk != "artifacts"},
+                artifacts=sorted(v["artifacts"]))
+        for k, v in st.mlflow.items()}})
+
+
+def policies(st, req):
+    if req.method != "POST":
+        return None
+    b = req.json()
+    pol = b.get("policies", [])
+    if not isinstance(pol, list):
+        raise bad("policies must be an array")
+    st.policies = copy.deepcopy(pol)
+    st.policies_page_size = b.get("page_size")
+    return json_resp({})
+
+
+def pools(st, req):
+    if req.method != "POST":
+        return None
+    b = req.json()
+    items = b.get("pools", [])
+    if not isinstance(items, list):
+        raise bad("pools must be an array")
+    st.pools = copy.deepcopy(items)
+    st.pools_page_size = b.get("page_size")
+    return json_resp({})
+
+
+def images(st, req):
+    if req.method == "POST":
+        imgs = req.json().get("images", {})
+        if not isinstance(imgs, dict):
+            raise bad("images must be an object")
+        for url, e in imgs.items():
+            e = copy.deepcopy(e)
+            # Scripted states start from PENDING unless a state is given.
+            if isinstance(e.get("states"), list) and e["states"] and "state" not in e:
+                e["state"] = "PENDING"
+            st.images[url] = e
+    return json_resp({"images": st.images})
+
+
+def secrets(st, req):
+    return json_resp({"scopes": st.secret_scopes})
+
+
+# Control path (after /__fakews) -> handler.
+ROUTES = {
+    "/health": health,
+    "/reset": reset,
+    "/shutdown": shutdown,
+    "/config": config,
+    "/requests": requests,
+    "/faults": faults,
+    "/runs": runs,
+    "/files": files,
+    "/file": file,
+    "/mlflow": mlflow,
+    "/policies": policies,
+    "/pools": pools,
+    "/images": images,
+    "/secrets": secrets,
+}

@@ -1,0 +1,226 @@
+"""Runs: the stored run, how a time-driven run advances (its life cycle), the
+runs/get view, and the edits tests make (create, patch, bookkeeping view)."""
+
+import copy
+
+from .logstore import LogStore
+from .replies import ApiError, bad
+from .values import id_key, now_ms
+
+TERMINAL_STATES = ("TERMINATED", "SKIPPED", "INTERNAL_ERROR")
+
+
+class Run:
+    """A stored run: the run object plus fakews bookkeeping."""
+
+    def __init__(self, rid, obj, seq, created):
+        self.rid = rid                # integer key
+        self.obj = obj                # stored run object (static part)
+        self.seq = seq
+        self.created_ms = created
+        self.life = None              # lifecycle parameters + t0 while time-driven
+        self.cancelled_ms = None
+        self.submitted = None
+        self.token = None
+        self.submits = 0
+        self.cancels = 0
+        self.output = None
+        self.sequence = []
+        self.logs = LogStore()
+        self.mlflow = None            # (experiment_id, mlflow_run_id)
+
+
+def life_state(run, now):
+    """(life_cycle_state, result_state, message, start_time, end_time) of a
+    time-driven run at @now: PENDING, RUNNING, then the configured result."""
+    L = run.life
+    start = L["t0"] + int(L.get("pending_ms", 0))
+    end = start + int(L.get("running_ms", 0))
+    c = run.cancelled_ms
+    if c is not None and c < end:
+        return ("TERMINATED", "CANCELED", "Run cancelled.", start if c >= start else 0, c)
+    if now < start:
+        return ("PENDING", None, "", 0, 0)
+    if now < end:
+        return ("RUNNING", None, "", start, 0)
+    result = L.get("result", "SUCCESS")
+    if result in ("INTERNAL_ERROR", "SKIPPED"):
+        return (result, "FAILED" if result == "INTERNAL_ERROR" else None,
+                L.get("state_message", ""), start, end)
+    return ("TERMINATED", result, L.get("state_message", ""), start, end)
+
+
+def run_view(run, now):
+    """The run as runs/get serves it at @now (a copy; state and times filled
+    in for a time-driven run)."""
+    v = copy.deepcopy(run.obj)
+    if run.life is not None:
+        lcs, rs, msg, st, et = life_state(run, now)
+        state = {"life_cycle_state": lcs, "state_message": msg,
+                 "user_cancelled_or_timedout": rs == "CANCELED"}
+        if rs:
+            state["result_state"] = rs
+        v["state"] = state
+        v["start_time"] = st
+        v["end_time"] = et
+        for t in v.get("tasks") or []:
+            if isinstance(t, dict):
+                t["state"] = copy.deepcopy(state)
+                t["start_time"] = st
+                t["end_time"] = et
+    return v
+
+
+def view_terminal(v):
+    """Whether a run view has finished (terminal life cycle or final result)."""
+    st = v.get("state") or {}
+    return st.get("life_cycle_state") in TERMINAL_STATES or \
+        st.get("result_state") in ("SUCCESS", "FAILED", "CANCELED", "TIMEDOUT")
+
+
+def nodes_of(task):
+    """Node count of an ai_runtime_task deployment (GPU_8x* = 8 GPUs per node)."""
+    try:
+        comp = task["ai_runtime_task"]["deployments"][0]["compute"]
+        count = int(comp.get("accelerator_count", 1))
+        per = 8 if "8x" in str(comp.get("accelerator_type", "")) else 1
+        return max(1, count // per)
+    except Exception:
+        return 1
+
+
+def is_air_run(obj):
+    """Whether the run is an AI Runtime run (listed by the workflows index)."""
+    tasks = obj.get("tasks") or []
+    if not tasks or not isinstance(tasks[0], dict):
+        return False
+    t = tasks[0]
+    if isinstance(t.get("for_each_task"), dict):
+        t = t["for_each_task"].get("task") or {}
+    if "ai_runtime_task" in t:
+        return True
+    g = t.get("gen_ai_compute_task")
+    return isinstance(g, dict) and bool(g.get("training_script_path"))
+
+
+def add_auto_logs(run, setting):
+    """Synthetic log lines of a submitted run per the auto_logs configuration,
+    spread evenly over its RUNNING time, one block per node."""
+    n = setting or 0
+    text = "node {node} step {i}"
+    if isinstance(n, dict):
+        text = n.get("text", text)
+        n = n.get("count", 0)
+    n = int(n)
+    if n <= 0:
+        return
+    tasks = run.obj.get("tasks") or []
+    nodes = nodes_of(tasks[0]) if tasks else 1
+    L = run.life
+    start_ns = (L["t0"] + int(L.get("pending_ms", 0))) * 1000000
+    step = int(L.get("running_ms", 0)) * 1000000 // n
+    for node in range(nodes):
+        run.logs.add_synthetic({"count": n, "start_ns": start_ns, "step_ns": step,
+                                "node_index": node, "attempt": 0, "text": text})
+
+
+# -- runs created and edited by tests (control API, runs/get sequences) ------
+
+def apply_patch(st, run, patch):
+    """Merge @patch into @run (top level); special keys lifecycle, sequence, output."""
+    if not isinstance(patch, dict):
+        raise bad("run patch must be an object")
+    patch = copy.deepcopy(patch)
+    if "lifecycle" in patch:
+        lc = patch.pop("lifecycle")
+        if lc is None or lc is False:
+            if run.life is not None:
+                run.obj = run_view(run, now_ms())
+            run.life = None
+        else:
+            base = copy.deepcopy(st.config["lifecycle"])
+            if isinstance(lc, dict):
+                base.update(lc)
+            run.life = dict(base, t0=now_ms())
+            run.cancelled_ms = None
+    if "sequence" in patch:
+        seq = patch.pop("sequence")
+        if not isinstance(seq, list):
+            raise bad("sequence must be an array of run patches")
+        run.sequence = seq
+    if "output" in patch:
+        run.output = patch.pop("output")
+    if any(k in patch for k in ("state", "start_time", "end_time")) and run.life is not None:
+        run.obj = run_view(run, now_ms())
+        run.life = None
+    if "run_id" in patch and id_key(patch["run_id"]) != run.rid:
+        raise bad("run_id cannot be changed")
+    for k, v in patch.items():
+        run.obj[k] = v
+    for t in run.obj.get("tasks") or []:
+        if isinstance(t, dict):
+            if "run_id" not in t:
+                t["run_id"] = st.alloc_id()
+            t.setdefault("attempt_number", 0)
+    st.index_tasks(run)
+
+
+def create_run(st, body):
+    """Store a run from a (partial) run object; returns its integer id."""
+    obj = copy.deepcopy(body)
+    life = obj.pop("lifecycle", None)
+    seq = obj.pop("sequence", None)
+    output = obj.pop("output", None)
+    if "run_id" in obj:
+        rid = id_key(obj["run_id"])
+        if rid is None or rid <= 0:
+            raise bad("invalid run_id %r" % (obj["run_id"],))
+        if rid in st.runs:
+            raise ApiError(409, "RESOURCE_ALREADY_EXISTS", "run %d exists" % rid)
+    else:
+        rid = st.alloc_id()
+        obj["run_id"] = rid
+    if not isinstance(obj.get("tasks", []), list):
+        raise bad("tasks must be an array")
+    obj.setdefault("run_name", "Untitled")
+    obj.setdefault("creator_user_name", st.config["user"])
+    obj.setdefault("run_type", "SUBMIT_RUN")
+    obj.setdefault("tasks", [])
+    if not life:
+        obj.setdefault("state", {"life_cycle_state": "TERMINATED", "result_state": "SUCCESS",
+                                 "state_message": ""})
+        obj.setdefault("start_time", 0)
+        obj.setdefault("end_time", 0)
+    run = st.add_run(rid, obj)
+    if life:
+        base = copy.deepcopy(st.config["lifecycle"])
+        if isinstance(life, dict):
+            base.update(life)
+        run.life = dict(base, t0=run.created_ms)
+    if seq is not None:
+        if not isinstance(seq, list):
+            raise bad("sequence must be an array of run patches")
+        run.sequence = seq
+    run.output = output
+    st.attach_mlflow(run)
+    return rid
+
+
+def run_info(st, run):
+    """The run with fakews bookkeeping, as GET /__fakews/runs/<id> serves it."""
+    return {
+        "run": run_view(run, now_ms()),
+        "submitted": copy.deepcopy(run.submitted),
+        "idempotency_token": run.token,
+        "submits": run.submits,
+        "cancels": run.cancels,
+        "lifecycle": copy.deepcopy(run.life),
+        "cancelled_ms": run.cancelled_ms,
+        "sequence": copy.deepcopy(run.sequence),
+        "output": copy.deepcopy(run.output),
+        "logs": run.logs.summary(),
+        "mlflow": ({"experiment_id": run.mlflow[0], "run_id": run.mlflow[1]}
+                   if run.mlflow else None),
+        "created_ms": run.created_ms,
+        "task_run_ids": sorted(k for k, v in st.task_index.items() if v == run.rid),
+    }
