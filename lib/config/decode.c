@@ -1,5 +1,5 @@
 /*
- * config_decode.c: strict decoding of a workload document against the schema
+ * decode.c: strict decoding of a workload document against the schema
  * table. Walks the document in its own order so that the first problem in
  * the file is the one reported: unknown keys (with a did-you-mean), type
  * mismatches at any depth. Then records the value node of every field.

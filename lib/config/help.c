@@ -1,4 +1,4 @@
-/* config_help.c: field help, `air run -h config[.<path>]`, from the schema table. */
+/* help.c: field help, `air run -h config[.<path>]`, from the schema table. */
 #include "config/config.h"
 
 #include <string.h>

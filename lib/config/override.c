@@ -1,5 +1,5 @@
 /*
- * config_override.c: `--override FIELD_PATH=VALUE`. The path is checked
+ * override.c: `--override FIELD_PATH=VALUE`. The path is checked
  * against the schema before anything changes; VALUE is parsed as a YAML
  * document and set in the parsed tree (not in typed values), creating
  * intermediate mappings and replacing non-mappings on the way. Validation is

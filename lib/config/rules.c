@@ -1,8 +1,8 @@
 /*
- * config_rules.c: the semantic rules of a decoded workload, in the documented
- * order (WORKLOAD_YAML §4); the first failure is the one reported. The
- * environment rules (8-13a) are in config_rules_env.c, the code_source rules
- * (18a-28) in config_rules_code.c.
+ * rules.c: the semantic rules of a decoded workload, in the documented
+ * order; the first failure is the one reported. The
+ * environment rules (8-13a) are in rules_env.c, the code_source rules
+ * (18a-28) in rules_code.c.
  */
 #include "config/config.h"
 

@@ -1,5 +1,5 @@
 /*
- * logs_json.c: a log endpoint page parsed in one pass, without a JSON tree.
+ * page_json.c: a log endpoint page parsed in one pass, without a JSON tree.
  *
  * A page carries about a thousand records; building them as jansson values
  * costs more than fetching them. This scanner reads the reply once, keeps

@@ -1,4 +1,4 @@
-/* run_filter.c: listing options, --filter KEY=VALUE and the experiment glob (PROTOCOL §3.5). */
+/* filter.c: listing options, --filter KEY=VALUE and the experiment glob. */
 #include "runs/list.h"
 
 #include <ctype.h>

@@ -254,7 +254,7 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 	}
 	/* The index only knows the caller's own runs. A user= filter counts as
 	 * foreign: the listing does not look the caller up when one is given
-	 * (PROTOCOL §3.2 step 1), so it cannot know the name is the caller's. */
+	 *, so it cannot know the name is the caller's. */
 	it->use_index = it->opts.all_status && !it->opts.all_users && !it->opts.user;
 	*out = it;
 	return AIR_OK;

@@ -1,4 +1,4 @@
-/* run_parse.c: derive an air_run from a runs/get object (PROTOCOL §2.2-§2.5, §3.1). */
+/* parse.c: derive an air_run from a runs/get object. */
 #include "runs/runs.h"
 
 #include <string.h>

@@ -1,4 +1,4 @@
-/* pool.c: provisioned GPU pools, the values of compute.pool_id (PROTOCOL §7a). */
+/* pools.c: provisioned GPU pools, the values of compute.pool_id. */
 #include "transport/transport.h"
 #include "core/core.h"
 

@@ -1,5 +1,5 @@
 /*
- * submit_flow.c: air_client_submit() — the sequence of PROTOCOL.md §1.1.
+ * flow.c: air_client_submit() — the sequence of docs/submit.md.1.
  *
  * Local checks come first (the snapshot plan; a plain-tar snapshot is
  * packaged here too), so a bad snapshot fails before the first request.
@@ -91,7 +91,7 @@ static const char *home_dir(const air_client *c)
 }
 
 /* Everything local: the snapshot plan (packaged in plain mode). The config
- * size limit of §1.1 step 9 is enforced when the config is parsed. */
+ * size limit of the workload file is enforced when the config is parsed. */
 static int local_checks(flow *f, air_error **err)
 {
 	air__snapshot_spec spec;
@@ -150,7 +150,7 @@ static int preflight(flow *f, air_error **err)
 	return rc;
 }
 
-/* §1.6: the option, else the YAML token, else a fresh UUIDv4; used verbatim. */
+/* the option, else the YAML token, else a fresh UUIDv4; used verbatim. */
 static int choose_token(flow *f, air_error **err)
 {
 	const char *key = f->opts ? f->opts->idempotency_key : NULL;
@@ -255,7 +255,7 @@ static int upload_snapshot(flow *f, air_error **err)
 	return rc;
 }
 
-/* §1.7.6: best effort, never fails the submission (only interrupts do). */
+/* best effort, never fails the submission (only interrupts do). */
 static int upload_sidecars(flow *f, air_error **err)
 {
 	air__git_sidecars sc;

@@ -1,6 +1,6 @@
 /*
- * submit_image.c: the legacy environment.docker_image must be registered and
- * AVAILABLE before a run is submitted (PROTOCOL.md §1.9). The image is not
+ * legacy_image.c: the legacy environment.docker_image must be registered and
+ * AVAILABLE before a run is submitted. The image is not
  * attached to the run (as in the reference). With tag_policy "latest" the
  * image is registered again first, with the credentials named in the YAML or
  * anonymously (libair does not read local Docker credentials).

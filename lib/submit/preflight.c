@@ -1,6 +1,6 @@
 /*
  * preflight.c: the workspace's validation of a workload before anything is
- * uploaded (PROTOCOL.md §1.2). Findings stop the submission; an endpoint
+ * uploaded. Findings stop the submission; an endpoint
  * that is disabled, missing or failing does not (fail open), because the
  * submission itself is validated again by runs/submit.
  */

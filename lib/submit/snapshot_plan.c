@@ -1,5 +1,5 @@
 /* snapshot_plan.c: decide how the code snapshot is built and check all of it
- * locally (PROTOCOL.md §1.7.1-§1.7.3), then package it. */
+ * locally, then package it. */
 #include "submit/snapshot.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* submit_workload.c: read the values a submission needs out of a validated
+/* workload.c: read the values a submission needs out of a validated
  * config once (air__workload), so that the rest of the flow and its tests do
  * not depend on the config object. */
 #include "submit/submit.h"

@@ -1,7 +1,7 @@
 /*
- * submit_workspace.c: the workspace and Files API calls of a submission —
- * directories, raw file imports (PROTOCOL.md §1.4, §1.5) and volume uploads
- * (§1.7.5). Errors name the path and keep the server's code and message.
+ * workspace.c: the workspace and Files API calls of a submission —
+ * directories, raw file imports and volume uploads
+ *. Errors name the path and keep the server's code and message.
  */
 #include "submit/submit.h"
 
@@ -59,7 +59,7 @@ static air_error *path_error(air_error *e, const char *denied, const char *doing
 	return air__error_prefix(e, "%s %s", doing, path);
 }
 
-/* §1.5: permission and already-exists replies get their own wording. */
+/* permission and already-exists replies get their own wording. */
 static air_error *upload_error(air_error *e, const char *path)
 {
 	int32_t status = air_error_http_status(e);

@@ -80,7 +80,7 @@ static char *basic_header(const char *user, const char *password)
 }
 
 /* The U2M cache key: the profile name when resolved through a profile,
- * else the host (CLI_AND_OUTPUT.md §6.9). */
+ * else the host. */
 static char *u2m_cache_key(const air__cfg *cfg)
 {
 	if (cfg->through_profile && cfg->profile)

@@ -2,7 +2,7 @@
  * http.c: the request engine behind lib/http.h.
  *
  * Every call, single or parallel, runs on the calling thread with a curl
- * multi handle borrowed from the client's pool (http_pool.c). Each request
+ * multi handle borrowed from the client's pool (xfer_pool.c). Each request
  * is a small state machine: WAITING (for its start time: back-off,
  * Retry-After or the rate limit) -> RUNNING (in the multi handle) -> DONE, or
  * back to WAITING when the attempt failed in a retryable way and the retry

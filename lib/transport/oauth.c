@@ -1,7 +1,7 @@
 /*
- * auth_oauth.c: host metadata (CLI_AND_OUTPUT.md §6.6), OAuth endpoint
- * discovery (§6.7), the token endpoint with its own retry policy and the
- * M2M client-credentials grant (§6.8).
+ * oauth.c: host metadata, OAuth endpoint
+ * discovery, the token endpoint with its own retry policy and the
+ * M2M client-credentials grant.
  */
 #include <string.h>
 

@@ -335,7 +335,7 @@ AIR_TEST(fakews_driver__latency_does_not_serialise_clients)
 AIR_TEST(fakews_driver__client_talks_to_the_server)
 {
 	air_client *probe = NULL;
-	int rc = air_client_new(&probe, NULL);
+	int rc = air_client_new(NULL, &probe, NULL);
 
 	if (rc == AIR_EUNSUPPORTED)
 		air_test_skip("air_client is not implemented in this build yet");
@@ -345,7 +345,7 @@ AIR_TEST(fakews_driver__client_talks_to_the_server)
 	air_client *c = fakews_client(fw);
 	char *user = NULL;
 	air_error *err = NULL;
-	rc = air_client_current_user(c, &user, &err);
+	rc = air_client_current_user(c, NULL, &user, &err);
 	if (rc != AIR_OK) {
 		char msg[512];
 		snprintf(msg, sizeof(msg), "%s", err ? air_error_message(err) : "");
