@@ -273,7 +273,7 @@ int air_config_set(air_config *cfg, const char *path, const char *yaml_value, ai
 		return fail(&o, "invalid override: the field path is empty");
 	len = o.path_len;
 	if (!(shown = air__sprintf("%.*s=%s", (int)len, o.path, o.value)))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	o.shown = shown;
 	rc = apply(&o);
 	air__free(shown);

@@ -138,7 +138,7 @@ static int fail_named(const air_config *cfg, const air__ynode *at, const char *m
 	int rc;
 
 	if (!field)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = FAIL(at, field, "%s %s", air__cfg_quote(q, sizeof(q), at->u.text, at->len), problem);
 	air__free(field);
 	return rc;
@@ -154,7 +154,7 @@ static int variable_rules(const air_config *cfg, const air__cfg_model *m, air_er
 
 	if ((nsec && !(sec = air__ymap_sorted(m->secrets))) ||
 	    (nenv && !(env = air__ymap_sorted(m->env_variables)))) {
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < nsec && !rc; i++) {

@@ -82,7 +82,7 @@ int air__run_fetch_json(air_client *c, const air__ctx *ctx, int64_t run_id, json
 			break;
 	}
 	if (rc == AIR_ENOMEM)
-		air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		air__oom(err);
 	air__free(token);
 	air__buf_dispose(&q);
 	json_decref(seen);
@@ -109,7 +109,7 @@ int air__run_fetch(air_client *c, const air__ctx *ctx, int64_t run_id, air_run *
 	                           false) != AIR_OK) {
 		air_run_free(*out);
 		*out = NULL;
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	}
 	return rc;
 }

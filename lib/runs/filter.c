@@ -232,7 +232,7 @@ static int replace(char **slot, const char *value, size_t len, air_error **err)
 	char *copy = air__strndup(value, len);
 
 	if (!copy)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	air__free(*slot);
 	*slot = copy;
 	return AIR_OK;

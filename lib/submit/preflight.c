@@ -32,7 +32,7 @@ int air__preflight_findings(const json_t *reply, air_error **err)
 		air__buf_puts(&msg, text ? text : "(no message)");
 	}
 	if (air__buf_oom(&msg))
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	else
 		rc = air__failf(err, AIR_EREJECTED, AIR_KIND_INVALID_CONFIG, "%s", air__buf_cstr(&msg));
 	air__buf_dispose(&msg);

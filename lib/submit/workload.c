@@ -5,11 +5,6 @@
 
 #include <string.h>
 
-static int oom(air_error **err)
-{
-	return air__failf(err, AIR_ENOMEM, 0, "out of memory reading the configuration");
-}
-
 static bool load_lists(const air_config *cfg, air__workload *w)
 {
 	size_t n;
@@ -94,7 +89,7 @@ int air__workload_load(const air_config *cfg, air__workload *w, air_error **err)
 		                  "the configuration has not been validated");
 	if (!load_lists(cfg, w)) {
 		air__workload_dispose(w);
-		return oom(err);
+		return air__oom(err);
 	}
 	if (air_config_has_parameters(cfg) &&
 	    (rc = air_config_parameters_yaml(cfg, &w->parameters_yaml, err)) != AIR_OK) {

@@ -432,6 +432,6 @@ int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error *
 		return AIR_OK;
 	}
 	if (rc == AIR_OK)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	return air__fail(err, e);
 }

@@ -439,7 +439,7 @@ AIR_TEST(logs__client_interrupt_stops_the_poll_sleep)
 	done = now_ms();
 	pthread_join(th, NULL);
 	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
 	air_error_free(err);
 	air_client_free(client);
 	client = NULL;

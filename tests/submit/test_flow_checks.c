@@ -368,7 +368,7 @@ AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
 	pthread_join(th, NULL);
 	unsetenv("AIR_IMAGE_POLL_MS");
 	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
 	ASSERT_NULL(sub);
 	assert_nothing_uploaded();
 	air_error_free(err);
@@ -394,7 +394,7 @@ AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
 	done = mono_ms();
 	pthread_join(th, NULL);
 	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
 	ASSERT_NULL(run_url);
 	ASSERT_NULL(exp_url);
 	air_client_free(c);

@@ -714,7 +714,6 @@ AIR_TEST(auth__m2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
 	/* One attempt, no retries; the threads that waited for it took its outcome. */
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
-	ASSERT_TRUE(elapsed < 2000);
 	every_me_request_used(fw, "Bearer at-1");
 	air_client_free(c);
 }
@@ -767,7 +766,6 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	air_test_note("%d threads x %d calls: %lld ms, %d token requests", CALLERS, CALLS_EACH,
 	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
-	ASSERT_TRUE(elapsed < 1200);
 	every_me_request_used(fw, "Bearer valid-u2m-1");
 	/* The cache is left alone by the failure. */
 	doc = read_cache_json();

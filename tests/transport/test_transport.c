@@ -238,7 +238,7 @@ AIR_TEST(transport__retry_after_is_a_minimum)
 	gap = req_time(reqs, 1) - req_time(reqs, 0);
 	air_test_note("Retry-After 1: attempts %lld ms apart", (long long)gap);
 	ASSERT_TRUE(gap >= 1000);
-	ASSERT_TRUE(gap < 1600);
+	ASSERT_TRUE(gap < 10000);
 	json_decref(reqs);
 	air__http_resp_clear(&resp);
 	air_client_free(c);
@@ -310,7 +310,7 @@ AIR_TEST(transport__deadline_is_respected)
 	ASSERT_EQ_INT(get(c, ME, &resp, &err), AIR_ESERVER);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("gave up after %d attempts in %lld ms", (int)resp.attempts, (long long)elapsed);
-	ASSERT_TRUE(elapsed < 400 + 300);
+	ASSERT_TRUE(elapsed < 4000); /* ten times the deadline; without one: 2 minutes */
 	ASSERT_TRUE(resp.attempts >= 2);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_TRANSIENT);
 	ASSERT_EQ_INT(air_error_retryable(err), 1);
@@ -551,7 +551,7 @@ static void expect_interrupt(const char *fault)
 	elapsed = air__mono_ms() - t0;
 	pthread_join(th, NULL);
 	air_test_note("interrupted after %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed >= 190 && elapsed < 1500); /* the fault lasts 3 s or more */
+	ASSERT_TRUE(elapsed >= 190 && elapsed < 2000); /* the fault lasts 3 s or more */
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_ABORTED);
 	air_error_free(err);
 	air_interrupt_free(ctx.intr);
@@ -576,7 +576,7 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	air__http_req reqs[5];
 	air__http_resp resps[5];
 	air_error *err = NULL;
-	int64_t t0, elapsed;
+	int64_t t0, elapsed, requests = 0, connects = 0;
 
 	fakews_configf(fw, "{\"latency_ms\": 200}");
 	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
@@ -588,7 +588,11 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	ASSERT_OK(air__http_do_many(c, NULL, reqs, 5, resps, &err), err);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("5 requests of 200 ms each in parallel: %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed < 600);
+	/* In flight together, they needed a connection each (one after the
+	 * other they would have shared one). */
+	air__http_stats(c, &requests, &connects);
+	ASSERT_EQ_INT(requests, 5);
+	ASSERT_EQ_INT(connects, 5);
 	for (int i = 0; i < 5; i++) {
 		ASSERT_EQ_INT(resps[i].status, 200);
 		ASSERT_CONTAINS(resps[i].body, "userName");
@@ -602,6 +606,10 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	elapsed = air__mono_ms() - t0;
 	air_test_note("3 requests, one at a time: %lld ms", (long long)elapsed);
 	ASSERT_TRUE(elapsed >= 600);
+	/* One at a time, they reused the connections already open. */
+	air__http_stats(c, &requests, &connects);
+	ASSERT_EQ_INT(requests, 8);
+	ASSERT_EQ_INT(connects, 5);
 	for (int i = 0; i < 3; i++)
 		air__http_resp_clear(&resps[i]);
 	air_client_free(c);
@@ -768,7 +776,7 @@ AIR_TEST(transport__rate_limit)
 	elapsed = air__mono_ms() - t0;
 	air_test_note("14 requests at 10 rps: %lld ms", (long long)elapsed);
 	ASSERT_TRUE(elapsed >= 350);
-	ASSERT_TRUE(elapsed < 1500);
+	ASSERT_TRUE(elapsed < 4000);
 	air_client_free(c);
 }
 
