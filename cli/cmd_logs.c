@@ -216,12 +216,6 @@ static int set_options(const logs_args *a, air_logs_options *o)
 	return rc;
 }
 
-/* A download is ok when the run is still active or succeeded (§5). */
-static bool download_ok(int32_t state)
-{
-	return !air_state_is_terminal(state) || state == AIR_STATE_SUCCESS;
-}
-
 static int download(const cli_globals *g, air_client *c, int64_t id, const char *dir,
                     const air_logs_options *o)
 {
@@ -254,7 +248,8 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 				fprintf(stderr, "Warning: node %d: %s\n", air_download_report_node(rep, i),
 				        air_download_report_error(rep, i));
 	}
-	rc = download_ok(air_download_report_state(rep)) ? 0 : 1;
+	/* A download is ok when the run is still active or succeeded (§5). */
+	rc = !air_download_report_terminal(rep) || air_download_report_succeeded(rep) ? 0 : 1;
 	air_download_report_free(rep);
 	return rc;
 }

@@ -258,10 +258,17 @@ static int registry_host(air_client *client, push *p, char **host, air_error **e
 	if (o->str[AIR_IMAGE_REGISTRY_HOST] && *o->str[AIR_IMAGE_REGISTRY_HOST])
 		return (*host = air__strdup(o->str[AIR_IMAGE_REGISTRY_HOST])) ? AIR_OK
 		       : air__oom(err);
-	/* The profile is the one the client's configuration came from. */
-	if ((rc = air__client_ensure_resolved(client, &p->ctx, err)) != AIR_OK)
-		return rc;
-	profile = air__client_profile(client);
+	/* The profile the client names (option, then DATABRICKS_CONFIG_PROFILE)
+	 * is all `databricks auth docker configure` needs; otherwise the one its
+	 * resolved configuration came from (a default profile). */
+	profile = air__client_opt_str(client, AIR_OPT_PROFILE);
+	if (!profile)
+		profile = air__client_env(client, "DATABRICKS_CONFIG_PROFILE");
+	if (!profile) {
+		if ((rc = air__client_ensure_resolved(client, &p->ctx, err)) != AIR_OK)
+			return rc;
+		profile = air__client_profile(client);
+	}
 	if (!profile || !*profile)
 		return air__failf(err, AIR_EAUTH, AIR_KIND_PERMANENT,
 		                  "pushing images needs a workspace OAuth login through a Databricks CLI "

@@ -28,6 +28,7 @@ struct air_download_report {
 	size_t count;
 	char *no_logs;
 	char *state;          /* the run's display state */
+	bool terminal, succeeded;
 };
 
 /* mkdir -p */
@@ -291,6 +292,8 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		air_run_free(run);
 		return rc;
 	}
+	rep->terminal = run->terminal;
+	rep->succeeded = run->succeeded;
 	if (!(rep->state = air__strdup(run->state))) {
 		air_run_free(run);
 		return air__oom(err);
@@ -412,6 +415,16 @@ const char *air_download_report_no_logs_message(const air_download_report *rep)
 const char *air_download_report_state_name(const air_download_report *rep)
 {
 	return rep ? rep->state : NULL;
+}
+
+int32_t air_download_report_terminal(const air_download_report *rep)
+{
+	return rep && rep->terminal;
+}
+
+int32_t air_download_report_succeeded(const air_download_report *rep)
+{
+	return rep && rep->succeeded;
 }
 
 int32_t air_download_report_state(const air_download_report *rep)
