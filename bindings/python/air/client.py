@@ -262,7 +262,7 @@ class Client:
         if not isinstance(config, Config):
             config = own = Config.load(config)
         try:
-            if idempotency_key is None and not config.idempotency_token:
+            if idempotency_key is None and not config.is_set("idempotency_token"):
                 # Fixed here so that a restarted call (a signal whose handler
                 # returned) cannot start a second run.
                 idempotency_key = str(uuid.uuid4())

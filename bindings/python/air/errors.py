@@ -241,27 +241,27 @@ PathArg = Union[str, "os.PathLike[str]", bytes, None]
 
 
 def _file_error(exc: AirError, path: PathArg) -> AirError:
-    """An AIR_EIO about reading @path as FileNotFoundError/PermissionError
-    when that is what the file system says."""
+    """An AIR_EIO about reading @path, with the errno, strerror and filename
+    of the file system's answer: FileNotFoundError or PermissionError when
+    that is what it says."""
     if path is None:
         return exc
-    err: OSError
     try:
         with open(path, "rb"):
             return exc
-    except FileNotFoundError as os_exc:
-        cls: Type[LocalIOError] = AirFileNotFoundError
+    except OSError as os_exc:
         err = os_exc
-    except PermissionError as os_exc:
+    cls: Type[AirError] = type(exc)
+    if isinstance(err, FileNotFoundError):
+        cls = AirFileNotFoundError
+    elif isinstance(err, PermissionError):
         cls = AirFilePermissionError
-        err = os_exc
-    except OSError:
-        return exc
     new = cls(exc.message)
     new.__dict__.update(exc.__dict__)
-    new.errno = err.errno if err.errno is not None else _errno.EIO
-    new.strerror = err.strerror
-    new.filename = os.fsdecode(path)
+    if isinstance(new, OSError):
+        new.errno = err.errno if err.errno is not None else _errno.EIO
+        new.strerror = err.strerror
+        new.filename = os.fsdecode(path)
     return new
 
 
