@@ -25,9 +25,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "client_internal.h"
+#include "transport/transport.h"
 #include "fakews.h"
-#include "logs_internal.h"
+#include "logs/logs.h"
 #include "test.h"
 
 #define START_NS 1700000000000000000LL
@@ -140,10 +140,11 @@ static phase stream_phase(fakews *fw, int64_t n, bool per_phase)
 
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
+	air_logs_options_set_record_cb(o, count_record, &c);
 	reset_peak();
 	t0 = now_s();
 	c0 = cpu_s();
-	rc = air_client_stream_logs(client, c.run_id, o, count_record, NULL, NULL, &c, &sum, &err);
+	rc = air_client_stream_logs(client, c.run_id, o, &sum, &err);
 	p.wall_s = now_s() - t0;
 	p.cpu_s = cpu_s() - c0;
 	p.rss_kib = peak_kib(per_phase);

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "profile.h"
+#include "core/core.h"
+#include "transport/profile.h"
 
 static double cpu_seconds(void)
 {

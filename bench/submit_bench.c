@@ -130,7 +130,7 @@ int main(int argc, char **argv)
 	fakews_configf(fw, "{\"latency_ms\":%d}", LATENCY_MS);
 	client = fakews_client(fw);
 	/* the user is looked up once per client; the figures are for later runs */
-	if ((rc = air_client_current_user(client, &user, &err)) != AIR_OK)
+	if ((rc = air_client_current_user(client, NULL, &user, &err)) != AIR_OK)
 		die("looking up the user", rc, err);
 	air_free(user);
 	/* one run opens the connections that the parallel uploads reuse */

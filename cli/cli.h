@@ -55,7 +55,8 @@ bool cli_parse_run_id(const char *s, int64_t *out);
 /* ---- output (output.c) ---- */
 /* "Error: <message>" on stderr. Returns 1 (the failure exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Print the library error as "Error: ..." on stderr and return 1. */
+/* Print the library error as "Error: ..." on stderr and return 1 ("Error:
+ * interrupted" after Ctrl-C). */
 int cli_error_air(const air_error *err, int rc);
 /* Success envelope {"v":1,"ts":...,"data":@data} pretty-printed on stdout. Steals @data. Returns 0. */
 int cli_print_data(json_t *data);
@@ -79,6 +80,31 @@ bool cli_isatty_stdout(void);
 /* ---- client (client.c) ---- */
 /* A client configured from the globals (profile, debug trace). */
 int cli_client_new(const cli_globals *g, air_client **out, air_error **err);
+
+/* ---- Ctrl-C (interrupt.c) ----
+ * SIGINT and SIGTERM raise one air_interrupt that every blocking call gets in
+ * its options, so the call returns AIR_EINTERRUPTED at once; the command then
+ * reports "Error: interrupted" and exits 1. */
+/* Create the interrupt and install the handlers; false (reported) on failure. */
+bool cli_interrupt_install(void);
+/* Restore the default handlers and release the interrupt. */
+void cli_interrupt_uninstall(void);
+/* The interrupt to put in the options of every blocking call. */
+air_interrupt *cli_interrupt(void);
+/* Options holding only the interrupt, for calls without options of their own. */
+const air_call_options *cli_call_options(void);
+/* True once SIGINT or SIGTERM arrived. */
+bool cli_interrupted(void);
+/* "Error: interrupted" on stderr (also in JSON mode); returns 1. */
+int cli_report_interrupted(void);
+/* Before reading a prompt's answer: wait until stdin has input (or is at its
+ * end); false when interrupted first. */
+bool cli_wait_stdin(void);
+
+/* ---- field help (field_help.c) ---- */
+/* `air run -h config[.PATH]`: the field's documentation on stdout, as text or
+ * as one JSON object; an unknown path is an "Error:" line on stderr. */
+void cli_field_help(const char *path, bool json);
 
 /* ---- commands ---- */
 int cmd_run(int argc, char **argv, cli_globals *g);

@@ -15,21 +15,18 @@ static int debug_to_stderr(int32_t type, const char *text, size_t len, void *use
 
 int cli_client_new(const cli_globals *g, air_client **out, air_error **err)
 {
-	air_client *c = NULL;
-	int rc = air_client_new(&c, err);
+	air_client_options *o = NULL;
+	int rc = air_client_options_new(&o);
 
-	if (rc != AIR_OK)
-		return rc;
-	if (g->profile)
-		rc = air_client_set_str(c, AIR_OPT_PROFILE, g->profile);
+	if (rc == AIR_OK && g->profile)
+		rc = air_client_options_set_str(o, AIR_OPT_PROFILE, g->profile);
 	if (rc == AIR_OK)
-		rc = air_client_set_str(c, AIR_OPT_USER_AGENT_SUFFIX, "air-cli/" AIR_VERSION_STRING);
+		rc = air_client_options_set_str(o, AIR_OPT_USER_AGENT_SUFFIX,
+		                                "air-cli/" AIR_VERSION_STRING);
 	if (rc == AIR_OK && g->debug)
-		rc = air_client_set_debug_cb(c, debug_to_stderr, NULL);
-	if (rc != AIR_OK) {
-		air_client_free(c);
-		return rc;
-	}
-	*out = c;
-	return AIR_OK;
+		rc = air_client_options_set_debug_cb(o, debug_to_stderr, NULL);
+	if (rc == AIR_OK)
+		rc = air_client_new(o, out, err);
+	air_client_options_free(o);
+	return rc;
 }

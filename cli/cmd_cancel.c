@@ -51,7 +51,7 @@ static int cancel_ids(const cli_globals *g, air_client *c, const int64_t *ids, s
 {
 	air_cancel_report *rep = NULL;
 	air_error *err = NULL;
-	int rc = air_client_cancel_runs(c, ids, n, &rep, &err);
+	int rc = air_client_cancel_runs(c, ids, n, cli_call_options(), &rep, &err);
 
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
@@ -173,7 +173,7 @@ static bool confirmed(void)
 
 	fprintf(stderr, "Cancel these runs? [y/N] ");
 	fflush(stderr);
-	if (!fgets(line, sizeof(line), stdin))
+	if (!cli_wait_stdin() || !fgets(line, sizeof(line), stdin))
 		return false;
 	for (n = strlen(line); n > 0 && isspace((unsigned char)line[n - 1]); n--)
 		line[n - 1] = '\0';
@@ -214,8 +214,10 @@ static int active_runs(air_client *c, active_run **runs, size_t *n, air_error **
 	if (rc == AIR_OK)
 		rc = air_list_options_set_int(o, AIR_LIST_WORKSPACE_ID, 0);
 	if (rc == AIR_OK)
+		rc = air_list_options_set_interrupt(o, cli_interrupt());
+	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, err);
-	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK && run) {
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK) {
 		active_run *p = realloc(*runs, (*n + 1) * sizeof(*p));
 		const char *exp = air_run_experiment_name(run);
 
@@ -229,6 +231,8 @@ static int active_runs(air_client *c, active_run **runs, size_t *n, air_error **
 		p[*n].start_ms = air_run_start_time_ms(run);
 		(*n)++;
 	}
+	if (rc == AIR_EDONE)
+		rc = AIR_OK;
 	air_run_iter_free(it);
 	air_list_options_free(o);
 	return rc;
@@ -257,7 +261,8 @@ static int cancel_all(const cli_globals *g, bool yes)
 		if (!yes)
 			preview(runs, n);
 		if (!yes && !confirmed()) {
-			fprintf(stderr, "Aborted: no run was cancelled.\n");
+			/* Ctrl-C at the prompt declines: end the prompt's line first. */
+			fprintf(stderr, "%sAborted: no run was cancelled.\n", cli_interrupted() ? "\n" : "");
 			rc = 1;
 		} else {
 			int64_t *ids = calloc(n, sizeof(*ids));

@@ -30,6 +30,8 @@ int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error
 	char *text = NULL;
 	int out;
 
+	if (rc == AIR_EINTERRUPTED || cli_interrupted())
+		return cli_report_interrupted();
 	if (stage == CLI_STAGE_SETUP && auth_rejected(rc, err)) {
 		/* The library's message already says how to configure credentials. */
 		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, msg);
@@ -78,11 +80,11 @@ int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char *
 	cli_stage stage = CLI_STAGE_SETUP;
 
 	if (rc == AIR_OK)
-		rc = air_client_resolve(c, &err);
+		rc = air_client_resolve(c, cli_call_options(), &err);
 	if (rc == AIR_OK && !(flags & CLI_OPEN_NO_PROBE)) {
 		/* PAT setup contacts nobody: the identity probe checks the credentials. */
 		stage = CLI_STAGE_PROBE;
-		rc = air_client_current_user(c, &me, &err);
+		rc = air_client_current_user(c, cli_call_options(), &me, &err);
 	}
 	if (rc != AIR_OK) {
 		cli_runs_fail(g, (flags & CLI_OPEN_CANCEL) ? CLI_STAGE_CANCEL : stage, rc, err);
@@ -131,7 +133,7 @@ static int print_json(const air_run *run)
 
 	snprintf(id, sizeof(id), "%" PRId64, air_run_id(run));
 	json_object_set_new(d, "run_id", json_string(id));
-	json_object_set_new(d, "status", json_string(air_run_state(run)));
+	json_object_set_new(d, "status", json_string(air_run_state_name(run)));
 	json_object_set_new(d, "started_at", cli_json_time(air_run_start_time_ms(run)));
 	json_object_set_new(d, "duration_seconds", air_run_start_time_ms(run) > 0
 	                                                    ? json_integer(duration_s(run))
@@ -282,7 +284,7 @@ static void metadata_lines(const air_run *run, const json_t *obj, text_lines *l)
 
 	json_unpack((json_t *)obj, "{s?I}", "start_time", &submitted);
 	lines_addf(l, "Run ID:       %" PRId64, air_run_id(run));
-	lines_addf(l, "Status:       %s", air_run_state(run));
+	lines_addf(l, "Status:       %s", air_run_state_name(run));
 	if (submitted > 0)
 		cli_format_utc_minutes((int64_t)submitted, buf, sizeof(buf));
 	lines_addf(l, "Submitted:    %s", submitted > 0 ? buf : "N/A");
@@ -309,7 +311,7 @@ static void print_sweep(const air_run *run)
 {
 	size_t n = air_run_iteration_count(run);
 
-	printf("Sweep run %" PRId64 " (%s)\n", air_run_id(run), air_run_state(run));
+	printf("Sweep run %" PRId64 " (%s)\n", air_run_id(run), air_run_state_name(run));
 	printf("Job: %s\n", na(air_run_dashboard_url(run)));
 	printf("Iterations: %" PRId64 " total, %" PRId64 " completed, %" PRId64 " succeeded, %" PRId64
 	       " failed, %" PRId64 " active\n",
@@ -321,7 +323,7 @@ static void print_sweep(const air_run *run)
 	printf("\n%-24s %-20s %-16s %s\n", "TASK KEY", "RUN ID", "STATUS", "EXPERIMENT");
 	for (size_t i = 0; i < n; i++)
 		printf("%-24s %-20" PRId64 " %-16s %s\n", na(air_run_iteration_task_key(run, i)),
-		       air_run_iteration_run_id(run, i), na(air_run_iteration_state(run, i)),
+		       air_run_iteration_run_id(run, i), na(air_run_iteration_state_name(run, i)),
 		       na(air_run_iteration_experiment(run, i)));
 }
 
@@ -352,6 +354,29 @@ static int print_text(const air_run *run)
 	return 0;
 }
 
+/* What `get` reads besides runs/get: the workspace id, MLflow ids and sweep
+ * iterations; for text also the MLflow run name and the uploaded YAML. */
+static int get_options(const cli_globals *g, air_get_options **out)
+{
+	static const int32_t always[] = {AIR_GET_WORKSPACE_ID, AIR_GET_MLFLOW, AIR_GET_SWEEP};
+	static const int32_t text[] = {AIR_GET_MLFLOW_NAME, AIR_GET_CONFIG};
+	air_get_options *o = NULL;
+	int rc = air_get_options_new(&o);
+
+	for (size_t i = 0; rc == AIR_OK && i < sizeof(always) / sizeof(always[0]); i++)
+		rc = air_get_options_set_int(o, always[i], 1);
+	for (size_t i = 0; rc == AIR_OK && !g->json && i < sizeof(text) / sizeof(text[0]); i++)
+		rc = air_get_options_set_int(o, text[i], 1);
+	if (rc == AIR_OK)
+		rc = air_get_options_set_interrupt(o, cli_interrupt());
+	if (rc != AIR_OK) {
+		air_get_options_free(o);
+		return rc;
+	}
+	*out = o;
+	return AIR_OK;
+}
+
 int cmd_get(int argc, char **argv, cli_globals *g)
 {
 	static const cli_flag flags[] = {{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false}};
@@ -360,7 +385,7 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 	air_run *run = NULL;
 	air_error *err = NULL;
 	int64_t id;
-	uint32_t what = AIR_GET_WORKSPACE_ID | AIR_GET_MLFLOW | AIR_GET_SWEEP;
+	air_get_options *o = NULL;
 	int rc;
 
 	if (cli_wants_help(argc, argv)) {
@@ -390,15 +415,16 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 	cli_strlist_free(&pos);
 	if (cli_runs_open(g, 0, &c, NULL) != 0)
 		return 1;
-	if (!g->json)
-		what |= AIR_GET_MLFLOW_NAME | AIR_GET_CONFIG;
-	rc = air_client_get_run(c, id, what, &run, &err);
+	rc = get_options(g, &o);
+	if (rc == AIR_OK)
+		rc = air_client_get_run(c, id, o, &run, &err);
 	if (rc != AIR_OK)
 		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 	else
 		rc = g->json ? print_json(run) : print_text(run);
 	air_error_free(err);
 	air_run_free(run);
+	air_get_options_free(o);
 	air_client_free(c);
 	return rc;
 }

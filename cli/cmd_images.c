@@ -1,7 +1,6 @@
 /* cmd_images.c: `air images push` — push a local container image to the
  * workspace's artifact registry for environment.unity_catalog_image
  * (CLI_AND_OUTPUT.md §2.8). Every failure is a plain `Error:` line. */
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,20 +22,18 @@ static const char *prompt(const char *label, char *buf, size_t n)
 		return NULL;
 	fprintf(stderr, "%s: ", label);
 	fflush(stderr);
-	if (!fgets(buf, (int)n, stdin))
+	if (!cli_wait_stdin() || !fgets(buf, (int)n, stdin))
 		return NULL;
 	len = strcspn(buf, "\r\n");
 	buf[len] = '\0';
 	return len ? buf : NULL;
 }
 
-static int push(const cli_globals *g, const char *source, const char *catalog, const char *schema,
-                const char *artifact, bool pull)
+/* The options of the push; the profile is the client's (--profile). */
+static int push_options(const char *source, const char *catalog, const char *schema,
+                        const char *artifact, bool pull, air_image_push_options **out)
 {
-	const char *profile = g->profile ? g->profile : getenv("DATABRICKS_CONFIG_PROFILE");
 	air_image_push_options *o = NULL;
-	char *uc = NULL, *remote = NULL;
-	air_error *err = NULL;
 	int rc = air_image_push_options_new(&o);
 
 	if (rc == AIR_OK)
@@ -47,13 +44,33 @@ static int push(const cli_globals *g, const char *source, const char *catalog, c
 		rc = air_image_push_options_set_str(o, AIR_IMAGE_SCHEMA, schema);
 	if (rc == AIR_OK)
 		rc = air_image_push_options_set_str(o, AIR_IMAGE_ARTIFACT, artifact);
-	if (rc == AIR_OK && profile && *profile)
-		rc = air_image_push_options_set_str(o, AIR_IMAGE_PROFILE, profile);
 	if (rc == AIR_OK)
 		rc = air_image_push_options_set_int(o, AIR_IMAGE_PULL, pull);
 	if (rc == AIR_OK)
-		rc = air_image_push(o, &uc, &remote, &err);
+		rc = air_image_push_options_set_interrupt(o, cli_interrupt());
+	if (rc != AIR_OK) {
+		air_image_push_options_free(o);
+		return rc;
+	}
+	*out = o;
+	return AIR_OK;
+}
+
+static int push(const cli_globals *g, const char *source, const char *catalog, const char *schema,
+                const char *artifact, bool pull)
+{
+	air_image_push_options *o = NULL;
+	air_client *client = NULL;
+	char *uc = NULL, *remote = NULL;
+	air_error *err = NULL;
+	int rc = push_options(source, catalog, schema, artifact, pull, &o);
+
+	if (rc == AIR_OK)
+		rc = cli_client_new(g, &client, &err);
+	if (rc == AIR_OK)
+		rc = air_client_push_image(client, o, &uc, &remote, &err);
 	air_image_push_options_free(o);
+	air_client_free(client);
 	if (rc != AIR_OK) {
 		cli_error_air(err, rc);
 		air_error_free(err);
@@ -72,6 +89,18 @@ static int push(const cli_globals *g, const char *source, const char *catalog, c
 	air_free(uc);
 	air_free(remote);
 	return rc;
+}
+
+/* A required value neither given nor typed at the prompt (Ctrl-C there is an
+ * interruption). */
+static void missing(const char *flag)
+{
+	if (cli_interrupted()) {
+		fputc('\n', stderr);
+		cli_report_interrupted();
+	} else {
+		cli_error("required flag \"%s\" not set", flag);
+	}
 }
 
 int cmd_images(int argc, char **argv, cli_globals *g)
@@ -109,15 +138,15 @@ int cmd_images(int argc, char **argv, cli_globals *g)
 	}
 	fprintf(stderr, "Warning: \"air images push\" is in Preview.\n");
 	if (!source && !(source = prompt("Source image", sbuf, sizeof(sbuf)))) {
-		cli_error("required flag \"--source\" not set");
+		missing("--source");
 		goto out;
 	}
 	if (!catalog && !(catalog = prompt("Catalog", cbuf, sizeof(cbuf)))) {
-		cli_error("required flag \"--catalog\" not set");
+		missing("--catalog");
 		goto out;
 	}
 	if (!schema && !(schema = prompt("Schema", kbuf, sizeof(kbuf)))) {
-		cli_error("required flag \"--schema\" not set");
+		missing("--schema");
 		goto out;
 	}
 	rc = push(g, source, catalog, schema, artifact, pull);

@@ -45,7 +45,7 @@ static json_t *json_row(const air_run *run)
 	                                                     : json_null());
 	json_object_set_new(r, "user", air_run_creator(run) ? json_string(air_run_creator(run))
 	                                                    : json_null());
-	json_object_set_new(r, "status", json_string(air_run_state(run)));
+	json_object_set_new(r, "status", json_string(air_run_state_name(run)));
 	json_object_set_new(r, "started_at", cli_json_time(times_of(run).start_ms));
 	json_object_set_new(r, "is_sweep", json_boolean(air_run_is_sweep(run)));
 	return r;
@@ -78,7 +78,7 @@ static void table_add(table *t, const air_run *run)
 	snprintf(buf, sizeof(buf), "%" PRId64, air_run_id(run));
 	cells[t->n][0] = strdup(buf);
 	cells[t->n][1] = dup_or_dash(air_run_experiment_name(run));
-	cells[t->n][2] = strdup(air_run_state(run));
+	cells[t->n][2] = strdup(air_run_state_name(run));
 	if (tm.start_ms > 0)
 		cli_format_utc_minutes(tm.start_ms, buf, sizeof(buf));
 	cells[t->n][3] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
@@ -140,6 +140,8 @@ static int build_options(const cli_globals *g, int64_t limit, bool all_status, b
 		rc = air_list_options_set_int(o, AIR_LIST_ALL_USERS, all_users);
 	if (rc == AIR_OK)
 		rc = air_list_options_set_int(o, AIR_LIST_MLFLOW, !g->json);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_interrupt(o, cli_interrupt());
 	for (int i = 0; rc == AIR_OK && i < filters->count; i++)
 		rc = air_list_options_add_filter(o, filters->items[i], &err);
 	if (rc != AIR_OK) {
@@ -164,12 +166,14 @@ static int run_listing(const cli_globals *g, const air_list_options *o)
 
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, &err);
-	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, &err)) == AIR_OK && run) {
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, &err)) == AIR_OK) {
 		if (g->json)
 			json_array_append_new(rows, json_row(run));
 		else
 			table_add(&t, run);
 	}
+	if (rc == AIR_EDONE)
+		rc = AIR_OK;
 	if (rc != AIR_OK) {
 		cli_error_air(err, rc);
 		rc = 1;

@@ -76,6 +76,8 @@ typedef struct printer {
 	int32_t node;
 } printer;
 
+/* A line: raw (text), or a LOG event preceded by an ALERT event when the line
+ * matches a fatal pattern (JSON only). */
 static int on_record(const air_log_record *rec, void *ud)
 {
 	const printer *p = ud;
@@ -83,23 +85,14 @@ static int on_record(const air_log_record *rec, void *ud)
 	const char *line = air_log_record_line(rec, &len);
 
 	if (p->g->json) {
+		if (air_log_record_alert(rec) > 0)
+			print_line_event("ALERT", p->node, line, len);
 		print_line_event("LOG", p->node, line, len);
 	} else {
 		fwrite(line, 1, len, stdout);
 		putchar('\n');
 		fflush(stdout);
 	}
-	return 0;
-}
-
-static int on_alert(const air_log_record *rec, int32_t pattern, void *ud)
-{
-	const printer *p = ud;
-	size_t len;
-	const char *line = air_log_record_line(rec, &len);
-
-	(void)pattern;
-	print_line_event("ALERT", p->node, line, len);
 	return 0;
 }
 
@@ -136,14 +129,18 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 	/* The waiting message is for people: text mode on a terminal only (it
 	 * costs a runs/get-output every fifth poll until lines arrive). */
 	air_log_waiting_cb waiting = !g->json && cli_isatty_stderr() ? cli_waiting_line : NULL;
-	int rc = air_logs_options_set_waiting_cb(opts, waiting, &w);
+	/* STATUS events only for --watch in JSON. */
+	air_log_status_cb status = g->json && watch ? on_status : NULL;
+	int rc = air_logs_options_set_record_cb(opts, on_record, &p);
 
-	if (rc != AIR_OK)
-		return rc;
-	/* ALERT events exist only in JSON; STATUS events only for --watch. */
-	rc = air_client_stream_logs(c, run_id, opts, on_record, g->json && watch ? on_status : NULL,
-	                            g->json ? on_alert : NULL, &p, summary, err);
-	/* @w dies here: leave no dangling pointer in @opts. */
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_status_cb(opts, status, NULL);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_waiting_cb(opts, waiting, &w);
+	if (rc == AIR_OK)
+		rc = air_client_stream_logs(c, run_id, opts, summary, err);
+	/* @p and @w die here: leave no dangling pointer in @opts. */
+	air_logs_options_set_record_cb(opts, NULL, NULL);
 	air_logs_options_set_waiting_cb(opts, NULL, NULL);
 	return rc;
 }
@@ -214,6 +211,8 @@ static int set_options(const logs_args *a, air_logs_options *o)
 		rc = air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, a->retry < 0 ? -1 : a->retry);
 	if (rc == AIR_OK && poll >= 0)
 		rc = air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_interrupt(o, cli_interrupt());
 	return rc;
 }
 
@@ -249,7 +248,8 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 				fprintf(stderr, "Warning: node %d: %s\n", air_download_report_node(rep, i),
 				        air_download_report_error(rep, i));
 	}
-	rc = air_download_report_ok(rep) ? 0 : 1;
+	/* A download is ok when the run is still active or succeeded (§5). */
+	rc = !air_download_report_terminal(rep) || air_download_report_succeeded(rep) ? 0 : 1;
 	air_download_report_free(rep);
 	return rc;
 }
@@ -268,7 +268,8 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 	}
 	if (air_logs_summary_no_logs_message(sum))
 		cli_logs_print_no_logs(g, node, air_logs_summary_no_logs_message(sum));
-	rc = air_logs_summary_ok(sum) ? 0 : 1;
+	/* Ok: the run is still active (a one-shot view) or it succeeded (§5). */
+	rc = !air_logs_summary_terminal(sum) || air_logs_summary_succeeded(sum) ? 0 : 1;
 	air_logs_summary_free(sum);
 	return rc;
 }

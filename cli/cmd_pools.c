@@ -57,7 +57,7 @@ int cmd_list_pools(int argc, char **argv, cli_globals *g)
 	cli_strlist_free(&pos);
 	if (cli_runs_open(g, CLI_OPEN_NO_PROBE, &c, NULL) != 0)
 		return 1;
-	rc = air_client_list_pools(c, &list, &err);
+	rc = air_client_list_pools(c, cli_call_options(), &list, &err);
 	if (rc != AIR_OK) {
 		rc = fail(g, rc, err);
 	} else if (g->json) {
@@ -139,7 +139,7 @@ int cmd_get_pool(int argc, char **argv, cli_globals *g)
 		cli_strlist_free(&pos);
 		return 1;
 	}
-	rc = air_client_get_pool(c, pos.items[0], &pool, &err);
+	rc = air_client_get_pool(c, pos.items[0], cli_call_options(), &pool, &err);
 	cli_strlist_free(&pos);
 	if (rc != AIR_OK) {
 		rc = fail(g, rc, err);

@@ -24,22 +24,6 @@ static const char *help_path(int argc, char **argv)
 	return NULL;
 }
 
-static int print_field_help(const char *path)
-{
-	char *text = NULL;
-	air_error *err = NULL;
-	int rc = air_schema_help(path, AIR_HELP_TEXT, &text, &err);
-
-	if (rc == AIR_OK) {
-		fputs(text, stdout);
-		air_free(text);
-	} else {
-		cli_error_air(err, rc);
-		air_error_free(err);
-	}
-	return 0; /* field help exits 0 even for unknown paths */
-}
-
 /* Parse, override (reporting each change on stderr) and validate. */
 static int load_config(const char *file, const cli_strlist *overrides, air_config **out)
 {
@@ -94,8 +78,11 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 	};
 
 	hpath = help_path(argc, argv);
-	if (hpath)
-		return print_field_help(hpath);
+	if (hpath) {
+		/* Text whatever -o says; exit 0 even for an unknown path (§5). */
+		cli_field_help(hpath, false);
+		return 0;
+	}
 	if (cli_wants_help(argc, argv)) {
 		fputs(run_description, stdout);
 		cli_print_usage(stdout, run_usage, flags);

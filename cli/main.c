@@ -110,7 +110,13 @@ int main(int argc, char **argv)
 		for (int i = 1; i < argc; i++)
 			if (i != cmd_index)
 				rest[nrest++] = argv[i];
-		rc = c->fn(nrest, rest, &g);
+		/* From here on Ctrl-C stops the command's blocking calls (interrupt.c). */
+		if (cli_interrupt_install()) {
+			rc = c->fn(nrest, rest, &g);
+			cli_interrupt_uninstall();
+		} else {
+			rc = 1;
+		}
 		free(rest);
 	}
 	return rc;

@@ -21,6 +21,8 @@ int cli_error(const char *fmt, ...)
 
 int cli_error_air(const air_error *err, int rc)
 {
+	if (rc == AIR_EINTERRUPTED || cli_interrupted())
+		return cli_report_interrupted();
 	return cli_error("%s", err ? air_error_message(err) : air_strerror(rc));
 }
 

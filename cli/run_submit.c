@@ -71,13 +71,15 @@ static void print_submitted(const air_submission *sub)
 	fflush(stdout);
 }
 
-/* Best effort: the run's MLflow links when they appear within about a second. */
+/* Best effort: the run's MLflow links when they appear within about a second
+ * (Ctrl-C ends the lookup; the submission stands). */
 static void print_mlflow_links(air_client *client, int64_t run_id)
 {
 	char *run_url = NULL, *exp_url = NULL;
 
-	if (air_client_poll_mlflow_links(client, run_id, MLFLOW_POLLS, MLFLOW_INTERVAL_MS, &run_url,
-	                                 &exp_url, NULL) == AIR_OK && run_url) {
+	if (air_client_poll_mlflow_links(client, run_id, MLFLOW_POLLS, MLFLOW_INTERVAL_MS,
+	                                 cli_call_options(), &run_url, &exp_url, NULL) == AIR_OK &&
+	    run_url) {
 		printf("MLflow run: %s\n", run_url);
 		printf("MLflow experiment: %s\n", exp_url);
 		fflush(stdout);
@@ -94,6 +96,8 @@ static int submit(const cli_globals *g, air_client *client, const air_config *cf
 	air_error *err = NULL;
 	int rc = air_submit_options_new(&opts);
 
+	if (rc == AIR_OK)
+		rc = air_submit_options_set_interrupt(opts, cli_interrupt());
 	if (rc == AIR_OK && req->idempotency_key)
 		rc = air_submit_options_set_str(opts, AIR_SUBMIT_IDEMPOTENCY_KEY, req->idempotency_key);
 	if (rc == AIR_OK && !g->json && cli_isatty_stderr())

@@ -17,7 +17,7 @@ typedef enum cli_stage {
 } cli_stage;
 
 /* Report a failure as an error envelope (JSON) or "Error: ..." (text);
- * returns 1. @err may be NULL. */
+ * after Ctrl-C only "Error: interrupted" on stderr. Returns 1. @err may be NULL. */
 int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error *err);
 /* Report an INVALID_ARGS failure with a printf message; returns 1. */
 int cli_runs_invalid(const cli_globals *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -36,8 +36,8 @@ int64_t cli_logs_poll_ms(void);
 
 /* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
  * (JSON); with @watch also STATUS events. In text mode on an interactive
- * stderr, also the waiting message of a run without lines (it sets the
- * waiting callback of @opts). Returns the library status. */
+ * stderr, also the waiting message of a run without lines. The callbacks are
+ * set on @opts for the call and removed after it. Returns the library status. */
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, air_error **err);

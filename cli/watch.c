@@ -36,14 +36,18 @@ static void print_submitted(int64_t run_id, const char *dashboard_url)
 static void print_terminal(air_client *client, int64_t run_id, const char *dashboard_url)
 {
 	json_t *env = json_object(), *data = json_object();
+	air_get_options *o = NULL;
 	air_run *run = NULL;
 	char ts[32], id[24];
 
 	cli_now_rfc3339(ts);
 	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	if (air_client_get_run(client, run_id, 0, &run, NULL) != AIR_OK)
+	if (air_get_options_new(&o) != AIR_OK ||
+	    air_get_options_set_interrupt(o, cli_interrupt()) != AIR_OK ||
+	    air_client_get_run(client, run_id, o, &run, NULL) != AIR_OK)
 		run = NULL;
-	json_object_set_new(data, "status", json_string(run ? air_run_state(run) : "UNKNOWN"));
+	air_get_options_free(o);
+	json_object_set_new(data, "status", json_string(run ? air_run_state_name(run) : "UNKNOWN"));
 	json_object_set_new(data, "run_id", json_string(id));
 	json_object_set_new(data, "dashboard_url", json_string(dashboard_url ? dashboard_url : ""));
 	json_object_set_new(env, "v", json_integer(1));
@@ -72,6 +76,8 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const ch
 	}
 	/* Node 0, latest attempt, no tail or window: follow until terminal. */
 	rc = air_logs_options_new(&o);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_interrupt(o, cli_interrupt());
 	if (rc == AIR_OK && poll >= 0)
 		rc = air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
 	if (rc == AIR_OK)
@@ -81,7 +87,8 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const ch
 	if (rc != AIR_OK)
 		cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 	exit_code = rc == AIR_OK && air_logs_summary_succeeded(sum) ? 0 : 1;
-	if (g->json)
+	/* Ctrl-C stops watching at once: no terminal line (it needs a request). */
+	if (g->json && !cli_interrupted())
 		print_terminal(client, run_id, dashboard_url);
 	air_error_free(err);
 	air_logs_summary_free(sum);

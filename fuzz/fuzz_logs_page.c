@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logs_internal.h"
+#include "logs/logs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run_internal.h"
+#include "runs/runs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,8 +42,8 @@ static void read_all(const air_run *r)
 	char *json = NULL;
 	json_t *back;
 
-	CHECK(air_run_state(r) != NULL);
-	CHECK(!strcmp(air_run_state(r), res ? res : lcs ? lcs : "UNKNOWN"));
+	CHECK(air_run_state_name(r) != NULL);
+	CHECK(!strcmp(air_run_state_name(r), res ? res : lcs ? lcs : "UNKNOWN"));
 	if (res && !strcmp(res, "SUCCESS"))
 		CHECK(air_run_succeeded(r) && air_run_is_terminal(r));
 	CHECK(air_run_id(r) > 0);
@@ -69,7 +69,7 @@ static void read_all(const air_run *r)
 		sink += (size_t)air_run_sweep_stat(r, k);
 	for (size_t i = 0; i < air_run_iteration_count(r); i++) {
 		touch(air_run_iteration_task_key(r, i));
-		CHECK(air_run_iteration_state(r, i) != NULL);
+		CHECK(air_run_iteration_state_name(r, i) != NULL);
 		touch(air_run_iteration_experiment(r, i));
 		sink += (size_t)air_run_iteration_run_id(r, i);
 	}

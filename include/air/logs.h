@@ -207,6 +207,10 @@ AIR_EXTERN int32_t air_download_report_complete(const air_download_report *rep, 
 AIR_EXTERN const char *air_download_report_error(const air_download_report *rep, size_t i);
 /** The "no logs" message when the run has no MLflow logs, else NULL. @since 1.0 */
 AIR_EXTERN const char *air_download_report_no_logs_message(const air_download_report *rep);
+/** 1 when the run was terminal when the download ended. @since 1.0 */
+AIR_EXTERN int32_t air_download_report_terminal(const air_download_report *rep);
+/** 1 when the run had ended SUCCESS. @since 1.0 */
+AIR_EXTERN int32_t air_download_report_succeeded(const air_download_report *rep);
 /** Display state (air_state) of the run when the download ended. @since 1.0 */
 AIR_EXTERN int32_t air_download_report_state(const air_download_report *rep);
 /** Display state of the run as written. @since 1.0 */

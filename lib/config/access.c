@@ -1,4 +1,4 @@
-/* config_access.c: value accessors of a validated config (config.h). */
+/* access.c: value accessors of a validated config (config.h). */
 #include <string.h>
 
 #include "config/config.h"

@@ -107,14 +107,14 @@ static int make(char *data, size_t len, const char *name, char *base_dir, air_co
 		air__free(cfg);
 		air__free(data);
 		air__free(base_dir);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	cfg->bytes = data;
 	cfg->len = len;
 	cfg->base_dir = base_dir;
 	if (!base_dir) {
 		air_config_free(cfg);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	if ((rc = parse(cfg, err)) != AIR_OK) {
 		air_config_free(cfg);
@@ -154,7 +154,7 @@ int air_config_parse_buffer(const char *data, size_t len, const char *name,
 	if (len > AIR_CONFIG_MAX_BYTES)
 		return too_big(name, len, err);
 	if (!(copy = air__malloc(len + 1)))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	if (len)
 		memcpy(copy, data, len);
 	copy[len] = '\0';
@@ -233,7 +233,7 @@ static int emit(const air__ynode *n, bool yaml, bool sorted, char **out, air_err
 		air__yemit_json(&b, n);
 	if (air__buf_oom(&b) || !(*out = air__buf_detach(&b))) {
 		air__buf_dispose(&b);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	return AIR_OK;
 }

@@ -1,12 +1,12 @@
 /*
- * config_internal.h: private types of the workload-config engine (config*.c).
+ * config.h: private types of the workload-config engine (config*.c).
  *
- * Pipeline: config_yaml.c parses the bytes into a small node tree kept in an
- * arena (config_node.c); overrides edit that tree (config_override.c);
- * validation decodes it strictly against the schema table (config_schema.c,
- * config_decode.c) into a model of node pointers, applies the semantic rules
+ * Pipeline: yaml.c parses the bytes into a small node tree kept in an
+ * arena (node.c); overrides edit that tree (override.c);
+ * validation decodes it strictly against the schema table (schema.c,
+ * decode.c) into a model of node pointers, applies the semantic rules
  * in their documented order (config_rules*.c) and publishes the normalised
- * values the accessors return (config_values.c).
+ * values the accessors return (values.c).
  */
 #ifndef AIR_CONFIG_INTERNAL_H
 #define AIR_CONFIG_INTERNAL_H
@@ -18,7 +18,7 @@
 /* Nodes that alias expansion may add to a document (billion-laughs guard). */
 #define AIR__CFG_MAX_ALIAS_NODES 100000
 
-/* ---- arena (config_node.c) ---------------------------------------------
+/* ---- arena (node.c) ---------------------------------------------
  * Nodes and strings of one document live in one arena and are released
  * together; overrides only ever add to it. */
 typedef struct air__arena_chunk air__arena_chunk;
@@ -30,7 +30,7 @@ void *air__arena_alloc(air__arena *a, size_t n);   /* 8-byte aligned; NULL on OO
 char *air__arena_strndup(air__arena *a, const char *s, size_t n);
 void air__arena_dispose(air__arena *a);
 
-/* ---- YAML node tree (config_node.c) ----------------------------------- */
+/* ---- YAML node tree (node.c) ----------------------------------- */
 typedef enum air__ykind { AIR__Y_SCALAR, AIR__Y_SEQ, AIR__Y_MAP } air__ykind;
 /* YAML 1.2 core schema type of a scalar. */
 typedef enum air__ytype {
@@ -78,14 +78,14 @@ bool air__yint_value(const air__ynode *n, int64_t *out);
 /* "a mapping", "a list", "the string \"x\"", "the integer 8", ... for messages. */
 void air__ynode_describe(const air__ynode *n, char *out, size_t cap);
 
-/* ---- parsing (config_yaml.c) ------------------------------------------ */
+/* ---- parsing (yaml.c) ------------------------------------------ */
 /* Parse the first document of @data. *root is NULL when the stream holds no
  * document. With @positions false every node gets line/column 0 (override
  * values). Errors are AIR_ECONFIG naming @name and the position. */
 int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *name,
                     bool positions, air__ynode **root, air_error **err);
 
-/* ---- raw input checks (config_text.c) ---------------------------------- */
+/* ---- raw input checks (text.c) ---------------------------------- */
 /* Printable UTF-8 without NUL; errors name @name and the position (none
  * when @name is NULL). */
 int air__yaml_check_text(const char *data, size_t len, const char *name, air_error **err);
@@ -94,7 +94,7 @@ int air__yaml_check_text(const char *data, size_t len, const char *name, air_err
 int air__yaml_check_input(const char *data, size_t len, const char *name, bool positions,
                           air_error **err);
 
-/* ---- emission (config_emit.c) ----------------------------------------- */
+/* ---- emission (emit.c) ----------------------------------------- */
 /* One-line flow YAML ("8", "\"8\"", "[a, b]", "{a: 1}"). */
 void air__yemit_flow(air__buf *b, const air__ynode *n);
 /* A block-style YAML document ending in a newline; keys sorted when asked. */
@@ -104,7 +104,7 @@ void air__yemit_json(air__buf *b, const air__ynode *n);
 /* A JSON string literal of @len bytes of UTF-8. */
 void air__json_put_string(air__buf *b, const char *s, size_t len);
 
-/* ---- errors (config_error.c) ------------------------------------------ */
+/* ---- errors (error.c) ------------------------------------------ */
 /* Fail with AIR_ECONFIG: message "<file>:<line>:<col>: <field>: <problem>"
  * (parts left out when unknown); field and position are set on the error. */
 int air__cfg_fail(air_error **err, const char *file, const air__ynode *at, const char *field,
@@ -114,7 +114,7 @@ int air__cfg_fail_at(air_error **err, const char *file, int32_t line, int32_t co
 /* @len bytes of @s as a double-quoted, escaped, possibly shortened literal. */
 const char *air__cfg_quote(char *out, size_t cap, const char *s, size_t len);
 
-/* ---- schema (config_schema.c) ----------------------------------------- */
+/* ---- schema (schema.c) ----------------------------------------- */
 typedef enum air__fkind {
 	AIR__F_OBJECT,
 	AIR__F_STRING,
@@ -229,7 +229,7 @@ struct air_config {
 	air__cfg_values v;
 };
 
-/* config_decode.c: strict decoding (first error in document order wins). */
+/* decode.c: strict decoding (first error in document order wins). */
 int air__cfg_decode(const air_config *cfg, air__cfg_model *m, air_error **err);
 /* config_rules*.c: the semantic rules in their documented order. */
 int air__cfg_rules(const air_config *cfg, const air__cfg_model *m, air_error **err);
@@ -239,7 +239,7 @@ int air__cfg_rules_code_source(const air_config *cfg, const air__cfg_model *m, a
 const air__cfg_snapshot *air__cfg_snapshot_of(const air__cfg_model *m, int32_t *form);
 /* Normalised environment.version ("6", "databricks_ai_v6") into @out, or false. */
 bool air__cfg_version_normalize(const char *text, char *out, size_t cap);
-/* config_values.c: fill cfg->v from a validated model. */
+/* values.c: fill cfg->v from a validated model. */
 int air__cfg_publish(air_config *cfg, const air__cfg_model *m);
 
 #endif /* AIR_CONFIG_INTERNAL_H */

@@ -1,5 +1,5 @@
 /*
- * config_decode.c: strict decoding of a workload document against the schema
+ * decode.c: strict decoding of a workload document against the schema
  * table. Walks the document in its own order so that the first problem in
  * the file is the one reported: unknown keys (with a did-you-mean), type
  * mismatches at any depth. Then records the value node of every field.
@@ -83,7 +83,7 @@ static int fail(decoder *d, const air__ynode *at, const char *fmt, ...)
 	if (!d->err)
 		return AIR_ECONFIG;
 	if (air__buf_oom(&d->path))
-		return air__failf(d->err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(d->err);
 	va_start(ap, fmt);
 	msg = air__vsprintf(fmt, ap);
 	va_end(ap);

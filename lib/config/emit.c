@@ -1,5 +1,5 @@
 /*
- * config_emit.c: node tree -> YAML (block documents and one-line flow text)
+ * emit.c: node tree -> YAML (block documents and one-line flow text)
  * and JSON. Output parses back to the same tree and core-schema types:
  * strings that would read as another type ("8", "true", "null") or that hold
  * YAML indicators are quoted; multi-line strings become literal blocks when

@@ -1,4 +1,4 @@
-/* config_error.c: config errors that name the field and the source position. */
+/* error.c: config errors that name the field and the source position. */
 #include "config/config.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* config_help.c: field help, `air run -h config[.<path>]`, from the schema table. */
+/* help.c: field help, `air run -h config[.<path>]`, from the schema table. */
 #include "config/config.h"
 
 #include <string.h>
@@ -34,7 +34,7 @@ static int resolve(const char *rest, air__buf *full, const air__field **out, air
 		air__buf_putc(full, '.');
 		air__buf_put(full, seg, len);
 		if (air__buf_oom(full))
-			return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			return air__oom(err);
 		if (len == 0)
 			return help_fail(err, air__buf_cstr(full), "%s: empty field name in the path",
 			                 air__buf_cstr(full));

@@ -1,4 +1,4 @@
-/* config_node.c: the arena and the YAML node tree of a workload document. */
+/* node.c: the arena and the YAML node tree of a workload document. */
 #include "config/config.h"
 
 #include <stdio.h>

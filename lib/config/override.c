@@ -1,5 +1,5 @@
 /*
- * config_override.c: `--override FIELD_PATH=VALUE`. The path is checked
+ * override.c: `--override FIELD_PATH=VALUE`. The path is checked
  * against the schema before anything changes; VALUE is parsed as a YAML
  * document and set in the parsed tree (not in typed values), creating
  * intermediate mappings and replacing non-mappings on the way. Validation is
@@ -273,7 +273,7 @@ int air_config_set(air_config *cfg, const char *path, const char *yaml_value, ai
 		return fail(&o, "invalid override: the field path is empty");
 	len = o.path_len;
 	if (!(shown = air__sprintf("%.*s=%s", (int)len, o.path, o.value)))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	o.shown = shown;
 	rc = apply(&o);
 	air__free(shown);

@@ -1,8 +1,8 @@
 /*
- * config_rules.c: the semantic rules of a decoded workload, in the documented
- * order (WORKLOAD_YAML §4); the first failure is the one reported. The
- * environment rules (8-13a) are in config_rules_env.c, the code_source rules
- * (18a-28) in config_rules_code.c.
+ * rules.c: the semantic rules of a decoded workload, in the documented
+ * order; the first failure is the one reported. The
+ * environment rules (8-13a) are in rules_env.c, the code_source rules
+ * (18a-28) in rules_code.c.
  */
 #include "config/config.h"
 
@@ -138,7 +138,7 @@ static int fail_named(const air_config *cfg, const air__ynode *at, const char *m
 	int rc;
 
 	if (!field)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = FAIL(at, field, "%s %s", air__cfg_quote(q, sizeof(q), at->u.text, at->len), problem);
 	air__free(field);
 	return rc;
@@ -154,7 +154,7 @@ static int variable_rules(const air_config *cfg, const air__cfg_model *m, air_er
 
 	if ((nsec && !(sec = air__ymap_sorted(m->secrets))) ||
 	    (nenv && !(env = air__ymap_sorted(m->env_variables)))) {
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < nsec && !rc; i++) {

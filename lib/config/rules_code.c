@@ -1,4 +1,4 @@
-/* config_rules_code.c: rules 18a-28, `code_source` in either of its forms. */
+/* rules_code.c: rules 18a-28, `code_source` in either of its forms. */
 #include "config/config.h"
 
 #include <stdio.h>

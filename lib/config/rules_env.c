@@ -1,4 +1,4 @@
-/* config_rules_env.c: rules 8-13a, the `environment` block. */
+/* rules_env.c: rules 8-13a, the `environment` block. */
 #include "config/config.h"
 
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * config_schema.c: the workload YAML schema as one table. Strict decoding,
+ * schema.c: the workload YAML schema as one table. Strict decoding,
  * override path checks and field help (`air run -h config.<path>`) all walk
  * it, so they cannot disagree. Children are in documentation order.
  */

@@ -1,5 +1,5 @@
 /*
- * config_text.c: checks on the raw bytes of a workload before libfyaml sees
+ * text.c: checks on the raw bytes of a workload before libfyaml sees
  * them. libfyaml 0.7 silently truncates at a NUL byte and drops invalid
  * UTF-8, and one of its error paths corrupts memory (see below).
  */

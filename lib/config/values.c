@@ -1,5 +1,5 @@
 /*
- * config_values.c: the values a validated config publishes to its accessors.
+ * values.c: the values a validated config publishes to its accessors.
  * Strings point into the document when they are used as written, and into
  * the values arena when they are trimmed or normalised.
  */

@@ -1,10 +1,10 @@
 /*
- * config_yaml.c: YAML bytes -> node tree, with libfyaml's event parser.
+ * yaml.c: YAML bytes -> node tree, with libfyaml's event parser.
  *
  * libfyaml checks the syntax; this file adds what a document builder would
  * do plus the limits a workload file needs: duplicate keys, scalar keys
  * only, core-schema typing and tags, a nesting cap and an alias-expansion
- * budget. The bytes are checked first (config_text.c). Only the first
+ * budget. The bytes are checked first (text.c). Only the first
  * document of a stream is read. Nothing is printed: diagnostics are
  * collected.
  */

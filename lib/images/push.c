@@ -162,7 +162,7 @@ static int parse_target(const air_image_push_options *o, target *t, air_error **
 	at = strchr(src, '@');
 	name = air__strndup(src, at ? (size_t)(at - src) : strlen(src));
 	if (!name)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	last = strrchr(name, '/');
 	last = last ? last + 1 : name;
 	colon = strchr(last, ':');
@@ -176,7 +176,7 @@ static int parse_target(const air_image_push_options *o, target *t, air_error **
 	}
 	air__free(name);
 	if (!t->artifact || !t->tag)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	if (!valid_name(t->catalog))
 		return invalid(err, "catalog", "catalog \"%s\" must match ^[a-z0-9]+((_|__|-+)[a-z0-9]+)*$",
 		               t->catalog);
@@ -257,11 +257,18 @@ static int registry_host(air_client *client, push *p, char **host, air_error **e
 
 	if (o->str[AIR_IMAGE_REGISTRY_HOST] && *o->str[AIR_IMAGE_REGISTRY_HOST])
 		return (*host = air__strdup(o->str[AIR_IMAGE_REGISTRY_HOST])) ? AIR_OK
-		       : air__failf(err, AIR_ENOMEM, 0, "out of memory");
-	/* The profile is the one the client's configuration came from. */
-	if ((rc = air__client_ensure_resolved(client, &p->ctx, err)) != AIR_OK)
-		return rc;
-	profile = air__client_profile(client);
+		       : air__oom(err);
+	/* The profile the client names (option, then DATABRICKS_CONFIG_PROFILE)
+	 * is all `databricks auth docker configure` needs; otherwise the one its
+	 * resolved configuration came from (a default profile). */
+	profile = air__client_opt_str(client, AIR_OPT_PROFILE);
+	if (!profile)
+		profile = air__client_env(client, "DATABRICKS_CONFIG_PROFILE");
+	if (!profile) {
+		if ((rc = air__client_ensure_resolved(client, &p->ctx, err)) != AIR_OK)
+			return rc;
+		profile = air__client_profile(client);
+	}
 	if (!profile || !*profile)
 		return air__failf(err, AIR_EAUTH, AIR_KIND_PERMANENT,
 		                  "pushing images needs a workspace OAuth login through a Databricks CLI "
@@ -295,7 +302,7 @@ static int inspect(const push *p, const char *docker, const char *source, char *
 	if (rc == AIR_OK && !air__proc_ok(&r))
 		rc = AIR_ENOTFOUND;
 	else if (rc == AIR_OK && !(*platform = air__trim_dup(air__buf_cstr(&r.out))))
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	air__proc_result_dispose(&r);
 	return rc;
 }
@@ -347,7 +354,7 @@ int air_client_push_image(air_client *client, const air_image_push_options *opts
 		rc = registry_host(client, &p, &host, err);
 	if (rc == AIR_OK && (!(uc = air__sprintf("%s.%s.%s:%s", t.catalog, t.schema, t.artifact, t.tag)) ||
 	                     !(remote = air__sprintf("%s/%s", host, uc))))
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	if (rc == AIR_OK)
 		rc = local_amd64_image(&p, docker, err);
 	if (rc == AIR_OK) {

@@ -28,9 +28,8 @@ struct air_download_report {
 	size_t count;
 	char *no_logs;
 	char *state;          /* the run's display state */
+	bool terminal, succeeded;
 };
-
-#define oom air__oom
 
 /* mkdir -p */
 static int make_dirs(const char *dir, air_error **err)
@@ -38,7 +37,7 @@ static int make_dirs(const char *dir, air_error **err)
 	char *p = air__strdup(dir);
 	size_t n = p ? strlen(p) : 0;
 	struct stat st;
-	int rc = p ? AIR_OK : oom(err);
+	int rc = p ? AIR_OK : air__oom(err);
 
 	for (size_t i = 1; rc == AIR_OK && i <= n; i++) {
 		char saved = p[i];
@@ -196,7 +195,7 @@ static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow
 		n->complete = true;
 		if (!adir || !(n->path = air__sprintf("%s/logs/node_%d.log", dir, n->node))) {
 			air__free(adir);
-			rc = oom(err);
+			rc = air__oom(err);
 			break;
 		}
 		rc = air__mlflow_list_chunks(c, ctx, mlflow_run, adir, &n->chunks, &n->nchunks, &e);
@@ -274,7 +273,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	air__free(me);
 	if (rc == AIR_OK)
 		rc = air__run_fetch(c, ctx, run_id, &run, err);
-	/* PROTOCOL §5.1: the attempt is checked before the download starts. */
+	/* docs/runs-and-logs.md.1: the attempt is checked before the download starts. */
 	if (rc == AIR_OK)
 		rc = air__logs_check_attempt(run, o->attempt, err);
 	if (rc == AIR_OK)
@@ -285,7 +284,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		rep->count = o->node >= 0 ? 1 : (size_t)nodes;
 		rep->nodes = air__calloc(rep->count, sizeof(*rep->nodes));
 		if (!rep->nodes)
-			rc = oom(err);
+			rc = air__oom(err);
 		for (size_t i = 0; rc == AIR_OK && i < rep->count; i++)
 			rep->nodes[i].node = o->node >= 0 ? o->node : (int32_t)i;
 	}
@@ -293,21 +292,23 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		air_run_free(run);
 		return rc;
 	}
+	rep->terminal = run->terminal;
+	rep->succeeded = run->succeeded;
 	if (!(rep->state = air__strdup(run->state))) {
 		air_run_free(run);
-		return oom(err);
+		return air__oom(err);
 	}
 	output = air__run_fetch_output(c, ctx, run->task_run_id);
-	rc = air__run_set_output(run, output, air__client_host(c)) == AIR_OK ? AIR_OK : oom(err);
+	rc = air__run_set_output(run, output, air__client_host(c)) == AIR_OK ? AIR_OK : air__oom(err);
 	json_decref(output);
 	if (rc == AIR_OK && !run->mlflow_run_id) {
 		rep->no_logs = air__no_logs_message(run);
-		rc = rep->no_logs ? AIR_OK : oom(err);
+		rc = rep->no_logs ? AIR_OK : air__oom(err);
 		air_run_free(run);
 		return rc;
 	}
 	logs_dir = air__sprintf("%s/logs", dir);
-	rc = rc == AIR_OK ? (logs_dir ? make_dirs(logs_dir, err) : oom(err)) : rc;
+	rc = rc == AIR_OK ? (logs_dir ? make_dirs(logs_dir, err) : air__oom(err)) : rc;
 	if (rc == AIR_OK) {
 		layout = air__mlflow_attempt_layout(c, ctx, run->mlflow_run_id, attempt);
 		for (size_t i = 0; rc == AIR_OK && i < rep->count; i += PARALLEL_NODES) {
@@ -327,7 +328,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	if (rc == AIR_OK && !any_file && any_error)
 		rc = all_failed(rep, err);
 	else if (rc == AIR_OK && !any_file)
-		rc = (rep->no_logs = air__no_logs_message(run)) ? AIR_OK : oom(err);
+		rc = (rep->no_logs = air__no_logs_message(run)) ? AIR_OK : air__oom(err);
 	air__free(logs_dir);
 	air_run_free(run);
 	return rc;
@@ -359,7 +360,7 @@ int air_client_download_logs(air_client *client, int64_t run_id, const char *dir
 	air__client_ctx(client, &o.call, &ctx);
 	rep = air__calloc(1, sizeof(*rep));
 	if (!rep)
-		return oom(err);
+		return air__oom(err);
 	rc = run_download(client, &ctx, run_id, dir, &o, rep, err);
 	if (rc != AIR_OK) {
 		air_download_report_free(rep);
@@ -414,6 +415,16 @@ const char *air_download_report_no_logs_message(const air_download_report *rep)
 const char *air_download_report_state_name(const air_download_report *rep)
 {
 	return rep ? rep->state : NULL;
+}
+
+int32_t air_download_report_terminal(const air_download_report *rep)
+{
+	return rep && rep->terminal;
+}
+
+int32_t air_download_report_succeeded(const air_download_report *rep)
+{
+	return rep && rep->succeeded;
 }
 
 int32_t air_download_report_state(const air_download_report *rep)

@@ -184,7 +184,7 @@ int air__stream_set_no_logs(air__stream *s, air_error **err)
 {
 	air__free(s->no_logs);
 	s->no_logs = air__no_logs_message(s->run);
-	return s->no_logs ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	return s->no_logs ? AIR_OK : air__oom(err);
 }
 
 int64_t air_logs_summary_records(const air_logs_summary *s) { return s ? s->records : 0; }

@@ -49,10 +49,10 @@ struct air_logs_summary {
 void air__logs_options_defaults(air_logs_options *o);
 /* Tail target: the option, or 10000 when unset. */
 int64_t air__logs_tail_target(const air_logs_options *o);
-/* §5.1 step 4: an attempt beyond the latest is AIR_EINVAL naming 0..latest. */
+/* an attempt beyond the latest is AIR_EINVAL naming 0..latest. */
 int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err);
 
-/* ---- pages, bounds and de-duplication (logs_page.c), pure ---------------- */
+/* ---- pages, bounds and de-duplication (page.c), pure ---------------- */
 
 typedef struct air__log_rec {
 	const char *body;    /* borrowed from the page; "" when absent */
@@ -70,22 +70,22 @@ typedef struct air__log_page {
 	const char *next_token;  /* in the arena; NULL when none or empty */
 } air__log_page;
 
-/* Parse a logs endpoint reply into @p (logs_json.c): AIR_EPROTO when it is
+/* Parse a logs endpoint reply into @p (page_json.c): AIR_EPROTO when it is
  * not one well-formed JSON object (then p->n is 0); non-object entries of
  * log_records are skipped. */
 int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err);
 void air__log_page_dispose(air__log_page *p);
 
-/* §5.2 bounds in whole epoch seconds (0 = omit): from = now - minutes when
+/* Query bounds in whole epoch seconds (0 = omit): from = now - minutes when
  * minutes > 0, else floor(run start); to = ceil(run end) for a terminal run. */
 void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, int64_t minutes,
                       int64_t now_ms, int64_t *from, int64_t *to);
-/* Query of the logs endpoint in §5.2 key order; 0/negative values omitted. */
+/* Query of the logs endpoint in the documented key order; 0/negative values omitted. */
 void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,
                      int64_t page_size, int32_t attempt, int32_t node);
 
 /*
- * The §5.4 de-dup set of (T, body) pairs, evicting the oldest beyond @max.
+ * The de-dup set of (T, body) pairs, evicting the oldest beyond @max.
  * Records with T below the last emitted T are skipped before the set is
  * consulted, so only pairs carrying the last emitted T can ever match: the
  * set keeps just those (bodies as 64-bit hashes), which behaves like the
@@ -146,7 +146,7 @@ int air__stream_set_no_logs(air__stream *s, air_error **err);
 /* "No logs" text: terminal runs name the final state (+ ": <message>"). */
 char *air__no_logs_message(const air_run *run);
 
-/* ---- the waiting message of §5.5 (logs_waiting.c) ------------------------- */
+/* ---- the waiting message (waiting.c) ------------------------- */
 
 /* Poll period of the waiting message: polls 0, 5, 10, ... of the follow loop. */
 #define AIR__LOGS_WAITING_EVERY 5
@@ -173,7 +173,7 @@ typedef struct air__chunk {
 	char *path;
 } air__chunk;
 
-/* Layout probe (§5.7 step 4): true for logs/attempt_<a>/node_<n>. Never fails. */
+/* Layout probe: true for logs/attempt_<a>/node_<n>. Never fails. */
 bool air__mlflow_attempt_layout(air_client *c, const air__ctx *ctx, const char *mlflow_run,
                                 int32_t attempt);
 /* "logs/attempt_<a>/node_<n>" or "logs/node_<n>"; air__free(). */

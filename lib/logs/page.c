@@ -1,4 +1,4 @@
-/* logs_page.c: log query bounds and the de-dup set (PROTOCOL §5.2, §5.4). */
+/* page.c: log query bounds and the de-dup set. */
 #include "logs/logs.h"
 
 #include <string.h>

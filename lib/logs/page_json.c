@@ -1,5 +1,5 @@
 /*
- * logs_json.c: a log endpoint page parsed in one pass, without a JSON tree.
+ * page_json.c: a log endpoint page parsed in one pass, without a JSON tree.
  *
  * A page carries about a thousand records; building them as jansson values
  * costs more than fetching them. This scanner reads the reply once, keeps
@@ -464,7 +464,7 @@ int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_erro
 		air__free(p->arena);
 		p->arena_cap = 0;
 		if (!(p->arena = air__malloc(len + 1)))
-			return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			return air__oom(err);
 		p->arena_cap = len + 1;
 	}
 	s.arena = p->arena;

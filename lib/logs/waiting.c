@@ -1,5 +1,5 @@
-/* logs_waiting.c: what a followed run without log lines is waiting for
- * (PROTOCOL §5.5): the task's "STATUS:" message, else a fallback text. */
+/* waiting.c: what a followed run without log lines is waiting for
+ *: the task's "STATUS:" message, else a fallback text. */
 #include "logs/logs.h"
 
 #include <string.h>

@@ -40,7 +40,7 @@ static int cancel_one(air_client *c, const air__ctx *ctx, int64_t run_id, air_er
 	body = json_object();
 	if (!body || !air__json_set_int(body, "run_id", run_id)) {
 		json_decref(body);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	rc = air__api_json(c, ctx, "POST", "/api/2.2/jobs/runs/cancel", NULL, body, NULL, NULL, &e);
 	json_decref(body);
@@ -73,7 +73,7 @@ static int report_new(size_t n, air_cancel_report **out, air_error **err)
 	if (!*out || (n && !(*out)->entries)) {
 		air_cancel_report_free(*out);
 		*out = NULL;
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	return AIR_OK;
 }
@@ -145,7 +145,7 @@ static int active_run_ids(air_client *client, const air__call_opts *call, int64_
 		if (*n == cap) {
 			int64_t *p = air__realloc(*ids, (cap = cap ? cap * 2 : 16) * sizeof(*p));
 			if (!p) {
-				rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+				rc = air__oom(err);
 				break;
 			}
 			*ids = p;

@@ -1,4 +1,4 @@
-/* run_fetch.c: Jobs runs/get (paged), runs/get-output and MLflow runs/get. */
+/* fetch.c: Jobs runs/get (paged), runs/get-output and MLflow runs/get. */
 #include "transport/transport.h"
 #include "runs/runs.h"
 
@@ -28,7 +28,7 @@ static void append_array(json_t *merged, const json_t *page, const char *key)
 
 void air__run_merge_page(json_t *merged, const json_t *page)
 {
-	/* PROTOCOL §2.2: a first page with iterations pages iterations, else tasks. */
+	/* docs/runs-and-logs.md.2: a first page with iterations pages iterations, else tasks. */
 	append_array(merged, page, json_is_array(json_object_get(merged, "iterations"))
 	                                   ? "iterations"
 	                                   : "tasks");
@@ -82,7 +82,7 @@ int air__run_fetch_json(air_client *c, const air__ctx *ctx, int64_t run_id, json
 			break;
 	}
 	if (rc == AIR_ENOMEM)
-		air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		air__oom(err);
 	air__free(token);
 	air__buf_dispose(&q);
 	json_decref(seen);
@@ -109,7 +109,7 @@ int air__run_fetch(air_client *c, const air__ctx *ctx, int64_t run_id, air_run *
 	                           false) != AIR_OK) {
 		air_run_free(*out);
 		*out = NULL;
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	}
 	return rc;
 }

@@ -1,4 +1,4 @@
-/* run_filter.c: listing options, --filter KEY=VALUE and the experiment glob (PROTOCOL §3.5). */
+/* filter.c: listing options, --filter KEY=VALUE and the experiment glob. */
 #include "runs/list.h"
 
 #include <ctype.h>
@@ -232,7 +232,7 @@ static int replace(char **slot, const char *value, size_t len, air_error **err)
 	char *copy = air__strndup(value, len);
 
 	if (!copy)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	air__free(*slot);
 	*slot = copy;
 	return AIR_OK;

@@ -20,7 +20,7 @@ int air__iter_push(air_run_iter *it, air_run *run, air_error **err)
 		air_run **p = air__realloc(it->ready, cap * sizeof(*p));
 		if (!p) {
 			air_run_free(run);
-			return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			return air__oom(err);
 		}
 		it->ready = p;
 		it->cap = cap;
@@ -38,7 +38,7 @@ int air__iter_make_row(air_run_iter *it, json_t *obj, air_run **out, air_error *
 	    air__run_set_dashboard(*out, air__client_host(it->client), it->ws_id, it->with_ws)) {
 		air_run_free(*out);
 		*out = NULL;
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	}
 	return rc;
 }
@@ -59,7 +59,7 @@ static int fetch_page(air_run_iter *it, air_error **err)
 		air__buf_query(&q, "active_only", "true");
 	if (it->token)
 		air__buf_query(&q, "page_token", it->token);
-	rc = air__buf_oom(&q) ? air__failf(err, AIR_ENOMEM, 0, "out of memory")
+	rc = air__buf_oom(&q) ? air__oom(err)
 	                      : air__api_json(it->client, &it->ctx, "GET", "/api/2.2/jobs/runs/list",
 	                                      air__buf_cstr(&q), NULL, &page, NULL, err);
 	air__buf_dispose(&q);
@@ -76,7 +76,7 @@ static int fetch_page(air_run_iter *it, air_error **err)
 	    !json_object_get(it->seen_tokens, next)) {
 		it->token = air__strdup(next);
 		if (!it->token || json_object_set_new(it->seen_tokens, next, json_true()))
-			return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			return air__oom(err);
 	}
 	return AIR_OK;
 }
@@ -223,11 +223,11 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 	air__list_options_defaults(&defaults);
 	it = air__calloc(1, sizeof(*it));
 	if (!it)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	if (!air__list_options_copy(&it->opts, opts ? opts : &defaults) ||
 	    !(it->seen_tokens = json_object())) {
 		air_run_iter_free(it);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	it->client = client;
 	air__client_ctx(client, &it->opts.call, &it->ctx);
@@ -235,7 +235,7 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 	if (rc == AIR_OK && it->opts.user) {
 		it->scope_user = air__strdup(it->opts.user);
 		if (!it->scope_user)
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(err);
 	} else if (rc == AIR_OK && !it->opts.all_users) {
 		rc = air__client_user_name(client, &it->ctx, &it->scope_user, err);
 	}
@@ -254,7 +254,7 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 	}
 	/* The index only knows the caller's own runs. A user= filter counts as
 	 * foreign: the listing does not look the caller up when one is given
-	 * (PROTOCOL §3.2 step 1), so it cannot know the name is the caller's. */
+	 *, so it cannot know the name is the caller's. */
 	it->use_index = it->opts.all_status && !it->opts.all_users && !it->opts.user;
 	*out = it;
 	return AIR_OK;

@@ -20,7 +20,7 @@ struct air_list_options {
 	int64_t num_accel;       /* 0 when not given */
 };
 
-/* Case-insensitive glob of PROTOCOL §3.5: '*' any run of non-'/' characters,
+/* Case-insensitive glob of docs/runs-and-logs.md.5: '*' any run of non-'/' characters,
  * '?' one non-'/' character, '[...]' a class ('!' or '^' negates, ranges,
  * '\' escapes), '/' only matches itself. A malformed pattern (unclosed or
  * empty class, trailing '\', '/' inside a class) matches nothing. */
@@ -28,14 +28,14 @@ bool air__glob_match(const char *pattern, const char *text);
 
 /* Whether the experiment/accelerator filters are set (they need whole runs). */
 bool air__list_has_task_filter(const air_list_options *o);
-/* Task filters of §3.5 against a derived run. */
+/* The task filters against a derived run. */
 bool air__list_task_filters_match(const air_list_options *o, const air_run *run);
 /* Copy @src into @dst (strings duplicated); false on OOM. */
 bool air__list_options_copy(air_list_options *dst, const air_list_options *src);
 void air__list_options_dispose(air_list_options *o);
 void air__list_options_defaults(air_list_options *o);
 
-/* Start time of a list row: tasks[0].start_time when > 0, else start_time (§3.6). */
+/* Start time of a list row: tasks[0].start_time when > 0, else start_time. */
 int64_t air__list_row_start_ms(const air_run *run);
 
 typedef struct air__index_entry {
@@ -52,7 +52,7 @@ void air__index_sort(air__index_entry *e, size_t n);
 /* Sort runs by list-row start, newest first, runs without a start last; stable. */
 void air__list_sort_rows(air_run **rows, size_t n);
 
-/* ---- the iterator (run_list.c, run_index.c) ---- */
+/* ---- the iterator (list.c, list_index.c) ---- */
 
 struct air_run_iter {
 	air_client *client;

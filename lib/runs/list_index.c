@@ -1,4 +1,4 @@
-/* run_index.c: the index strategy of the run listing (PROTOCOL §3.3). */
+/* list_index.c: the index strategy of the run listing. */
 #include "transport/transport.h"
 #include "runs/list.h"
 

@@ -1,4 +1,4 @@
-/* run_parse.c: derive an air_run from a runs/get object (PROTOCOL §2.2-§2.5, §3.1). */
+/* parse.c: derive an air_run from a runs/get object. */
 #include "runs/runs.h"
 
 #include <string.h>
@@ -168,7 +168,7 @@ int air__run_from_json(json_t *obj, air_run **out, air_error **err)
 	r = air__calloc(1, sizeof(*r));
 	if (!r) {
 		json_decref(obj);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	r->json = obj;
 	if (!air__json_int64(obj, "run_id", &r->id) || r->id <= 0) {
@@ -190,7 +190,7 @@ int air__run_from_json(json_t *obj, air_run **out, air_error **err)
 	read_environment(r);
 	if (make_label(r) != AIR_OK) {
 		air_run_free(r);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	*out = r;
 	return AIR_OK;

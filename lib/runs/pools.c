@@ -1,4 +1,4 @@
-/* pool.c: provisioned GPU pools, the values of compute.pool_id (PROTOCOL §7a). */
+/* pools.c: provisioned GPU pools, the values of compute.pool_id. */
 #include "transport/transport.h"
 #include "core/core.h"
 
@@ -106,7 +106,7 @@ int air_client_list_pools(air_client *client, const air_call_options *opts, air_
 	if (!l || !seen) {
 		air__free(l);
 		json_decref(seen);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	for (;;) {
 		air__buf q = AIR__BUF_INIT;
@@ -145,7 +145,7 @@ int air_client_list_pools(air_client *client, const air_call_options *opts, air_
 	air__free(token);
 	json_decref(seen);
 	if (rc == AIR_ENOMEM)
-		air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		air__oom(err);
 	if (rc != AIR_OK) {
 		air_pool_list_free(l);
 		return rc;
@@ -199,7 +199,7 @@ int air_client_get_pool(air_client *client, const char *pool_id, const air_call_
 		return rc;
 	id = air__trim_dup(pool_id);
 	if (!id)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	air__buf_puts(&path, POOLS_PATH "/");
 	air__buf_put_urlencoded(&path, bare_id(id), false);
 	rc = air__buf_oom(&path) ? AIR_ENOMEM
@@ -229,7 +229,7 @@ int air_client_get_pool(air_client *client, const char *pool_id, const air_call_
 		rc = map_error(rc, err, e);
 	}
 	if (rc == AIR_ENOMEM)
-		air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		air__oom(err);
 	air__free(id);
 	json_decref(reply);
 	return rc;

@@ -142,5 +142,5 @@ int air_run_to_json(const air_run *run, char **out, air_error **err)
 	if (!run)
 		return air__failf(err, AIR_EINVAL, 0, "air_run_to_json: run is NULL");
 	*out = air__json_compact(run->json);
-	return *out ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	return *out ? AIR_OK : air__oom(err);
 }

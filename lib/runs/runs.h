@@ -71,11 +71,11 @@ int air__run_from_json(json_t *obj, air_run **out, air_error **err);
 int32_t air__state_from_name(const char *name);
 /* Display state of a Jobs "state" object; never NULL. */
 const char *air__display_state(const json_t *state);
-/* Terminal rule of PROTOCOL §5.1 (NULL/empty states allowed). */
+/* Terminal rule of docs/runs-and-logs.md.1 (NULL/empty states allowed). */
 bool air__state_is_terminal(const char *life_cycle, const char *result);
-/* §3.1: the task that describes the workload (tasks[0], or its for-each inner task). */
+/* the task that describes the workload (tasks[0], or its for-each inner task). */
 const json_t *air__run_workload_task(const json_t *run);
-/* §3.1: ai_runtime_task, or legacy gen_ai_compute_task with a training script. */
+/* ai_runtime_task, or legacy gen_ai_compute_task with a training script. */
 bool air__run_json_is_ai_runtime(const json_t *run);
 /* Experiment name without a leading "/Users/<user>/" (a suffix of @name). */
 const char *air__strip_user_prefix(const char *name);

@@ -1,6 +1,6 @@
 /*
  * artifacts.c: the launch directory and the files uploaded into it
- * (PROTOCOL.md §1.1 step 3 and §1.5). The file names are part of the
+ *. The file names are part of the
  * server-side launcher contract: it finds the sidecars next to command.sh.
  */
 #include "submit/submit.h"

@@ -1,5 +1,5 @@
 /*
- * submit_flow.c: air_client_submit() — the sequence of PROTOCOL.md §1.1.
+ * flow.c: air_client_submit() — the sequence of docs/submit.md.1.
  *
  * Local checks come first (the snapshot plan; a plain-tar snapshot is
  * packaged here too), so a bad snapshot fails before the first request.
@@ -79,11 +79,6 @@ static int on_bytes(void *ud, int64_t done, int64_t total)
 	return notify(f, f->phase, done, total, f->detail);
 }
 
-static int oom(air_error **err)
-{
-	return air__failf(err, AIR_ENOMEM, 0, "out of memory");
-}
-
 static const char *home_dir(const air_client *c)
 {
 	const char *home = air__client_opt_str(c, AIR_OPT_HOME_DIR);
@@ -91,7 +86,7 @@ static const char *home_dir(const air_client *c)
 }
 
 /* Everything local: the snapshot plan (packaged in plain mode). The config
- * size limit of §1.1 step 9 is enforced when the config is parsed. */
+ * size limit of the workload file is enforced when the config is parsed. */
 static int local_checks(flow *f, air_error **err)
 {
 	air__snapshot_spec spec;
@@ -131,7 +126,7 @@ static int identity(flow *f, air_error **err)
 		return air__failf(err, rc, 0, "cannot read random bytes for the launch directory");
 	f->launch_dir = air__launch_dir(f->user_base, f->w.experiment, f->w.mlflow_run_name, hex);
 	f->command_path = f->launch_dir ? air__sprintf("%s/command.sh", f->launch_dir) : NULL;
-	return f->command_path ? AIR_OK : oom(err);
+	return f->command_path ? AIR_OK : air__oom(err);
 }
 
 static int preflight(flow *f, air_error **err)
@@ -144,13 +139,13 @@ static int preflight(flow *f, air_error **err)
 	if ((rc = enter(f, AIR_PHASE_PREFLIGHT, 0, NULL, err)) != AIR_OK)
 		return rc;
 	if (!(body = air__preflight_body(&f->w, f->command_path)))
-		return oom(err);
+		return air__oom(err);
 	rc = air__preflight(f->c, &f->ctx, body, err);
 	json_decref(body);
 	return rc;
 }
 
-/* §1.6: the option, else the YAML token, else a fresh UUIDv4; used verbatim. */
+/* the option, else the YAML token, else a fresh UUIDv4; used verbatim. */
 static int choose_token(flow *f, air_error **err)
 {
 	const char *key = f->opts ? f->opts->idempotency_key : NULL;
@@ -165,7 +160,7 @@ static int choose_token(flow *f, air_error **err)
 	else
 		return air__failf(err, AIR_EIO, 0, "cannot read random bytes for the idempotency token");
 	if (!f->token)
-		return oom(err);
+		return air__oom(err);
 	if (strlen(f->token) > AIR__IDEMPOTENCY_MAX)
 		return air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL,
 		                 AIR_KIND_INVALID_ARGUMENT, "the idempotency key is %zu bytes long; at most "
@@ -183,7 +178,7 @@ static int workspace_checks(flow *f, air_error **err)
 		if ((rc = enter(f, AIR_PHASE_POLICY, 0, w->usage_policy_name, err)) == AIR_OK)
 			rc = air__policy_resolve(f->c, &f->ctx, w->usage_policy_name, &f->policy_id, err);
 	} else if (w->usage_policy_id) {
-		rc = (f->policy_id = air__trim_dup(w->usage_policy_id)) ? AIR_OK : oom(err);
+		rc = (f->policy_id = air__trim_dup(w->usage_policy_id)) ? AIR_OK : air__oom(err);
 	}
 	if (rc == AIR_OK && w->mlflow_experiment_directory &&
 	    (rc = enter(f, AIR_PHASE_DIRECTORY, 0, w->mlflow_experiment_directory, err)) == AIR_OK)
@@ -214,7 +209,7 @@ static int upload_artifacts(flow *f, air_error **err)
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		if (!(paths[i] = air__sprintf("%s/%s", f->launch_dir, arts[i].name))) {
-			rc = oom(err);
+			rc = air__oom(err);
 			goto out;
 		}
 		ups[i] = (air__upload){paths[i], arts[i].data, arts[i].len};
@@ -240,7 +235,7 @@ static int upload_snapshot(flow *f, air_error **err)
 	f->code_source_path = dir ? air__sprintf("%s/%s", dir, f->snap.archive_name) : NULL;
 	air__free(dir);
 	if (!f->code_source_path)
-		return oom(err);
+		return air__oom(err);
 	/* Git snapshots are named by content: an existing one is reused. */
 	if (f->snap.mode == AIR__SNAPSHOT_GIT &&
 	    (rc = enter(f, AIR_PHASE_SNAPSHOT, 0, f->code_source_path, err)) == AIR_OK)
@@ -255,7 +250,7 @@ static int upload_snapshot(flow *f, air_error **err)
 	return rc;
 }
 
-/* §1.7.6: best effort, never fails the submission (only interrupts do). */
+/* best effort, never fails the submission (only interrupts do). */
 static int upload_sidecars(flow *f, air_error **err)
 {
 	air__git_sidecars sc;
@@ -303,7 +298,7 @@ static int submit_run(flow *f, int64_t *run_id, air_error **err)
 	if ((rc = enter(f, AIR_PHASE_SUBMIT, 0, f->w.experiment, err)) != AIR_OK)
 		return rc;
 	if (!(body = air__submit_body(&f->w, &p)))
-		return oom(err);
+		return air__oom(err);
 	/* The token makes the transport's replays safe: the same run comes back. */
 	rc = air__api_json(f->c, &f->ctx, "POST", SUBMIT_PATH, NULL, body, &reply, NULL, &e);
 	json_decref(body);
@@ -322,7 +317,7 @@ static int result(flow *f, int64_t run_id, air_submission **out, air_error **err
 	air_submission *sub = air__calloc(1, sizeof(*sub));
 
 	if (!sub)
-		return oom(err);
+		return air__oom(err);
 	sub->run_id = run_id;
 	sub->dashboard_url = air__sprintf("%s/jobs/runs/%lld", host ? host : "", (long long)run_id);
 	sub->idempotency_token = f->token;
@@ -332,7 +327,7 @@ static int result(flow *f, int64_t run_id, air_submission **out, air_error **err
 	f->token = f->launch_dir = f->code_source_path = NULL;
 	if (!sub->dashboard_url) {
 		air_submission_free(sub);
-		return oom(err);
+		return air__oom(err);
 	}
 	*out = sub;
 	return AIR_OK;

@@ -97,7 +97,7 @@ int air__git_resolve_commit(const char *dir, const char *rev, const air__ctx *ct
 
 	*sha = NULL;
 	if (!spec)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = air__git_run(dir, args, AIR__GIT_TIMEOUT_MS, 0, ctx, &r, err);
 	air__free(spec);
 	if (rc == AIR_OK) {
@@ -106,7 +106,7 @@ int air__git_resolve_commit(const char *dir, const char *rev, const air__ctx *ct
 		else if (!air__proc_ok(&r))
 			rc = git_failure(err, "rev-parse", &r);
 		else if (!(*sha = air__trim_dup(air__buf_cstr(&r.out))))
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(err);
 	}
 	air__proc_result_dispose(&r);
 	return rc;
@@ -121,7 +121,7 @@ int air__git_is_dirty(const char *dir, const char *const *pathspecs, size_t n, c
 	int rc;
 
 	if (!args)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	args[k++] = "status";
 	args[k++] = "--porcelain";
 	args[k++] = "--";
@@ -172,7 +172,7 @@ int air__git_archive(const char *dir, const char *sha, const char *prefix, const
 	if (!args || !prefix_arg) {
 		air__free(args);
 		air__free(prefix_arg);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	args[k++] = "archive";
 	args[k++] = "--format=tar";

@@ -1,5 +1,5 @@
 /*
- * git_state.c: git provenance sidecars of a snapshot (PROTOCOL.md §1.7.6) —
+ * git_state.c: git provenance sidecars of a snapshot —
  * git_state.json and, for a dirty tree, git_diff.patch — uploaded to the
  * launch directory. Best effort: nothing here can fail a submission.
  */

@@ -1,6 +1,6 @@
 /*
- * submit_image.c: the legacy environment.docker_image must be registered and
- * AVAILABLE before a run is submitted (PROTOCOL.md §1.9). The image is not
+ * legacy_image.c: the legacy environment.docker_image must be registered and
+ * AVAILABLE before a run is submitted. The image is not
  * attached to the run (as in the reference). With tag_policy "latest" the
  * image is registered again first, with the credentials named in the YAML or
  * anonymously (libair does not read local Docker credentials).
@@ -72,7 +72,7 @@ static int register_image(air_client *c, const air__ctx *ctx, const air__workloa
 		json_object_set_new(body, "credentials_key", json_string(w->docker_credentials_key));
 	}
 	if (!body)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = air__api_json(c, ctx, "POST", IMAGES_PATH, NULL, body, NULL, NULL, &e);
 	json_decref(body);
 	if (rc == AIR_OK)
@@ -109,9 +109,9 @@ int air__image_check(air_client *c, const air__ctx *ctx, const air__workload *w,
 	int rc;
 
 	if (!url)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	air__buf_query(&q, "docker_image_url", url);
-	rc = air__buf_oom(&q) ? air__failf(err, AIR_ENOMEM, 0, "out of memory") : AIR_OK;
+	rc = air__buf_oom(&q) ? air__oom(err) : AIR_OK;
 	if (rc == AIR_OK && w->docker_tag_policy && !strcmp(w->docker_tag_policy, "latest"))
 		rc = register_image(c, ctx, w, url, err);
 	while (rc == AIR_OK) {

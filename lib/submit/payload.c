@@ -1,6 +1,6 @@
 /*
- * submit_payload.c: the JSON bodies of the pre-flight validation (PROTOCOL.md
- * §1.2) and of runs/submit (§1.8). Keys are inserted in the documented order;
+ * payload.c: the JSON bodies of the pre-flight validation and of
+ * runs/submit (docs/submit.md). Keys are inserted in the documented order;
  * optional keys are omitted, never sent as zero values.
  */
 #include "submit/submit.h"
@@ -150,7 +150,7 @@ static const char *principal_key(int32_t type)
 	}
 }
 
-/* libair decision: the YAML grants travel with the run (PROTOCOL.md §1.8). */
+/* libair decision: the YAML grants travel with the run. */
 static json_t *access_control_list(jb *b, const air__workload *w)
 {
 	json_t *acl = json_array();

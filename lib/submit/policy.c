@@ -47,7 +47,7 @@ static int not_found(const json_t *policies, const char *name, air_error **err)
 	int rc;
 
 	if (!names)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	json_array_foreach(policies, i, p) {
 		const char *pn = air__json_nonempty(p, "policy_name");
 		bool dup = false;
@@ -69,7 +69,7 @@ static int not_found(const json_t *policies, const char *name, air_error **err)
 		air__buf_puts(&msg, ", ...");
 	air__free(names);
 	if (air__buf_oom(&msg))
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	else
 		rc = air__fail(err, air__error_set_field(air__error_new(AIR_ENOTFOUND, 0, "%s",
 		               air__buf_cstr(&msg)), "usage_policy_name"));
@@ -107,7 +107,7 @@ int air__policy_match(const json_t *policies, const char *name, char **id, air_e
 		               "usage_policy_name"));
 	else
 		rc = (*id = air__strdup(air__json_str(match, "policy_id"))) ? AIR_OK
-		     : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		     : air__oom(err);
 	air__buf_dispose(&ids);
 	return rc;
 }
@@ -139,7 +139,7 @@ int air__policy_resolve(air_client *c, const air__ctx *ctx, const char *name, ch
 
 	*id = NULL;
 	if (!trimmed || !all || !seen) {
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 		goto out;
 	}
 	for (;;) {
@@ -152,7 +152,7 @@ int air__policy_resolve(air_client *c, const air__ctx *ctx, const char *name, ch
 		air__buf_query(&q, "filter_by.policy_name", trimmed);
 		if (token)
 			air__buf_query(&q, "page_token", token);
-		rc = air__buf_oom(&q) ? air__failf(&e, AIR_ENOMEM, 0, "out of memory")
+		rc = air__buf_oom(&q) ? air__oom(&e)
 		     : air__api_json(c, ctx, "GET", POLICIES_PATH, air__buf_cstr(&q), NULL, &reply, NULL, &e);
 		air__buf_dispose(&q);
 		if (rc != AIR_OK) {
@@ -161,7 +161,7 @@ int air__policy_resolve(air_client *c, const air__ctx *ctx, const char *name, ch
 		}
 		if (!collect(all, reply)) {
 			json_decref(reply);
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(err);
 			goto out;
 		}
 		/* Stop at the last page, or when the server repeats a token. */

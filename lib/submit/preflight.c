@@ -1,6 +1,6 @@
 /*
  * preflight.c: the workspace's validation of a workload before anything is
- * uploaded (PROTOCOL.md §1.2). Findings stop the submission; an endpoint
+ * uploaded. Findings stop the submission; an endpoint
  * that is disabled, missing or failing does not (fail open), because the
  * submission itself is validated again by runs/submit.
  */
@@ -32,7 +32,7 @@ int air__preflight_findings(const json_t *reply, air_error **err)
 		air__buf_puts(&msg, text ? text : "(no message)");
 	}
 	if (air__buf_oom(&msg))
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	else
 		rc = air__failf(err, AIR_EREJECTED, AIR_KIND_INVALID_CONFIG, "%s", air__buf_cstr(&msg));
 	air__buf_dispose(&msg);

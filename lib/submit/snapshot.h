@@ -1,5 +1,5 @@
 /*
- * snapshot.h: the code snapshot of a submission (PROTOCOL.md §1.7): root
+ * snapshot.h: the code snapshot of a submission: root
  * resolution, the packaging plan (plain tar or git archive), packaging into a
  * gzip-compressed tar with every entry under "<dirname>/", the cache key and
  * the upload. Private to snapshot*.c, git_state.c and the submit flow.
@@ -11,7 +11,7 @@
 #ifndef AIR_SNAPSHOT_H
 #define AIR_SNAPSHOT_H
 
-#include "transport/http.h"
+#include "transport/transport.h"
 #include "core/core.h"
 
 /* Largest .tar.gz (and, in git mode, uncompressed git archive) accepted. */
@@ -57,13 +57,13 @@ int air__snapshot_package(air__snapshot *s, const air__ctx *ctx, air_error **err
 void air__snapshot_dispose(air__snapshot *s);
 
 /* ---- pure helpers (snapshot_paths.c) ---- */
-/* §1.7.1: $VAR/${VAR} (unset = empty), leading ~, project_root/ prefix,
+/* $VAR/${VAR} (unset = empty), leading ~, project_root/ prefix,
  * relative to @base_dir, made absolute and cleaned. air__free(). */
 char *air__snapshot_resolve_root(const char *root_path, const char *base_dir, const char *home,
                                  air__getenv_fn getenv_fn, void *ud);
-/* §1.7.4 cache key: SHA-256 hex of "<commit>\n<sorted trimmed paths>\nv1". */
+/* SHA-256 hex of "<commit>\n<sorted trimmed paths>\nv1". */
 char *air__snapshot_cache_key(const char *commit, const char *const *paths, size_t n);
-/* §1.7.5: "<remote_volume or <user_base>/.air/repo_snapshots>/.internal",
+/* "<remote_volume or <user_base>/.air/repo_snapshots>/.internal",
  * prefixed with /Workspace unless under /Workspace or /Volumes. */
 char *air__snapshot_upload_dir(const char *remote_volume, const char *user_base);
 /* Clean a POSIX path lexically: no duplicate or trailing '/', '.' and '..' resolved. */
@@ -77,7 +77,7 @@ typedef struct air__ignore {
 	size_t n_component;
 } air__ignore;
 
-/* Translate .gitignore @text (lossily, §1.7.3) for archive top directory @dirname. */
+/* Translate .gitignore @text (lossily) for archive top directory @dirname. */
 int air__ignore_parse(const char *text, size_t len, const char *dirname, air__ignore *ig);
 /* True when member "<dirname>/<rel>" is excluded: .git, ._* or a translated pattern. */
 bool air__ignore_excludes(const air__ignore *ig, const char *dirname, const char *rel);
@@ -92,7 +92,7 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
  * checking that every entry lies under "<dirname>/". */
 int air__snapshot_tar_repack(int fd, const char *dirname, air__buf *out, air_error **err);
 
-/* ---- destination (snapshot_upload.c, §1.7.5) ---- */
+/* ---- destination (snapshot_upload.c) ---- */
 /* Whether a snapshot already exists at @path (workspace get-status, or the
  * Files API under /Volumes). Used in git mode, whose names are content keys. */
 int air__snapshot_find(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
@@ -101,7 +101,7 @@ int air__snapshot_find(air_client *c, const air__ctx *ctx, const char *path, boo
 int air__snapshot_put(air_client *c, const air__ctx *ctx, const air__snapshot *s, const char *path,
                       air_error **err);
 
-/* ---- git provenance sidecars (git_state.c, §1.7.6) ---- */
+/* ---- git provenance sidecars (git_state.c) ---- */
 typedef struct air__git_state {
 	const char *packaging_mode; /* "git_archive" | "plain_tar" */
 	const char *base_commit;    /* each of these may be NULL (JSON null) */

@@ -1,6 +1,6 @@
 /*
  * snapshot_ignore.c: the root .gitignore of a plain-tar snapshot, translated
- * the way the reference client does it (PROTOCOL.md §1.7.3) — deliberately
+ * the way the reference client does it — deliberately
  * lossy rather than full gitignore semantics: blank lines, comments and
  * negations are skipped; a trailing '/' is dropped; "**" only survives as a
  * leading "**" + "/" or a trailing "/" + "**"; a pattern with a '/' is anchored at

@@ -1,5 +1,5 @@
 /* snapshot_paths.c: root resolution, cache key and destination of the code
- * snapshot (PROTOCOL.md §1.7.1, §1.7.4, §1.7.5). Pure functions. */
+ * snapshot. Pure functions. */
 #include "submit/snapshot.h"
 
 #include <stdlib.h>

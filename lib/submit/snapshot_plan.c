@@ -1,5 +1,5 @@
 /* snapshot_plan.c: decide how the code snapshot is built and check all of it
- * locally (PROTOCOL.md §1.7.1-§1.7.3), then package it. */
+ * locally, then package it. */
 #include "submit/snapshot.h"
 
 #include <errno.h>
@@ -21,11 +21,6 @@ static const char *process_env(const char *name, void *ud)
 	return getenv(name);
 }
 
-static int oom(air_error **err)
-{
-	return air__failf(err, AIR_ENOMEM, 0, "out of memory");
-}
-
 static air_error *snap_error(air_error *e, const char *field)
 {
 	return air__error_set_field(e, field);
@@ -39,7 +34,7 @@ static int resolve_root(const air__snapshot_spec *spec, air__snapshot *s, air_er
 
 	s->root = air__snapshot_resolve_root(spec->root_path, spec->base_dir, home, process_env, NULL);
 	if (!s->root)
-		return oom(err);
+		return air__oom(err);
 	if (stat(s->root, &st) != 0)
 		return air__fail(err, snap_error(air__error_new(AIR_ESNAPSHOT, 0,
 		                 "code_source root_path %s (resolved to %s) does not exist: %s",
@@ -53,7 +48,7 @@ static int resolve_root(const air__snapshot_spec *spec, air__snapshot *s, air_er
 		return air__fail(err, snap_error(air__error_new(AIR_ESNAPSHOT, 0,
 		                 "code_source root_path %s resolves to %s, which has no directory name "
 		                 "to package under", spec->root_path, s->root), "code_source.root_path"));
-	return (s->dirname = air__strdup(slash + 1)) ? AIR_OK : oom(err);
+	return (s->dirname = air__strdup(slash + 1)) ? AIR_OK : air__oom(err);
 }
 
 /* Include paths are validated with the config; checked again because a
@@ -63,12 +58,12 @@ static int copy_include_paths(const air__snapshot_spec *spec, air__snapshot *s, 
 	if (spec->n_include_paths == 0)
 		return AIR_OK;
 	if (!(s->include = air__calloc(spec->n_include_paths, sizeof(*s->include))))
-		return oom(err);
+		return air__oom(err);
 	for (size_t i = 0; i < spec->n_include_paths; i++) {
 		char *p = air__trim_dup(spec->include_paths[i]);
 		bool dotdot = false;
 		if (!p)
-			return oom(err);
+			return air__oom(err);
 		s->include[s->n_include++] = p;
 		for (const char *seg = p; *seg;) {
 			size_t n = strcspn(seg, "/");
@@ -104,7 +99,7 @@ static int plan_plain(air__snapshot *s, air_error **err)
 		char *p = air__sprintf("%s/%s", s->root, s->include[i]);
 		struct stat st;
 		if (!p)
-			return oom(err);
+			return air__oom(err);
 		if (lstat(p, &st) != 0) {
 			air__buf_puts(&missing, missing.len ? ", " : "");
 			air__buf_puts(&missing, s->include[i]);
@@ -113,7 +108,7 @@ static int plan_plain(air__snapshot *s, air_error **err)
 	}
 	if (missing.len) {
 		char *where = air__sprintf("in %s", s->root);
-		rc = where ? missing_paths_error(err, &missing, where) : oom(err);
+		rc = where ? missing_paths_error(err, &missing, where) : air__oom(err);
 		air__free(where);
 	}
 	air__buf_dispose(&missing);
@@ -122,7 +117,7 @@ static int plan_plain(air__snapshot *s, air_error **err)
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
 	s->mode = AIR__SNAPSHOT_PLAIN;
-	return (s->archive_name = air__sprintf("%s_%s.tar.gz", s->dirname, stamp)) ? AIR_OK : oom(err);
+	return (s->archive_name = air__sprintf("%s_%s.tar.gz", s->dirname, stamp)) ? AIR_OK : air__oom(err);
 }
 
 /* The commit @rev names; AIR_ENOTFOUND (no error object) when it is not there. */
@@ -163,7 +158,7 @@ static int plan_git(const air__snapshot_spec *spec, air__snapshot *s, air_error 
 		char *ref = air__sprintf("refs/heads/%s", spec->git_branch);
 		bool dirty = false;
 		if (!ref)
-			return oom(err);
+			return air__oom(err);
 		rc = resolve(s, ref, spec->ctx, err);
 		air__free(ref);
 		if (rc == AIR_ENOTFOUND)
@@ -196,16 +191,16 @@ static int plan_git(const air__snapshot_spec *spec, air__snapshot *s, air_error 
 	}
 	if (missing.len) {
 		char *where = air__sprintf("at commit %s", s->sha);
-		rc = where ? missing_paths_error(err, &missing, where) : oom(err);
+		rc = where ? missing_paths_error(err, &missing, where) : air__oom(err);
 		air__free(where);
 		air__buf_dispose(&missing);
 		return rc;
 	}
 	s->cache_key = air__snapshot_cache_key(key_commit, (const char *const *)s->include, s->n_include);
 	if (!s->cache_key)
-		return oom(err);
+		return air__oom(err);
 	s->archive_name = air__sprintf("%s_%.16s.tar.gz", s->dirname, s->cache_key);
-	return s->archive_name ? AIR_OK : oom(err);
+	return s->archive_name ? AIR_OK : air__oom(err);
 }
 
 int air__snapshot_plan(const air__snapshot_spec *spec, air__snapshot *s, air_error **err)
@@ -237,7 +232,7 @@ static int read_gitignore(const air__snapshot *s, air__ignore *ig, air_error **e
 
 	memset(ig, 0, sizeof(*ig));
 	if (!path)
-		return oom(err);
+		return air__oom(err);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno != ENOENT)
@@ -251,7 +246,7 @@ static int read_gitignore(const air__snapshot *s, air__ignore *ig, air_error **e
 		rc = air__failf(err, AIR_ESNAPSHOT, 0, "cannot read %s: %s", path, strerror(errno));
 	else if (air__buf_oom(&text) ||
 	         air__ignore_parse(air__buf_cstr(&text), text.len, s->dirname, ig) != AIR_OK)
-		rc = oom(err);
+		rc = air__oom(err);
 	close(fd);
 	air__free(path);
 	air__buf_dispose(&text);
@@ -266,7 +261,7 @@ static int package_git(air__snapshot *s, const air__ctx *ctx, air_error **err)
 	int fd, rc;
 
 	if (!tmpl)
-		return oom(err);
+		return air__oom(err);
 	fd = mkostemp(tmpl, O_CLOEXEC);
 	if (fd < 0) {
 		rc = air__failf(err, AIR_EIO, 0, "cannot create a temporary file in %s: %s",

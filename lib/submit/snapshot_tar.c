@@ -120,7 +120,7 @@ static int check_symlink(walk *w, const char *rel, const char *target, air_error
 	clean = joined ? air__path_clean(joined) : NULL;
 	air__free(joined);
 	if (!clean)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	escapes = !strcmp(clean, "..") || air__starts_with(clean, "../");
 	air__free(clean);
 	/* Lexically inside; a link through other links may still leave the root. */
@@ -168,7 +168,7 @@ static int add_file(walk *w, air_error **err)
 		goto out;
 	}
 	if (!(e = new_entry(w, &st, false))) {
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 		goto out;
 	}
 	archive_entry_set_size(e, st.st_size);
@@ -227,13 +227,13 @@ static int add_children(walk *w, const char *rel, air_error **err)
 		if (n == cap) {
 			char **grown = air__realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
 			if (!grown) {
-				rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+				rc = air__oom(err);
 				break;
 			}
 			names = grown;
 		}
 		if (!(names[n] = *rel ? air__sprintf("%s/%s", rel, de->d_name) : air__strdup(de->d_name)))
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(err);
 		else
 			n++;
 	}
@@ -270,7 +270,7 @@ static int add_path(walk *w, const char *rel, bool explicit_path, air_error **er
 	if (!S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
 		return AIR_OK;
 	if (!(e = new_entry(w, &st, S_ISDIR(st.st_mode))))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = AIR_OK;
 	if (S_ISLNK(st.st_mode)) {
 		tl = readlink(air__buf_cstr(&w->path), target, sizeof(target) - 1);
@@ -298,7 +298,7 @@ static int add_include(walk *w, const char *path, air_error **err)
 	int rc = AIR_OK;
 
 	if (!rel)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	set_names(w, rel);
 	/* A component may be a link to a directory elsewhere. */
 	if (realpath(air__buf_cstr(&w->path), real) && !inside_root(w, real))
@@ -311,7 +311,7 @@ static int add_include(walk *w, const char *path, air_error **err)
 		if (lstat(air__buf_cstr(&w->path), &st) == 0) {
 			struct archive_entry *e = new_entry(w, &st, true);
 			if (!e)
-				rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+				rc = air__oom(err);
 			else if (archive_write_header(w->a, e) != ARCHIVE_OK)
 				rc = AIR_ESNAPSHOT;
 			archive_entry_free(e);
@@ -338,7 +338,7 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
 		return air__failf(err, AIR_ESNAPSHOT, 0, "cannot resolve code_source root_path %s: %s", root,
 		                  strerror(errno));
 	if (!(w.real_root = air__strdup(real)))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	if (!(w.a = writer_open(&s))) {
 		air__free(w.real_root);
 		return air__failf(err, AIR_ENOMEM, 0, "cannot start the code snapshot archive");

@@ -1,4 +1,4 @@
-/* snapshot_upload.c: where the code snapshot goes (PROTOCOL.md §1.7.5): the
+/* snapshot_upload.c: where the code snapshot goes: the
  * workspace (import-file, parent directory created on demand) or a Unity
  * Catalog volume (Files API, parents created implicitly). */
 #include "submit/snapshot.h"

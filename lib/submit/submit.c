@@ -1,5 +1,5 @@
 /* submit.c: the public objects of submit.h — options, progress events and
- * the submission result. The submission itself is in submit_flow.c. */
+ * the submission result. The submission itself is in flow.c. */
 #include "submit/submit.h"
 
 #include <string.h>

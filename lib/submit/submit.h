@@ -1,6 +1,6 @@
 /*
- * submit_internal.h: the pieces of air_client_submit() (submit*.c,
- * preflight.c, artifacts.c). The flow is in submit_flow.c; everything that
+ * submit.h: the pieces of air_client_submit() (submit*.c,
+ * preflight.c, artifacts.c). The flow is in flow.c; everything that
  * builds bytes or JSON is a pure function of an air__workload so that it can
  * be tested without a server.
  */
@@ -9,7 +9,7 @@
 
 #include <jansson.h>
 
-#include "transport/http.h"
+#include "transport/transport.h"
 #include "core/core.h"
 
 /* Built-in default environment channel (CLIENT-GPU-6). */
@@ -107,11 +107,11 @@ struct air_submission {
 	bool snapshot_reused;
 };
 
-/* ---- submit_workload.c ---- */
+/* ---- workload.c ---- */
 int air__workload_load(const air_config *cfg, air__workload *w, air_error **err);
 void air__workload_dispose(air__workload *w);
 
-/* ---- submit_payload.c (PROTOCOL.md §1.2, §1.8) ---- */
+/* ---- payload.c ---- */
 /* Pre-flight body. NULL on allocation failure. */
 json_t *air__preflight_body(const air__workload *w, const char *command_path);
 
@@ -128,7 +128,7 @@ json_t *air__submit_body(const air__workload *w, const air__submit_params *p);
 /* environments[0].spec: environment_version or base_environment (+ dependencies). */
 json_t *air__environment_spec(const air__workload *w, const char *default_runtime);
 
-/* ---- artifacts.c (PROTOCOL.md §1.1 step 3, §1.5) ---- */
+/* ---- artifacts.c ---- */
 typedef struct air__artifact {
 	const char *name;  /* file name in the launch directory */
 	char *data;        /* owned */
@@ -150,7 +150,7 @@ char *air__launch_dir(const char *user_base, const char *experiment, const char 
 /* 16 lowercase hex characters from a fresh random UUIDv4 (hyphens removed). */
 int air__launch_suffix(char out[17]);
 
-/* ---- preflight.c (PROTOCOL.md §1.2) ---- */
+/* ---- preflight.c ---- */
 /* AIR_OK when the server accepts the config or the check fails open;
  * AIR_EREJECTED listing every finding; other errors abort. */
 int air__preflight(air_client *c, const air__ctx *ctx, const json_t *body, air_error **err);
@@ -159,14 +159,14 @@ int air__preflight_findings(const json_t *reply, air_error **err);
 /* True when a failed pre-flight call must not stop the submission. */
 bool air__preflight_fails_open(const air_error *e);
 
-/* ---- submit_policy.c (PROTOCOL.md §1.3) ---- */
+/* ---- policy.c ---- */
 int air__policy_resolve(air_client *c, const air__ctx *ctx, const char *name, char **id,
                         air_error **err);
 /* Pick the policy named @name among @policies (an array of distinct
  * {"policy_id","policy_name"} objects). */
 int air__policy_match(const json_t *policies, const char *name, char **id, air_error **err);
 
-/* ---- submit_workspace.c: workspace and Files API calls ---- */
+/* ---- workspace.c: workspace and Files API calls ---- */
 /* "/api/2.0/workspace-files/import-file/<path, one percent-encoded segment>" */
 char *air__import_file_url(const char *abs_path);
 /* "/api/2.0/fs/files<path, each segment percent-encoded>" (or fs/directories) */
@@ -189,7 +189,7 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
                         const bool *optional, air_error **err);
 int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const void *data,
                    size_t len, air_error **err);
-/* §1.4: get-status, mkdirs when missing, error when not a directory. */
+/* get-status, mkdirs when missing, error when not a directory. */
 int air__ws_ensure_directory(air_client *c, const air__ctx *ctx, const char *dir, air_error **err);
 /* Files API: PUT ...?overwrite=true; exists = HEAD directories (404) + HEAD files. */
 int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const void *data,
@@ -197,7 +197,7 @@ int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const 
 int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
                             air_error **err);
 
-/* ---- submit_image.c (PROTOCOL.md §1.9) ---- */
+/* ---- legacy_image.c ---- */
 /* Normalised legacy image URL (docker.io defaults, :latest). air__free(). */
 char *air__docker_image_normalize(const char *url);
 /* Wait until the legacy image is AVAILABLE; @poll_ms between reads. */

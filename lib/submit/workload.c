@@ -1,14 +1,9 @@
-/* submit_workload.c: read the values a submission needs out of a validated
+/* workload.c: read the values a submission needs out of a validated
  * config once (air__workload), so that the rest of the flow and its tests do
  * not depend on the config object. */
 #include "submit/submit.h"
 
 #include <string.h>
-
-static int oom(air_error **err)
-{
-	return air__failf(err, AIR_ENOMEM, 0, "out of memory reading the configuration");
-}
 
 static bool load_lists(const air_config *cfg, air__workload *w)
 {
@@ -94,7 +89,7 @@ int air__workload_load(const air_config *cfg, air__workload *w, air_error **err)
 		                  "the configuration has not been validated");
 	if (!load_lists(cfg, w)) {
 		air__workload_dispose(w);
-		return oom(err);
+		return air__oom(err);
 	}
 	if (air_config_has_parameters(cfg) &&
 	    (rc = air_config_parameters_yaml(cfg, &w->parameters_yaml, err)) != AIR_OK) {

@@ -1,7 +1,7 @@
 /*
- * submit_workspace.c: the workspace and Files API calls of a submission —
- * directories, raw file imports (PROTOCOL.md §1.4, §1.5) and volume uploads
- * (§1.7.5). Errors name the path and keep the server's code and message.
+ * workspace.c: the workspace and Files API calls of a submission —
+ * directories, raw file imports and volume uploads
+ *. Errors name the path and keep the server's code and message.
  */
 #include "submit/submit.h"
 
@@ -59,7 +59,7 @@ static air_error *path_error(air_error *e, const char *denied, const char *doing
 	return air__error_prefix(e, "%s %s", doing, path);
 }
 
-/* §1.5: permission and already-exists replies get their own wording. */
+/* permission and already-exists replies get their own wording. */
 static air_error *upload_error(air_error *e, const char *path)
 {
 	int32_t status = air_error_http_status(e);
@@ -77,7 +77,7 @@ int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_err
 	int rc;
 
 	if (!body)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = air__api_json(c, ctx, "POST", "/api/2.0/workspace/mkdirs", NULL, body, NULL, NULL, &e);
 	json_decref(body);
 	if (rc == AIR_OK)
@@ -98,7 +98,7 @@ int air__ws_get_status(air_client *c, const air__ctx *ctx, const char *path, boo
 	if (export_info)
 		air__buf_query(&q, "return_export_info", "true");
 	if (air__buf_oom(&q))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = air__api_json(c, ctx, "GET", "/api/2.0/workspace/get-status", air__buf_cstr(&q), NULL,
 	                   &reply, NULL, &e);
 	air__buf_dispose(&q);
@@ -111,7 +111,7 @@ int air__ws_get_status(air_client *c, const air__ctx *ctx, const char *path, boo
 	*object_type = air__strdup(air__json_str(reply, "object_type") ? air__json_str(reply, "object_type")
 	                                                                 : "");
 	json_decref(reply);
-	return *object_type ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	return *object_type ? AIR_OK : air__oom(err);
 }
 
 int air__ws_ensure_directory(air_client *c, const air__ctx *ctx, const char *dir, air_error **err)
@@ -156,7 +156,7 @@ int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const v
 	int rc;
 
 	if (!url)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	import_req(&req, url, data, len);
 	rc = air__http_do(c, ctx, &req, NULL, &e);
 	if (rc != AIR_OK && air_error_http_status(e) == 404) {
@@ -164,7 +164,7 @@ int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const v
 		air_error_free(e);
 		e = NULL;
 		if (!(parent = parent_dir(path)))
-			rc = air__failf(&e, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(&e);
 		else if ((rc = air__ws_mkdirs(c, ctx, parent, &e)) == AIR_OK)
 			rc = air__http_do(c, ctx, &req, NULL, &e);
 	}
@@ -189,12 +189,12 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 	size_t first_failure = n;
 
 	if (!reqs || !resps || !urls) {
-		rc = air__failf(&fatal, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(&fatal);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!(urls[i] = air__import_file_url(ups[i].path))) {
-			rc = air__failf(&fatal, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(&fatal);
 			goto out;
 		}
 		import_req(&reqs[i], urls[i], ups[i].data, ups[i].len);
@@ -260,7 +260,7 @@ int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const 
 	int rc;
 
 	if (!url)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	memset(&req, 0, sizeof(req));
 	req.method = "PUT";
 	req.path = url;
@@ -285,7 +285,7 @@ static int files_head(air_client *c, const air__ctx *ctx, const char *kind, cons
 	int rc;
 
 	if (!url)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	memset(&req, 0, sizeof(req));
 	req.method = "HEAD";
 	req.path = url;

@@ -75,7 +75,7 @@ int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const 
 
 		air__trim(r->body ? r->body : "", &n);
 		if (n == 0 && !(*out = json_object()))
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(err);
 		else if (n > 0 && !(*out = air__json_parse(r->body, r->body_len, "the reply", &pe)))
 			rc = air__fail(err, air__error_prefix(pe, "%s %.*s", method,
 			                                      (int)strcspn(path, "?"), path));

@@ -80,7 +80,7 @@ static char *basic_header(const char *user, const char *password)
 }
 
 /* The U2M cache key: the profile name when resolved through a profile,
- * else the host (CLI_AND_OUTPUT.md §6.9). */
+ * else the host. */
 static char *u2m_cache_key(const air__cfg *cfg)
 {
 	if (cfg->through_profile && cfg->profile)
@@ -432,6 +432,6 @@ int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error *
 		return AIR_OK;
 	}
 	if (rc == AIR_OK)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	return air__fail(err, e);
 }

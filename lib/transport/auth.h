@@ -1,11 +1,11 @@
 /*
- * auth.h: credential providers (CLI_AND_OUTPUT.md §6.4, 6.7-6.10).
+ * auth.h: credential providers.
  *
  * auth.c       selection, PAT and basic headers, the token cache with
  *              single-flight refresh, redaction of known secrets
- * auth_oauth.c host metadata, OAuth discovery, the token endpoint (retries),
+ * oauth.c host metadata, OAuth discovery, the token endpoint (retries),
  *              M2M client credentials
- * auth_u2m.c   the `databricks auth login` plaintext token cache
+ * u2m.c   the `databricks auth login` plaintext token cache
  */
 #ifndef AIR_TRANSPORT_AUTH_H
 #define AIR_TRANSPORT_AUTH_H
@@ -57,7 +57,7 @@ const char *air__auth_method_name(air__auth_method m);
  * refresh policy). *out: air__free_secret(). */
 int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error **err);
 
-/* ---- auth_oauth.c ---- */
+/* ---- oauth.c ---- */
 void air__token_clear(air__token *t);
 /* GET /.well-known/databricks-config; fills empty fields of c->cfg. Failures
  * are ignored. Only during resolution (c->cfg is still private then). */
@@ -82,7 +82,7 @@ void air__buf_put_form(air__buf *b, const char *s);
 /* Standard base64 of @len bytes. air__free() the result. */
 char *air__base64(const void *data, size_t len);
 
-/* ---- auth_u2m.c ---- */
+/* ---- u2m.c ---- */
 /* Token cache entry @key: AIR_OK, AIR_ENOTFOUND (no file, no entry; no error
  * object) or AIR_EIO (unreadable, malformed, unsupported version). */
 int air__u2m_load(const air_client *c, const char *key, air__token *out, air_error **err);

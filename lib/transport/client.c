@@ -315,6 +315,9 @@ static void set_env(air_client *c)
 	set->max_parallel = air__client_opt_int(c, AIR_OPT_MAX_PARALLEL);
 	c->http.auth = c->auth ? auth_hook : NULL;
 	c->http.auth_ud = c;
+	c->http.client_intr = c->o.intr;
+	c->http.debug = c->o.debug_cb;
+	c->http.debug_ud = c->o.debug_ud;
 }
 
 static int resolve_all(air_client *c, const air__ctx *ctx, air_error **err)

@@ -18,7 +18,7 @@
 #define AIR__OPT_INT_MAX   AIR_OPT_MAX_PARALLEL
 #define AIR__OPT_INT_COUNT (AIR__OPT_INT_MAX - AIR__OPT_INT_FIRST + 1)
 
-/* Configuration attributes layered by resolution (CLI_AND_OUTPUT.md §6.1). */
+/* Configuration attributes layered by resolution. */
 typedef enum air__attr {
 	AIR__A_HOST,
 	AIR__A_TOKEN,
@@ -106,7 +106,7 @@ bool air__client_opt_int_is_set(const air_client *c, int32_t opt);
 /* Layer options, environment and config file into c->cfg (no network). */
 int air__resolve_config(air_client *c, air_error **err);
 void air__cfg_clear(air__cfg *cfg);
-/* CLI_AND_OUTPUT.md §6.5 host normalisation: *out_host gets
+/* docs/auth.md.5 host normalisation: *out_host gets
  * "scheme://host[:port]"; workspace/account ids from the query (w, o,
  * workspace_id; a, account_id) go to *out_ws / *out_acct (NULL when absent). */
 int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **out_acct,

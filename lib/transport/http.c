@@ -2,7 +2,7 @@
  * http.c: the request engine behind lib/http.h.
  *
  * Every call, single or parallel, runs on the calling thread with a curl
- * multi handle borrowed from the client's pool (http_pool.c). Each request
+ * multi handle borrowed from the client's pool (xfer_pool.c). Each request
  * is a small state machine: WAITING (for its start time: back-off,
  * Retry-After or the rate limit) -> RUNNING (in the multi handle) -> DONE, or
  * back to WAITING when the attempt failed in a retryable way and the retry
@@ -193,7 +193,7 @@ static int prepare(xfer *x, air_error **err)
 	plen = strcspn(r->path, "?"); /* queries may carry pre-signed credentials */
 	x->where = air__strndup(r->path, plen);
 	if (!x->url || !x->where)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	/* Never plain http:// beyond loopback, whatever the URL's origin (the
 	 * workspace host was checked at resolution; this covers every other). */
 	return air__check_url_safe(x->url, "the request URL", err);
@@ -667,7 +667,7 @@ int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http
 	if (!reqs || !resps)
 		return air__failf(err, AIR_EINVAL, 0, "no requests or replies");
 	if (!(g.x = air__calloc(n, sizeof(*g.x))))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
 		xfer *x = &g.x[i];
 		x->g = &g;
@@ -681,7 +681,7 @@ int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http
 	if (rc == AIR_OK)
 		rc = air__ctx_check(&g.ctx, NULL, err);
 	if (rc == AIR_OK && !(g.xc = air__transport_checkout(env->tp)))
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	if (rc == AIR_OK) {
 		drive(&g);
 		report_progress(&g);

@@ -32,7 +32,7 @@ int air__client_user_name(air_client *c, const air__ctx *ctx, char **out, air_er
 		c->user_name = air__strdup(name);
 	pthread_mutex_unlock(&c->cache_lock);
 	json_decref(me);
-	return *out ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	return *out ? AIR_OK : air__oom(err);
 }
 
 int air__client_user_base(air_client *c, const air__ctx *ctx, char **out, air_error **err)
@@ -45,12 +45,12 @@ int air__client_user_base(air_client *c, const air__ctx *ctx, char **out, air_er
 	if (!dir)
 		dir = air__client_env(c, "DATABRICKS_INTERNAL_USER_WORKSPACE_DIR");
 	if (dir)
-		return (*out = air__strdup(dir)) ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return (*out = air__strdup(dir)) ? AIR_OK : air__oom(err);
 	if ((rc = air__client_user_name(c, ctx, &user, err)) != AIR_OK)
 		return rc;
 	*out = air__sprintf("/Workspace/Users/%s", user);
 	air__free(user);
-	return *out ? AIR_OK : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+	return *out ? AIR_OK : air__oom(err);
 }
 
 int air__client_workspace_id(air_client *c, const air__ctx *ctx, int64_t *out, air_error **err)

@@ -1,7 +1,7 @@
 /*
- * auth_oauth.c: host metadata (CLI_AND_OUTPUT.md §6.6), OAuth endpoint
- * discovery (§6.7), the token endpoint with its own retry policy and the
- * M2M client-credentials grant (§6.8).
+ * oauth.c: host metadata, OAuth endpoint
+ * discovery, the token endpoint with its own retry policy and the
+ * M2M client-credentials grant.
  */
 #include <string.h>
 
@@ -150,7 +150,7 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, bool once, char **ou
 
 	*out = NULL;
 	if (!url)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	/* Its answer names where the client secret goes: never over plain http. */
 	if ((rc = air__check_url_safe(url, "the OAuth discovery URL", err)) != AIR_OK) {
 		air__free(url);
@@ -209,7 +209,7 @@ static int parse_token(air_client *c, const air__http_resp *resp, const char *en
 	if (!out->access_token || !out->token_type ||
 	    (air__json_nonempty(doc, "refresh_token") && !out->refresh_token)) {
 		air__token_clear(out);
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 	}
 	json_decref(doc);
 	(void)c;
@@ -304,7 +304,7 @@ int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoin
 	header = b64 ? air__sprintf("Authorization: Basic %s", b64) : NULL;
 	air__free_secret(b64);
 	if (!header)
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	rc = air__oauth_request(c, ctx, endpoint, "grant_type=client_credentials&scope=all-apis",
 	                        header, once, out, err);
 	air__free_secret(header);

@@ -165,7 +165,7 @@ static bool any_auth_input(const air__cfg *cfg)
 	return false;
 }
 
-/* CLI_AND_OUTPUT.md §6.3 A: an explicit profile wins over environment auth. */
+/* docs/auth.md.3 A: an explicit profile wins over environment auth. */
 static int resolve_explicit_profile(resolver *r, const char *name, air_error **err)
 {
 	int rc;
@@ -180,7 +180,7 @@ static int resolve_explicit_profile(resolver *r, const char *name, air_error **e
 	return fill_from_env(r, true);
 }
 
-/* CLI_AND_OUTPUT.md §6.3 B: environment first. */
+/* docs/auth.md.3 B: environment first. */
 static int resolve_env_first(resolver *r, air_error **err)
 {
 	const char *name = air__client_env(r->c, "DATABRICKS_CONFIG_PROFILE");
@@ -349,7 +349,7 @@ static int check_auth_type(const air__cfg *cfg, air_error **err)
 	                  t);
 }
 
-/* Without auth_type, inputs of more than one method are ambiguous (§6.3 C). */
+/* Without auth_type, inputs of more than one method are ambiguous. */
 static int check_conflicts(const air__cfg *cfg, air_error **err)
 {
 	const char *seen[AIR__A_COUNT];

@@ -134,7 +134,7 @@ int air__u2m_load(const air_client *c, const char *key, air__token *out, air_err
 		if (air__json_nonempty(entry, "refresh_token"))
 			out->refresh_token = air__strdup(air__json_nonempty(entry, "refresh_token"));
 		if (!out->access_token || !out->token_type)
-			rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+			rc = air__oom(err);
 	}
 	if (rc != AIR_OK)
 		air__token_clear(out);
@@ -152,7 +152,7 @@ static int write_atomically(const char *path, const json_t *doc, air_error **err
 	size_t len, off = 0;
 
 	if (!tmp || !(text = json_dumps(doc, JSON_INDENT(2)))) {
-		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		rc = air__oom(err);
 		goto done;
 	}
 	if ((fd = mkstemp(tmp)) < 0) {
@@ -249,7 +249,7 @@ int air__u2m_store(const air_client *c, const char *key, const air__token *tok,
 				ok = update_entry(tokens, k, tok);
 		}
 		rc = ok ? write_atomically(path, doc, err)
-		        : air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		        : air__oom(err);
 	}
 	pthread_mutex_unlock(&cache_file_lock);
 	json_decref(doc);
@@ -279,7 +279,7 @@ int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
 	air__buf_puts(&form, "&client_id=databricks-cli");
 	if (air__buf_oom(&form)) {
 		air__free_secret(form.ptr);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	rc = air__oauth_request(c, ctx, endpoint, form.ptr, NULL, once, out, &e);
 	air__free_secret(form.ptr);
@@ -301,7 +301,7 @@ int air__u2m_refresh(air_client *c, const air__ctx *ctx, const char *endpoint,
 	}
 	if (!out->refresh_token && !(out->refresh_token = air__strdup(old->refresh_token))) {
 		air__token_clear(out);
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory");
+		return air__oom(err);
 	}
 	/* The new token is usable even if the cache cannot be rewritten. */
 	if (air__u2m_store(c, cache_key, out, old->refresh_token, &store_err) != AIR_OK)

@@ -219,6 +219,11 @@ int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **
 		return air__failf(err, AIR_EAUTH, 0, "no host configured");
 	if ((rc = with_scheme(t, n, &url, err)) != AIR_OK)
 		return rc;
+	/* libcurl reads "https:///x" as host "x": an empty authority is no host. */
+	if (strchr("/?#", strstr(url, "://")[3])) {
+		rc = url_error(CURLUE_NO_HOST, err);
+		goto out;
+	}
 	if (!(u = parse(url, &why))) {
 		rc = url_error(why, err);
 		goto out;

@@ -1,5 +1,5 @@
 /*
- * http_pool.c: what the transport shares across the threads of a client.
+ * xfer_pool.c: what the transport shares across the threads of a client.
  *
  * - A curl share object for DNS and TLS sessions, locked per data kind.
  *   Connections are deliberately not put in it: libcurl documents that

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Enum values and numeric #define constants of the public headers are ABI:
-they may be added, never changed or removed. Compares the headers with the
-baseline abi/constants.txt ("NAME VALUE" lines).
+"""Enum values of the public headers are ABI: they may be added, never
+changed or removed. Compares the headers with the baseline abi/constants.txt
+("NAME VALUE" lines). Constants are enums (which ctypes, cgo and debuggers
+see): a numeric #define other than the version macros is refused.
 
     check_constants.py SRC_ROOT            # check
     check_constants.py SRC_ROOT --update   # rewrite the baseline (on release)
@@ -26,7 +27,7 @@ def parse_value(text, known):
         return None
 
 
-def header_constants(src):
+def header_constants(src, defines=None):
     values = {}
     hdr_dir = os.path.join(src, "include", "air")
     for name in sorted(os.listdir(hdr_dir)):
@@ -46,13 +47,19 @@ def header_constants(src):
             v = parse_value(m.group(2), values)
             if v is not None:
                 values[m.group(1)] = v
+                if defines is not None:
+                    defines.append("%s (%s)" % (m.group(1), name))
     return values
 
 
 def main():
     src = sys.argv[1]
     baseline = os.path.join(src, "abi", "constants.txt")
-    current = header_constants(src)
+    defines = []
+    current = header_constants(src, defines)
+    if defines:
+        print("numeric #define constants (make them enum values): " + ", ".join(defines))
+        return 1
     if "--update" in sys.argv:
         with open(baseline, "w") as f:
             f.write("# Public enum values and numeric macros of libair (ABI; append only).\n")

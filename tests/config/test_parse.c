@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config_internal.h"
+#include "config/config.h"
 #include "test.h"
 
 static const char valid_yaml[] =

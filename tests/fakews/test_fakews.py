@@ -155,28 +155,22 @@ class StartStop(unittest.TestCase):
         if p.stdout:
             p.stdout.close()
 
-    def test_ready_in_under_a_second(self):
-        python_exe()  # resolve a launcher script once, outside the measurement
-        best = 10.0
+    def test_port_file_appears_once_the_socket_listens(self):
+        # How fast it starts is measured by bench/, not asserted here.
         for _ in range(3):
-            p, port, took = self.start_raw()
+            p, port, _ = self.start_raw()
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
             s.close()
-            took2 = took
             p.send_signal(signal.SIGTERM)
-            p.wait(5)
-            best = min(best, took2)
-        self.assertLess(best, 1.0, "start-up took %.3f s" % best)
+            self.assertEqual(p.wait(10), 0)
 
     def test_prints_url_and_stops_on_sigterm_and_sigint(self):
         for sig in (signal.SIGTERM, signal.SIGINT):
             p, port, _ = self.start_raw(stdout=subprocess.PIPE)
             line = p.stdout.readline().decode()
             self.assertEqual(line.strip(), "fakews listening on http://127.0.0.1:%d" % port)
-            t0 = time.monotonic()
             p.send_signal(sig)
-            self.assertEqual(p.wait(5), 0)
-            self.assertLess(time.monotonic() - t0, 2)
+            self.assertEqual(p.wait(10), 0)
 
     def test_shutdown_endpoint(self):
         p, port, _ = self.start_raw("--quiet")
@@ -570,9 +564,9 @@ class Faults(Base):
         t0 = time.monotonic()
         self.ok("GET", ME)
         self.assertGreaterEqual(time.monotonic() - t0, 0.8)
-        t0 = time.monotonic()
         self.ok("GET", ME)  # the fault was for one request only
-        self.assertLess(time.monotonic() - t0, 0.6)
+        rules = self.fw.faults()
+        self.assertEqual([(r["seen"], r["applied"]) for r in rules], [(2, 1)])
 
     def test_bad_rules_are_rejected(self):
         for rule in ({"path": "/x", "action": "explode"}, {"action": "status"}, {"path": "/x", "times": "a"}):
@@ -581,12 +575,14 @@ class Faults(Base):
             self.assertEqual(cm.exception.status, 400)
 
     def test_latency_is_concurrent(self):
-        self.fw.config(latency_ms=10)
-        n_threads, per = 8, 25
+        # Each submission is held 3 s: one at a time, 16 would take 48 s;
+        # served concurrently about 3 s. The bound is ten times that.
+        self.fw.fault(path=SUBMIT, action="delay", delay_ms=3000, times=-1)
+        n_threads, per = 16, 1
         errors = []
 
         def worker():
-            c = http.client.HTTPConnection("127.0.0.1", self.fw.port, timeout=10)
+            c = http.client.HTTPConnection("127.0.0.1", self.fw.port, timeout=60)
             for i in range(per):
                 c.request("POST", SUBMIT, json.dumps(submit_body()),
                           {"Authorization": "Bearer dapi-test", "Content-Type": "application/json"})
@@ -603,7 +599,7 @@ class Faults(Base):
             t.join()
         took = time.monotonic() - t0
         self.assertEqual(errors, [])
-        self.assertLess(took, 1.5, "serially >= 2 s")
+        self.assertLess(took, 30, "one at a time: >= 48 s")
         runs = self.fw.runs()
         self.assertEqual(len(runs), n_threads * per)
         ids = {r["run"]["run_id"] for r in runs}

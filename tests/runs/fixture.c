@@ -28,10 +28,27 @@ void fixture_setup(void)
 	client = fakews_client(fw);
 }
 
+static air_get_options *get_opts[32];
+static size_t n_get_opts;
+
+const air_get_options *fixture_get_options(const int32_t *set)
+{
+	air_get_options *o = NULL;
+
+	ASSERT_TRUE(n_get_opts < sizeof(get_opts) / sizeof(get_opts[0]));
+	ASSERT_EQ_INT(air_get_options_new(&o), AIR_OK);
+	for (; *set; set++)
+		ASSERT_EQ_INT(air_get_options_set_int(o, *set, 1), AIR_OK);
+	get_opts[n_get_opts++] = o;
+	return o;
+}
+
 void fixture_teardown(void)
 {
 	air_client_free(client);
 	client = NULL;
+	while (n_get_opts > 0)
+		air_get_options_free(get_opts[--n_get_opts]);
 }
 
 int64_t fixture_std_run(int64_t id, const char *result)

@@ -16,6 +16,11 @@
 extern fakews *fw;
 extern air_client *client;
 
+/* Lookup options with the AIR_GET_* options of the 0-terminated @set at 1;
+ * freed by fixture_teardown(). GET(...) is the short form. */
+const air_get_options *fixture_get_options(const int32_t *set);
+#define GET(...) fixture_get_options((const int32_t[]){__VA_ARGS__, 0})
+
 /* Test hooks: start (once) or reset the server, make a fresh client. */
 void fixture_setup(void);
 void fixture_teardown(void);

@@ -1,7 +1,7 @@
 /* test_list_filter.c: listing options, --filter parsing, the experiment glob, index ordering. */
 #include <stdlib.h>
 
-#include "run_list.h"
+#include "runs/list.h"
 #include "test.h"
 
 AIR_TEST(glob__wildcards_do_not_cross_slashes)

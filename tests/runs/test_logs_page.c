@@ -1,7 +1,7 @@
 /* test_logs_page.c: log pages, bounds, queries, the de-dup set, chunk names and options. */
 #include <stdlib.h>
 
-#include "logs_internal.h"
+#include "logs/logs.h"
 #include "test.h"
 
 static void parse_ok(air__log_page *p, const char *text)
@@ -380,19 +380,19 @@ AIR_TEST(logs_options__defaults_and_ranges)
 	air_logs_options_free(NULL);
 	air_logs_summary_free(NULL);
 	air_download_report_free(NULL);
-	ASSERT_EQ_INT(air_logs_summary_ok(NULL), 0);
+	ASSERT_EQ_INT(air_logs_summary_state(NULL), AIR_STATE_UNKNOWN);
+	ASSERT_EQ_INT(air_logs_summary_records(NULL), 0);
 	ASSERT_NULL(air_log_record_line(NULL, NULL));
 }
 
-AIR_TEST(logs_summary__outcome_rule)
+AIR_TEST(logs_summary__state)
 {
 	air_logs_summary s = {0};
 
-	s.terminal = true;
-	s.succeeded = true;
-	ASSERT_TRUE(air_logs_summary_ok(&s));
-	s.succeeded = false;
-	ASSERT_FALSE(air_logs_summary_ok(&s));
-	s.terminal = false;
-	ASSERT_TRUE(air_logs_summary_ok(&s));
+	s.state = (char *)"SUCCESS";
+	ASSERT_EQ_INT(air_logs_summary_state(&s), AIR_STATE_SUCCESS);
+	ASSERT_EQ_STR(air_logs_summary_state_name(&s), "SUCCESS");
+	s.state = (char *)"SOMETHING_NEW";
+	ASSERT_EQ_INT(air_logs_summary_state(&s), AIR_STATE_OTHER);
+	ASSERT_EQ_STR(air_logs_summary_state_name(&s), "SOMETHING_NEW");
 }

@@ -1,7 +1,7 @@
 /* test_logs_waiting.c: the waiting message text of PROTOCOL §5.5 (pure). */
 #include <string.h>
 
-#include "logs_internal.h"
+#include "logs/logs.h"
 #include "test.h"
 
 /* The status text of @message, or "(none)". */

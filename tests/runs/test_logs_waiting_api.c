@@ -52,7 +52,16 @@ static air_logs_options *opts(bool waiting, events *e)
 	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 5), AIR_OK);
 	if (waiting)
 		ASSERT_EQ_INT(air_logs_options_set_waiting_cb(o, on_waiting, e), AIR_OK);
+	ASSERT_EQ_INT(air_logs_options_set_record_cb(o, on_record, e), AIR_OK);
 	return o;
+}
+
+/* Stream run @id with @o, the status callback too when @status. */
+static int stream(int64_t id, air_logs_options *o, bool status, events *e,
+                  air_logs_summary **sum, air_error **err)
+{
+	ASSERT_EQ_INT(air_logs_options_set_status_cb(o, status ? on_status : NULL, e), AIR_OK);
+	return air_client_stream_logs(client, id, o, sum, err);
 }
 
 /* Run 123 (task run 124): PENDING on polls 0-5, RUNNING from poll 6, empty
@@ -120,14 +129,15 @@ AIR_TEST(waiting_api__messages_on_polls_0_5_10_then_ended_before_the_first_line)
 	json_t *reqs;
 
 	scripted_run();
-	ASSERT_OK(air_client_stream_logs(client, 123, o, on_record, on_status, NULL, &e, &sum, &err),
+	ASSERT_OK(stream(123, o, true, &e, &sum, &err),
 	          err);
 	ASSERT_EQ_STR(e.text, "S:PENDING/- W:Waiting for accelerator capacity... "
 	                      "W:Allocating nodes... S:RUNNING/PENDING "
 	                      "W:Waiting for the run to start on node 0... W:- L L "
 	                      "S:SUCCESS/RUNNING ");
 	ASSERT_EQ_INT(air_logs_summary_records(sum), 2);
-	ASSERT_TRUE(air_logs_summary_ok(sum));
+	ASSERT_TRUE(air_logs_summary_succeeded(sum));
+	ASSERT_EQ_INT(air_logs_summary_state(sum), AIR_STATE_SUCCESS);
 	/* One get-output per message, for the latest task run, and no extra runs/get. */
 	reqs = fixture_requests("GET", OUTPUT);
 	ASSERT_EQ_INT(json_array_size(reqs), 3);
@@ -147,7 +157,7 @@ AIR_TEST(waiting_api__no_callback_no_requests)
 	air_error *err = NULL;
 
 	scripted_run();
-	ASSERT_OK(air_client_stream_logs(client, 123, o, on_record, NULL, NULL, &e, NULL, &err), err);
+	ASSERT_OK(stream(123, o, false, &e, NULL, &err), err);
 	ASSERT_EQ_STR(e.text, "L L ");
 	ASSERT_EQ_INT(fakews_count(fw, "GET", OUTPUT), 0);
 	/* Clearing the callback works the same. */
@@ -156,7 +166,7 @@ AIR_TEST(waiting_api__no_callback_no_requests)
 	fakews_reset(fw);
 	scripted_run();
 	e.text[0] = '\0';
-	ASSERT_OK(air_client_stream_logs(client, 123, o, on_record, NULL, NULL, &e, NULL, &err), err);
+	ASSERT_OK(stream(123, o, false, &e, NULL, &err), err);
 	ASSERT_EQ_STR(e.text, "L L ");
 	ASSERT_EQ_INT(fakews_count(fw, "GET", OUTPUT), 0);
 	air_logs_options_free(o);
@@ -175,7 +185,7 @@ AIR_TEST(waiting_api__ended_when_the_run_finishes_without_lines)
 		"\"tasks\":[{\"run_id\":41,\"ai_runtime_task\":{}}],\"output\":{},\"sequence\":[{},"
 		"{\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"FAILED\"},"
 		"\"end_time\":1700000001000}]}");
-	ASSERT_OK(air_client_stream_logs(client, 40, o, on_record, NULL, NULL, &e, &sum, &err), err);
+	ASSERT_OK(stream(40, o, false, &e, &sum, &err), err);
 	ASSERT_EQ_STR(e.text, "W:Waiting for the run to start on node 2... W:- ");
 	ASSERT_NOT_NULL(air_logs_summary_no_logs_message(sum));
 	air_logs_summary_free(sum);
@@ -190,7 +200,7 @@ AIR_TEST(waiting_api__callback_stops_the_stream_and_still_gets_the_end)
 
 	e.stop_waiting = 2;
 	scripted_run();
-	ASSERT_EQ_INT(air_client_stream_logs(client, 123, o, on_record, NULL, NULL, &e, NULL, &err),
+	ASSERT_EQ_INT(stream(123, o, false, &e, NULL, &err),
 	              AIR_EABORTED);
 	ASSERT_CONTAINS(air_error_message(err), "waiting callback");
 	ASSERT_EQ_STR(e.text, "W:Waiting for accelerator capacity... W:Allocating nodes... W:- ");
@@ -216,7 +226,7 @@ AIR_TEST(waiting_api__unreadable_status_message_is_not_an_error)
 	             "{\"records\":[{\"time_unix_nano\":1700000001000000000,\"body\":\"up\"}]}");
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/50/logs\","
 	                  "\"status\":200,\"body\":{\"log_records\":[]},\"times\":1}");
-	ASSERT_OK(air_client_stream_logs(client, 50, o, on_record, NULL, NULL, &e, NULL, &err), err);
+	ASSERT_OK(stream(50, o, false, &e, NULL, &err), err);
 	ASSERT_EQ_STR(e.text, "W:Waiting for accelerator capacity... W:- L ");
 	air_logs_options_free(o);
 }
@@ -231,7 +241,7 @@ AIR_TEST(waiting_api__finished_runs_never_wait)
 	fixture_post("/__fakews/runs/60/logs",
 	             "{\"records\":[{\"time_unix_nano\":1700000001000000000,\"body\":\"done\"}]}");
 	fakews_clear_requests(fw);
-	ASSERT_OK(air_client_stream_logs(client, 60, o, on_record, NULL, NULL, &e, NULL, &err), err);
+	ASSERT_OK(stream(60, o, false, &e, NULL, &err), err);
 	ASSERT_EQ_STR(e.text, "L ");
 	ASSERT_EQ_INT(fakews_count(fw, "GET", OUTPUT), 0);
 	air_logs_options_free(o);

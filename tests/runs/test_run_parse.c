@@ -1,7 +1,7 @@
 /* test_run_parse.c: runs/get object → air_run derivation (PROTOCOL §2.2-§2.5, §3.1). */
 #include <stdlib.h>
 
-#include "run_internal.h"
+#include "runs/runs.h"
 #include "test.h"
 
 static air_run *parse(const char *text)
@@ -47,7 +47,7 @@ AIR_TEST(run__display_state_every_combination)
 			                (rs && (!strcmp(rs, "SUCCESS") || !strcmp(rs, "FAILED") ||
 			                        !strcmp(rs, "CANCELED")));
 
-			ASSERT_EQ_STR(air_run_state(r), want);
+			ASSERT_EQ_STR(air_run_state_name(r), want);
 			ASSERT_EQ_INT(air_run_is_terminal(r), terminal);
 			ASSERT_EQ_INT(air_run_succeeded(r), rs && !strcmp(rs, "SUCCESS"));
 			if (lcs)
@@ -67,12 +67,12 @@ AIR_TEST(run__no_state_is_unknown_and_empty_strings_count_as_absent)
 {
 	air_run *r = parse("{\"run_id\":\"7\"}");
 
-	ASSERT_EQ_STR(air_run_state(r), "UNKNOWN");
+	ASSERT_EQ_STR(air_run_state_name(r), "UNKNOWN");
 	ASSERT_FALSE(air_run_is_terminal(r));
 	ASSERT_EQ_INT(air_run_id(r), 7);
 	air_run_free(r);
 	r = parse("{\"run_id\":7,\"state\":{\"life_cycle_state\":\"RUNNING\",\"result_state\":\"\"}}");
-	ASSERT_EQ_STR(air_run_state(r), "RUNNING");
+	ASSERT_EQ_STR(air_run_state_name(r), "RUNNING");
 	ASSERT_NULL(air_run_result_state(r));
 	air_run_free(r);
 }
@@ -210,10 +210,11 @@ AIR_TEST(run__accelerator_labels)
 	ASSERT_EQ_STR(air__accelerator_display("GPU_8xH100"), "H100");
 	ASSERT_EQ_STR(air__accelerator_display("h100_80gb"), "H100");
 	ASSERT_EQ_STR(air__accelerator_display("TPU_v9"), "TPU_v9");
-	ASSERT_EQ_INT(air__accelerator_gpus_per_node("GPU_8xH100"), 8);
-	ASSERT_EQ_INT(air__accelerator_gpus_per_node("GPU_1xA10"), 1);
-	ASSERT_EQ_INT(air__accelerator_gpus_per_node("GPU_1xH100"), 1);
-	ASSERT_EQ_INT(air__accelerator_gpus_per_node("h100_80gb"), 0);
+	ASSERT_EQ_INT(air_accelerator_gpus_per_node("GPU_8xH100"), 8);
+	ASSERT_EQ_INT(air_accelerator_gpus_per_node("GPU_1xA10"), 1);
+	ASSERT_EQ_INT(air_accelerator_gpus_per_node("GPU_1xH100"), 1);
+	ASSERT_EQ_INT(air_accelerator_gpus_per_node("h100_80gb"), 0);
+	ASSERT_EQ_STR(air_accelerator_display_name("h100_80gb"), "H100");
 	{
 		air_run *r = parse("{\"run_id\":1,\"tasks\":[{\"ai_runtime_task\":{\"deployments\":"
 		                   "[{\"compute\":{\"accelerator_type\":\"TPU_v9\","
@@ -260,11 +261,11 @@ AIR_TEST(run__sweep_stats_and_iterations)
 	ASSERT_EQ_INT(air_run_iteration_count(r), 3);
 	ASSERT_EQ_STR(air_run_iteration_task_key(r, 0), "it-0");
 	ASSERT_EQ_INT(air_run_iteration_run_id(r, 0), 900000000000000001LL);
-	ASSERT_EQ_STR(air_run_iteration_state(r, 0), "SUCCESS");
+	ASSERT_EQ_STR(air_run_iteration_state_name(r, 0), "SUCCESS");
 	ASSERT_EQ_STR(air_run_iteration_experiment(r, 0), "sweep-exp");
-	ASSERT_EQ_STR(air_run_iteration_state(r, 1), "RUNNING");
+	ASSERT_EQ_STR(air_run_iteration_state_name(r, 1), "RUNNING");
 	ASSERT_EQ_STR(air_run_iteration_experiment(r, 1), "e2");
-	ASSERT_EQ_STR(air_run_iteration_state(r, 2), "UNKNOWN");
+	ASSERT_EQ_STR(air_run_iteration_state_name(r, 2), "UNKNOWN");
 	ASSERT_NULL(air_run_iteration_task_key(r, 2));
 	ASSERT_NULL(air_run_iteration_experiment(r, 2));
 	ASSERT_NULL(air_run_iteration_task_key(r, 3));
@@ -361,7 +362,7 @@ AIR_TEST(run__getters_accept_null)
 	air_run_free(NULL);
 	ASSERT_EQ_INT(air_run_id(NULL), 0);
 	ASSERT_NULL(air_run_name(NULL));
-	ASSERT_EQ_STR(air_run_state(NULL), "UNKNOWN");
+	ASSERT_EQ_STR(air_run_state_name(NULL), "UNKNOWN");
 	ASSERT_EQ_INT(air_run_is_terminal(NULL), 0);
 	ASSERT_EQ_INT(air_run_iteration_count(NULL), 0);
 	ASSERT_NULL(air_run_config_yaml(NULL, NULL));

@@ -43,12 +43,12 @@ AIR_TEST(get__happy_path_s34)
 	             "experiment_name: smoke-test\n");
 	fakews_clear_requests(fw);
 	ASSERT_OK(air_client_get_run(client, 123,
-	                             AIR_GET_WORKSPACE_ID | AIR_GET_MLFLOW | AIR_GET_SWEEP |
-	                                     AIR_GET_MLFLOW_NAME | AIR_GET_CONFIG,
+	                             GET(AIR_GET_WORKSPACE_ID, AIR_GET_MLFLOW, AIR_GET_SWEEP,
+	                                 AIR_GET_MLFLOW_NAME, AIR_GET_CONFIG),
 	                             &run, &err),
 	          err);
 	expect_paths(calls, 5);
-	ASSERT_EQ_STR(air_run_state(run), "SUCCESS");
+	ASSERT_EQ_STR(air_run_state_name(run), "SUCCESS");
 	ASSERT_EQ_INT(air_run_start_time_ms(run), 1700000000000LL);
 	ASSERT_EQ_STR(air_run_experiment_name(run), "smoke-test");
 	ASSERT_EQ_STR(air_run_accelerators(run), "1x H100");
@@ -80,9 +80,9 @@ AIR_TEST(get__without_flags_reads_only_the_run)
 
 	fixture_std_run(123, "FAILED");
 	fakews_clear_requests(fw);
-	ASSERT_OK(air_client_get_run(client, 123, 0, &run, &err), err);
+	ASSERT_OK(air_client_get_run(client, 123, NULL, &run, &err), err);
 	expect_paths(calls, 1);
-	ASSERT_EQ_STR(air_run_state(run), "FAILED");
+	ASSERT_EQ_STR(air_run_state_name(run), "FAILED");
 	ASSERT_NULL(air_run_mlflow_run_id(run));
 	ASSERT_NULL(air_run_config_yaml(run, NULL));
 	ASSERT_NOT_NULL(air_run_dashboard_url(run));
@@ -96,7 +96,7 @@ AIR_TEST(get__mlflow_unresolved)
 
 	fixture_std_run(123, "SUCCESS");
 	fixture_post("/__fakews/runs/123/output", "{}");
-	ASSERT_OK(air_client_get_run(client, 123, AIR_GET_MLFLOW | AIR_GET_MLFLOW_NAME, &run, &err),
+	ASSERT_OK(air_client_get_run(client, 123, GET(AIR_GET_MLFLOW, AIR_GET_MLFLOW_NAME), &run, &err),
 	          err);
 	ASSERT_NULL(air_run_mlflow_run_url(run));
 	ASSERT_NULL(air_run_mlflow_run_name(run));
@@ -116,7 +116,7 @@ AIR_TEST(get__pages_of_tasks_are_merged)
 	                       "{\"run_id\":14,\"attempt_number\":3},{\"run_id\":15,\"attempt_number\":4,"
 	                       "\"ai_runtime_task\":{\"experiment\":\"e\"}}]}");
 	fakews_clear_requests(fw);
-	ASSERT_OK(air_client_get_run(client, 900000000000000001LL, 0, &run, &err), err);
+	ASSERT_OK(air_client_get_run(client, 900000000000000001LL, NULL, &run, &err), err);
 	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 3);
 	ASSERT_EQ_INT(air_run_id(run), 900000000000000001LL);
 	ASSERT_EQ_INT(air_run_latest_attempt(run), 4);
@@ -140,7 +140,7 @@ static void expect_get_error(int64_t id, int code, int32_t kind)
 	air_run *run = NULL;
 	air_error *err = NULL;
 
-	ASSERT_EQ_INT(air_client_get_run(client, id, 0, &run, &err), code);
+	ASSERT_EQ_INT(air_client_get_run(client, id, NULL, &run, &err), code);
 	ASSERT_NULL(run);
 	ASSERT_NOT_NULL(err);
 	ASSERT_EQ_INT(air_error_kind(err), kind);
@@ -164,8 +164,8 @@ AIR_TEST(get__invalid_ids_make_no_request_s36)
 	expect_get_error(0, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT);
 	expect_get_error(-3, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT);
 	ASSERT_EQ_INT(fakews_count(fw, "*", "/api/*"), 0);
-	ASSERT_EQ_INT(air_client_get_run(client, 1, 0, NULL, NULL), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_get_run(NULL, 1, 0, &(air_run *){NULL}, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_get_run(client, 1, NULL, NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_get_run(NULL, 1, NULL, &(air_run *){NULL}, NULL), AIR_EINVAL);
 }
 
 AIR_TEST(get__workspace_id_unavailable_s37)
@@ -175,10 +175,10 @@ AIR_TEST(get__workspace_id_unavailable_s37)
 
 	fakews_configf(fw, "{\"org_id\":null}");
 	fixture_std_run(123, "SUCCESS");
-	ASSERT_NE_INT(air_client_get_run(client, 123, AIR_GET_WORKSPACE_ID, &run, &err), AIR_OK);
+	ASSERT_NE_INT(air_client_get_run(client, 123, GET(AIR_GET_WORKSPACE_ID), &run, &err), AIR_OK);
 	ASSERT_NULL(run);
 	air_error_free(err);
-	ASSERT_OK(air_client_get_run(client, 123, 0, &run, NULL), NULL);
+	ASSERT_OK(air_client_get_run(client, 123, NULL, &run, NULL), NULL);
 	ASSERT_TRUE(ends_with(air_run_dashboard_url(run), "/jobs/runs/123"));
 	air_run_free(run);
 }
@@ -198,15 +198,15 @@ AIR_TEST(get__sweep_iterations)
 	                       "\"result_state\":\"SUCCESS\"},\"gen_ai_compute_task\":{\"mlflow_experiment_name\":"
 	                       "\"/Users/tester@databricks.com/sw\"}},{\"task_key\":\"sw_1\",\"run_id\":43,"
 	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"}}]}");
-	ASSERT_OK(air_client_get_run(client, 40, AIR_GET_SWEEP, &run, &err), err);
+	ASSERT_OK(air_client_get_run(client, 40, GET(AIR_GET_SWEEP), &run, &err), err);
 	ASSERT_TRUE(air_run_is_sweep(run));
 	ASSERT_EQ_INT(air_run_sweep_stat(run, AIR_SWEEP_TOTAL), 2);
 	ASSERT_EQ_INT(air_run_iteration_count(run), 2);
 	ASSERT_EQ_STR(air_run_iteration_task_key(run, 0), "sw_0");
-	ASSERT_EQ_STR(air_run_iteration_state(run, 0), "SUCCESS");
+	ASSERT_EQ_STR(air_run_iteration_state_name(run, 0), "SUCCESS");
 	ASSERT_EQ_STR(air_run_iteration_experiment(run, 0), "sw");
 	ASSERT_EQ_INT(air_run_iteration_run_id(run, 1), 43);
-	ASSERT_EQ_STR(air_run_iteration_state(run, 1), "RUNNING");
+	ASSERT_EQ_STR(air_run_iteration_state_name(run, 1), "RUNNING");
 	air_run_free(run);
 }
 
@@ -242,16 +242,19 @@ static int64_t *collect_ids(const air_list_options *o, size_t *n, int *truncated
 	air_error *err = NULL;
 	const air_run *run;
 	int64_t *ids = calloc(256, sizeof(*ids));
+	int rc;
 
 	*n = 0;
 	ASSERT_OK(air_client_list_runs(client, o, &it, &err), err);
-	while (air_run_iter_next(it, &run, &err) == AIR_OK && run && *n < 256)
+	while ((rc = air_run_iter_next(it, &run, &err)) == AIR_OK && *n < 256)
 		ids[(*n)++] = air_run_id(run);
+	ASSERT_EQ_INT(rc, AIR_EDONE);
+	ASSERT_NULL(run);
 	ASSERT_NULL(err);
 	if (truncated)
 		*truncated = air_run_iter_truncated(it);
 	/* The end is sticky. */
-	ASSERT_EQ_INT(air_run_iter_next(it, &run, NULL), AIR_OK);
+	ASSERT_EQ_INT(air_run_iter_next(it, &run, NULL), AIR_EDONE);
 	ASSERT_NULL(run);
 	air_run_iter_free(it);
 	return ids;
@@ -282,8 +285,9 @@ AIR_TEST(list__default_scan_s38)
 	ASSERT_OK(air_run_iter_next(it, &run, &err), err);
 	ASSERT_EQ_INT(air_run_id(run), 4);
 	ASSERT_TRUE(air_run_is_sweep(run));
-	ASSERT_OK(air_run_iter_next(it, &run, &err), err);
+	ASSERT_EQ_INT(air_run_iter_next(it, &run, &err), AIR_EDONE);
 	ASSERT_NULL(run);
+	ASSERT_NULL(err);
 	ASSERT_FALSE(air_run_iter_truncated(it));
 	air_run_iter_free(it);
 	reqs = fixture_requests("GET", "/api/2.2/jobs/runs/list");
@@ -456,7 +460,7 @@ AIR_TEST(list__index_strategy_s39)
 	ASSERT_OK(air_client_list_runs(client, o, &it, NULL), NULL);
 	ASSERT_OK(air_run_iter_next(it, &run, NULL), NULL);
 	ASSERT_EQ_INT(air_run_id(run), 12);
-	ASSERT_OK(air_run_iter_next(it, &run, NULL), NULL);
+	ASSERT_EQ_INT(air_run_iter_next(it, &run, NULL), AIR_EDONE);
 	ASSERT_NULL(run);
 	air_run_iter_free(it);
 	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows"), 2);
@@ -594,13 +598,13 @@ AIR_TEST(cancel__one_s41)
 
 	create_listed(123, 1700000001000, ME, RUNNING, air_task("e", "GPU_1xA10", 1));
 	fakews_clear_requests(fw);
-	ASSERT_OK(air_client_cancel_run(client, 123, &err), err);
+	ASSERT_OK(air_client_cancel_run(client, 123, NULL, &err), err);
 	reqs = fixture_requests("POST", "/api/2.2/jobs/runs/cancel");
 	ASSERT_EQ_INT(json_array_size(reqs), 1);
 	ASSERT_EQ_STR(json_string_value(json_object_get(json_array_get(reqs, 0), "body")),
 	              "{\"run_id\":123}");
 	json_decref(reqs);
-	ASSERT_EQ_INT(air_client_cancel_run(client, 0, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_cancel_run(client, 0, NULL, NULL), AIR_EINVAL);
 }
 
 AIR_TEST(cancel__several_with_failures_s42)
@@ -616,7 +620,7 @@ AIR_TEST(cancel__several_with_failures_s42)
 	                  "\"status\":500,\"times\":-1,\"body\":{\"error_code\":\"INTERNAL_ERROR\","
 	                  "\"message\":\"down\"}}");
 	fakews_clear_requests(fw);
-	ASSERT_OK(air_client_cancel_runs(client, ids, 4, &rep, &err), err);
+	ASSERT_OK(air_client_cancel_runs(client, ids, 4, NULL, &rep, &err), err);
 	ASSERT_EQ_INT(air_cancel_report_count(rep), 4);
 	ASSERT_EQ_INT(air_cancel_report_failures(rep), 3);
 	ASSERT_EQ_INT(air_cancel_report_run_id(rep, 0), 6);
@@ -649,7 +653,7 @@ AIR_TEST(cancel__all_s43)
 	create_listed(4, 1700000001000, ME, DONE, air_task("e", "GPU_1xA10", 1));
 	create_listed(5, 1700000001000, ME, RUNNING, "{\"notebook_task\":{}}");
 	fakews_clear_requests(fw);
-	ASSERT_OK(air_client_cancel_all(client, &rep, &err), err);
+	ASSERT_OK(air_client_cancel_all(client, NULL, &rep, &err), err);
 	ASSERT_EQ_INT(air_cancel_report_count(rep), 2);
 	ASSERT_EQ_INT(air_cancel_report_failures(rep), 0);
 	air_cancel_report_free(rep);
@@ -666,7 +670,7 @@ AIR_TEST(cancel__all_s43)
 	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 0), "active_only"), "true");
 	json_decref(reqs);
 	/* Nothing active any more. */
-	ASSERT_OK(air_client_cancel_all(client, &rep, &err), err);
+	ASSERT_OK(air_client_cancel_all(client, NULL, &rep, &err), err);
 	ASSERT_EQ_INT(air_cancel_report_count(rep), 0);
 	air_cancel_report_free(rep);
 }
@@ -674,7 +678,7 @@ AIR_TEST(cancel__all_s43)
 AIR_TEST(cancel__finished_run_is_accepted_s44)
 {
 	fixture_std_run(123, "SUCCESS");
-	ASSERT_OK(air_client_cancel_run(client, 123, NULL), NULL);
+	ASSERT_OK(air_client_cancel_run(client, 123, NULL, NULL), NULL);
 }
 
 /* ---- pools ----------------------------------------------------------------------------- */
@@ -690,7 +694,7 @@ AIR_TEST(pools__list_pages_and_string_counts)
 	             "\"accelerator_count\":16,\"used\":8,\"idle\":8},{\"id\":\"p2\"},{\"name\":"
 	             "\"provisioned-capacities/p3\",\"spec\":{\"accelerator_type\":\"GPU_1xA10\","
 	             "\"accelerator_count\":\"4\"},\"status\":{}}]}");
-	ASSERT_OK(air_client_list_pools(client, &l, &err), err);
+	ASSERT_OK(air_client_list_pools(client, NULL, &l, &err), err);
 	ASSERT_EQ_INT(air_pool_list_count(l), 3);
 	ASSERT_EQ_STR(air_pool_id(air_pool_list_get(l, 0)), "p1");
 	ASSERT_EQ_STR(air_pool_accelerator_type(air_pool_list_get(l, 0)), "GPU_8xH100");
@@ -717,40 +721,40 @@ AIR_TEST(pools__get_forms_and_errors)
 	fixture_post("/__fakews/pools",
 	             "{\"pools\":[{\"id\":\"p1\",\"accelerator_type\":\"GPU_8xH100\","
 	             "\"accelerator_count\":16,\"used\":\"3\",\"idle\":13}]}");
-	ASSERT_OK(air_client_get_pool(client, "p1", &p, &err), err);
+	ASSERT_OK(air_client_get_pool(client, "p1", NULL, &p, &err), err);
 	ASSERT_EQ_STR(air_pool_id(p), "p1");
 	ASSERT_EQ_INT(air_pool_used_accelerators(p), 3);
 	ASSERT_EQ_INT(air_pool_idle_accelerators(p), 13);
 	air_pool_free(p);
-	ASSERT_OK(air_client_get_pool(client, " provisioned-capacities/p1 ", &p, &err), err);
+	ASSERT_OK(air_client_get_pool(client, " provisioned-capacities/p1 ", NULL, &p, &err), err);
 	ASSERT_EQ_STR(air_pool_id(p), "p1");
 	air_pool_free(p);
-	ASSERT_EQ_INT(air_client_get_pool(client, "  ", &p, &err), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_get_pool(client, "  ", NULL, &p, &err), AIR_EINVAL);
 	ASSERT_EQ_STR(air_error_field(err), "pool_id");
 	air_error_free(err);
 	err = NULL;
 	/* The prefix alone names no pool: refused without a request. */
 	{
 		int before = fakews_count(fw, "GET", "/api/2.0/ai-training/provisioned-capacities*");
-		ASSERT_EQ_INT(air_client_get_pool(client, " provisioned-capacities/ ", &p, &err),
+		ASSERT_EQ_INT(air_client_get_pool(client, " provisioned-capacities/ ", NULL, &p, &err),
 		              AIR_EINVAL);
 		ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.0/ai-training/provisioned-capacities*"),
 		              before);
 		air_error_free(err);
 		err = NULL;
 	}
-	ASSERT_EQ_INT(air_client_get_pool(client, "nope", &p, &err), AIR_ENOTFOUND);
+	ASSERT_EQ_INT(air_client_get_pool(client, "nope", NULL, &p, &err), AIR_ENOTFOUND);
 	air_error_free(err);
 	err = NULL;
 	fakews_configf(fw, "{\"features\":{\"pools\":false}}");
-	ASSERT_EQ_INT(air_client_get_pool(client, "p1", &p, &err), AIR_EDISABLED);
+	ASSERT_EQ_INT(air_client_get_pool(client, "p1", NULL, &p, &err), AIR_EDISABLED);
 	ASSERT_EQ_INT(air_error_retryable(err), 0);
 	ASSERT_CONTAINS(air_error_message(err), "not enabled");
 	air_error_free(err);
 	err = NULL;
 	{
 		air_pool_list *l = NULL;
-		ASSERT_EQ_INT(air_client_list_pools(client, &l, &err), AIR_EDISABLED);
+		ASSERT_EQ_INT(air_client_list_pools(client, NULL, &l, &err), AIR_EDISABLED);
 		ASSERT_NULL(l);
 		air_error_free(err);
 	}

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "fakews.h"
-#include "snapshot.h"
-#include "submit_internal.h"
+#include "submit/snapshot.h"
+#include "submit/submit.h"
 #include "test.h"
 
 AIR_TEST(artifacts__env_vars_sorted_compact)

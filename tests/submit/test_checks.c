@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "submit_internal.h"
+#include "submit/submit.h"
 #include "test.h"
 
 static json_t *parse(const char *text)

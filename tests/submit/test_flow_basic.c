@@ -369,12 +369,14 @@ AIR_TEST(flow__retries_timeout_and_runtime_channel)
 	                            "experiment_name: smoke-test\ncommand: python train.py\n"
 	                            "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n"
 	                            "max_retries: 0\ntimeout_minutes: 30\n");
-	air_client *c = fakews_client(flow_fw);
+	air_client_options *o = fakews_client_options(flow_fw);
+	air_client *c;
 	air_submission *sub;
 	json_t *body, *task;
 
 	/* S11: DATABRICKS_DL_RUNTIME_IMAGE (here the client option) CLIENT-GPU-7 -> "7" */
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_DEFAULT_RUNTIME, "CLIENT-GPU-7"), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_DEFAULT_RUNTIME, "CLIENT-GPU-7"), AIR_OK);
+	c = fakews_client_from(o);
 	sub = submit_ok(c, cfg, NULL);
 	assert_json_eq(last_body_member("POST", "/api/2.0/ai-training/config:validate", "run_options"),
 	               "{\"max_retries\":0,\"timeout_minutes\":30}");

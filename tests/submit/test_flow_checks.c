@@ -336,11 +336,13 @@ static void *trigger_later(void *arg)
 /* A client of flow_fw whose client-wide interrupt fires @delay_ms from now. */
 static air_client *client_interrupted_later(late_trigger *t, pthread_t *th, int delay_ms)
 {
-	air_client *c = fakews_client(flow_fw);
+	air_client_options *o = fakews_client_options(flow_fw);
+	air_client *c;
 
 	memset(t, 0, sizeof(*t));
 	ASSERT_EQ_INT(air_interrupt_new(&t->intr), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_interrupt(c, t->intr), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_interrupt(o, t->intr), AIR_OK);
+	c = fakews_client_from(o);
 	t->delay_ms = delay_ms;
 	ASSERT_EQ_INT(pthread_create(th, NULL, trigger_later, t), 0);
 	return c;
@@ -366,7 +368,7 @@ AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
 	pthread_join(th, NULL);
 	unsetenv("AIR_IMAGE_POLL_MS");
 	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
 	ASSERT_NULL(sub);
 	assert_nothing_uploaded();
 	air_error_free(err);
@@ -388,11 +390,11 @@ AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
 	long long done;
 
 	/* Best effort: the links are unknown, the call still succeeds. */
-	ASSERT_OK(air_client_poll_mlflow_links(c, id, 10, 3000, &run_url, &exp_url, &err), err);
+	ASSERT_OK(air_client_poll_mlflow_links(c, id, 10, 3000, NULL, &run_url, &exp_url, &err), err);
 	done = mono_ms();
 	pthread_join(th, NULL);
 	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 200);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
 	ASSERT_NULL(run_url);
 	ASSERT_NULL(exp_url);
 	air_client_free(c);

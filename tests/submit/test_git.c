@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "git.h"
-#include "sha256.h"
-#include "snapshot.h"
+#include "submit/git.h"
+#include "core/core.h"
+#include "submit/snapshot.h"
 #include "submit_test.h"
 #include "test.h"
 

@@ -1,6 +1,7 @@
-/* test_images.c: air_image_push() drives `databricks` and `docker`; fake
- * programs written here record every argument vector, so the exact commands
- * are asserted without a Docker engine (CLI_AND_OUTPUT.md §2.8). */
+/* test_images.c: air_client_push_image() drives `databricks` and `docker`;
+ * fake programs written here record every argument vector, so the exact
+ * commands are asserted without a Docker engine. The profile comes from the
+ * client's configuration. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,18 +72,53 @@ static air_image_push_options *opts(const char *source, const char *catalog, con
 	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_SOURCE, source), AIR_OK);
 	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_CATALOG, catalog), AIR_OK);
 	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_SCHEMA, schema), AIR_OK);
-	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_PROFILE, "p1"), AIR_OK);
 	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_DOCKER, docker), AIR_OK);
 	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_DATABRICKS_CLI, databricks), AIR_OK);
 	return o;
 }
 
-static int push(air_image_push_options *o, char **uc, char **remote, air_error **err)
+/* A client whose configuration comes from profile @profile of a config
+ * file (a PAT profile: resolving it contacts nobody), or from options alone
+ * when @profile is NULL. */
+static air_client *client_for(const char *profile)
 {
-	int rc = air_image_push(o, uc, remote, err);
+	static const char cfg[] = "[p1]\nhost = https://p1.example\ntoken = dapi-p1-token\n";
+	char path[4300];
+	air_client_options *o = NULL;
+	air_client *c = NULL;
+	air_error *err = NULL;
 
+	snprintf(path, sizeof(path), "%s/databrickscfg", dir);
+	air_test_write_file(path, cfg, strlen(cfg));
+	ASSERT_EQ_INT(air_client_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOME_DIR, dir), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_CONFIG_FILE, path), AIR_OK);
+	if (profile) {
+		ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_PROFILE, profile), AIR_OK);
+	} else {
+		ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOST, "https://h.example"), AIR_OK);
+		ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_TOKEN, "dapi-h"), AIR_OK);
+	}
+	ASSERT_OK(air_client_new(o, &c, &err), err);
+	air_client_options_free(o);
+	return c;
+}
+
+static int push_as(const char *profile, air_image_push_options *o, char **uc, char **remote,
+                   air_error **err)
+{
+	air_client *c = client_for(profile);
+	int rc = air_client_push_image(c, o, uc, remote, err);
+
+	air_client_free(c);
 	air_image_push_options_free(o);
 	return rc;
+}
+
+static int push(air_image_push_options *o, char **uc, char **remote, air_error **err)
+{
+	return push_as("p1", o, uc, remote, err);
 }
 
 AIR_TEST(images__push_local_image)
@@ -206,8 +242,7 @@ AIR_TEST(images__profile_is_required_for_the_registry_host)
 	char *uc = NULL;
 	air_error *err = NULL;
 
-	ASSERT_EQ_INT(air_image_push_options_set_str(o, AIR_IMAGE_PROFILE, NULL), AIR_OK);
-	ASSERT_EQ_INT(push(o, &uc, NULL, &err), AIR_EAUTH);
+	ASSERT_EQ_INT(push_as(NULL, o, &uc, NULL, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "databricks auth login");
 	ASSERT_CONTAINS(air_error_message(err), "--profile");
 	ASSERT_EQ_STR(calls(), "");
@@ -225,8 +260,15 @@ AIR_TEST(images__option_setters)
 	ASSERT_EQ_INT(air_image_push_options_set_int(o, AIR_IMAGE_SOURCE, 1), AIR_EINVAL);
 	ASSERT_EQ_INT(air_image_push_options_set_int(o, AIR_IMAGE_PULL, 2), AIR_EINVAL);
 	ASSERT_EQ_INT(air_image_push_options_set_int(o, 199, 1), AIR_EUNSUPPORTED);
-	ASSERT_EQ_INT(air_image_push(o, NULL, NULL, NULL), AIR_EINVAL);
-	ASSERT_EQ_INT(air_image_push(NULL, &uc, NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_push_image(NULL, o, &uc, NULL, NULL), AIR_EINVAL);
+	{
+		air_client *c = client_for("p1");
+		ASSERT_EQ_INT(air_client_push_image(c, o, NULL, NULL, NULL), AIR_EINVAL);
+		ASSERT_EQ_INT(air_client_push_image(c, NULL, &uc, NULL, NULL), AIR_EINVAL);
+		air_client_free(c);
+	}
+	ASSERT_EQ_INT(air_image_push_options_set_interrupt(NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_image_push_options_set_deadline_ms(o, -1), AIR_EINVAL);
 	air_image_push_options_free(o);
 	air_image_push_options_free(NULL);
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "submit_internal.h"
+#include "submit/submit.h"
 #include "test.h"
 
 #define CMD "/Workspace/Users/tester@databricks.com/.air/cli_launch/smoke-test/smoke-test_0123456789abcdef/command.sh"

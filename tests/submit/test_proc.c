@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "submit_proc.h"
+#include "core/core.h"
 #include "test.h"
 
 AIR_TEST(proc__captures_stdout_stderr_and_status)
@@ -108,14 +108,39 @@ AIR_TEST(proc__interrupt)
 	air__proc_result r;
 	air_interrupt *intr = NULL;
 	air_error *err = NULL;
+	air__call_opts call = AIR__CALL_OPTS_INIT;
+	air__ctx ctx;
 	pthread_t t;
 
 	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
-	o.intr = intr;
+	call.intr = intr;
+	air__ctx_init(&ctx, &call, NULL);
+	o.ctx = &ctx;
 	pthread_create(&t, NULL, raise_later, intr);
 	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, &err), AIR_EINTERRUPTED);
 	pthread_join(t, NULL);
 	air_error_free(err);
 	air__proc_result_dispose(&r);
 	air_interrupt_free(intr);
+}
+
+AIR_TEST(proc__deadline_kills_the_program)
+{
+	const char *argv[] = {"sleep", "30", NULL};
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+	air_error *err = NULL;
+	air__call_opts call = AIR__CALL_OPTS_INIT;
+	air__ctx ctx;
+
+	call.deadline_ms = 200;
+	air__ctx_init(&ctx, &call, NULL);
+	o.ctx = &ctx;
+	/* The program would sleep 30 s; the deadline ends the call, not the clock. */
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, &err), AIR_ETIMEOUT);
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_TRANSIENT);
+	ASSERT_CONTAINS(air_error_message(err), "deadline");
+	ASSERT_FALSE(r.timed_out);
+	air_error_free(err);
+	air__proc_result_dispose(&r);
 }

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sha256.h"
-#include "snapshot.h"
+#include "core/core.h"
+#include "submit/snapshot.h"
 #include "test.h"
 
 static void hex_of(const char *s, char out[65])

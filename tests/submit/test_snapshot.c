@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "snapshot.h"
+#include "submit/snapshot.h"
 #include "submit_test.h"
 #include "test.h"
 

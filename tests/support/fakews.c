@@ -635,19 +635,9 @@ char *fakews_file(fakews *fw, const char *path, size_t *len)
 
 /* ---- client ----------------------------------------------------------- */
 
-air_client *fakews_client(fakews *fw)
+air_client_options *fakews_client_options(fakews *fw)
 {
-	air_client *c = NULL;
-	air_error *err = NULL;
-	char msg[512];
-	int rc = air_client_new(&c, &err);
-
-	if (rc != AIR_OK) {
-		snprintf(msg, sizeof(msg), "%s (%d)%s%s", air_status_name(rc), rc, err ? ": " : "",
-		         err ? air_error_message(err) : "");
-		air_error_free(err);
-		FAIL("fakews_client: air_client_new failed: %s", msg);
-	}
+	air_client_options *o = NULL;
 	struct {
 		int32_t opt;
 		const char *name;
@@ -660,13 +650,36 @@ air_client *fakews_client(fakews *fw)
 		{AIR_OPT_RETRY_BACKOFF_MS, "AIR_OPT_RETRY_BACKOFF_MS", NULL, 10},
 		{AIR_OPT_RATE_LIMIT, "AIR_OPT_RATE_LIMIT", NULL, 0},
 	};
+	int rc = air_client_options_new(&o);
+
+	if (rc != AIR_OK)
+		FAIL("fakews_client_options: %s (%d)", air_status_name(rc), rc);
 	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
-		rc = opts[k].s ? air_client_set_str(c, opts[k].opt, opts[k].s)
-		               : air_client_set_int(c, opts[k].opt, opts[k].i);
+		rc = opts[k].s ? air_client_options_set_str(o, opts[k].opt, opts[k].s)
+		               : air_client_options_set_int(o, opts[k].opt, opts[k].i);
 		if (rc != AIR_OK) {
-			air_client_free(c);
+			air_client_options_free(o);
 			FAIL("fakews_client: setting %s failed: %s (%d)", opts[k].name, air_status_name(rc), rc);
 		}
 	}
+	return o;
+}
+
+air_client *fakews_client_from(air_client_options *opts)
+{
+	air_client *c = NULL;
+	air_error *err = NULL;
+	char msg[512];
+	int rc = air_client_new(opts, &c, &err);
+
+	air_client_options_free(opts);
+	if (rc != AIR_OK) {
+		snprintf(msg, sizeof(msg), "%s (%d)%s%s", air_status_name(rc), rc, err ? ": " : "",
+		         err ? air_error_message(err) : "");
+		air_error_free(err);
+		FAIL("fakews_client: air_client_new failed: %s", msg);
+	}
 	return c;
 }
+
+air_client *fakews_client(fakews *fw) { return fakews_client_from(fakews_client_options(fw)); }

@@ -40,6 +40,11 @@ char *fakews_file(fakews *fw, const char *path, size_t *len);
 /* A client pointed at the server: host = URL, token "dapi-test", environment
  * ignored, fast back-off (10 ms unit). Caller frees it. */
 air_client *fakews_client(fakews *fw);
+/* The options fakews_client() uses (host, token, no environment, 10 ms
+ * back-off, no rate limit), to add to before fakews_client_from(). */
+air_client_options *fakews_client_options(fakews *fw);
+/* A client from @opts, which it frees. */
+air_client *fakews_client_from(air_client_options *opts);
 
 /* Additions (see tests/fakews/README.md). Like the calls above, they FAIL
  * the running test when the server cannot be reached or rejects the call.

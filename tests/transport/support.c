@@ -1,5 +1,6 @@
 /* support.c: helpers shared by the transport tests. */
 #include "support.h"
+#include "transport/auth.h"
 
 #include <stdlib.h>
 
@@ -24,10 +25,78 @@ air_client *tc_client(const char *const *env)
 		list[n++] = home_var;
 	}
 	list[n] = NULL;
-	ASSERT_OK(air_client_new(&c, &err), err);
-	ASSERT_EQ_INT(air__client_set_environment(c, list), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 10), AIR_OK);
+	ASSERT_OK(air_client_new(NULL, &c, &err), err);
+	ASSERT_EQ_INT(air__client_options_set_environment(&c->o, list), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 10), AIR_OK);
 	return c;
+}
+
+/* White-box: forget a resolution so that changed options apply, as a new
+ * client made from them would resolve. */
+static void unresolve(air_client *c)
+{
+	if (!atomic_load(&c->resolved))
+		return;
+	air__auth_free(c->auth);
+	c->auth = NULL;
+	air__cfg_clear(&c->cfg);
+	air_error_free(c->resolve_err);
+	c->resolve_err = NULL;
+	c->resolve_rc = AIR_OK;
+	air__free(c->user_agent);
+	c->user_agent = NULL;
+	air__free(c->user_name);
+	c->user_name = NULL;
+	c->ws_probed = false;
+	memset(&c->http.set, 0, sizeof(c->http.set));
+	c->http.auth = NULL;
+	atomic_store(&c->resolved, false);
+}
+
+/* The options of a client may still change here (white-box): what
+ * air_client_new() derives from them is kept in step. */
+static void sync_options(air_client *c)
+{
+	c->http.client_intr = c->o.intr;
+	c->http.debug = c->o.debug_cb;
+	c->http.debug_ud = c->o.debug_ud;
+}
+
+int tc_set_str(air_client *c, int32_t opt, const char *value)
+{
+	int rc = air_client_options_set_str(&c->o, opt, value);
+
+	if (rc == AIR_OK)
+		unresolve(c);
+	if (rc == AIR_OK && (opt == AIR_OPT_TOKEN || opt == AIR_OPT_PASSWORD ||
+	                     opt == AIR_OPT_CLIENT_SECRET))
+		air__secrets_add(c->secrets, value);
+	return rc;
+}
+
+int tc_set_int(air_client *c, int32_t opt, int64_t value)
+{
+	int rc = air_client_options_set_int(&c->o, opt, value);
+
+	if (rc == AIR_OK)
+		unresolve(c);
+	return rc;
+}
+
+int tc_set_interrupt(air_client *c, air_interrupt *intr)
+{
+	int rc = air_client_options_set_interrupt(&c->o, intr);
+
+	sync_options(c);
+	return rc;
+}
+
+int tc_set_environment(air_client *c, const char *const *envp)
+{
+	int rc = air__client_options_set_environment(&c->o, envp);
+
+	unresolve(c);
+	return rc;
 }
 
 const char *tc_home(void) { return home; }
@@ -71,7 +140,8 @@ void tc_trace_init(tc_trace *t)
 
 void tc_trace_attach(air_client *c, tc_trace *t)
 {
-	ASSERT_EQ_INT(air_client_set_debug_cb(c, on_debug, t), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_debug_cb(&c->o, on_debug, t), AIR_OK);
+	sync_options(c);
 }
 
 void tc_trace_free(tc_trace *t)
@@ -109,8 +179,8 @@ air_client *tc_fakews_client(fakews *fw)
 {
 	air_client *c = tc_client(NULL);
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, fakews_url(fw)), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, "dapi-test"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, fakews_url(fw)), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_TOKEN, "dapi-test"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
 	return c;
 }

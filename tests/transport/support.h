@@ -4,13 +4,20 @@
 
 #include <pthread.h>
 
-#include "client_priv.h"
+#include "transport/client_priv.h"
 #include "fakews.h"
 #include "test.h"
 
 /* A client with a private environment @env ("NAME=value", NULL-terminated;
  * NULL = empty). HOME is a fresh directory (tc_home()) unless @env sets it. */
 air_client *tc_client(const char *const *env);
+/* Change an option of a client (white-box: the public API fixes options at
+ * air_client_new()); a resolved client forgets its resolution, so the next
+ * call resolves as a client made with the changed options would. */
+int tc_set_str(air_client *c, int32_t opt, const char *value);
+int tc_set_int(air_client *c, int32_t opt, int64_t value);
+int tc_set_interrupt(air_client *c, air_interrupt *intr);
+int tc_set_environment(air_client *c, const char *const *envp);
 /* The HOME directory given to the last tc_client(). */
 const char *tc_home(void);
 /* Write @text to @dir/@name; returns the path (static storage, one at a time). */

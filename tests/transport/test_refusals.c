@@ -4,7 +4,7 @@
  * and no request ever goes over plain http:// to a host that is not
  * loopback (workspace host, pre-signed URLs, OAuth discovery, host metadata).
  */
-#include "http_priv.h"
+#include "transport/http_priv.h"
 #include "support.h"
 
 #define ME "/api/2.0/preview/scim/v2/Me"
@@ -15,12 +15,6 @@ static const char workload[] = "experiment_name: refusals\n"
                                "  num_accelerators: 1\n"
                                "command: python train.py\n";
 
-static int no_record(const air_log_record *rec, void *ud)
-{
-	(void)rec;
-	(void)ud;
-	return 0;
-}
 
 /* Call number @i of the public calls that talk to the workspace;
  * returns its status and error, or -1 after the last one. */
@@ -43,17 +37,17 @@ static int public_call(air_client *c, int i, const char **name, air_error **err)
 	*err = NULL;
 	switch (i) {
 	case 0:
-		rc = air_client_resolve(c, err);
+		rc = air_client_resolve(c, NULL, err);
 		break;
 	case 1:
-		rc = air_client_current_user(c, &s1, err);
+		rc = air_client_current_user(c, NULL, &s1, err);
 		break;
 	case 2:
-		rc = air_client_workspace_id(c, &id, err);
+		rc = air_client_workspace_id(c, NULL, &id, err);
 		break;
 	case 3: {
 		air_run *run = NULL;
-		rc = air_client_get_run(c, 555, 0, &run, err);
+		rc = air_client_get_run(c, 555, NULL, &run, err);
 		air_run_free(run);
 		break;
 	}
@@ -64,28 +58,28 @@ static int public_call(air_client *c, int i, const char **name, air_error **err)
 		break;
 	}
 	case 5:
-		rc = air_client_cancel_run(c, 555, err);
+		rc = air_client_cancel_run(c, 555, NULL, err);
 		break;
 	case 6: {
 		air_cancel_report *rep = NULL;
-		rc = air_client_cancel_all(c, &rep, err);
+		rc = air_client_cancel_all(c, NULL, &rep, err);
 		air_cancel_report_free(rep);
 		break;
 	}
 	case 7: {
 		air_pool_list *pools = NULL;
-		rc = air_client_list_pools(c, &pools, err);
+		rc = air_client_list_pools(c, NULL, &pools, err);
 		air_pool_list_free(pools);
 		break;
 	}
 	case 8: {
 		air_pool *pool = NULL;
-		rc = air_client_get_pool(c, "p1", &pool, err);
+		rc = air_client_get_pool(c, "p1", NULL, &pool, err);
 		air_pool_free(pool);
 		break;
 	}
 	case 9:
-		rc = air_client_stream_logs(c, 555, NULL, no_record, NULL, NULL, NULL, NULL, err);
+		rc = air_client_stream_logs(c, 555, NULL, NULL, err);
 		break;
 	case 10: {
 		air_download_report *rep = NULL;
@@ -94,7 +88,7 @@ static int public_call(air_client *c, int i, const char **name, air_error **err)
 		break;
 	}
 	case 11:
-		rc = air_client_poll_mlflow_links(c, 555, 1, 10, &s1, &s2, err);
+		rc = air_client_poll_mlflow_links(c, 555, 1, 10, NULL, &s1, &s2, err);
 		break;
 	case 12: {
 		air_config *cfg = NULL;
@@ -122,7 +116,7 @@ static void expect_same_failure_everywhere(air_client *c, int code, const char *
 	int64_t requests = -1, connects = -1;
 	int rc;
 
-	ASSERT_EQ_INT(air_client_resolve(c, &first), code);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &first), code);
 	ASSERT_CONTAINS(air_error_message(first), part);
 	for (int i = 0; (rc = public_call(c, i, &name, &err)) != -1; i++) {
 		air_test_note("%s: %d %s", name, rc, err ? air_error_message(err) : "(no error)");
@@ -165,15 +159,15 @@ AIR_TEST(refusals__unresolvable_configurations_fail_every_call_alike)
 
 		air_test_note("case %zu", i);
 		if (cases[i].cfg)
-			ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CONFIG_FILE,
+			ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_CONFIG_FILE,
 			                                 tc_write(tc_home(), "cfg", cases[i].cfg)),
 			              AIR_OK);
 		else
-			ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CONFIG_FILE, "/nonexistent/cfg"),
+			ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_CONFIG_FILE, "/nonexistent/cfg"),
 			              AIR_OK);
-		ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, cases[i].profile), AIR_OK);
-		ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, cases[i].host), AIR_OK);
-		ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, cases[i].token), AIR_OK);
+		ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, cases[i].profile), AIR_OK);
+		ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, cases[i].host), AIR_OK);
+		ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_TOKEN, cases[i].token), AIR_OK);
 		expect_same_failure_everywhere(c, cases[i].code, cases[i].part);
 		air_client_free(c);
 	}
@@ -190,7 +184,7 @@ AIR_TEST(refusals__presigned_urls_over_plain_http_stay_on_loopback)
 	air_error *err = NULL;
 	int64_t requests = -1, connects = -1;
 
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	ASSERT_EQ_INT(air__http_do(c, NULL, &req, NULL, &err), AIR_EINVAL);
 	ASSERT_CONTAINS(air_error_message(err), "plain http://");
 	ASSERT_CONTAINS(air_error_message(err), "10.255.255.1");
@@ -231,11 +225,11 @@ static air_client *m2m_client(fakews *fw, const char *discovery_url)
 {
 	air_client *c = tc_client(NULL);
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, fakews_url(fw)), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CLIENT_ID, "cid"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CLIENT_SECRET, "csecret-not-sent"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_DISCOVERY_URL, discovery_url), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, fakews_url(fw)), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_CLIENT_ID, "cid"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_CLIENT_SECRET, "csecret-not-sent"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_DISCOVERY_URL, discovery_url), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
 	return c;
 }
 
@@ -251,7 +245,7 @@ AIR_TEST(refusals__oauth_discovery_over_plain_http_stays_on_loopback)
 
 	fakews_configf(fw, "{\"oauth\":{\"clients\":{\"cid\":\"csecret-not-sent\"}}}");
 	c = m2m_client(fw, "http://10.255.255.1:9/oidc/.well-known/oauth-authorization-server");
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EINVAL);
 	ASSERT_CONTAINS(air_error_message(err), "OAuth discovery URL");
 	ASSERT_CONTAINS(air_error_message(err), "10.255.255.1");
 	ASSERT_NOT_CONTAINS(air_error_message(err), "csecret-not-sent");
@@ -264,7 +258,7 @@ AIR_TEST(refusals__oauth_discovery_over_plain_http_stays_on_loopback)
 
 	fakews_configf(fw, "{\"host_metadata\":{\"oidc_endpoint\":\"http://example.com/oidc\"}}");
 	c = m2m_client(fw, NULL);
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EINVAL);
 	ASSERT_CONTAINS(air_error_message(err), "example.com");
 	air_error_free(err);
 	air__http_stats(c, &requests, &connects);

@@ -29,7 +29,7 @@ static air_client *resolved(const char *cfg_text, const char *profile, const cha
 	list[n] = NULL;
 	c = tc_client(list);
 	if (profile)
-		ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, profile), AIR_OK);
+		ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, profile), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	return c;
 }
@@ -52,7 +52,7 @@ static int resolve_fails(const char *cfg_text, const char *profile, const char *
 	list[n] = NULL;
 	c = tc_client(list);
 	if (profile)
-		ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, profile), AIR_OK);
+		ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, profile), AIR_OK);
 	rc = tc_resolve(c, err);
 	ASSERT_NE_INT(rc, AIR_OK);
 	ASSERT_NOT_NULL(*err);
@@ -79,30 +79,53 @@ static const char *const S30_CFG = "[DEFAULT]\n"
 
 AIR_TEST(options__typed_setters)
 {
+	air_client_options *o = NULL;
 	air_client *c = NULL;
 	air_error *err = NULL;
 
-	ASSERT_OK(air_client_new(&c, &err), err);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, "https://x"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, NULL), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_RETRY_DEADLINE_MS, "5"), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_HOST, 5), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_str(c, 99, "x"), AIR_EUNSUPPORTED);
-	ASSERT_EQ_INT(air_client_set_int(c, 199, 1), AIR_EUNSUPPORTED);
-	ASSERT_EQ_INT(air_client_set_int(c, 0, 1), AIR_EUNSUPPORTED);
-	ASSERT_EQ_INT(air_client_set_str(c, -1, "x"), AIR_EUNSUPPORTED);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_AUTH_TYPE, "azure-cli"), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_AUTH_TYPE, "oauth-m2m"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_AUTH_STORAGE, "keyring"), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_USE_ENVIRONMENT, 2), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_MAX_PARALLEL, 0), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, -1), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOST, "https://x"), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_TOKEN, "dapi-x"), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, 99, "x"), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_HOST, 5), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_options_set_str(NULL, AIR_OPT_HOST, "x"), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_options_set_int(NULL, AIR_OPT_RATE_LIMIT, 1), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_options_set_debug_cb(NULL, NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_options_set_interrupt(NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_options_new(NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_new(o, NULL, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_OK(air_client_new(o, &c, &err), err);
+	/* The client keeps a copy: the options may go, or change, right away. */
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOST, "https://changed"), AIR_OK);
+	air_client_options_free(o);
+	air_client_options_free(NULL);
+	ASSERT_EQ_INT(air__client_opt_int(c, AIR_OPT_RATE_LIMIT), 0);
+	ASSERT_EQ_STR(air__client_opt_str(c, AIR_OPT_HOST), "https://x");
+	air_client_free(c);
+	c = NULL;
+
+	ASSERT_OK(air_client_new(NULL, &c, &err), err);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, "https://x"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, NULL), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_RETRY_DEADLINE_MS, "5"), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_HOST, 5), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_str(c, 99, "x"), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(tc_set_int(c, 199, 1), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(tc_set_int(c, 0, 1), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(tc_set_str(c, -1, "x"), AIR_EUNSUPPORTED);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_AUTH_TYPE, "azure-cli"), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_AUTH_TYPE, "oauth-m2m"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_AUTH_STORAGE, "keyring"), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_USE_ENVIRONMENT, 2), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_MAX_PARALLEL, 0), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, -1), AIR_EINVAL);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
 	ASSERT_EQ_INT(air__client_opt_int(c, AIR_OPT_RATE_LIMIT), 0);
 	ASSERT_EQ_INT(air__client_opt_int(c, AIR_OPT_RETRY_DEADLINE_MS), 120000);
 	ASSERT_EQ_INT(air__client_opt_int(c, AIR_OPT_MAX_PARALLEL), 8);
-	ASSERT_EQ_INT(air_client_set_str(NULL, AIR_OPT_HOST, "x"), AIR_EINVAL);
-	ASSERT_EQ_INT(air_client_set_debug_cb(NULL, NULL, NULL), AIR_EINVAL);
 	ASSERT_NULL(air_client_host(c));
 	ASSERT_NULL(air_client_auth_type(c));
 	air_client_free(c);
@@ -115,13 +138,17 @@ AIR_TEST(options__strings_are_copied)
 	air_error *err = NULL;
 	char host[] = "https://copied.example", token[] = "dapi-copied";
 
-	ASSERT_OK(air_client_new(&c, &err), err);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, host), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, token), AIR_OK);
+	air_client_options *o = NULL;
+
+	ASSERT_EQ_INT(air_client_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOST, host), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_TOKEN, token), AIR_OK);
 	memset(host, 'x', sizeof(host) - 1);
 	memset(token, 'y', sizeof(token) - 1);
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_new(o, &c, &err), err);
+	air_client_options_free(o);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	ASSERT_EQ_STR(air_client_host(c), "https://copied.example");
 	ASSERT_EQ_STR(air_client_auth_type(c), "pat");
 	ASSERT_EQ_STR(tc_attr(c, AIR__A_TOKEN), "dapi-copied");
@@ -136,7 +163,7 @@ AIR_TEST(options__setting_an_option_resolves_again)
 	air_error *err = NULL;
 
 	ASSERT_EQ_STR(air_client_host(c), "https://one.example");
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, "two.example"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, "two.example"), AIR_OK);
 	ASSERT_NULL(air_client_host(c));
 	ASSERT_OK(tc_resolve(c, &err), err);
 	ASSERT_EQ_STR(air_client_host(c), "https://two.example");
@@ -150,7 +177,7 @@ AIR_TEST(options__use_environment_0_ignores_every_variable)
 	air_client *c = tc_client(env);
 	air_error *err = NULL;
 
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
 	ASSERT_EQ_INT(tc_resolve(c, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "no default profile");
 	air_error_free(err);
@@ -167,7 +194,7 @@ AIR_TEST(options__home_dir_replaces_home)
 	air_error *err = NULL;
 
 	tc_write(dir, ".databrickscfg", "[DEFAULT]\nhost = https://fromhome.example\ntoken = t\n");
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOME_DIR, dir), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOME_DIR, dir), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	ASSERT_EQ_STR(air_client_host(c), "https://fromhome.example");
 	ASSERT_EQ_STR(air_client_profile(c), "DEFAULT");
@@ -318,8 +345,8 @@ AIR_TEST(resolve__explicit_options_win_over_everything)
 	list[2] = env[1];
 	list[3] = NULL;
 	c = tc_client(list);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, "opt-tok"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, "p1"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_TOKEN, "opt-tok"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, "p1"), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	ASSERT_EQ_STR(tc_attr(c, AIR__A_TOKEN), "opt-tok");
 	ASSERT_EQ_INT(c->cfg.src[AIR__A_TOKEN], AIR__SRC_OPTION);
@@ -334,10 +361,10 @@ AIR_TEST(resolve__option_config_file_wins_over_env)
 	air_client *c = tc_client(env);
 	air_error *err = NULL;
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_CONFIG_FILE,
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_CONFIG_FILE,
 	                                 tc_write(dir, "opt.cfg", "[x]\nhost = https://x.example\ntoken = t\n")),
 	              AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, "x"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, "x"), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	ASSERT_EQ_STR(air_client_host(c), "https://x.example");
 	air_client_free(c);
@@ -543,9 +570,9 @@ AIR_TEST(resolve__transport_settings_from_env_and_profile)
 	ASSERT_EQ_INT(c->cfg.retry_deadline_ms, 11000);
 	ASSERT_TRUE(c->cfg.skip_verify);
 	/* Explicit options win. */
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 500), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, "p"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 500), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, "p"), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	ASSERT_EQ_INT(c->cfg.rate_limit, 0);
 	ASSERT_EQ_INT(c->cfg.retry_deadline_ms, 500);
@@ -594,7 +621,7 @@ AIR_TEST(resolve__user_agent)
 	air_error *err = NULL;
 	char want[128];
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_USER_AGENT_SUFFIX, "myapp/1.2"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_USER_AGENT_SUFFIX, "myapp/1.2"), AIR_OK);
 	ASSERT_OK(tc_resolve(c, &err), err);
 	snprintf(want, sizeof(want), "libair/%s os/linux auth/pat myapp/1.2", air_version_string());
 	ASSERT_EQ_STR(c->user_agent, want);

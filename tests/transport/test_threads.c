@@ -4,7 +4,7 @@
  * happen once (single flight). Also run under ThreadSanitizer
  * (docs/threading.md).
  */
-#include "http_priv.h"
+#include "transport/http_priv.h"
 #include "support.h"
 
 #define ME "/api/2.0/preview/scim/v2/Me"
@@ -99,7 +99,7 @@ static void *resolve_and_call(void *p)
 	int rc;
 
 	pthread_barrier_wait(w->start);
-	rc = air_client_resolve(w->c, &err);
+	rc = air_client_resolve(w->c, NULL, &err);
 	if (rc == AIR_OK)
 		rc = air__http_do(w->c, NULL, &req, NULL, &err);
 	if (rc == AIR_OK) {
@@ -127,8 +127,8 @@ AIR_TEST(threads__oauth_token_is_fetched_once)
 	         fakews_url(fw));
 	snprintf(var, sizeof(var), "DATABRICKS_CONFIG_FILE=%s", tc_write(air_test_tmpdir(), "cfg", cfg));
 	c = tc_client(env);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_PROFILE, "sp"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_PROFILE, "sp"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 0), AIR_OK);
 	run_threads(c, resolve_and_call, w);
 	for (int i = 0; i < THREADS; i++) {
 		if (w[i].first_rc != AIR_OK)
@@ -147,7 +147,7 @@ static void *resolve_only(void *p)
 	air_error *err = NULL;
 
 	pthread_barrier_wait(w->start);
-	w->first_rc = air_client_resolve(w->c, &err);
+	w->first_rc = air_client_resolve(w->c, NULL, &err);
 	if (w->first_rc != AIR_OK)
 		snprintf(w->message, sizeof(w->message), "%s", air_error_message(err));
 	air_error_free(err);
@@ -176,8 +176,8 @@ AIR_TEST(threads__shared_rate_limit)
 	air_error *err = NULL;
 
 	/* 8 threads x 40 requests at 200 rps: at least (320 - 200) / 200 s. */
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 200), AIR_OK);
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 200), AIR_OK);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	t0 = air__mono_ms();
 	run_threads(c, run_requests, w);
 	air_test_note("320 requests at 200 rps from 8 threads: %lld ms", (long long)(air__mono_ms() - t0));

@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "http_priv.h"
-#include "logs_internal.h"
+#include "transport/http_priv.h"
+#include "logs/logs.h"
 #include "support.h"
 
 #define ARTIFACT "logs/node_0/logs-0.chunk.txt"
@@ -55,10 +55,12 @@ AIR_TEST(timeouts__presigned_download_stalls_past_a_per_request_inactivity_timeo
 	int64_t t0, elapsed;
 
 	add_artifact(fw);
-	/* The blob store answers after 3 s, every time. */
+	/* The blob store answers after 30 s, then after 3 s. */
+	fakews_faultf(fw, "{\"path\":\"" PRESIGNED "\",\"action\":\"delay\",\"delay_ms\":30000,"
+	                  "\"times\":1}");
 	fakews_faultf(fw, "{\"path\":\"" PRESIGNED "\",\"action\":\"delay\",\"delay_ms\":3000,"
 	                  "\"times\":-1}");
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 1000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 1000), AIR_OK);
 	ASSERT_OK(air__mlflow_sign(c, NULL, "run1", ARTIFACT, &sg, &err), err);
 	air__signed_request(&sg, &req);
 
@@ -69,7 +71,7 @@ AIR_TEST(timeouts__presigned_download_stalls_past_a_per_request_inactivity_timeo
 	ASSERT_EQ_INT(air__http_do(c, NULL, &req, &resp, &err), AIR_ETIMEOUT);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("1 s inactivity limit: failed after %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed >= 900 && elapsed < 2900);
+	ASSERT_TRUE(elapsed >= 900 && elapsed < 10000);
 	ASSERT_EQ_INT(resp.status, 0);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_TRANSIENT);
 	ASSERT_EQ_INT(air_error_retryable(err), 1);
@@ -104,7 +106,7 @@ AIR_TEST(timeouts__per_request_inactivity_overrides_a_shorter_client_value)
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *err = NULL;
 
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_INACTIVITY_TIMEOUT_MS, 1000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_INACTIVITY_TIMEOUT_MS, 1000), AIR_OK);
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/preview/scim/v2/Me\",\"action\":\"delay\","
 	                  "\"delay_ms\":2500,\"times\":-1}");
 	ASSERT_OK(air__http_do(c, NULL, &req, &resp, &err), err);
@@ -171,24 +173,24 @@ AIR_TEST(timeouts__per_request_connect_timeout)
 		air_test_skip("connections to a full loopback listener do not stall here");
 	}
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d/blob?sig=x", port);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_CONNECT_TIMEOUT_MS, 20000), AIR_OK);
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_CONNECT_TIMEOUT_MS, 20000), AIR_OK);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	t0 = air__mono_ms();
 	ASSERT_EQ_INT(air__http_do(c, NULL, &req, NULL, &err), AIR_ETIMEOUT);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("300 ms connect limit (client: 20 s): failed after %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed >= 250 && elapsed < 2000);
+	ASSERT_TRUE(elapsed >= 250 && elapsed < 3000);
 	air_error_free(err);
 	err = NULL;
 
 	/* 0: the client's value applies. */
 	req.connect_timeout_ms = 0;
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_CONNECT_TIMEOUT_MS, 1000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_CONNECT_TIMEOUT_MS, 1000), AIR_OK);
 	t0 = air__mono_ms();
 	ASSERT_EQ_INT(air__http_do(c, NULL, &req, NULL, &err), AIR_ETIMEOUT);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("client connect limit 1 s: failed after %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed >= 900 && elapsed < 3000);
+	ASSERT_TRUE(elapsed >= 900 && elapsed < 10000);
 	air_error_free(err);
 	close(filler);
 	close(lfd);

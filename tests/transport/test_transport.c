@@ -5,7 +5,7 @@
  */
 #include <time.h>
 
-#include "http_priv.h"
+#include "transport/http_priv.h"
 #include "support.h"
 
 #define ME "/api/2.0/preview/scim/v2/Me"
@@ -32,9 +32,9 @@ AIR_TEST(transport__pat_headers_and_cached_user)
 	json_t *req;
 	const char *ua;
 
-	ASSERT_OK(air_client_current_user(c, &user, &err), err);
+	ASSERT_OK(air_client_current_user(c, NULL, &user, &err), err);
 	ASSERT_EQ_STR(user, "tester@databricks.com");
-	ASSERT_OK(air_client_current_user(c, &again, &err), err);
+	ASSERT_OK(air_client_current_user(c, NULL, &again, &err), err);
 	ASSERT_EQ_STR(again, "tester@databricks.com");
 	ASSERT_EQ_INT(fakews_count(fw, "GET", ME), 1);
 	req = fakews_last_request(fw, "GET", ME);
@@ -62,7 +62,7 @@ AIR_TEST(transport__user_base)
 	ASSERT_OK(air__client_user_base(c, NULL, &base, &err), err);
 	ASSERT_EQ_STR(base, "/Workspace/Users/tester@databricks.com");
 	air__free(base);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_USER_WORKSPACE_DIR, "/Workspace/Shared/x"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_USER_WORKSPACE_DIR, "/Workspace/Shared/x"), AIR_OK);
 	ASSERT_OK(air__client_user_base(c, NULL, &base, &err), err);
 	ASSERT_EQ_STR(base, "/Workspace/Shared/x");
 	air__free(base);
@@ -79,9 +79,9 @@ AIR_TEST(transport__workspace_id_probe)
 	json_t *req;
 
 	ASSERT_EQ_INT(air__client_known_workspace_id(c), 0);
-	ASSERT_OK(air_client_workspace_id(c, &id, &err), err);
+	ASSERT_OK(air_client_workspace_id(c, NULL, &id, &err), err);
 	ASSERT_EQ_INT(id, 900800700600500LL);
-	ASSERT_OK(air_client_workspace_id(c, &id, &err), err);
+	ASSERT_OK(air_client_workspace_id(c, NULL, &id, &err), err);
 	ASSERT_EQ_INT(fakews_count(fw, "GET", ME), 1);
 	req = fakews_last_request(fw, "GET", ME);
 	ASSERT_EQ_STR(json_string_value(json_array_get(
@@ -93,7 +93,7 @@ AIR_TEST(transport__workspace_id_probe)
 
 	fakews_configf(fw, "{\"org_id\": null}");
 	c = tc_fakews_client(fw);
-	ASSERT_EQ_INT(air_client_workspace_id(c, &id, &err), AIR_EPROTO);
+	ASSERT_EQ_INT(air_client_workspace_id(c, NULL, &id, &err), AIR_EPROTO);
 	ASSERT_CONTAINS(air_error_message(err), "X-Databricks-Org-Id");
 	air_error_free(err);
 	air_client_free(c);
@@ -108,7 +108,7 @@ AIR_TEST(transport__workspace_header_from_host_query)
 	json_t *req;
 
 	snprintf(host, sizeof(host), "%s/some/path?o=42", fakews_url(fw));
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, host), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, host), AIR_OK);
 	ASSERT_OK(get(c, ME, NULL, &err), err);
 	req = fakews_last_request(fw, "GET", ME);
 	ASSERT_NOT_NULL(req);
@@ -238,7 +238,7 @@ AIR_TEST(transport__retry_after_is_a_minimum)
 	gap = req_time(reqs, 1) - req_time(reqs, 0);
 	air_test_note("Retry-After 1: attempts %lld ms apart", (long long)gap);
 	ASSERT_TRUE(gap >= 1000);
-	ASSERT_TRUE(gap < 1600);
+	ASSERT_TRUE(gap < 10000);
 	json_decref(reqs);
 	air__http_resp_clear(&resp);
 	air_client_free(c);
@@ -277,7 +277,7 @@ AIR_TEST(transport__backoff_grows_with_the_attempt)
 	json_t *reqs;
 	int64_t g1, g3;
 
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 100), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 100), AIR_OK);
 	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":3}", ME);
 	ASSERT_OK(get(c, ME, NULL, &err), err);
 	reqs = fakews_requests(fw);
@@ -301,8 +301,8 @@ AIR_TEST(transport__deadline_is_respected)
 	air_error *err = NULL;
 	int64_t t0, elapsed;
 
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 400), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 50), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 400), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_BACKOFF_MS, 50), AIR_OK);
 	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":-1,"
 	                  "\"body\":{\"error_code\":\"TEMPORARILY_UNAVAILABLE\",\"message\":\"down\"}}",
 	              ME);
@@ -310,7 +310,7 @@ AIR_TEST(transport__deadline_is_respected)
 	ASSERT_EQ_INT(get(c, ME, &resp, &err), AIR_ESERVER);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("gave up after %d attempts in %lld ms", (int)resp.attempts, (long long)elapsed);
-	ASSERT_TRUE(elapsed < 400 + 300);
+	ASSERT_TRUE(elapsed < 4000); /* ten times the deadline; without one: 2 minutes */
 	ASSERT_TRUE(resp.attempts >= 2);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_TRANSIENT);
 	ASSERT_EQ_INT(air_error_retryable(err), 1);
@@ -323,7 +323,7 @@ AIR_TEST(transport__deadline_is_respected)
 	fakews_clear_faults(fw);
 	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":429,\"times\":-1,\"headers\":{\"Retry-After\":\"30\"}}",
 	              ME);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 2000), AIR_OK);
 	err = NULL;
 	t0 = air__mono_ms();
 	ASSERT_EQ_INT(get(c, ME, &resp, &err), AIR_ERATELIMIT);
@@ -461,8 +461,8 @@ AIR_TEST(transport__plain_http_to_remote_hosts_is_refused_before_connecting)
 	air_error *err = NULL;
 	int64_t requests = -1, connects = -1;
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, "http://10.255.255.1:9"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, "dapi-not-sent"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, "http://10.255.255.1:9"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_TOKEN, "dapi-not-sent"), AIR_OK);
 	ASSERT_EQ_INT(get(c, ME, NULL, &err), AIR_EINVAL);
 	ASSERT_CONTAINS(air_error_message(err), "http://");
 	ASSERT_CONTAINS(air_error_message(err), "10.255.255.1");
@@ -472,7 +472,7 @@ AIR_TEST(transport__plain_http_to_remote_hosts_is_refused_before_connecting)
 	ASSERT_EQ_INT(requests, 0);
 	ASSERT_EQ_INT(connects, 0);
 	err = NULL;
-	ASSERT_EQ_INT(air_client_resolve(c, &err), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_resolve(c, NULL, &err), AIR_EINVAL);
 	air_error_free(err);
 	air_client_free(c);
 }
@@ -484,9 +484,9 @@ AIR_TEST(transport__connection_refused_is_retried_then_reported)
 	air_error *err = NULL;
 
 	/* Port 1 on loopback: nothing listens there. */
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_HOST, "http://127.0.0.1:1"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_TOKEN, "t"), AIR_OK);
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 150), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_HOST, "http://127.0.0.1:1"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_TOKEN, "t"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RETRY_DEADLINE_MS, 150), AIR_OK);
 	ASSERT_EQ_INT(get(c, ME, &resp, &err), AIR_ENET);
 	ASSERT_TRUE(resp.attempts >= 2);
 	ASSERT_EQ_INT(resp.status, 0);
@@ -506,7 +506,7 @@ AIR_TEST(transport__inactivity_timeout)
 	air_error *err = NULL;
 	int64_t t0 = air__mono_ms();
 
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_INACTIVITY_TIMEOUT_MS, 1000), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_INACTIVITY_TIMEOUT_MS, 1000), AIR_OK);
 	fakews_faultf(fw, "{\"path\":\"%s\",\"action\":\"delay\",\"delay_ms\":4000}", ME);
 	ASSERT_OK(get(c, ME, &resp, &err), err);
 	air_test_note("stalled attempt abandoned, retried: %lld ms", (long long)(air__mono_ms() - t0));
@@ -534,7 +534,7 @@ static void expect_interrupt(const char *fault)
 {
 	fakews *fw = tc_fakews();
 	air_client *c = tc_fakews_client(fw);
-	air__ctx ctx = {NULL, NULL, NULL};
+	air__ctx ctx = {0};
 	air__http_req req = {.method = "GET", .path = ME};
 	air_error *err = NULL;
 	trigger_arg arg = {NULL, 200};
@@ -543,7 +543,7 @@ static void expect_interrupt(const char *fault)
 
 	ASSERT_EQ_INT(air_interrupt_new(&ctx.intr), AIR_OK);
 	arg.intr = ctx.intr;
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	fakews_faultf(fw, "%s", fault);
 	t0 = air__mono_ms();
 	pthread_create(&th, NULL, trigger_later, &arg);
@@ -551,7 +551,7 @@ static void expect_interrupt(const char *fault)
 	elapsed = air__mono_ms() - t0;
 	pthread_join(th, NULL);
 	air_test_note("interrupted after %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed >= 190 && elapsed < 1500); /* the fault lasts 3 s or more */
+	ASSERT_TRUE(elapsed >= 190 && elapsed < 2000); /* the fault lasts 3 s or more */
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_ABORTED);
 	air_error_free(err);
 	air_interrupt_free(ctx.intr);
@@ -576,10 +576,10 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	air__http_req reqs[5];
 	air__http_resp resps[5];
 	air_error *err = NULL;
-	int64_t t0, elapsed;
+	int64_t t0, elapsed, requests = 0, connects = 0;
 
 	fakews_configf(fw, "{\"latency_ms\": 200}");
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	for (int i = 0; i < 5; i++) {
 		reqs[i] = (air__http_req){.method = "GET", .path = ME};
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
@@ -588,7 +588,11 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	ASSERT_OK(air__http_do_many(c, NULL, reqs, 5, resps, &err), err);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("5 requests of 200 ms each in parallel: %lld ms", (long long)elapsed);
-	ASSERT_TRUE(elapsed < 600);
+	/* In flight together, they needed a connection each (one after the
+	 * other they would have shared one). */
+	air__http_stats(c, &requests, &connects);
+	ASSERT_EQ_INT(requests, 5);
+	ASSERT_EQ_INT(connects, 5);
 	for (int i = 0; i < 5; i++) {
 		ASSERT_EQ_INT(resps[i].status, 200);
 		ASSERT_CONTAINS(resps[i].body, "userName");
@@ -596,12 +600,16 @@ AIR_TEST(transport__do_many_runs_concurrently)
 	}
 
 	/* At most AIR_OPT_MAX_PARALLEL at a time. */
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_MAX_PARALLEL, 1), AIR_OK);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_MAX_PARALLEL, 1), AIR_OK);
 	t0 = air__mono_ms();
 	ASSERT_OK(air__http_do_many(c, NULL, reqs, 3, resps, &err), err);
 	elapsed = air__mono_ms() - t0;
 	air_test_note("3 requests, one at a time: %lld ms", (long long)elapsed);
 	ASSERT_TRUE(elapsed >= 600);
+	/* One at a time, they reused the connections already open. */
+	air__http_stats(c, &requests, &connects);
+	ASSERT_EQ_INT(requests, 8);
+	ASSERT_EQ_INT(connects, 5);
 	for (int i = 0; i < 3; i++)
 		air__http_resp_clear(&resps[i]);
 	air_client_free(c);
@@ -664,7 +672,7 @@ AIR_TEST(transport__upload_progress_sums_parallel_requests)
 	air__http_req reqs[3];
 	air__http_resp resps[3];
 	progress_log log = {0, 0, 0, true, 0};
-	air__ctx ctx = {NULL, on_progress, &log};
+	air__ctx ctx = {.on_progress = on_progress, .progress_ud = &log};
 	air_error *err = NULL;
 
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/upload*\",\"status\":200,\"times\":-1,\"body\":{}}");
@@ -759,8 +767,8 @@ AIR_TEST(transport__rate_limit)
 	air_error *err = NULL;
 	int64_t t0, elapsed;
 
-	ASSERT_EQ_INT(air_client_set_int(c, AIR_OPT_RATE_LIMIT, 10), AIR_OK);
-	ASSERT_OK(air_client_resolve(c, &err), err);
+	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_RATE_LIMIT, 10), AIR_OK);
+	ASSERT_OK(air_client_resolve(c, NULL, &err), err);
 	t0 = air__mono_ms();
 	/* A burst of 10, then one every 100 ms. */
 	for (int i = 0; i < 14; i++)
@@ -768,7 +776,7 @@ AIR_TEST(transport__rate_limit)
 	elapsed = air__mono_ms() - t0;
 	air_test_note("14 requests at 10 rps: %lld ms", (long long)elapsed);
 	ASSERT_TRUE(elapsed >= 350);
-	ASSERT_TRUE(elapsed < 1500);
+	ASSERT_TRUE(elapsed < 4000);
 	air_client_free(c);
 }
 
@@ -821,7 +829,7 @@ AIR_TEST(transport__absolute_urls_get_no_credentials)
 	air_error *err = NULL;
 	json_t *r;
 
-	ASSERT_EQ_INT(air_client_set_str(c, AIR_OPT_WORKSPACE_ID, "5"), AIR_OK);
+	ASSERT_EQ_INT(tc_set_str(c, AIR_OPT_WORKSPACE_ID, "5"), AIR_OK);
 	snprintf(url, sizeof(url), "%s/api/2.0/signed?sig=abc", fakews_url(fw));
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/signed\",\"status\":200,\"body\":\"data\"}");
 	ASSERT_OK(air__http_do(c, NULL, &req, NULL, &err), err);

@@ -1,7 +1,7 @@
 /* test_core.c: version, buffers, strings, randomness, interrupts. */
 #include <pthread.h>
 
-#include "internal.h"
+#include "core/core.h"
 #include "test.h"
 
 AIR_TEST(version__runtime_matches_header)
@@ -146,4 +146,48 @@ AIR_TEST(interrupt__wakes_a_sleep_from_another_thread)
 	ASSERT_EQ_INT(air__sleep_ms(intr, 5), AIR_OK);
 	air_interrupt_free(intr);
 	air_interrupt_free(NULL);
+}
+
+AIR_TEST(core__rfc3339)
+{
+	int64_t s;
+	int32_t ns;
+
+	ASSERT_TRUE(air__parse_rfc3339("1970-01-01T00:00:00Z", &s, &ns));
+	ASSERT_EQ_INT(s, 0);
+	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T14:30:45Z", &s, NULL));
+	ASSERT_EQ_INT(s, 1705329045LL);
+	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T14:30:45.123456789Z", &s, &ns));
+	ASSERT_EQ_INT(s, 1705329045LL);
+	ASSERT_EQ_INT(ns, 123456789);
+	ASSERT_TRUE(air__parse_rfc3339("2024-01-15T16:30:45+02:00", &s, &ns));
+	ASSERT_EQ_INT(s, 1705329045LL);
+	ASSERT_EQ_INT(ns, 0);
+	ASSERT_TRUE(air__parse_rfc3339("2024-01-15t09:00:45.5-05:30", &s, &ns));
+	ASSERT_EQ_INT(s, 1705329045LL);
+	ASSERT_EQ_INT(ns, 500000000);
+	/* The Jobs index writes a space between date and time. */
+	ASSERT_TRUE(air__parse_rfc3339("2024-01-15 14:30:45z", &s, NULL));
+	ASSERT_EQ_INT(s, 1705329045LL);
+	ASSERT_TRUE(air__parse_rfc3339("0001-01-01T00:00:00Z", &s, NULL));
+	ASSERT_TRUE(s < 0);
+	ASSERT_FALSE(air__parse_rfc3339("2024-01-15T14:30:45", &s, NULL));
+	ASSERT_FALSE(air__parse_rfc3339("2024-01-15T14:30:45.Z", &s, NULL));
+	ASSERT_FALSE(air__parse_rfc3339("2024-13-15T14:30:45Z", &s, NULL));
+	ASSERT_FALSE(air__parse_rfc3339("2024-01-15T14:30:45+24:00", &s, NULL));
+	ASSERT_FALSE(air__parse_rfc3339("yesterday", &s, NULL));
+	ASSERT_FALSE(air__parse_rfc3339(NULL, &s, NULL));
+}
+
+AIR_TEST(core__run_id_check)
+{
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air__check_run_id(1, &err), AIR_OK);
+	ASSERT_NULL(err);
+	ASSERT_EQ_INT(air__check_run_id(0, &err), AIR_EINVAL);
+	ASSERT_EQ_STR(air_error_field(err), "run_id");
+	ASSERT_CONTAINS(air_error_message(err), "positive");
+	air_error_free(err);
+	ASSERT_EQ_INT(air__check_run_id(-5, NULL), AIR_EINVAL);
 }

@@ -1,5 +1,5 @@
 /* test_errors.c: status codes, kinds and the air_error object. */
-#include "internal.h"
+#include "core/core.h"
 #include "test.h"
 
 AIR_TEST(errors__strerror_covers_every_code)

@@ -1,5 +1,5 @@
 /* test_json.c: jansson helpers (64-bit ids as numbers or strings, paths, parse errors). */
-#include "json.h"
+#include "core/core.h"
 #include "test.h"
 
 AIR_TEST(json__int64_from_numbers_and_strings)

@@ -1,0 +1,166 @@
+/* field_help.c: `air run -h config[.PATH]`, the documentation of a workload
+ * YAML field laid out from the schema API (air_schema_lookup, air_field_*):
+ * text for people, or one JSON object
+ * {"path","type","required","description","fields":[{"name","type","required","summary"}]}
+ * ("fields" only for objects). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Length of the first sentence of @d: up to the first ". " that does not end
+ * one of the abbreviations below; the whole text when there is none. */
+static size_t summary_len(const char *d)
+{
+	static const char *const abbrev[] = {"e.g", "i.e", "etc", "vs", "cf"};
+
+	for (const char *p = strstr(d, ". "); p; p = strstr(p + 1, ". ")) {
+		size_t at = (size_t)(p - d);
+		bool skip = false;
+
+		for (size_t i = 0; i < sizeof(abbrev) / sizeof(abbrev[0]); i++) {
+			size_t n = strlen(abbrev[i]);
+			if (at >= n && !strncmp(p - n, abbrev[i], n) &&
+			    (at == n || p[-(ptrdiff_t)n - 1] == ' ' || p[-(ptrdiff_t)n - 1] == '('))
+				skip = true;
+		}
+		if (!skip)
+			return at + 1;
+	}
+	return strlen(d);
+}
+
+/* Objects and lists of objects list their fields; everything else is a leaf. */
+static bool has_children(const air_field *f)
+{
+	int32_t kind = air_field_kind(f);
+	return kind == AIR_FIELD_OBJECT || kind == AIR_FIELD_OBJECT_LIST;
+}
+
+/* The full path the library resolved: the input trimmed, without a leading
+ * "config" (followed by '.' or the end) and then '.', under "config". */
+static char *full_path(const char *path)
+{
+	static const char space[] = " \t\n\r\f\v";
+	const char *rest = path ? path : "";
+	size_t len;
+	char *out;
+
+	rest += strspn(rest, space);
+	len = strlen(rest);
+	while (len > 0 && strchr(space, rest[len - 1]))
+		len--;
+	if (len >= 6 && !strncmp(rest, "config", 6) && (len == 6 || rest[6] == '.')) {
+		rest += 6;
+		len -= 6;
+	}
+	if (len > 0 && *rest == '.') {
+		rest++;
+		len--;
+	}
+	out = malloc(len + 8);
+	if (out)
+		snprintf(out, len + 8, len ? "config.%.*s" : "config", (int)len, rest);
+	return out;
+}
+
+static void text_help(const char *path, const air_field *f)
+{
+	size_t width = 0, n = air_field_child_count(f);
+
+	printf("%s\n  %s\n\n", path, air_field_description(f));
+	if (!has_children(f)) {
+		printf("  Type:     %s\n  Required: %s\n", air_field_type(f), air_field_required_when(f));
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strlen(air_field_name(air_field_child(f, i))) > width)
+			width = strlen(air_field_name(air_field_child(f, i)));
+	fputs("  Fields:\n", stdout);
+	for (size_t i = 0; i < n; i++) {
+		const air_field *c = air_field_child(f, i);
+		const char *d = air_field_description(c);
+		printf("    %-*s  %s%.*s\n", (int)width, air_field_name(c),
+		       air_field_required(c) ? "(required) " : "", (int)summary_len(d), d);
+	}
+	printf("\n  Run \"air run -h %s.<field>\" for the details of a field.\n", path);
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped, other
+ * bytes (UTF-8 included) as they are. */
+static void json_string_out(const char *s, size_t len)
+{
+	putchar('"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", stdout);
+		else if (c == '\t')
+			fputs("\\t", stdout);
+		else if (c == '\r')
+			fputs("\\r", stdout);
+		else if (c < 0x20 || c == 0x7F)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static void json_member(const char *key, const char *value, size_t len, bool first)
+{
+	printf("%s\"%s\":", first ? "" : ",", key);
+	json_string_out(value, len);
+}
+
+static void json_help(const char *path, const air_field *f)
+{
+	const char *type = air_field_type(f), *req = air_field_required_when(f);
+	const char *desc = air_field_description(f);
+
+	putchar('{');
+	json_member("path", path, strlen(path), true);
+	json_member("type", type, strlen(type), false);
+	json_member("required", req, strlen(req), false);
+	json_member("description", desc, strlen(desc), false);
+	if (has_children(f)) {
+		fputs(",\"fields\":[", stdout);
+		for (size_t i = 0; i < air_field_child_count(f); i++) {
+			const air_field *c = air_field_child(f, i);
+			const char *name = air_field_name(c), *d = air_field_description(c);
+			type = air_field_type(c);
+			req = air_field_required_when(c);
+			fputs(i ? ",{" : "{", stdout);
+			json_member("name", name, strlen(name), true);
+			json_member("type", type, strlen(type), false);
+			json_member("required", req, strlen(req), false);
+			json_member("summary", d, summary_len(d), false);
+			putchar('}');
+		}
+		putchar(']');
+	}
+	fputs("}\n", stdout);
+}
+
+void cli_field_help(const char *path, bool json)
+{
+	const air_field *f = NULL;
+	air_error *err = NULL;
+	int rc = air_schema_lookup(path, &f, &err);
+	char *full = rc == AIR_OK ? full_path(path) : NULL;
+
+	if (rc == AIR_OK && !full)
+		rc = AIR_ENOMEM;
+	if (rc != AIR_OK) {
+		cli_error_air(err, rc);
+	} else if (json) {
+		json_help(full, f);
+	} else {
+		text_help(full, f);
+	}
+	fflush(stdout);
+	free(full);
+	air_error_free(err);
+}

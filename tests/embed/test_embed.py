@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""libair as other projects take it:
+
+* installed (`meson install` into a scratch root): a C program builds with
+  pkg-config's flags, and a CMake project with find_package(libair) and the
+  libair::libair target; both run and see the version they were built with;
+* as a meson subproject: only the library is built (no CLI, no tests, no
+  Python needed), and the host project links it through dependency().
+
+Needs AIR_BUILD_ROOT (a configured build) and AIR_SOURCE_ROOT.
+"""
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("AIR_SOURCE_ROOT") or os.path.dirname(os.path.dirname(HERE))
+BUILD = os.environ.get("AIR_BUILD_ROOT")
+VERSION = None
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s\n%s" % (" ".join(cmd), p.returncode,
+                                                          p.stdout[-3000:], p.stderr[-3000:]))
+    return p.stdout
+
+
+def project_version():
+    for line in open(os.path.join(SRC, "meson.build")):
+        line = line.strip()
+        if line.startswith("version:"):
+            return line.split("'")[1]
+    raise AssertionError("no version in meson.build")
+
+
+class Installed(unittest.TestCase):
+    """What `meson install` puts in a prefix is enough to build against."""
+
+    @classmethod
+    def setUpClass(cls):
+        if not BUILD:
+            raise unittest.SkipTest("AIR_BUILD_ROOT is not set")
+        cls.tmp = tempfile.mkdtemp(prefix="air-embed-")
+        cls.root = os.path.join(cls.tmp, "root")
+        run(["meson", "install", "-C", BUILD, "--no-rebuild", "--quiet", "--destdir", cls.root])
+        pcs = glob.glob(os.path.join(cls.root, "**", "pkgconfig", "libair.pc"), recursive=True)
+        if len(pcs) != 1:
+            raise AssertionError("libair.pc installed %d times" % len(pcs))
+        cls.pcdir = os.path.dirname(pcs[0])
+        cls.libdir = os.path.dirname(cls.pcdir)
+        cls.prefix = os.path.normpath(os.path.join(cls.root, "usr", "local"))
+        if not os.path.isdir(cls.prefix):
+            cls.prefix = os.path.commonpath([cls.libdir, glob.glob(
+                os.path.join(cls.root, "**", "include", "air"), recursive=True)[0]])
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def check_consumer(self, exe):
+        env = dict(os.environ, LD_LIBRARY_PATH=self.libdir)
+        out = run([exe], env=env)
+        self.assertIn("libair %s (header %s): embed string" % (VERSION, VERSION), out)
+
+    def test_installed_files(self):
+        libs = sorted(os.path.basename(p) for p in glob.glob(os.path.join(self.libdir, "libair*")))
+        self.assertIn("libair.so.1", libs)
+        self.assertIn("libair.so.%s" % VERSION, libs)
+        for h in ("air.h", "client.h", "options.h", "version.h", "logs.h", "run.h"):
+            self.assertTrue(glob.glob(os.path.join(self.root, "**", "include", "air", h),
+                                      recursive=True), h)
+        cm = os.path.join(self.libdir, "cmake", "libair")
+        self.assertTrue(os.path.exists(os.path.join(cm, "libairConfig.cmake")))
+        self.assertTrue(os.path.exists(os.path.join(cm, "libairConfigVersion.cmake")))
+
+    def test_pkg_config_consumer(self):
+        # The .pc names the final prefix; the sysroot maps it into the scratch root.
+        env = dict(os.environ, PKG_CONFIG_PATH=self.pcdir, PKG_CONFIG_SYSROOT_DIR=self.root)
+        flags = run(["pkg-config", "--cflags", "--libs", "libair"], env=env).split()
+        self.assertIn("-lair", flags)
+        exe = os.path.join(self.tmp, "consumer-pc")
+        run(["cc", "-std=c99", "-Wall", "-Werror", os.path.join(HERE, "consumer.c"), "-o", exe]
+            + flags)
+        self.check_consumer(exe)
+
+    def test_cmake_consumer(self):
+        if not shutil.which("cmake"):
+            self.skipTest("cmake is not installed")
+        build = os.path.join(self.tmp, "cmake-build")
+        src = os.path.join(self.tmp, "cmake-src")
+        os.makedirs(src)
+        shutil.copy(os.path.join(HERE, "CMakeLists.txt"), src)
+        shutil.copy(os.path.join(HERE, "consumer.c"), src)
+        run(["cmake", "-S", src, "-B", build, "-DCMAKE_PREFIX_PATH=" + self.prefix])
+        run(["cmake", "--build", build])
+        self.check_consumer(os.path.join(build, "consumer"))
+
+    def test_cmake_refuses_another_major_version(self):
+        if not shutil.which("cmake"):
+            self.skipTest("cmake is not installed")
+        src = os.path.join(self.tmp, "cmake-src-2")
+        os.makedirs(src)
+        text = open(os.path.join(HERE, "CMakeLists.txt")).read()
+        open(os.path.join(src, "CMakeLists.txt"), "w").write(
+            text.replace("find_package(libair 1.0 REQUIRED)", "find_package(libair 2.0 REQUIRED)"))
+        shutil.copy(os.path.join(HERE, "consumer.c"), src)
+        p = subprocess.run(["cmake", "-S", src, "-B", os.path.join(self.tmp, "cmake-build-2"),
+                            "-DCMAKE_PREFIX_PATH=" + self.prefix], capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("libair", p.stdout + p.stderr)
+
+
+class Subproject(unittest.TestCase):
+    """libair in subprojects/ of another meson project: the library only."""
+
+    def test_subproject_builds_only_the_library(self):
+        with tempfile.TemporaryDirectory(prefix="air-subproject-") as tmp:
+            host = os.path.join(tmp, "host")
+            os.makedirs(os.path.join(host, "subprojects"))
+            shutil.copy(os.path.join(HERE, "subproject.meson.build"),
+                        os.path.join(host, "meson.build"))
+            shutil.copy(os.path.join(HERE, "consumer.c"), host)
+            os.symlink(SRC, os.path.join(host, "subprojects", "libair"))
+            build = os.path.join(tmp, "build")
+            env = dict(os.environ)
+            out = run(["meson", "setup", build, host, "-Dbuildtype=plain"], env=env)
+            # The library needs no Python: it is not even looked for.
+            self.assertNotIn("python3", out)
+            self.assertRegex(out, r"cli\s*: False")
+            self.assertRegex(out, r"tests\s*: False")
+            self.assertRegex(out, r"bindings\s*: False")
+            targets = run(["ninja", "-C", build, "-t", "targets", "all"], env=env)
+            self.assertIn("libair.so", targets)
+            self.assertNotIn("cli/air", targets)
+            self.assertNotIn("test_", targets)
+            run(["ninja", "-C", build, "consumer"], env=env)
+            out = run([os.path.join(build, "consumer")])
+            self.assertIn("libair %s (header %s)" % (VERSION, VERSION), out)
+
+
+if __name__ == "__main__":
+    VERSION = project_version()
+    unittest.main(verbosity=2)
