@@ -307,6 +307,8 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "air_download_report_complete": (I32, [VOIDP, SIZE]),
     "air_download_report_error": (STR, [VOIDP, SIZE]),
     "air_download_report_no_logs_message": (STR, [VOIDP]),
+    "air_download_report_terminal": (I32, [VOIDP]),
+    "air_download_report_succeeded": (I32, [VOIDP]),
     "air_download_report_state": (I32, [VOIDP]),
     "air_download_report_state_name": (STR, [VOIDP]),
     "air_download_report_free": (VOID, [VOIDP]),

@@ -275,6 +275,10 @@ class DownloadReport:
     """Display state of the run when the download ended."""
     state_name: str
     """That state as the workspace wrote it."""
+    terminal: bool
+    """True when the run had finished when the download ended."""
+    succeeded: bool
+    """True when the run had ended SUCCESS."""
 
     def __iter__(self) -> Iterator[DownloadEntry]:
         return iter(self.entries)
@@ -298,6 +302,8 @@ class DownloadReport:
                              for i in range(int(lib.air_download_report_count(rep)))),
                        dec(lib.air_download_report_no_logs_message(rep)),
                        State._from_c(int(lib.air_download_report_state(rep))),
-                       dec(lib.air_download_report_state_name(rep)) or "UNKNOWN")
+                       dec(lib.air_download_report_state_name(rep)) or "UNKNOWN",
+                       bool(lib.air_download_report_terminal(rep)),
+                       bool(lib.air_download_report_succeeded(rep)))
         finally:
             lib.air_download_report_free(rep)

@@ -440,6 +440,7 @@ class LogsTest(WorkspaceCase):
             with open(first.path) as f:
                 self.assertEqual(f.read(), "a0\na1\n")
             self.assertIs(rep.state, air.State.SUCCESS)
+            self.assertTrue(rep.terminal and rep.succeeded)
 
 
 class ErrorMappingTest(WorkspaceCase):
