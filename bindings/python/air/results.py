@@ -99,4 +99,6 @@ class MlflowLinks:
     """MLflow pages of a run; None while not known yet."""
 
     run_url: Optional[str]
+    """"<host>/ml/experiments/<exp>/runs/<run>"."""
     experiment_url: Optional[str]
+    """"<host>/ml/experiments/<exp>"."""

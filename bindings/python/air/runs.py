@@ -34,10 +34,15 @@ class SweepStats:
     """Iteration counts of a sweep run."""
 
     total: int
+    """Iterations in the sweep."""
     completed: int
+    """Iterations that have finished."""
     succeeded: int
+    """Iterations that succeeded."""
     failed: int
+    """Iterations that failed."""
     active: int
+    """Iterations still running."""
 
 
 @dataclass(frozen=True)

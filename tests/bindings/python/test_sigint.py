@@ -46,8 +46,9 @@ class SigintCase(unittest.TestCase):
         """A ready() test: a request to @path has arrived and is not answered yet."""
         return lambda: any(r["status"] is None for r in self.fw.requests(path=path, bodies=False))
 
-    def interrupt(self, kind, arg, ready, expect="KeyboardInterrupt 1 -1"):
-        """Run the child, SIGINT it once ready() is true, check its last line."""
+    def interrupt(self, kind, arg, ready, expect="KeyboardInterrupt 1 -1", after=None):
+        """Run the child, SIGINT it once ready() is true (then call after()),
+        check its last line."""
         p = subprocess.Popen([python_exe(), CHILD, kind, self.fw.url, str(arg)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              universal_newlines=True)
@@ -61,6 +62,8 @@ class SigintCase(unittest.TestCase):
                 time.sleep(0.01)
             t0 = time.monotonic()
             p.send_signal(signal.SIGINT)
+            if after is not None:
+                after()
             out, err = p.communicate(timeout=DELAY_MS / 1000 + 30)
             elapsed = time.monotonic() - t0
         finally:
@@ -152,15 +155,17 @@ class HandlerTest(SigintCase):
                        expect="returned handled=1 1 -1")
 
     def test_log_iteration_resumes_without_repeating_records(self):
-        rid = self.fw.create_run(dict(air_run_body(), lifecycle={"pending_ms": 0,
-                                                                 "running_ms": 2500}))
+        rid = self.active_run()
         now = time.time_ns()
         self.fw.add_logs(rid, records=[{"time_unix_nano": now + i, "body": "r%d" % i}
                                        for i in range(3)])
         path = "/api/2.0/ai-training/workflows/by-run-id/%d/logs" % rid
         self.hold(path, after=1, times=1)
         lines = self.interrupt("logs_resume", rid, self.pending(path),
-                               expect="returned handled=1 1 -1")
+                               expect="returned handled=1 1 -1", after=lambda: self.fw.update_run(
+                                   rid, state={"life_cycle_state": "TERMINATED",
+                                               "result_state": "SUCCESS"},
+                                   end_time=int(time.time() * 1000)))
         self.assertEqual([ln for ln in lines if ln.startswith("record")],
                          ["record r0", "record r1", "record r2"])
 

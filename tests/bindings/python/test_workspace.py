@@ -409,6 +409,14 @@ class LogsTest(WorkspaceCase):
             next(stream)
         self.assertEqual(list(stream), [])
 
+    def test_status_callback_exception_propagates(self):
+        def on_status(cur, prev):
+            raise Boom(cur)
+
+        with self.assertRaises(Boom) as cm:
+            list(self.client().logs(self.run_with_logs(), on_status=on_status))
+        self.assertEqual(str(cm.exception), "SUCCESS")
+
     def test_interrupt_from_another_thread(self):
         rid = self.new_run(active=True)
         intr = air.Interrupt()
