@@ -216,7 +216,13 @@ class Call:
         while True:
             if before is not None:
                 before()
-            rc = self.once(fn)
+            try:
+                rc = self.once(fn)
+            except BaseException:
+                if err is not None and err.value:
+                    lib.air_error_free(err)
+                    err.value = None
+                raise
             if rc != K.EINTERRUPTED:
                 return rc
             run_signal_handlers()

@@ -49,10 +49,12 @@ class RunListing(Iterator[Run]):
                 out = C.c_void_p()
                 err = C.c_void_p()
                 client_h = self._client_h
-                rc = call.run(lambda: int(lib.air_client_list_runs(
-                    client_h, opts.handle, C.byref(out), C.byref(err))), err, before=before)
+                try:
+                    rc = call.run(lambda: int(lib.air_client_list_runs(
+                        client_h, opts.handle, C.byref(out), C.byref(err))), err, before=before)
+                finally:
+                    self._h = out.value  # also when a callback raised after a successful open
                 check(rc, err)
-                self._h = out.value
         except BaseException:
             self.close()
             raise

@@ -141,10 +141,13 @@ class LogStream(Iterator[LogRecord]):
                     left = max(1, int((self._deadline - time.monotonic()) * 1000))
                     check(int(lib.air_logs_options_set_deadline_ms(opts, left)))
 
-            rc = call.run(lambda: int(lib.air_client_open_logs(
-                self._client_h, self._run_id, opts, C.byref(out), C.byref(err))), err, before=before)
+            try:
+                rc = call.run(lambda: int(lib.air_client_open_logs(
+                    self._client_h, self._run_id, opts, C.byref(out), C.byref(err))), err,
+                    before=before)
+            finally:
+                self._h = out.value  # also when a callback raised after a successful open
             check(rc, err)
-            self._h = out.value
         finally:
             lib.air_logs_options_free(opts)
 

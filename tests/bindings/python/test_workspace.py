@@ -106,6 +106,12 @@ class ClientTest(WorkspaceCase):
         c = self.client(debug=debug)
         with self.assertRaises(Boom):
             c.current_user()
+        rid = self.run_with_logs(count=3)
+        for opener in (lambda: c.logs(rid), lambda: c.list_runs(all_status=True),
+                       lambda: c.get_run(rid)):
+            with self.assertRaises(Boom):
+                opener()
+        self.assertEqual(c._users, 0)  # everything opened was released
 
     def test_bad_token_is_auth_error(self):
         with self.assertRaises(air.AuthError) as cm:
