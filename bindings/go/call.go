@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -15,7 +16,8 @@ import (
 // an air_interrupt that a watcher goroutine raises when the context ends
 // (libair then returns within about 50 ms, also in the middle of a transfer,
 // a retry back-off or a poll interval), and the context's deadline as the
-// C deadline. The failure is then reported with ctx.Err() as its cause.
+// C deadline. The failure is then reported with ctx.Err() as its cause
+// (setCtxCause).
 
 // interrupts keeps lowered air_interrupts for reuse (each holds a pipe).
 var interrupts struct {
@@ -138,14 +140,28 @@ func (w *ctxWatch) annotate(err error) error {
 		}
 		<-w.ctx.Done()
 	}
-	e.Cause = w.ctx.Err()
+	setCtxCause(e, w.ctx.Err())
 	return err
+}
+
+// setCtxCause makes cause, the error of an ended context, the cause of e,
+// with the code of libair's own ending, whichever of the interrupt and the
+// deadline stopped the call first: a passed deadline is ETIMEOUT (kind
+// TRANSIENT, retryable), a cancellation EINTERRUPTED (kind ABORTED).
+func setCtxCause(e *Error, cause error) {
+	e.Cause = cause
+	if errors.Is(cause, context.DeadlineExceeded) {
+		e.Code, e.Kind, e.Retryable = ETIMEOUT, KindTransient, true
+	} else {
+		e.Code, e.Kind, e.Retryable = EINTERRUPTED, KindAborted, false
+	}
 }
 
 // notStarted is the error of a call whose context ended before it began.
 func notStarted(ctx context.Context) error {
-	return &Error{Code: EINTERRUPTED, Kind: KindAborted, Message: "the call was not started",
-		RetryAfter: -1, Cause: ctx.Err()}
+	e := &Error{Message: "the call was not started", RetryAfter: -1}
+	setCtxCause(e, ctx.Err())
+	return e
 }
 
 // call is one network call: the client pinned (Close waits for it) and the
@@ -180,6 +196,15 @@ func (k *call) end() {
 // closing becomes part of the error.
 func (k *call) fail(err error) error {
 	return k.c.annotateClosed(k.annotate(err))
+}
+
+// ended is the error of a call that libair let succeed although its
+// context ended or the client was closed while it waited, else nil.
+func (k *call) ended() error {
+	if C.air_interrupt_is_triggered(k.c.intr) == 0 && k.ctx.Err() == nil {
+		return nil
+	}
+	return k.fail(&Error{Code: EINTERRUPTED, Kind: KindAborted, Message: "interrupted", RetryAfter: -1})
 }
 
 // result is check() followed by fail().

@@ -30,8 +30,8 @@ type Kind int32
 
 // String is the name of the kind as used in JSON output ("NOT_FOUND").
 func (k Kind) String() string {
-	if p := C.air_kind_name(C.int32_t(k)); p != nil {
-		return C.GoString(p)
+	if k >= KindNone && k <= KindAborted { // libair names other values "UNKNOWN"
+		return C.GoString(C.air_kind_name(C.int32_t(k)))
 	}
 	return fmt.Sprintf("Kind(%d)", int32(k))
 }

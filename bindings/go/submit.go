@@ -120,7 +120,8 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 // PollMLflowLinks returns the MLflow links of a run just submitted,
 // best-effort: one runs/get, then up to polls reads of its task's output,
 // interval apart, until the MLflow ids appear. Empty strings mean "not
-// known yet"; that is no error.
+// known yet"; that is no error, unless the context ended (or the Client was
+// closed) before the ids appeared.
 func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, polls int, interval time.Duration) (runURL, experimentURL string, err error) {
 	k, err := c.begin(ctx)
 	if err != nil {
@@ -139,6 +140,13 @@ func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, polls int, in
 	runURL, experimentURL = takeStr(ru), takeStr(eu)
 	if err := k.result(rc, e); err != nil {
 		return "", "", err
+	}
+	if runURL == "" {
+		// libair ends the polls early without an error when the call is
+		// interrupted (best effort); the context's end is reported here.
+		if err := k.ended(); err != nil {
+			return "", "", err
+		}
 	}
 	return runURL, experimentURL, nil
 }
