@@ -128,20 +128,26 @@ func (w *ctxWatch) apply(setIntr func(*C.air_interrupt) C.int, setDeadline func(
 // context's error as its cause (unless a callback's error is the cause).
 func (w *ctxWatch) annotate(err error) error {
 	e, ok := err.(*Error)
-	if !ok || e.Cause != nil {
+	if !ok || e.Cause != nil || !w.ended() {
 		return err
-	}
-	if w.ctx.Err() == nil {
-		// libair's deadline is the context's, rounded up: when it has
-		// passed, the context is about to report it too.
-		dl, has := w.ctx.Deadline()
-		if !has || time.Until(dl) > 2*time.Millisecond {
-			return err
-		}
-		<-w.ctx.Done()
 	}
 	setCtxCause(e, w.ctx.Err())
 	return err
+}
+
+// ended reports whether the context has ended. libair's deadline is the
+// context's, rounded up to a millisecond: when libair found it passed, the
+// context is about to report it too, and ended waits for that.
+func (w *ctxWatch) ended() bool {
+	if w.ctx.Err() != nil {
+		return true
+	}
+	dl, has := w.ctx.Deadline()
+	if !has || time.Until(dl) > 2*time.Millisecond {
+		return false
+	}
+	<-w.ctx.Done()
+	return true
 }
 
 // setCtxCause makes cause, the error of an ended context, the cause of e,
@@ -198,10 +204,10 @@ func (k *call) fail(err error) error {
 	return k.c.annotateClosed(k.annotate(err))
 }
 
-// ended is the error of a call that libair let succeed although its
+// endedError is the error of a call that libair let succeed although its
 // context ended or the client was closed while it waited, else nil.
-func (k *call) ended() error {
-	if C.air_interrupt_is_triggered(k.c.intr) == 0 && k.ctx.Err() == nil {
+func (k *call) endedError() error {
+	if C.air_interrupt_is_triggered(k.c.intr) == 0 && !k.ended() {
 		return nil
 	}
 	return k.fail(&Error{Code: EINTERRUPTED, Kind: KindAborted, Message: "interrupted", RetryAfter: -1})

@@ -144,7 +144,7 @@ func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, polls int, in
 	if runURL == "" {
 		// libair ends the polls early without an error when the call is
 		// interrupted (best effort); the context's end is reported here.
-		if err := k.ended(); err != nil {
+		if err := k.endedError(); err != nil {
 			return "", "", err
 		}
 	}

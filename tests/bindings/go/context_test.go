@@ -213,9 +213,9 @@ func TestContextDeadline(t *testing.T) {
 			c, err := air.NewClient(o)
 			must(t, err)
 			defer c.Close()
-			d := 500 * time.Millisecond
+			d := 250 * time.Millisecond
 			if tc.name == "GetRun" {
-				d = time.Second
+				d = time.Second // as a service would set it
 			}
 			ctx, cancel := context.WithTimeout(bg, d)
 			defer cancel()
@@ -243,7 +243,7 @@ func TestContextCancel(t *testing.T) {
 			must(t, err)
 			defer c.Close()
 			ctx, cancel := context.WithCancel(bg)
-			d := 300 * time.Millisecond
+			d := 250 * time.Millisecond
 			timer := time.AfterFunc(d, cancel)
 			defer timer.Stop()
 			start := time.Now()
