@@ -8,14 +8,14 @@
 // # Building
 //
 // The package finds libair with pkg-config ("#cgo pkg-config: libair"), so
-// no CGO_CFLAGS or CGO_LDFLAGS are needed:
+// no CGO_CFLAGS or CGO_LDFLAGS are needed. With libair installed nothing is
+// to be set (or PKG_CONFIG_PATH, for a prefix pkg-config does not search).
+// With a build tree that is not installed, point pkg-config at it and give
+// the program libair's directory as its run path, so that it runs without
+// LD_LIBRARY_PATH:
 //
-//   - libair installed (meson install): nothing to set, or
-//     PKG_CONFIG_PATH=<prefix>/lib/<arch>/pkgconfig for a non-standard prefix;
-//   - a build tree that is not installed:
-//     PKG_CONFIG_PATH=<build>/meson-uninstalled, and, so that the program
-//     finds libair.so at run time without LD_LIBRARY_PATH,
-//     go build -ldflags="-r <build>/lib".
+//	export PKG_CONFIG_PATH=<build>/meson-uninstalled
+//	go build -ldflags="-r <build>/lib"
 //
 // The module path is libair/air. It is not served by a module proxy: a
 // program's go.mod requires it and points it at the bindings/go directory
