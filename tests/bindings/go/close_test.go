@@ -19,9 +19,13 @@ func TestCloseInterruptsCalls(t *testing.T) {
 	fw := workspace(t)
 	active := fw.newRun(t, "active", true)
 	stalledRun := fw.newRun(t, "stalled", false)
+	c := fw.client(t, nil)
+	listing := c.ListRuns(bg, &air.ListOptions{Limit: 1, AllStatus: true}) // open, not inside Next
+	if !listing.Next() {
+		t.Fatalf("listing: %v", listing.Err())
+	}
 	fw.fault(t, map[string]interface{}{"path": "/api/2.2/jobs/runs/get", "query": map[string]interface{}{
 		"run_id": stalledRun}, "action": "delay", "delay_ms": stallTime.Milliseconds(), "times": -1})
-	c := fw.client(t, nil)
 	poll := &air.LogsOptions{PollInterval: time.Hour}
 	calls := map[string]func() error{
 		"GetRun": func() error { _, err := c.GetRun(bg, stalledRun, nil); return err },
@@ -46,7 +50,7 @@ func TestCloseInterruptsCalls(t *testing.T) {
 		name, f := name, f
 		go func() { results <- result{name, f()} }()
 	}
-	// An iterator that is open but not inside Next is closed too.
+	// Iterators that are open but not inside Next are closed too.
 	idle := c.Logs(bg, active, poll)
 
 	// Give the calls time to be inside libair (if one is not yet, it fails
@@ -71,6 +75,9 @@ func TestCloseInterruptsCalls(t *testing.T) {
 	}
 	if idle.Next() || !errors.Is(idle.Err(), air.ErrClosed) {
 		t.Fatalf("open iterator after Close: %v", idle.Err())
+	}
+	if listing.Next() || !errors.Is(listing.Err(), air.ErrClosed) {
+		t.Fatalf("open listing after Close: %v", listing.Err())
 	}
 
 	fw.call(t, "DELETE", "/__fakews/requests", nil, nil)

@@ -297,6 +297,12 @@ func TestLogIter(t *testing.T) {
 		t.Fatalf("after Close: err %v", it.Err())
 	}
 
+	// A callback error ends the iteration with EABORTED and that error as the cause.
+	it = c.Logs(bg, rid, &air.LogsOptions{OnStatus: func(string, string) error { return air.ErrStop }})
+	if it.Next() || !errors.Is(it.Err(), air.ErrStop) || !errors.Is(it.Err(), air.EABORTED) {
+		t.Fatalf("stopped by OnStatus: %v", it.Err())
+	}
+
 	// A bad run id fails at the first Next.
 	it = c.Logs(bg, 987654321, nil)
 	if it.Next() {
