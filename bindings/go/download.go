@@ -28,6 +28,8 @@ type DownloadReport struct {
 	NoLogsMessage string // when the run has no MLflow logs: why; else ""
 	State         State  // the run's display state when the download ended
 	StateName     string // State as written
+	Terminal      bool   // the run had ended when the download ended
+	Succeeded     bool   // the run had ended SUCCESS
 }
 
 // DownloadLogs writes the MLflow log artifacts of run runID to
@@ -68,6 +70,8 @@ func (c *Client) DownloadLogs(ctx context.Context, runID int64, dir string, opts
 		NoLogsMessage: gostr(C.air_download_report_no_logs_message(rep)),
 		State:         State(C.air_download_report_state(rep)),
 		StateName:     gostr(C.air_download_report_state_name(rep)),
+		Terminal:      C.air_download_report_terminal(rep) != 0,
+		Succeeded:     C.air_download_report_succeeded(rep) != 0,
 	}
 	n := C.air_download_report_count(rep)
 	for i := C.size_t(0); i < n; i++ {

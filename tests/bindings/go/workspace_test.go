@@ -491,7 +491,8 @@ func TestDownloadLogs(t *testing.T) {
 	dir := t.TempDir()
 	rep, err := c.DownloadLogs(bg, rid, dir, nil)
 	must(t, err)
-	if len(rep.Entries) == 0 || rep.Entries[0].Path == "" || !rep.Entries[0].Complete || rep.State != air.StateSuccess {
+	if len(rep.Entries) == 0 || rep.Entries[0].Path == "" || !rep.Entries[0].Complete || rep.State != air.StateSuccess ||
+		!rep.Terminal || !rep.Succeeded {
 		t.Fatalf("report %+v", rep)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "logs", "node_0.log"))
