@@ -239,11 +239,30 @@ static int do_mlflow_links(const stop *s, air_error **err)
 	air_call_options *o = call_opts(s);
 	char *run_url = NULL, *exp_url = NULL;
 	int rc;
+	int64_t id = active_run();
 
-	hold_every_request();
-	rc = air_client_poll_mlflow_links(client, active_run(), 3, 10, o, &run_url, &exp_url, err);
+	/* The runs/get is answered; the polls of its output are held. */
+	fakews_faultf(fw, "{\"path\":\"/api/2.2/jobs/runs/get-output\",\"action\":\"delay\","
+	                  "\"delay_ms\":%d,\"times\":-1}", HOLD_MS);
+	rc = air_client_poll_mlflow_links(client, id, 3, 10, o, &run_url, &exp_url, err);
 	air_free(run_url);
 	air_free(exp_url);
+	air_call_options_free(o);
+	return rc;
+}
+
+/* The output has no ids yet: the polls sleep an hour apart. */
+static int do_mlflow_links_sleeping(const stop *s, air_error **err)
+{
+	air_call_options *o = call_opts(s);
+	char *run_url = NULL, *exp_url = NULL, path[64];
+	int64_t id = active_run();
+	int rc;
+
+	snprintf(path, sizeof(path), "/__fakews/runs/%lld/output", (long long)id);
+	fixture_post(path, "%s", "{}");
+	rc = air_client_poll_mlflow_links(client, id, 1000, 3600000, o, &run_url, &exp_url, err);
+	ASSERT_NULL(run_url);
 	air_call_options_free(o);
 	return rc;
 }
@@ -431,6 +450,7 @@ static const struct {
 	{"air_client_list_pools", do_list_pools},
 	{"air_client_get_pool", do_get_pool},
 	{"air_client_poll_mlflow_links", do_mlflow_links},
+	{"air_client_poll_mlflow_links (sleeping)", do_mlflow_links_sleeping},
 	{"air_client_wait_run (sleeping)", do_wait_sleeping},
 	{"air_client_wait_run (reading)", do_wait_reading},
 	{"air_client_open_logs", do_logs_open},
