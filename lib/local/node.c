@@ -8,8 +8,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#  include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 /* The supervisor died: the guard takes its whole group (itself included). */
@@ -83,7 +85,12 @@ static void guard(const air__lnode_spec *s, pid_t supervisor)
 	/* SIGTERM to the group is for the command; the guard waits for it. */
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGINT, SIG_IGN);
-	if (prctl(PR_SET_PDEATHSIG, SIGHUP) != 0 || getppid() != supervisor)
+#ifdef __linux__
+	if (prctl(PR_SET_PDEATHSIG, SIGHUP) != 0)
+		kill(0, SIGKILL);
+#endif
+	/* The supervisor may have died before the death signal was set up. */
+	if (getppid() != supervisor)
 		kill(0, SIGKILL);
 	cmd = fork();
 	if (cmd == 0)

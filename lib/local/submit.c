@@ -296,6 +296,30 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 	return rc;
 }
 
+/* The run's MLflow links name folders: <state>/ml/experiments/<experiment
+ * id>/runs/<MLflow run id> is a symbolic link to the run's folder (best
+ * effort: nothing reads it). */
+static void link_mlflow_names(const air__local *ws, int64_t id)
+{
+	char *dir = air__lrun_dir(ws->dir, id), *rpath = dir ? air__lpath(dir, "run.json") : NULL;
+	json_t *rec = rpath ? air__lread_json(rpath) : NULL;
+	const char *exp = air__json_str(rec, "mlflow_experiment_id");
+	const char *run = air__json_str(rec, "mlflow_run_id");
+	char *runs = exp ? air__sprintf("%s/ml/experiments/%s/runs", ws->dir, exp) : NULL;
+	char *link = runs && run ? air__lpath(runs, "%s", run) : NULL;
+	char *target = air__sprintf("../../../../jobs/runs/%lld", (long long)id);
+
+	if (link && target && air__lmkdirs(runs, 0700) == 0 && symlink(target, link) != 0 &&
+	    errno == EEXIST && unlink(link) == 0) /* a leftover of an earlier state directory */
+		(void)!symlink(target, link);
+	air__free(target);
+	air__free(link);
+	air__free(runs);
+	json_decref(rec);
+	air__free(rpath);
+	air__free(dir);
+}
+
 /* Overwrite the secret values before they are released. */
 static void wipe(json_t *vals)
 {
@@ -375,6 +399,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		air__lwrite_atomic(record, text, strlen(text), 0600);
 	}
 	*id_out = id;
+	link_mlflow_names(c->ws, id);
 	/* The run exists and is locked: the state lock is no longer needed for
 	 * the start, but keeping it is simpler and short. */
 	launch(c, program, id, dir, lock_fd, vals);
