@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Build libair from scratch and run every test:
 #   1. a -Werror build (debugoptimized): all suites, then the compiled tests
-#      again under valgrind memcheck (errors and definite leaks fail)
+#      again under valgrind memcheck (errors and definite leaks fail; the
+#      command-line tests of the local workspace, suite local_cli, only once)
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites but
 #      embed (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
-#      threads (transport, runs)
+#      threads (transport, runs) and the local workspace (local: its
+#      supervisor program and the CLI instrumented too)
 # Prints "tests: N passed, M failed" (meson's results added up) last and exits
 # non-zero when anything failed. Build directories: build-ci-*/.
 # Extra arguments are passed to every `meson test` (e.g. --suite config).
@@ -58,7 +60,8 @@ run_tests() { # name, label, logname, meson test options...
 }
 
 EXTRA=("$@")
-c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews)
+c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews
+          --suite local --no-suite local_cli)
 
 if setup_build release -Dbuildtype=debugoptimized; then
   run_tests release release testlog.json "${EXTRA[@]}"
@@ -71,7 +74,7 @@ if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=
 fi
 if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  run_tests tsan tsan testlog.json --suite transport --suite runs "${EXTRA[@]}"
+  run_tests tsan tsan testlog.json --suite transport --suite runs --suite local "${EXTRA[@]}"
   unset TSAN_OPTIONS
 fi
 
