@@ -167,6 +167,7 @@ int air__ljobs_get_output(air__lcall *c)
 {
 	int64_t task_id, run_id;
 	int32_t attempt;
+	size_t n;
 	char *dir;
 	json_t *rec = NULL, *status = NULL, *out, *meta;
 	int rc = AIR_OK;
@@ -178,7 +179,8 @@ int air__ljobs_get_output(air__lcall *c)
 		return no_such_run(c, task_id);
 	status = air__lrun_load(dir, &rec);
 	air__free(dir);
-	if (!status || (size_t)attempt > json_array_size(json_object_get(status, "attempts"))) {
+	n = status ? json_array_size(json_object_get(status, "attempts")) : 0;
+	if (!status || (size_t)attempt >= (n ? n : 1)) {
 		json_decref(rec);
 		json_decref(status);
 		return no_such_run(c, task_id);

@@ -122,7 +122,8 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 	s->code_source_path = air__json_nonempty(s->air, "code_source_path");
 	s->accel_type = air__json_nonempty(s->compute, "accelerator_type");
 	s->accel_count = air__json_int64_or(s->compute, "accelerator_count", 0);
-	if (!json_is_object(s->air) || !s->command_path) {
+	if (!json_is_object(s->air) || !s->command_path || s->command_path[0] != '/' ||
+	    strrchr(s->command_path, '/') == s->command_path) {
 		*rc = air__lreply_bad_request(c, "a local workspace runs ai_runtime_task runs with a "
 		                              "command_path");
 		return false;
