@@ -383,6 +383,28 @@ AIR_TEST(local__retries_used_up_leave_the_run_failed)
 	local_check_supervisors(state);
 }
 
+AIR_TEST(local__a_node_killed_by_a_signal_fails_the_attempt)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: crashed\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 2}\n"
+	                               "command: |\n"
+	                               "  if [ \"$NODE_RANK\" = 1 ]; then kill -KILL $$; fi\n"
+	                               "  sleep 300\n"
+	                               "max_retries: 0\n",
+	                               state);
+	int64_t id = local_submit(c, cfg, NULL);
+	air_run *run = local_wait(c, id);
+
+	/* Node 1 dies; node 0 is stopped with the attempt. */
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_FAILED);
+	ASSERT_CONTAINS(air_run_state_message(run), "node 1 exited with status 137");
+	air_run_free(run);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 AIR_TEST(local__an_attempt_past_its_timeout_is_timedout)
 {
 	const char *state;

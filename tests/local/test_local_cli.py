@@ -243,6 +243,10 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         lines = [line for line in out.splitlines() if line.startswith("line-")]
         self.assertEqual(lines, ["line-%d" % i for i in range(1, 6)])
+        # The same logs, read back: a tail, and the last hour.
+        self.assertEqual(self.air("logs", run_id, "--tail", "2", check=0).stdout,
+                         "line-4\nline-5\n")
+        self.assertIn("line-3\n", self.air("logs", run_id, "--minutes", "60", check=0).stdout)
 
     def test_a_failing_node_restarts_the_attempt(self):
         marker = os.path.join(self.tmp, "failed-once")

@@ -330,3 +330,46 @@ AIR_TEST(local_unit__extraction_keeps_entries_inside_the_snapshot)
 	air__free(tar);
 	air__free(dest);
 }
+
+/* ---- crash consistency -------------------------------------------------------------- */
+
+AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
+{
+	const char *state = air_test_tmpdir();
+	char *run = air__sprintf("%s/jobs/runs/5", state);
+	char *rpath = air__lpath(run, "run.json");
+	json_t *status = air__lstatus_new(), *rec = NULL, *seen;
+
+	/* What a submitter that died before its supervisor took over leaves. */
+	ASSERT_EQ_INT(air__lmkdirs(run, 0700), 0);
+	air_test_write_file(rpath, "{\"run_id\": 5}", 13);
+	ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
+	seen = air__lrun_load(run, &rec);
+	ASSERT_NOT_NULL(seen);
+	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
+	ASSERT_EQ_STR(air__json_str(seen, "result"), "FAILED");
+	ASSERT_CONTAINS(air__json_str(seen, "message"), "never started");
+	ASSERT_EQ_INT(air__json_int64_or(rec, "run_id", 0), 5);
+	json_decref(seen);
+	json_decref(rec);
+	/* The verdict is recorded: the next reader sees it as it is. */
+	seen = air__lrun_load(run, NULL);
+	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
+	json_decref(seen);
+	/* A run whose lock is held is left alone. */
+	{
+		char *lock = air__lpath(run, "supervisor.lock");
+		int fd;
+		ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
+		ASSERT_EQ_INT(air__llock(lock, false, NULL, &fd), 0);
+		seen = air__lrun_load(run, NULL);
+		ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_PENDING);
+		json_decref(seen);
+		air__lunlock(fd);
+		air__free(lock);
+	}
+	ASSERT_NULL(air__lrun_load(state, NULL));
+	json_decref(status);
+	air__free(rpath);
+	air__free(run);
+}
