@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,10 +165,25 @@ void local_wait_file(const char *path)
 	FAIL("%s never appeared", path);
 }
 
+/* A zombie has ended: whether its new parent reaps it is not ours to test. */
+static bool is_zombie(long pid)
+{
+	char path[64], *text, *close_paren;
+	bool zombie;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (!(text = air_test_read_file(path, NULL)))
+		return false;
+	close_paren = strrchr(text, ')');
+	zombie = close_paren && close_paren[1] == ' ' && close_paren[2] == 'Z';
+	free(text);
+	return zombie;
+}
+
 void local_wait_gone(long pid)
 {
 	for (int i = 0; i < LOCAL_PATIENCE_MS / POLL_MS; i++) {
-		if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+		if ((kill((pid_t)pid, 0) != 0 && errno == ESRCH) || is_zombie(pid))
 			return;
 		nap();
 	}

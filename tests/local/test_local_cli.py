@@ -177,11 +177,15 @@ class LocalTest(unittest.TestCase):
         self.fail("%s never appeared" % path)
 
     def wait_gone(self, pid):
+        """Until @pid has ended (a zombie has: reaping it is its new parent's business)."""
         deadline = time.monotonic() + PATIENCE_S
         while time.monotonic() < deadline:
             try:
                 os.kill(pid, 0)
-            except ProcessLookupError:
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().rpartition(")")[2].split()[0] == "Z":
+                        return
+            except (ProcessLookupError, FileNotFoundError):
                 return
             time.sleep(0.05)
         self.fail("process %d is still running" % pid)
