@@ -37,7 +37,7 @@ func Constants() map[string]int64 {
 	for _, s := range []LogSource{LogSourceEndpoint, LogSourceMLflow} {
 		m["AIR_LOG_SOURCE_"+s.String()] = int64(s)
 	}
-	for _, f := range []Feature{FeatureHTTPS, FeatureOAuth, FeatureSnapshot, FeatureThreadsafe} {
+	for _, f := range []Feature{FeatureHTTPS, FeatureOAuth, FeatureSnapshot, FeatureThreadsafe, FeatureLocal} {
 		m["AIR_FEATURE_"+f.String()] = int64(f)
 	}
 	for _, f := range []CodeSourceForm{CodeSourceNone, CodeSourceFlat, CodeSourceNested} {

@@ -160,6 +160,7 @@ const (
 	FeatureOAuth      Feature = C.AIR_FEATURE_OAUTH      // OAuth M2M and the U2M token cache
 	FeatureSnapshot   Feature = C.AIR_FEATURE_SNAPSHOT   // code snapshots
 	FeatureThreadsafe Feature = C.AIR_FEATURE_THREADSAFE // a Client may be shared
+	FeatureLocal      Feature = C.AIR_FEATURE_LOCAL      // the local:// workspace (since 1.1)
 )
 
 // CodeSourceForm is the form of a workload's code_source.

@@ -105,7 +105,7 @@ func (f Feature) String() string {
 		bit  Feature
 		name string
 	}{{FeatureHTTPS, "HTTPS"}, {FeatureOAuth, "OAUTH"}, {FeatureSnapshot, "SNAPSHOT"},
-		{FeatureThreadsafe, "THREADSAFE"}} {
+		{FeatureThreadsafe, "THREADSAFE"}, {FeatureLocal, "LOCAL"}} {
 		if f&b.bit != 0 {
 			parts = append(parts, b.name)
 			f &^= b.bit

@@ -133,6 +133,7 @@ class Feature(enum.Flag):
     OAUTH = K.FEATURE_OAUTH
     SNAPSHOT = K.FEATURE_SNAPSHOT
     THREADSAFE = K.FEATURE_THREADSAFE
+    LOCAL = K.FEATURE_LOCAL
 
 
 # Enum class -> prefix of its members' C names, for the ABI checks.
