@@ -222,6 +222,7 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 	air_download_report *rep = NULL;
 	air_error *err = NULL;
 	size_t n, files = 0;
+	bool incomplete = false;
 	int rc = air_client_download_logs(c, id, dir, o, &rep, &err);
 
 	if (rc != AIR_OK) {
@@ -243,13 +244,17 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 				        air_download_report_bytes(rep, i),
 				        air_download_report_complete(rep, i) ? "" : " [incomplete]");
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			incomplete = incomplete || !air_download_report_complete(rep, i);
 			if (air_download_report_error(rep, i))
 				fprintf(stderr, "Warning: node %d: %s\n", air_download_report_node(rep, i),
 				        air_download_report_error(rep, i));
+		}
 	}
-	/* A download is ok when the run is still active or succeeded (§5). */
-	rc = !air_download_report_terminal(rep) || air_download_report_succeeded(rep) ? 0 : 1;
+	/* A download is ok when every node is complete and the run is still
+	 * active or succeeded (§5). */
+	rc = !incomplete && (!air_download_report_terminal(rep) || air_download_report_succeeded(rep))
+	             ? 0 : 1;
 	air_download_report_free(rep);
 	return rc;
 }

@@ -72,6 +72,13 @@ static int collect(const void *data, size_t len, void *ud)
 	return air__buf_oom(ud) ? -1 : 0;
 }
 
+/* A page cut short is fetched again from its start. */
+static int restart(void *ud)
+{
+	air__buf_clear(ud);
+	return 0;
+}
+
 /* One page of the log endpoint into s->page, with the per-page error table:
  * AIR_OK, FALLBACK, or a fatal error. Transient failures are retried here
  * after the poll interval. */
@@ -88,6 +95,8 @@ static int fetch_page(air__stream *s, const char *path, const char *query, air_e
 		req.query = query;
 		req.sink = collect;
 		req.sink_ud = &s->body;
+		req.sink_reset = restart;
+		req.max_reply = AIR__LOGS_PAGE_MAX;
 		air__buf_clear(&s->body);
 		rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
 		if (rc == AIR_EABORTED && air__buf_oom(&s->body))
