@@ -266,7 +266,8 @@ static int prepare(xfer *x, air_error **err)
 	bool absolute = (r->flags & AIR__HTTP_ABSOLUTE_URL) != 0;
 	size_t plen;
 
-	if (!r->method || !r->path || (!absolute && r->path[0] != '/') || (r->body_len && !r->body))
+	if (!r->method || !r->path || (!absolute && r->path[0] != '/') ||
+	    (r->body_len && !r->body && !r->source))
 		return air__failf(err, AIR_EINVAL, 0, "invalid request %s %.*s",
 		                  r->method ? r->method : "(null)",
 		                  r->path ? (int)strcspn(r->path, "?") : 6, r->path ? r->path : "(null)");
