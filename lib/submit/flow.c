@@ -152,8 +152,8 @@ static int choose_token(flow *f, air_error **err)
 	const char *key = f->opts ? f->opts->idempotency_key : NULL;
 	char uuid[37];
 
-	if (key && *key)
-		f->token = air__strdup(key);
+	if (key)
+		f->token = air__strdup(key); /* never blank: the setter refuses that */
 	else if (f->w.idempotency_token && *f->w.idempotency_token)
 		f->token = air__strdup(f->w.idempotency_token);
 	else if (air__uuid4(uuid) == AIR_OK)
