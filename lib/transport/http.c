@@ -520,6 +520,12 @@ static void start_attempt(engine *g, xfer *x)
 	ok = ok && add_header(x, "Expect:"); /* no 100-continue round trip */
 	for (const char *const *h = r->headers; ok && h && *h; h++)
 		ok = add_header(x, *h);
+	if (ok && env->set.user_agent && !header_is_clean(env->set.user_agent)) {
+		finish(x, AIR_EINVAL, air__error_new(AIR_EINVAL, 0,
+		       "%s %s: refusing to send the User-Agent header: it contains a control character",
+		       r->method, x->where));
+		return;
+	}
 	for (struct curl_slist *h = x->headers; ok && h; h = h->next) {
 		if (header_is_clean(h->data))
 			continue;

@@ -62,10 +62,12 @@ void air__buf_put_form(air__buf *b, const char *s)
 	}
 }
 
-/* Fill an empty attribute from the metadata. */
+/* Fill an empty attribute from the metadata (never with a value a header
+ * could not carry). */
 static void fill(air__cfg *cfg, air__attr a, const char *value)
 {
-	if (value && *value && !cfg->attr[a] && (cfg->attr[a] = air__strdup(value)) != NULL)
+	if (value && *value && !air__find_control(value) && !cfg->attr[a] &&
+	    (cfg->attr[a] = air__strdup(value)) != NULL)
 		cfg->src[a] = AIR__SRC_METADATA;
 }
 
@@ -197,6 +199,13 @@ static int parse_token(air_client *c, const air__http_resp *resp, const char *en
 	if (!at) {
 		json_decref(doc);
 		return air__failf(err, AIR_EPROTO, 0, "%s: the reply has no access_token", endpoint);
+	}
+	/* The token and its type go into every later Authorization header. */
+	if (air__find_control(at) || air__find_control(air__json_nonempty(doc, "token_type"))) {
+		json_decref(doc);
+		return air__failf(err, AIR_EPROTO, 0,
+		                  "%s: the token endpoint returned an access token (or token type) with a "
+		                  "control character; it is not used", endpoint);
 	}
 	out->access_token = air__strdup(at);
 	out->token_type = air__strdup(air__json_nonempty(doc, "token_type") ?
