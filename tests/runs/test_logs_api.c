@@ -303,6 +303,47 @@ AIR_TEST(logs__follow_live_run_in_order_without_duplicates)
 	air_logs_options_free(o);
 }
 
+AIR_TEST(logs__a_repeated_page_in_the_last_poll_loses_nothing)
+{
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+	char records[256 * 80];
+	size_t used = 0;
+
+	/* RUNNING when opened, TERMINATED from the first re-read: the second
+	 * poll is the last one. Its second page request gets the first page
+	 * again (a stale reply) whose next token was seen: the chain stops short
+	 * there, and the rest must still come. */
+	fakews_configf(fw, "{\"logs_page_size\":50}");
+	fakews_create_runf(fw, "{\"run_id\":77,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":78}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	used += (size_t)snprintf(records, sizeof(records), "{\"records\":[");
+	for (int i = 0; i < 200; i++)
+		used += (size_t)snprintf(records + used, sizeof(records) - used,
+		                         "%s{\"time_unix_nano\":%lld,\"body\":\"line %d\"}", i ? "," : "",
+		                         1700000001000000000LL + i * 1000000LL, i);
+	snprintf(records + used, sizeof(records) - used, "]}");
+	json_decref(fakews_call(fw, "POST", "/__fakews/runs/77/logs", records));
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/77/logs\","
+	                  "\"status\":200,\"body\":{\"log_records\":[]}}");
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/77/logs\","
+	                  "\"action\":\"repeat\",\"after\":1}");
+	ASSERT_OK(stream(77, o, &s, &sum, &err), err);
+	ASSERT_EQ_INT(s.n, 200);
+	for (int i = 0; i < 200; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", i);
+		ASSERT_EQ_STR(s.lines[i], want);
+	}
+	ASSERT_TRUE(air_logs_summary_terminal(sum));
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
 AIR_TEST(logs__zero_timestamps_always_delivered)
 {
 	static const char *const want[] = {"x", "y", "x", "y"}; /* both polls */
@@ -853,7 +894,7 @@ AIR_TEST(download__a_failed_chunk_leaves_the_earlier_file_as_it_was)
 
 	/* Every chunk failing: the same. */
 	fakews_clear_faults(fw);
-	fakews_faultf(fw, "{\"path\":\"/presigned/*\",\"times\":-1,\"status\":503}");
+	fakews_faultf(fw, "{\"path\":\"/presigned/*\",\"times\":-1,\"status\":403}");
 	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_ESERVER);
 	air_error_free(err);
 	data = slurp(path, &len);
