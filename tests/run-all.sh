@@ -5,7 +5,11 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites
 #      (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
-#      threads (transport, runs)
+#      threads (transport, runs, soak)
+#   4. with clang: every libFuzzer target a few seconds over its seed corpus
+#      (fuzz/run.sh, ASan+UBSan; skipped without clang)
+# The soak suite (tests/soak) runs in builds 1-3 at its CI size; its figures
+# are printed after build 1.
 # Prints "tests: N passed, M failed" (meson's results added up) last and exits
 # non-zero when anything failed. Build directories: build-ci-*/.
 # Extra arguments are passed to every `meson test` (e.g. --suite config).
@@ -60,8 +64,22 @@ run_tests() { # name, label, logname, meson test options...
 EXTRA=("$@")
 c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews)
 
+soak_figures() { # testlog.json -> the lines the soak tests print
+  python3 - "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.strip():
+        t = json.loads(line)
+        if t.get("name", "").startswith("soak"):
+            for l in t.get("stdout", "").splitlines():
+                if l.startswith("soak "):
+                    print("  " + l)
+PY
+}
+
 if setup_build release -Dbuildtype=debugoptimized; then
   run_tests release release testlog.json "${EXTRA[@]}"
+  [ -f build-ci-release/meson-logs/testlog.json ] && soak_figures build-ci-release/meson-logs/testlog.json
   run_tests release valgrind testlog-valgrind.json --setup=valgrind "${c_suites[@]}" "${EXTRA[@]}"
 fi
 if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
@@ -69,8 +87,19 @@ if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=
 fi
 if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  run_tests tsan tsan testlog.json --suite transport --suite runs "${EXTRA[@]}"
+  run_tests tsan tsan testlog.json --suite transport --suite runs --suite soak "${EXTRA[@]}"
   unset TSAN_OPTIONS
+fi
+if [ ${#EXTRA[@]} -eq 0 ]; then
+  echo "=== fuzz (clang) ==="
+  rm -rf build-ci-fuzz
+  bash fuzz/run.sh build-ci-fuzz 3 | tee build-ci-fuzz.log
+  fuzz_rc=${PIPESTATUS[0]}
+  if [ "$fuzz_rc" -ne 77 ]; then
+    read -r fok fbad < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-ci-fuzz.log)
+    [ -z "${fok:-}" ] && { fok=0; fbad=1; }
+    passed=$((passed + fok)); failed=$((failed + fbad))
+  fi
 fi
 
 echo "tests: $passed passed, $failed failed"

@@ -187,10 +187,10 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, bool once, char **ou
 	return air__fail(err, e);
 }
 
-static int parse_token(air_client *c, const air__http_resp *resp, const char *endpoint,
-                       air__token *out, air_error **err)
+int air__oauth_parse_token(const char *body, size_t len, const char *endpoint, air__token *out,
+                           air_error **err)
 {
-	json_t *doc = air__json_parse(resp->body, resp->body_len, "the token endpoint reply", NULL);
+	json_t *doc = air__json_parse(body, len, "the token endpoint reply", NULL);
 	const char *at = air__json_nonempty(doc, "access_token");
 	int64_t expires_in;
 	int rc = AIR_OK;
@@ -221,7 +221,6 @@ static int parse_token(air_client *c, const air__http_resp *resp, const char *en
 		rc = air__oom(err);
 	}
 	json_decref(doc);
-	(void)c;
 	return rc;
 }
 
@@ -258,7 +257,7 @@ int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
 
 		rc = air__http_run(&c->http, ctx, &req, 1, &resp, &e);
 		if (rc == AIR_OK) {
-			rc = parse_token(c, &resp, endpoint, out, err);
+			rc = air__oauth_parse_token(resp.body, resp.body_len, endpoint, out, err);
 			air__http_resp_clear(&resp);
 			return rc;
 		}
