@@ -70,7 +70,7 @@ import json, sys
 for line in open(sys.argv[1]):
     if line.strip():
         t = json.loads(line)
-        if "soak" in t.get("suite", []):
+        if ":soak / " in t.get("name", ""):
             for l in t.get("stdout", "").splitlines():
                 if l.startswith("soak "):
                     print("  " + l)
