@@ -7,12 +7,14 @@
 #include "cli.h"
 
 static const char *g_output, *g_profile;
-static bool g_debug;
+static bool g_debug, g_local;
 
 static const cli_flag global_flags[] = {
 	{"output", 'o', CLI_STRING, &g_output, NULL, "text|json", "output format", false},
 	{"profile", 'p', CLI_STRING, &g_profile, NULL, "NAME", "~/.databrickscfg profile", false},
 	{"debug", 0, CLI_BOOL, &g_debug, NULL, NULL, "trace requests on stderr", false},
+	{"local", 0, CLI_BOOL, &g_local, NULL, NULL,
+	 "use the local workspace on this machine (host local://, no account)", false},
 	{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 };
 
@@ -104,6 +106,8 @@ static bool apply_globals(cli_globals *g)
 		g->profile = g_profile;
 	if (g_debug)
 		g->debug = true;
+	if (g_local)
+		g->local = true;
 	return true;
 }
 
@@ -113,7 +117,7 @@ bool cli_parse(int argc, char **argv, const cli_flag *flags, cli_globals *g, cli
 	bool only_positional = false;
 
 	g_output = g_profile = NULL;
-	g_debug = false;
+	g_debug = g_local = false;
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
 		const cli_flag *f;

@@ -18,6 +18,7 @@ typedef struct cli_globals {
 	bool json;            /* -o json */
 	const char *profile;  /* -p/--profile */
 	bool debug;           /* --debug: trace requests on stderr (credentials redacted) */
+	bool local;           /* --local: the local workspace (host local://) */
 } cli_globals;
 
 /* ---- flag parsing (args.c) ---- */

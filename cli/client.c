@@ -20,6 +20,9 @@ int cli_client_new(const cli_globals *g, air_client **out, air_error **err)
 
 	if (rc == AIR_OK && g->profile)
 		rc = air_client_options_set_str(o, AIR_OPT_PROFILE, g->profile);
+	/* --local: runs on this machine, whatever the profile or environment say. */
+	if (rc == AIR_OK && g->local)
+		rc = air_client_options_set_str(o, AIR_OPT_HOST, "local://");
 	if (rc == AIR_OK)
 		rc = air_client_options_set_str(o, AIR_OPT_USER_AGENT_SUFFIX,
 		                                "air-cli/" AIR_VERSION_STRING);

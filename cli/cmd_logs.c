@@ -123,14 +123,15 @@ static int on_status(const char *current, const char *previous, void *ud)
 	return 0;
 }
 
-int64_t cli_logs_poll_ms(void)
+int64_t cli_logs_poll_ms(const air_client *c)
 {
 	const char *v = getenv("AIR_LOGS_POLL_MS");
+	const char *auth = c ? air_client_auth_type(c) : NULL;
 	char *end;
 	long long ms;
 
 	if (!v || !*v)
-		return -1;
+		return auth && !strcmp(auth, "local") ? 1000 : -1;
 	ms = strtoll(v, &end, 10);
 	return *end || ms < 0 ? -1 : (int64_t)ms;
 }
@@ -214,7 +215,6 @@ static int validate(const cli_globals *g, logs_args *a, const char *id_arg, int6
 static int set_options(const logs_args *a, air_logs_options *o)
 {
 	int rc = AIR_OK;
-	int64_t poll = cli_logs_poll_ms();
 
 	if (a->lines_seen || a->tail_seen)
 		rc = air_logs_options_set_int(o, AIR_LOGS_TAIL_LINES, a->lines);
@@ -224,8 +224,6 @@ static int set_options(const logs_args *a, air_logs_options *o)
 		rc = air_logs_options_set_int(o, AIR_LOGS_NODE, a->node);
 	if (rc == AIR_OK)
 		rc = air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, a->retry < 0 ? -1 : a->retry);
-	if (rc == AIR_OK && poll >= 0)
-		rc = air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
 	if (rc == AIR_OK)
 		rc = air_logs_options_set_interrupt(o, cli_interrupt());
 	return rc;
@@ -346,11 +344,15 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 		air_logs_options_free(o);
 		return cli_runs_invalid(g, "a numeric flag is out of range");
 	}
-	if (cli_runs_open(g, 0, &c, NULL) == 0)
+	if (cli_runs_open(g, 0, &c, NULL) == 0) {
+		int64_t poll = cli_logs_poll_ms(c);
+		if (poll >= 0)
+			air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
 		rc = a.download_to ? download(g, c, id, a.download_to, o)
 		                   : stream(g, c, id, o, (int32_t)a.node);
-	else
+	} else {
 		rc = 1;
+	}
 	air_client_free(c);
 	air_logs_options_free(o);
 	return rc;

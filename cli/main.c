@@ -34,6 +34,7 @@ static void print_help(FILE *out)
 	        "  -o, --output text|json   output format (default: $DATABRICKS_OUTPUT_FORMAT or text)\n"
 	        "  -p, --profile NAME       ~/.databrickscfg profile\n"
 	        "      --debug              trace requests on stderr (credentials redacted)\n"
+	        "      --local              use the local workspace on this machine (host local://)\n"
 	        "  -h, --help               help for air\n"
 	        "      --version            print the version\n"
 	        "\nUse \"air [command] --help\" for more information about a command.\n");
@@ -55,7 +56,7 @@ static const struct command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
-	cli_globals g = {false, NULL, false};
+	cli_globals g = {false, NULL, false, false};
 	const char *fmt = getenv("DATABRICKS_OUTPUT_FORMAT");
 	int cmd_index = -1;
 	char **rest;

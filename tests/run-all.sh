@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Build libair from scratch and run every test:
 #   1. a -Werror build (debugoptimized): all suites, then the compiled tests
-#      again under valgrind memcheck (errors and definite leaks fail)
+#      again under valgrind memcheck (errors and definite leaks fail; the
+#      command-line tests of the local workspace, suite local_cli, only once)
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites but
 #      embed (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
-#      threads (transport, runs, soak)
+#      threads (transport, runs, soak) and the local workspace (local: its
+#      supervisor program and the CLI instrumented too)
 #   4. with clang: every libFuzzer target a few seconds over its seed corpus
 #      (fuzz/run.sh, ASan+UBSan; skipped without clang)
 # The soak suite (tests/soak) runs in builds 1-3 at its CI size; its figures
@@ -62,7 +64,8 @@ run_tests() { # name, label, logname, meson test options...
 }
 
 EXTRA=("$@")
-c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews)
+c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews
+          --suite local --no-suite local_cli)
 
 soak_figures() { # testlog.json -> the lines the soak tests print
   python3 - "$1" <<'PY'
@@ -89,7 +92,8 @@ if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=
 fi
 if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  run_tests tsan tsan testlog.json --suite transport --suite runs --suite soak "${EXTRA[@]}"
+  run_tests tsan tsan testlog.json --suite transport --suite runs --suite soak --suite local \
+    "${EXTRA[@]}"
   unset TSAN_OPTIONS
 fi
 if [ ${#EXTRA[@]} -eq 0 ]; then

@@ -9,7 +9,8 @@ const char *air_version_string(void) { return AIR_VERSION_STRING; }
 
 uint32_t air_features(void)
 {
-	uint32_t f = AIR_FEATURE_OAUTH | AIR_FEATURE_SNAPSHOT | AIR_FEATURE_THREADSAFE;
+	uint32_t f = AIR_FEATURE_OAUTH | AIR_FEATURE_SNAPSHOT | AIR_FEATURE_THREADSAFE |
+	             AIR_FEATURE_LOCAL;
 	const curl_version_info_data *ci = curl_version_info(CURLVERSION_NOW);
 
 	if (ci && (ci->features & CURL_VERSION_SSL))

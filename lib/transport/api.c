@@ -1,7 +1,8 @@
 /*
  * api.c: the requests other modules make through a client (transport.h):
  * resolve the client first, then run the request engine (http.c) with the
- * client's environment; JSON calls on top.
+ * client's environment — or, for a local:// host, the local workspace
+ * (api_local.c); JSON calls on top.
  */
 #include <string.h>
 
@@ -27,7 +28,10 @@ int air__http_do(air_client *c, const air__ctx *ctx, const air__http_req *req,
 		return air__failf(err, AIR_EINVAL, 0, "no client or request");
 	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
 		return rc;
-	rc = air__http_run(&c->http, ctx, req, 1, resp ? resp : &local, err);
+	if (c->local)
+		rc = air__api_local(c, ctx, req, 1, resp ? resp : &local, err);
+	else
+		rc = air__http_run(&c->http, ctx, req, 1, resp ? resp : &local, err);
 	air__http_resp_clear(&local);
 	return rc;
 }
@@ -43,6 +47,8 @@ int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *r
 		return AIR_OK;
 	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
 		return rc;
+	if (c->local)
+		return air__api_local(c, ctx, reqs, n, resps, err);
 	return air__http_run(&c->http, ctx, reqs, n, resps, err);
 }
 

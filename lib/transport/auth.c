@@ -30,6 +30,8 @@ const char *air__auth_method_name(air__auth_method m)
 		return "oauth-m2m";
 	case AIR__AUTH_U2M:
 		return "databricks-cli";
+	case AIR__AUTH_LOCAL:
+		return "local";
 	}
 	return "?";
 }
@@ -192,6 +194,12 @@ int air__auth_select(air_client *c, air_error **err)
 
 	air__auth_free(c->auth);
 	c->auth = NULL;
+	if (cfg->local_dir) {
+		/* Nothing leaves the machine: credentials are neither needed nor read. */
+		if (!(c->auth = auth_new(AIR__AUTH_LOCAL)))
+			return air__oom(err);
+		return AIR_OK;
+	}
 	if (type && strcmp(type, "pat") == 0 && !token)
 		return missing_input(type, "a token (DATABRICKS_TOKEN)", err);
 	if (type && strcmp(type, "basic") == 0 && !(user && pass))
@@ -390,6 +398,8 @@ int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error *
 		return air__failf(err, AIR_EINTERNAL, 0, "credentials used before resolution");
 	if (a->header)
 		return (*out = air__strdup(a->header)) ? AIR_OK : AIR_ENOMEM;
+	if (a->method == AIR__AUTH_LOCAL)
+		return AIR_OK; /* no Authorization header */
 
 	pthread_mutex_lock(&a->lock);
 	turn = take_turn(c, ctx, a, margin, out, &old, &proactive, &e);

@@ -16,7 +16,8 @@ typedef enum air__auth_method {
 	AIR__AUTH_PAT,
 	AIR__AUTH_BASIC,
 	AIR__AUTH_M2M,
-	AIR__AUTH_U2M
+	AIR__AUTH_U2M,
+	AIR__AUTH_LOCAL   /* a local workspace: no credentials at all */
 } air__auth_method;
 
 /* An OAuth token. expiry_ms is epoch ms UTC; 0 means it does not expire. */

@@ -168,6 +168,7 @@ void air_client_free(air_client *c)
 	if (!c)
 		return;
 	air__auth_free(c->auth);
+	air__local_free(c->local);
 	air__cfg_clear(&c->cfg);
 	air_error_free(c->resolve_err);
 	air__free(c->user_agent);
@@ -320,6 +321,19 @@ static void set_env(air_client *c)
 	c->http.debug_ud = c->o.debug_ud;
 }
 
+static const char *local_getenv(void *ud, const char *name)
+{
+	return air__client_env(ud, name);
+}
+
+/* The local workspace of a local:// host. */
+static int open_local(air_client *c, air_error **err)
+{
+	air__local_env env = {local_getenv, c, c->secrets};
+
+	return air__local_new(c->cfg.local_dir, &env, &c->local, err);
+}
+
 static int resolve_all(air_client *c, const air__ctx *ctx, air_error **err)
 {
 	int rc = air__resolve_config(c, err);
@@ -333,6 +347,8 @@ static int resolve_all(air_client *c, const air__ctx *ctx, air_error **err)
 		rc = air__auth_select(c, err);
 	if (rc == AIR_OK && (rc = build_user_agent(c)) != AIR_OK)
 		rc = air__oom(err);
+	if (rc == AIR_OK && c->cfg.local_dir)
+		rc = open_local(c, err);
 	if (rc != AIR_OK)
 		return rc;
 	set_env(c);
@@ -356,6 +372,8 @@ static void forget_resolution(air_client *c)
 {
 	air__auth_free(c->auth);
 	c->auth = NULL;
+	air__local_free(c->local);
+	c->local = NULL;
 	air__cfg_clear(&c->cfg);
 	air__free(c->user_agent);
 	c->user_agent = NULL;

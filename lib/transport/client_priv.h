@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "local/local.h"
 #include "transport/transport.h"
 
 /* Option ids: strings 1..AIR__OPT_STR_MAX, integers AIR__OPT_INT_FIRST..MAX. */
@@ -54,6 +55,7 @@ typedef struct air__cfg {
 	char *auth_storage;     /* "plaintext", "secure" or NULL (default: secure) */
 	bool auth_storage_explicit;
 	char *host_type;        /* "workspace" | "account" | "unified" from metadata, or NULL */
+	char *local_dir;        /* state directory of a local:// host, or NULL */
 	/* Transport settings: explicit option > environment > profile > default. */
 	int64_t rate_limit;
 	int64_t inactivity_ms;
@@ -88,6 +90,7 @@ struct air_client {
 	air__auth *auth;        /* credential provider (own lock) */
 	air__transport *tp;     /* curl share, handle pool, rate limiter (own locks) */
 	air__http_env http;     /* what the engine runs with; complete once resolved */
+	air__local *local;      /* a local workspace answers every request instead, or NULL */
 
 	pthread_mutex_t cache_lock; /* user_name, probed workspace id */
 	char *user_name;
@@ -101,6 +104,12 @@ struct air_client {
 int air__client_options_set_environment(air_client_options *o, const char *const *envp);
 /* Whether the integer option was explicitly set. */
 bool air__client_opt_int_is_set(const air_client *c, int32_t opt);
+
+/* ---- api_local.c ---- */
+/* @n requests of a client with a local workspace (c->local), answered in
+ * order; the outcome of air__http_run() (lowest-index failure). */
+int air__api_local(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+                   air__http_resp *resps, air_error **err);
 
 /* ---- resolve.c ---- */
 /* Layer options, environment and config file into c->cfg (no network). */

@@ -59,6 +59,7 @@ void air__cfg_clear(air__cfg *cfg)
 	air__free(cfg->home);
 	air__free(cfg->auth_storage);
 	air__free(cfg->host_type);
+	air__free(cfg->local_dir);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -462,6 +463,27 @@ static int check_header_values(resolver *r, air_error **err)
 	return AIR_OK;
 }
 
+/* A local workspace (docs/local.md): the host names its state directory,
+ * "local://<absolute state directory>" once resolved. */
+static int finish_local_host(resolver *r, air_error **err)
+{
+	air__cfg *cfg = r->cfg;
+	char *dir = NULL, *host;
+	int rc = air__local_state_dir(cfg->attr[AIR__A_HOST],
+	                              air__client_env(r->c, "XDG_STATE_HOME"), cfg->home, &dir, err);
+
+	if (rc != AIR_OK)
+		return rc;
+	if (!(host = air__sprintf("local://%s", dir))) {
+		air__free(dir);
+		return AIR_ENOMEM;
+	}
+	air__free(cfg->attr[AIR__A_HOST]);
+	cfg->attr[AIR__A_HOST] = host;
+	cfg->local_dir = dir;
+	return AIR_OK;
+}
+
 static int finish_host(resolver *r, air_error **err)
 {
 	air__cfg *cfg = r->cfg;
@@ -470,6 +492,8 @@ static int finish_host(resolver *r, air_error **err)
 
 	if (!cfg->attr[AIR__A_HOST])
 		return no_host_error(r, err);
+	if (air__local_is_host(cfg->attr[AIR__A_HOST]))
+		return finish_local_host(r, err);
 	rc = air__host_normalize(cfg->attr[AIR__A_HOST], &host, &ws, &acct, err);
 	if (rc != AIR_OK)
 		return rc;
@@ -527,11 +551,12 @@ int air__resolve_config(air_client *c, air_error **err)
 		rc = (c->cfg.profile = air__strdup(r.section)) ? AIR_OK : AIR_ENOMEM;
 	if (rc == AIR_OK)
 		rc = finish_host(&r, err);
-	if (rc == AIR_OK)
+	/* A local workspace takes no credentials: whatever is configured is unused. */
+	if (rc == AIR_OK && !c->cfg.local_dir)
 		rc = check_header_values(&r, err);
-	if (rc == AIR_OK)
+	if (rc == AIR_OK && !c->cfg.local_dir)
 		rc = check_auth_type(&c->cfg, err);
-	if (rc == AIR_OK)
+	if (rc == AIR_OK && !c->cfg.local_dir)
 		rc = check_conflicts(&c->cfg, err);
 	air__ini_free(r.ini);
 	if (rc == AIR_ENOMEM)

@@ -74,6 +74,11 @@ class Installed(unittest.TestCase):
         for h in ("air.h", "client.h", "options.h", "version.h", "logs.h", "run.h"):
             self.assertTrue(glob.glob(os.path.join(self.root, "**", "include", "air", h),
                                       recursive=True), h)
+        # The supervisor of local runs, which the library starts from there.
+        sup = glob.glob(os.path.join(self.root, "**", "libexec", "libair", "air-local-supervisor"),
+                        recursive=True)
+        self.assertEqual(len(sup), 1, sup)
+        self.assertTrue(os.access(sup[0], os.X_OK))
         cm = os.path.join(self.libdir, "cmake", "libair")
         self.assertTrue(os.path.exists(os.path.join(cm, "libairConfig.cmake")))
         self.assertTrue(os.path.exists(os.path.join(cm, "libairConfigVersion.cmake")))

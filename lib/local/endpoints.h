@@ -1,0 +1,120 @@
+/*
+ * endpoints.h: the request handlers of the in-process local workspace and
+ * the reply helpers they share (serve.c routes requests to them).
+ *
+ *   serve.c     routing, identity, replies, query and path decoding
+ *   files.c     workspace files and the Files API over <state>/workspace
+ *   submit.c    pre-flight and runs/submit (a new run and its supervisor)
+ *   secrets.c   secret values from the environment or the secrets file
+ *   spawn.c     starting the detached supervisor program
+ *   jobs.c      runs/get, get-output, list, cancel, the workflows index
+ *   logs.c      the log endpoint and the MLflow calls libair makes
+ *   misc.c      usage policies, pools, compute options, legacy images
+ */
+#ifndef AIR_LOCAL_ENDPOINTS_H
+#define AIR_LOCAL_ENDPOINTS_H
+
+#include "local/local_priv.h"
+
+/* One request being answered. */
+typedef struct air__lcall {
+	air__local *ws;
+	const air__ctx *ctx;
+	const air__local_req *req;
+	air__local_reply *reply;
+	air_error **err;
+} air__lcall;
+
+/* ---- replies (serve.c); each returns AIR_OK or AIR_ENOMEM ---- */
+/* @v (stolen) as the JSON body with @status. */
+int air__lreply_json(air__lcall *c, int32_t status, json_t *v);
+/* {"error_code": @code, "message": ...} with @status. */
+int air__lreply_error(air__lcall *c, int32_t status, const char *code, const char *fmt, ...)
+	AIR__PRINTF(4, 5);
+/* A raw body (copied), or through the request's sink. AIR_EABORTED when the
+ * sink stopped. */
+int air__lreply_bytes(air__lcall *c, int32_t status, const void *data, size_t len);
+/* The usual failure replies. */
+int air__lreply_bad_request(air__lcall *c, const char *fmt, ...) AIR__PRINTF(2, 3);
+int air__lreply_not_found(air__lcall *c, const char *fmt, ...) AIR__PRINTF(2, 3);
+/* 500 INTERNAL_ERROR naming @what and strerror(errno). */
+int air__lreply_io_error(air__lcall *c, const char *what);
+/* {} with 200. */
+int air__lreply_empty(air__lcall *c);
+
+/* ---- decoding (serve.c) ---- */
+/* The decoded value of @key in the request's query, or NULL (air__free()). */
+char *air__lquery(const air__lcall *c, const char *key);
+/* Integer value of @key: true with *out, false when absent; *bad set when
+ * present but not an integer. */
+bool air__lquery_int(const air__lcall *c, const char *key, int64_t *out, bool *bad);
+/* Percent-decode @s (n bytes; '+' is a space in queries); NULL on OOM or an
+ * encoded NUL. */
+char *air__lurl_decode(const char *s, size_t n, bool plus_is_space);
+/* The file of workspace path @abs under <state>/workspace, or NULL when @abs
+ * is not a clean absolute path (no "." or ".." segment, no NUL). */
+char *air__lws_file(const air__local *ws, const char *abs);
+/* The request body as a JSON object; replies 400 and returns NULL when it is
+ * not one (*rc gets the reply's outcome). */
+json_t *air__lbody_json(air__lcall *c, int *rc);
+
+/* ---- handlers: each answers the request in c->reply ---- */
+int air__lfiles_get_status(air__lcall *c);
+int air__lfiles_mkdirs(air__lcall *c);
+int air__lfiles_import(air__lcall *c, const char *encoded_path);
+int air__lfiles_export(air__lcall *c);
+/* @kind "files" or "directories"; @encoded_path after it. */
+int air__lfiles_fs(air__lcall *c, const char *kind, const char *encoded_path);
+
+int air__lsubmit_preflight(air__lcall *c);
+int air__lsubmit_run(air__lcall *c);
+
+int air__ljobs_get(air__lcall *c);
+int air__ljobs_get_output(air__lcall *c);
+int air__ljobs_list(air__lcall *c);
+int air__ljobs_cancel(air__lcall *c);
+int air__ljobs_workflows(air__lcall *c);
+
+int air__llogs_read(air__lcall *c, const char *run_id_text);
+int air__lmlflow_run(air__lcall *c);
+int air__lmlflow_list(air__lcall *c);
+int air__lmlflow_sign(air__lcall *c);
+int air__lmlflow_fetch(air__lcall *c, const char *rest);
+
+int air__lmisc_policies(air__lcall *c);
+int air__lmisc_pools(air__lcall *c, const char *id);
+int air__lmisc_compute_options(air__lcall *c);
+int air__lmisc_image(air__lcall *c, bool create);
+
+/* ---- runs, as the Jobs API shows them (jobs.c) ---- */
+/* The runs/get object of @run_id, or NULL when there is no such run. */
+json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id);
+/* The MLflow experiment id of a local run ("local-<hex>"). */
+char *air__lmlflow_experiment_id(const char *experiment);
+/* The MLflow run id of a new run: its run id in hex, then random hex. */
+int air__lmlflow_new_run_id(int64_t run_id, char out[33]);
+/* The run id inside an MLflow run id, or 0. */
+int64_t air__lmlflow_run_of(const char *mlflow_run_id);
+
+/* ---- secrets (secrets.c) ---- */
+/* The values of the secrets @spec ({"NAME": "scope/key"}) into *out
+ * ({"NAME": "value"}); each is also added to the client's secret set. On a
+ * missing secret returns AIR_ENOTFOUND with *missing = its NAME (borrowed)
+ * and the reason in @why (never a value). */
+int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out,
+                          const char **missing, air__buf *why);
+/* The secrets file the workspace reads (the override or <state>/secrets.json). */
+char *air__lsecrets_file(const air__local *ws);
+
+/* ---- the supervisor (spawn.c) ---- */
+/* Whether the supervisor program can be found; *path gets it (air__free()). */
+bool air__lsupervisor_path(const air__local *ws, char **path);
+/*
+ * Start the supervisor of @run_id: it inherits @lock_fd (the run's lock,
+ * held) and receives @secrets; it detaches itself, so no child is left to
+ * reap. AIR_OK once it runs; else an error code with the reason in @why.
+ */
+int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
+                const json_t *secrets, air__buf *why);
+
+#endif /* AIR_LOCAL_ENDPOINTS_H */

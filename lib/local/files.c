@@ -1,0 +1,190 @@
+/*
+ * files.c: workspace files (get-status, mkdirs, import-file, export) and the
+ * Files API (volumes), stored under <state>/workspace/<absolute path>.
+ */
+#include "local/endpoints.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_EXPORT ((size_t)1 << 30)
+
+/* The stored file of the workspace path in the query's "path"; replies 400
+ * and returns NULL when there is none or it is not clean. */
+static char *query_file(air__lcall *c, char **abs, int *rc)
+{
+	char *path = air__lquery(c, "path");
+	char *file = path ? air__lws_file(c->ws, path) : NULL;
+
+	if (!file) {
+		*rc = air__lreply_bad_request(c, "path %s%s%s is not an absolute workspace path",
+		                              path ? "\"" : "", path ? path : "(missing)",
+		                              path ? "\"" : "");
+		air__free(path);
+		return NULL;
+	}
+	*abs = path;
+	return file;
+}
+
+int air__lfiles_get_status(air__lcall *c)
+{
+	char *abs = NULL, *file;
+	struct stat st;
+	int rc = AIR_OK;
+
+	if (!(file = query_file(c, &abs, &rc)))
+		return rc;
+	if (stat(file, &st) != 0)
+		rc = air__lreply_not_found(c, "Path (%s) doesn't exist.", abs);
+	else
+		rc = air__lreply_json(c, 200, json_pack("{s:s, s:s, s:I}", "object_type",
+		                                        S_ISDIR(st.st_mode) ? "DIRECTORY" : "FILE",
+		                                        "path", abs, "size",
+		                                        (json_int_t)(S_ISDIR(st.st_mode) ? 0 : st.st_size)));
+	air__free(abs);
+	air__free(file);
+	return rc;
+}
+
+int air__lfiles_mkdirs(air__lcall *c)
+{
+	json_t *body;
+	const char *abs;
+	char *file;
+	int rc = AIR_OK;
+
+	if (!(body = air__lbody_json(c, &rc)))
+		return rc;
+	abs = air__json_str(body, "path");
+	if (!(file = air__lws_file(c->ws, abs)))
+		rc = air__lreply_bad_request(c, "path is not an absolute workspace path");
+	else if (air__lmkdirs(file, 0700) != 0)
+		rc = errno == ENOTDIR || errno == EEXIST
+		         ? air__lreply_error(c, 400, "RESOURCE_ALREADY_EXISTS",
+		                             "%s exists and is not a directory", abs)
+		         : air__lreply_io_error(c, "cannot create a directory");
+	else
+		rc = air__lreply_empty(c);
+	air__free(file);
+	json_decref(body);
+	return rc;
+}
+
+/* Parent directory of @file (a path under the store). */
+static bool parent_exists(const char *file)
+{
+	const char *slash = strrchr(file, '/');
+	char *parent = slash ? air__strndup(file, (size_t)(slash - file)) : NULL;
+	struct stat st;
+	bool ok = parent && stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
+
+	air__free(parent);
+	return ok;
+}
+
+static int store(air__lcall *c, const char *abs, const char *file, bool make_parents)
+{
+	char *q = air__lquery(c, "overwrite");
+	bool overwrite = q && !strcmp(q, "true");
+	struct stat st;
+
+	air__free(q);
+	if (make_parents) {
+		char *parent = air__strndup(file, (size_t)(strrchr(file, '/') - file));
+		int r = parent ? air__lmkdirs(parent, 0700) : -1;
+		air__free(parent);
+		if (r != 0)
+			return air__lreply_io_error(c, "cannot create the parent directory");
+	} else if (!parent_exists(file)) {
+		return air__lreply_not_found(c, "The parent folder of %s does not exist.", abs);
+	}
+	if (stat(file, &st) == 0 && (S_ISDIR(st.st_mode) || !overwrite))
+		return air__lreply_error(c, 409, "RESOURCE_ALREADY_EXISTS", "%s already exists.", abs);
+	if (air__lwrite_atomic(file, c->req->body, c->req->body_len, 0600) != 0)
+		return air__lreply_io_error(c, "cannot write a file");
+	return AIR_OK;
+}
+
+/* "/" + the decoded path after an endpoint's prefix. */
+static char *decoded_abs(const char *encoded)
+{
+	char *dec = air__lurl_decode(encoded, strlen(encoded), false);
+	char *abs = dec ? air__sprintf("%s%s", dec[0] == '/' ? "" : "/", dec) : NULL;
+
+	air__free(dec);
+	return abs;
+}
+
+int air__lfiles_import(air__lcall *c, const char *encoded_path)
+{
+	char *abs = decoded_abs(encoded_path);
+	char *file = abs ? air__lws_file(c->ws, abs) : NULL;
+	int rc;
+
+	if (!file)
+		rc = air__lreply_bad_request(c, "the import path is not an absolute workspace path");
+	else if ((rc = store(c, abs, file, false)) == AIR_OK && c->reply->status == 0)
+		rc = air__lreply_empty(c);
+	air__free(abs);
+	air__free(file);
+	return rc;
+}
+
+static int send_file(air__lcall *c, const char *abs, const char *file)
+{
+	air__buf b = AIR__BUF_INIT;
+	struct stat st;
+	int rc;
+
+	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+		return air__lreply_not_found(c, "Path (%s) doesn't exist.", abs);
+	if (air__lread_file(file, MAX_EXPORT, &b) != 0)
+		rc = air__lreply_io_error(c, "cannot read a file");
+	else
+		rc = air__lreply_bytes(c, 200, b.ptr, b.len);
+	air__buf_dispose(&b);
+	return rc;
+}
+
+int air__lfiles_export(air__lcall *c)
+{
+	char *abs = NULL, *file;
+	int rc = AIR_OK;
+
+	if (!(file = query_file(c, &abs, &rc)))
+		return rc;
+	rc = send_file(c, abs, file);
+	air__free(abs);
+	air__free(file);
+	return rc;
+}
+
+int air__lfiles_fs(air__lcall *c, const char *kind, const char *encoded_path)
+{
+	char *abs = decoded_abs(encoded_path);
+	char *file = abs ? air__lws_file(c->ws, abs) : NULL;
+	bool dirs = !strcmp(kind, "directories");
+	const char *m = c->req->method;
+	struct stat st;
+	int rc;
+
+	if (!file) {
+		rc = air__lreply_bad_request(c, "the Files API path is not an absolute path");
+	} else if (!strcmp(m, "HEAD")) {
+		bool found = stat(file, &st) == 0 && (dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+		rc = air__lreply_bytes(c, found ? 200 : 404, "", 0);
+	} else if (!strcmp(m, "PUT") && !dirs) {
+		if ((rc = store(c, abs, file, true)) == AIR_OK && c->reply->status == 0)
+			rc = air__lreply_bytes(c, 204, "", 0);
+	} else if (!strcmp(m, "GET") && !dirs) {
+		rc = send_file(c, abs, file);
+	} else {
+		rc = air__lreply_error(c, 404, "ENDPOINT_NOT_FOUND",
+		                       "%s /api/2.0/fs/%s is not available in a local workspace", m, kind);
+	}
+	air__free(abs);
+	air__free(file);
+	return rc;
+}

@@ -1,0 +1,93 @@
+/*
+ * local.h: the local workspace (docs/local.md) — what the transport module
+ * may use of lib/local/. A local workspace is a state directory on this
+ * machine that answers, in-process, the workspace requests libair's modules
+ * make (identity, pre-flight, workspace files, Files API, Jobs runs, the log
+ * endpoint, the few MLflow calls), and runs submitted workloads as node
+ * processes under a detached supervisor (the air-local-supervisor program).
+ * Nothing is sent over any network.
+ *
+ * The transport resolves a host "local://" or "local:///dir" into a state
+ * directory (air__local_state_dir) and, for such a client, hands every
+ * request to air__local_serve() instead of the HTTP engine. A reply with a
+ * status >= 400 is turned into an error by the transport exactly as a
+ * server's reply would be.
+ *
+ * An air__local is immutable once created and may be used by many threads;
+ * processes sharing a state directory coordinate through file locks.
+ */
+#ifndef AIR_LOCAL_LOCAL_H
+#define AIR_LOCAL_LOCAL_H
+
+#include "core/core.h"
+
+/* ---- hosts ---------------------------------------------------------------------- */
+
+/* True when @host names a local workspace ("local://...", any case). */
+bool air__local_is_host(const char *host);
+
+/*
+ * The state directory of a local host: "local://" -> @xdg_state_home/air/local
+ * when @xdg_state_home is an absolute path, else @home/.local/state/air/local;
+ * "local:///some/dir" -> "/some/dir" (trailing slashes dropped). AIR_EINVAL
+ * for any other form (a relative directory, a query, no home directory).
+ * *out: air__free().
+ */
+int air__local_state_dir(const char *host, const char *xdg_state_home, const char *home,
+                         char **out, air_error **err);
+
+/* ---- the workspace ---------------------------------------------------------------- */
+
+typedef struct air__local air__local;
+
+/* What a local workspace needs of its client. */
+typedef struct air__local_env {
+	/* The client's environment (secrets named by variable, the secrets file
+	 * override); NULL when unset or empty. */
+	const char *(*getenv)(void *ud, const char *name);
+	void *getenv_ud;
+	/* Secret values the workspace resolves are added here, so that the
+	 * client's errors and traces never show them. May be NULL. */
+	air__secrets *secrets;
+} air__local_env;
+
+/* A workspace over @state_dir (created on first write). @env is copied. */
+int air__local_new(const char *state_dir, const air__local_env *env, air__local **out,
+                   air_error **err);
+void air__local_free(air__local *ws);
+/* The state directory. */
+const char *air__local_dir(const air__local *ws);
+
+/* Body sink of a download: called with the reply's bytes; non-zero aborts. */
+typedef int (*air__local_sink)(const void *data, size_t len, void *ud);
+
+typedef struct air__local_req {
+	const char *method;      /* "GET", "POST", "PUT", "HEAD" */
+	const char *path;        /* "/api/2.0/...", percent-encoded */
+	const char *query;       /* "k=v&k2=v2" or NULL */
+	const void *body;
+	size_t body_len;
+	air__local_sink sink;    /* NULL: the body is returned in the reply */
+	void *sink_ud;
+} air__local_req;
+
+typedef struct air__local_reply {
+	int32_t status;          /* an HTTP status */
+	char *body;              /* NUL-terminated; NULL when it went to the sink */
+	size_t body_len;
+	char *org_id;            /* X-Databricks-Org-Id of identity replies, or NULL */
+} air__local_reply;
+
+#define AIR__LOCAL_REPLY_INIT {0, NULL, 0, NULL}
+
+void air__local_reply_clear(air__local_reply *r);
+
+/*
+ * Answer one request. Returns AIR_OK with a reply of any status (errors are
+ * replies: {"error_code", "message"}), or AIR_EINTERRUPTED / AIR_ETIMEOUT
+ * (@ctx), AIR_EABORTED (the sink stopped), AIR_ENOMEM.
+ */
+int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *req,
+                     air__local_reply *reply, air_error **err);
+
+#endif /* AIR_LOCAL_LOCAL_H */

@@ -1,0 +1,181 @@
+/*
+ * local_priv.h: the pieces of lib/local/ shared by the in-process workspace
+ * (serve.c and the endpoint files) and the supervisor program
+ * (supervisor_main.c, supervisor.c, node.c): the state directory's files,
+ * run records, task ids and the node log format.
+ *
+ * State directory (docs/local.md):
+ *
+ *   .lock                          flock: run ids and idempotency records
+ *   last_run_id                    the last run id given out
+ *   secrets.json                   optional {"scope": {"key": "value"}}
+ *   workspace/<abs path>           workspace and volume files (/Workspace/..., /Volumes/...)
+ *   idempotency/<sha256(token)>    the run id a token created
+ *   jobs/runs/<id>/                one folder per run:
+ *     run.json                     the submission (never rewritten)
+ *     status.json                  the run's state (atomically rewritten)
+ *     supervisor.lock              flock held by the run's supervisor while it lives
+ *     supervisor.log               the supervisor's own messages
+ *     cancel                       present once a cancellation was requested
+ *     launch/                      the launch directory (command.sh, sidecars)
+ *     code/<dir>/                  the extracted code snapshot ($CODE_SOURCE_PATH)
+ *     work/node_<n>/               each node's working directory
+ *     logs/attempt_<a>/node_<n>.log  node output, one record per line
+ */
+#ifndef AIR_LOCAL_LOCAL_PRIV_H
+#define AIR_LOCAL_LOCAL_PRIV_H
+
+#include <sys/types.h>
+
+#include "local/local.h"
+
+/* The supervisor program, its environment override and the time unit knob. */
+#define AIR__LOCAL_SUPERVISOR "air-local-supervisor"
+#define AIR__LOCAL_SUPERVISOR_ENV "AIR_LOCAL_SUPERVISOR"
+#define AIR__LOCAL_MINUTE_ENV "AIR_LOCAL_MINUTE_MS"
+#define AIR__LOCAL_SECRETS_ENV "AIR_LOCAL_SECRETS_FILE"
+/* File descriptors the supervisor starts with: its run's lock (held) and
+ * the resolved secrets ({"NAME": "value"}, read to the end). */
+#define AIR__LOCAL_LOCK_FD 3
+#define AIR__LOCAL_SECRETS_FD 4
+
+struct air__local {
+	char *dir;            /* the state directory */
+	air__local_env env;
+	char *user;           /* the local user name (SCIM userName) */
+};
+
+/* ---- files (store.c) ------------------------------------------------------------- */
+
+/* @dir + "/" + the formatted rest; NULL on OOM. */
+char *air__lpath(const char *dir, const char *fmt, ...) AIR__PRINTF(2, 3);
+/* mkdir -p with @mode for the directories it creates: 0, or -1 with errno. */
+int air__lmkdirs(const char *path, mode_t mode);
+/* Write @path through a temporary file and rename(): readers see the old or
+ * the new content, never a part. 0, or -1 with errno. */
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* The same for a JSON value (compact, one line). */
+int air__lwrite_json(const char *path, const json_t *v);
+/* Read a whole file of at most @max bytes into @out: 0, or -1 with errno
+ * (EFBIG when larger). */
+int air__lread_file(const char *path, size_t max, air__buf *out);
+/* A JSON file (at most 16 MiB); NULL when missing or malformed. */
+json_t *air__lread_json(const char *path);
+/* flock(LOCK_EX) on @path (created 0600): 0 with *fd, or -1 with errno
+ * (EWOULDBLOCK when !@wait and someone holds it; EINTR when @ctx is
+ * interrupted or its deadline passes while waiting). */
+int air__llock(const char *path, bool wait, const air__ctx *ctx, int *fd);
+/* Release and close. Only for a lock no other process shares: unlocking
+ * releases it for every descriptor of the same open file. */
+void air__lunlock(int fd);
+/* rm -rf; 0, or -1 with errno. */
+int air__lremove_tree(const char *path);
+/* Copy every regular file of @from into @to (created): 0, or -1 with errno. */
+int air__lcopy_dir_files(const char *from, const char *to);
+bool air__lexists(const char *path);
+
+/* ---- runs (run_state.c) ------------------------------------------------------------ */
+
+/* <state>/jobs/runs/<id> */
+char *air__lrun_dir(const char *state_dir, int64_t run_id);
+
+/* Task run ids: one per attempt, in a range run ids never reach. */
+int64_t air__ltask_id(int64_t run_id, int32_t attempt);
+bool air__ltask_decode(int64_t task_id, int64_t *run_id, int32_t *attempt);
+/* Attempts are numbered 0..AIR__LOCAL_MAX_ATTEMPT. */
+#define AIR__LOCAL_MAX_ATTEMPT 65535
+
+/* Life-cycle and result states of status.json (the Jobs names). */
+#define AIR__L_PENDING "PENDING"
+#define AIR__L_RUNNING "RUNNING"
+#define AIR__L_TERMINATING "TERMINATING"
+#define AIR__L_TERMINATED "TERMINATED"
+#define AIR__L_INTERNAL_ERROR "INTERNAL_ERROR"
+
+/*
+ * status.json: {"state", "result" (absent until the end), "message",
+ * "status_message", "start_time", "end_time", "supervisor_pid",
+ * "attempts": [{"start_time", "end_time", "state", "result", "message",
+ * "exit_codes": [..]}]}.
+ */
+/* A new status: PENDING, no attempts. */
+json_t *air__lstatus_new(void);
+/* True once the run has ended (TERMINATED or INTERNAL_ERROR). */
+bool air__lstatus_terminal(const json_t *status);
+/* End the run: @state (TERMINATED or INTERNAL_ERROR), @result, @message,
+ * end_time now; the running attempt (if any) ends with the same result. */
+int air__lstatus_finish(json_t *status, const char *state, const char *result,
+                        const char *message);
+/* Write status.json of @run_dir atomically. 0, or -1 with errno. */
+int air__lstatus_write(const char *run_dir, const json_t *status);
+
+/*
+ * The run's status as another process sees it: status.json, and when the run
+ * is not over, a check that its supervisor is alive (it holds
+ * supervisor.lock). A run whose supervisor is gone is recorded as ended
+ * (INTERNAL_ERROR, FAILED, with a message saying so) before it is returned.
+ * NULL when the run does not exist. *run_json (may be NULL) gets run.json.
+ */
+json_t *air__lrun_load(const char *run_dir, json_t **run_json);
+
+/* ---- node logs (records.c) -------------------------------------------------------- *
+ * A node log holds one record per line: "<time_unix_nano> <text>\n". Times
+ * strictly increase within a file; the text is valid UTF-8 without NUL or
+ * newline. A line without its "\n" is still being written and is skipped. */
+
+/* Longest text of one record; longer output lines are split. */
+#define AIR__LOCAL_MAX_RECORD (64 * 1024)
+
+typedef struct air__lwriter {
+	int fd;                    /* the node log, O_APPEND */
+	int64_t last_t;            /* time of the last record written */
+	air__buf line;             /* output since the last newline */
+	air__secrets *redact;      /* values replaced by [REDACTED], or NULL */
+} air__lwriter;
+
+void air__lwriter_init(air__lwriter *w, int fd, air__secrets *redact);
+/* Output bytes of the node: complete lines become records. */
+void air__lwriter_feed(air__lwriter *w, const char *data, size_t len);
+/* The unfinished last line, if any, becomes a record. */
+void air__lwriter_flush(air__lwriter *w);
+/* A line of the local runtime itself ("[air local] ..."). */
+void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
+void air__lwriter_dispose(air__lwriter *w);
+
+/* A node log mapped for reading (the complete records present when opened). */
+typedef struct air__llog {
+	const char *base;
+	size_t size;               /* bytes up to the end of the last complete record */
+	void *map;
+	size_t map_len;
+} air__llog;
+
+/* Open @path; a missing file is an empty log. 0, or -1 with errno. */
+int air__llog_open(const char *path, air__llog *l);
+void air__llog_close(air__llog *l);
+/* Offset of the first record with time >= @t (l->size when none). */
+size_t air__llog_lower_bound(const air__llog *l, int64_t t);
+/* The record at *@off; advances *@off past it. False at the end. */
+bool air__llog_next(const air__llog *l, size_t *off, int64_t *t, const char **text,
+                    size_t *len);
+/* The record ending at *@end; moves *@end back to its start. False at the start. */
+bool air__llog_prev(const air__llog *l, size_t *end, int64_t *t, const char **text,
+                    size_t *len);
+/* True when @off is 0, l->size or the start of a record. */
+bool air__llog_is_boundary(const air__llog *l, size_t off);
+
+/* ---- the code snapshot (extract.c) ---------------------------------------------- */
+
+/* Extract the tar.gz @archive into @dest (created) refusing absolute paths,
+ * ".." and links out of @dest. *top gets the archive's top-level directory
+ * (air__free(); NULL when it has none). 0, or an AIR_E* code with the
+ * reason in @why. */
+int air__lextract(const char *archive, const char *dest, char **top, air__buf *why);
+
+/* ---- GPUs (gpus.c) ------------------------------------------------------------------ */
+
+/* Indexes of the GPUs nvidia-smi reports (none when it is missing or
+ * fails); *n gets their number. air__free() the array. */
+int32_t *air__lgpus(size_t *n);
+
+#endif /* AIR_LOCAL_LOCAL_PRIV_H */

@@ -1,0 +1,340 @@
+/*
+ * records.c: node logs, one record per line ("<time_unix_nano> <text>\n").
+ * The supervisor writes them (air__lwriter: output split into lines, made
+ * valid UTF-8, secrets replaced, times strictly increasing); the workspace
+ * reads them through a read-only mapping (air__llog), searching by time.
+ */
+#include "local/local_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+void air__lwriter_init(air__lwriter *w, int fd, air__secrets *redact)
+{
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	w->redact = redact;
+}
+
+void air__lwriter_dispose(air__lwriter *w)
+{
+	air__buf_dispose(&w->line);
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void put_replacement(air__buf *b) { air__buf_put(b, "\xEF\xBF\xBD", 3); }
+
+/* Length of the valid UTF-8 sequence at @s (n bytes left), 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	size_t len;
+	unsigned char lo = 0x80, hi = 0xBF;
+
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4;
+	else
+		return 0;
+	if (c == 0xE0)
+		lo = 0xA0; /* overlong */
+	else if (c == 0xED)
+		hi = 0x9F; /* surrogates */
+	else if (c == 0xF0)
+		lo = 0x90; /* overlong */
+	else if (c == 0xF4)
+		hi = 0x8F; /* beyond U+10FFFF */
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xBF)
+			return 0;
+	return len;
+}
+
+/* @n bytes as valid UTF-8 without NUL: bad bytes become U+FFFD. */
+static void put_clean(air__buf *b, const char *text, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)text;
+
+	for (size_t i = 0; i < n;) {
+		size_t len;
+
+		if (s[i] == 0) {
+			put_replacement(b);
+			i++;
+		} else if (s[i] < 0x80) {
+			air__buf_putc(b, (char)s[i]);
+			i++;
+		} else if ((len = utf8_seq(s + i, n - i)) > 0) {
+			air__buf_put(b, s + i, len);
+			i += len;
+		} else {
+			put_replacement(b);
+			i++;
+		}
+	}
+}
+
+/* Append the record of @text (@n bytes, no newline) to @out. */
+static void add_record(air__lwriter *w, air__buf *out, const char *text, size_t n)
+{
+	air__buf clean = AIR__BUF_INIT;
+	int64_t t = now_ns();
+
+	if (n > 0 && text[n - 1] == '\r')
+		n--; /* CRLF output */
+	put_clean(&clean, text, n);
+	air__secrets_scrub(w->redact, &clean);
+	if (t <= w->last_t)
+		t = w->last_t + 1;
+	w->last_t = t;
+	air__buf_printf(out, "%lld ", (long long)t);
+	air__buf_put(out, air__buf_cstr(&clean), clean.len);
+	air__buf_putc(out, '\n');
+	air__buf_dispose(&clean);
+}
+
+static void write_out(air__lwriter *w, const air__buf *out)
+{
+	const char *p = out->ptr;
+	size_t left = out->len;
+
+	while (left > 0) {
+		ssize_t r = write(w->fd, p, left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return; /* a full disk loses output, never the run */
+		p += r;
+		left -= (size_t)r;
+	}
+}
+
+/* A cut of an over-long line that does not split a UTF-8 sequence. */
+static size_t cut_at(const char *s, size_t max)
+{
+	size_t n = max;
+
+	for (int back = 0; back < 3 && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; back++)
+		n--;
+	return n > 0 ? n : max;
+}
+
+void air__lwriter_feed(air__lwriter *w, const char *data, size_t len)
+{
+	air__buf out = AIR__BUF_INIT;
+	size_t start = 0;
+
+	air__buf_put(&w->line, data, len);
+	for (;;) {
+		const char *base = w->line.ptr + start;
+		size_t left = w->line.len - start;
+		const char *nl = left ? memchr(base, '\n', left) : NULL;
+
+		if (nl && (size_t)(nl - base) <= AIR__LOCAL_MAX_RECORD) {
+			add_record(w, &out, base, (size_t)(nl - base));
+			start += (size_t)(nl - base) + 1;
+		} else if (left > AIR__LOCAL_MAX_RECORD) {
+			size_t n = cut_at(base, AIR__LOCAL_MAX_RECORD);
+			add_record(w, &out, base, n);
+			start += n;
+		} else {
+			break;
+		}
+	}
+	if (start > 0) {
+		memmove(w->line.ptr, w->line.ptr + start, w->line.len - start);
+		w->line.len -= start;
+		w->line.ptr[w->line.len] = '\0';
+	}
+	write_out(w, &out);
+	air__buf_dispose(&out);
+}
+
+void air__lwriter_flush(air__lwriter *w)
+{
+	air__buf out = AIR__BUF_INIT;
+
+	if (w->line.len > 0) {
+		add_record(w, &out, w->line.ptr, w->line.len);
+		air__buf_clear(&w->line);
+		write_out(w, &out);
+	}
+	air__buf_dispose(&out);
+}
+
+void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
+{
+	air__buf out = AIR__BUF_INIT, text = AIR__BUF_INIT;
+	va_list ap;
+
+	air__buf_puts(&text, "[air local] ");
+	va_start(ap, fmt);
+	air__buf_vprintf(&text, fmt, ap);
+	va_end(ap);
+	add_record(w, &out, air__buf_cstr(&text), text.len);
+	write_out(w, &out);
+	air__buf_dispose(&out);
+	air__buf_dispose(&text);
+}
+
+/* ---- reading ------------------------------------------------------------------------ */
+
+int air__llog_open(const char *path, air__llog *l)
+{
+	struct stat st;
+	int fd;
+	const char *last;
+
+	memset(l, 0, sizeof(*l));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (fstat(fd, &st) != 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	if (st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (m == MAP_FAILED) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		l->map = m;
+		l->map_len = (size_t)st.st_size;
+		l->base = m;
+		/* Only complete records: up to the last newline. */
+		last = memrchr(l->base, '\n', l->map_len);
+		l->size = last ? (size_t)(last - l->base) + 1 : 0;
+	}
+	close(fd);
+	return 0;
+}
+
+void air__llog_close(air__llog *l)
+{
+	if (l->map)
+		munmap(l->map, l->map_len);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Parse the record at @off (a record start < l->size). */
+static size_t parse_at(const air__llog *l, size_t off, int64_t *t, const char **text,
+                       size_t *len)
+{
+	const char *p = l->base + off, *end = memchr(p, '\n', l->size - off);
+	int64_t v = 0;
+
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (v <= (INT64_MAX - 9) / 10)
+			v = v * 10 + (*p - '0');
+		p++;
+	}
+	if (p < end && *p == ' ')
+		p++;
+	*t = v;
+	*text = p;
+	*len = (size_t)(end - p);
+	return (size_t)(end - l->base) + 1;
+}
+
+bool air__llog_next(const air__llog *l, size_t *off, int64_t *t, const char **text, size_t *len)
+{
+	if (*off >= l->size)
+		return false;
+	*off = parse_at(l, *off, t, text, len);
+	return true;
+}
+
+/* Start of the record that ends (its newline) at @end - 1. */
+static size_t record_start(const air__llog *l, size_t end)
+{
+	const char *nl = end >= 2 ? memrchr(l->base, '\n', end - 1) : NULL;
+
+	return nl ? (size_t)(nl - l->base) + 1 : 0;
+}
+
+bool air__llog_prev(const air__llog *l, size_t *end, int64_t *t, const char **text, size_t *len)
+{
+	size_t start;
+
+	if (*end == 0 || *end > l->size)
+		return false;
+	start = record_start(l, *end);
+	parse_at(l, start, t, text, len);
+	*end = start;
+	return true;
+}
+
+bool air__llog_is_boundary(const air__llog *l, size_t off)
+{
+	return off == 0 || off == l->size || (off < l->size && l->base[off - 1] == '\n');
+}
+
+static int64_t time_at(const air__llog *l, size_t off)
+{
+	int64_t t;
+	const char *text;
+	size_t len;
+
+	parse_at(l, off, &t, &text, &len);
+	return t;
+}
+
+/* First record start at or after @off (l->size when none). */
+static size_t start_at_or_after(const air__llog *l, size_t off)
+{
+	const char *nl;
+
+	if (off == 0)
+		return 0;
+	nl = memchr(l->base + off - 1, '\n', l->size - (off - 1));
+	return nl ? (size_t)(nl - l->base) + 1 : l->size;
+}
+
+size_t air__llog_lower_bound(const air__llog *l, int64_t t)
+{
+	size_t lo = 0, hi = l->size;
+
+	/* lo is a record start and hi a record start or the end; the answer
+	 * lies in [lo, hi]. */
+	while (lo < hi) {
+		size_t m = start_at_or_after(l, lo + (hi - lo) / 2);
+		int64_t tm;
+		const char *text;
+		size_t len;
+
+		if (m >= hi) {
+			/* No record starts in the upper half: walk the few below it. */
+			while (lo < hi && time_at(l, lo) < t)
+				lo = parse_at(l, lo, &tm, &text, &len);
+			return lo;
+		}
+		if (time_at(l, m) < t)
+			lo = parse_at(l, m, &tm, &text, &len);
+		else
+			hi = m;
+	}
+	return lo;
+}

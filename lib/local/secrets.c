@@ -1,0 +1,158 @@
+/*
+ * secrets.c: the values of a local run's secrets. A secret NAME: scope/key
+ * takes the value of the environment variable NAME (of the client's
+ * environment) when it is set, else the entry "scope" -> "key" of the
+ * secrets file ($AIR_LOCAL_SECRETS_FILE, or <state>/secrets.json):
+ *
+ *     {"ml-team": {"huggingface-token": "hf_..."}}
+ *
+ * Values are never written anywhere and never appear in messages.
+ */
+#include "local/endpoints.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define MAX_SECRETS_FILE (1u << 20)
+
+char *air__lsecrets_file(const air__local *ws)
+{
+	const char *f = ws->env.getenv ? ws->env.getenv(ws->env.getenv_ud, AIR__LOCAL_SECRETS_ENV)
+	                               : NULL;
+
+	return f ? air__strdup(f) : air__lpath(ws->dir, "secrets.json");
+}
+
+/* The secrets file as an object, an empty one when it does not exist; NULL
+ * (with @why) when it cannot be read or is not an object of objects. */
+static json_t *load_file(const char *path, air__buf *why)
+{
+	air__buf b = AIR__BUF_INIT;
+	json_t *v = NULL, *scope;
+	const char *name;
+	bool ok;
+
+	if (air__lread_file(path, MAX_SECRETS_FILE, &b) != 0) {
+		if (errno == ENOENT)
+			v = json_object();
+		else
+			air__buf_printf(why, "cannot read the secrets file %s: %s", path, strerror(errno));
+		air__buf_dispose(&b);
+		return v;
+	}
+	/* jansson's messages may quote the text: only the position is reported. */
+	v = json_loadb(b.ptr, b.len, JSON_REJECT_DUPLICATES, NULL);
+	explicit_bzero(b.ptr, b.len);
+	air__buf_dispose(&b);
+	ok = json_is_object(v);
+	json_object_foreach(v, name, scope)
+		ok = ok && json_is_object(scope);
+	if (!ok) {
+		json_decref(v);
+		air__buf_printf(why, "the secrets file %s is not a JSON object of scopes "
+		                "({\"scope\": {\"key\": \"value\"}})", path);
+		return NULL;
+	}
+	return v;
+}
+
+/* Names of @spec in sorted order (messages name the first missing one). */
+static int sorted_names(const json_t *spec, const char ***out, size_t *n)
+{
+	const char *name;
+	json_t *v;
+	size_t k = 0;
+
+	*n = json_object_size(spec);
+	if (!(*out = air__calloc(*n + 1, sizeof(**out))))
+		return AIR_ENOMEM;
+	json_object_foreach((json_t *)spec, name, v)
+		(*out)[k++] = name;
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && strcmp((*out)[j - 1], (*out)[j]) > 0; j--) {
+			const char *t = (*out)[j];
+			(*out)[j] = (*out)[j - 1];
+			(*out)[j - 1] = t;
+		}
+	return AIR_OK;
+}
+
+/* Remember @value: in @vals for the run, in the client's secret set for its
+ * messages. */
+static int add_value(const air__local *ws, json_t *vals, const char *name, const char *value,
+                     air__buf *why)
+{
+	json_t *s = json_string(value);
+
+	if (!s) {
+		air__buf_printf(why, "the value of secret %s is not valid UTF-8", name);
+		return AIR_EINVAL;
+	}
+	if (json_object_set_new(vals, name, s) != 0)
+		return AIR_ENOMEM;
+	if (ws->env.secrets && air__secrets_add(ws->env.secrets, value) != AIR_OK)
+		return AIR_ENOMEM;
+	return AIR_OK;
+}
+
+/* The file's value of "scope/key", or NULL. */
+static const char *file_value(const json_t *file, const char *ref)
+{
+	const char *slash = strchr(ref, '/');
+	char *scope = slash ? air__strndup(ref, (size_t)(slash - ref)) : NULL;
+	const char *v = scope ? air__json_str(json_object_get(file, scope), slash + 1) : NULL;
+
+	air__free(scope);
+	return v;
+}
+
+int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out,
+                          const char **missing, air__buf *why)
+{
+	const char **names = NULL;
+	json_t *file = NULL, *vals = json_object();
+	char *fpath = NULL;
+	size_t n = 0;
+	int rc = vals ? sorted_names(spec, &names, &n) : AIR_ENOMEM;
+
+	*out = NULL;
+	*missing = NULL;
+	for (size_t i = 0; rc == AIR_OK && i < n; i++) {
+		const char *name = names[i], *ref = air__json_str(spec, name);
+		const char *v = ws->env.getenv ? ws->env.getenv(ws->env.getenv_ud, name) : NULL;
+
+		if (!v && !file) {
+			if (!(fpath = air__lsecrets_file(ws))) {
+				rc = AIR_ENOMEM;
+				break;
+			}
+			if (!(file = load_file(fpath, why))) {
+				*missing = name;
+				rc = AIR_EINVAL;
+				break;
+			}
+		}
+		if (!v)
+			v = file_value(file, ref ? ref : "");
+		if (!v) {
+			*missing = name;
+			air__buf_printf(why, "secret %s (%s) has no local value: export %s, or add it "
+			                "to the secrets file %s as {\"scope\": {\"key\": \"value\"}}",
+			                name, ref ? ref : "?", name, fpath);
+			rc = AIR_ENOTFOUND;
+			break;
+		}
+		rc = add_value(ws, vals, name, v, why);
+		if (rc == AIR_EINVAL)
+			*missing = name;
+	}
+	air__free(names);
+	air__free(fpath);
+	json_decref(file);
+	if (rc != AIR_OK) {
+		json_decref(vals);
+		return rc;
+	}
+	*out = vals;
+	return AIR_OK;
+}

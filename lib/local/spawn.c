@@ -1,0 +1,191 @@
+/*
+ * spawn.c: finding and starting the supervisor program of a local run.
+ *
+ * The supervisor is a separate program (air-local-supervisor), never a fork
+ * of the caller: libair may live in a multi-threaded process (Python, Go),
+ * where only an exec is safe after fork. posix_spawn() starts it with the
+ * run's lock on fd 3 (held all along: readers never see the run without a
+ * live owner) and the secret values on fd 4 (a socket, read to its end);
+ * the program forks, the child calls setsid() and supervises the run, and
+ * the parent exits at once, so the caller reaps it here and is left with
+ * no child. Its stdout and stderr go to the run's supervisor.log.
+ *
+ * Where the program is: $AIR_LOCAL_SUPERVISOR, else next to the loaded
+ * libair (a build tree), else the libexec directory libair was installed
+ * with.
+ */
+#include "local/endpoints.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef AIR_LOCAL_LIBEXECDIR
+#  define AIR_LOCAL_LIBEXECDIR "/usr/local/libexec/libair"
+#endif
+
+extern char **environ;
+
+static bool executable(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* The directory of the object libair's code was loaded from, or NULL. */
+static char *library_dir(void)
+{
+	Dl_info info;
+	const char *slash;
+
+	if (!dladdr((void *)(uintptr_t)&library_dir, &info) || !info.dli_fname)
+		return NULL;
+	slash = strrchr(info.dli_fname, '/');
+	return slash ? air__strndup(info.dli_fname, (size_t)(slash - info.dli_fname)) : NULL;
+}
+
+bool air__lsupervisor_path(const air__local *ws, char **path)
+{
+	const char *env = getenv(AIR__LOCAL_SUPERVISOR_ENV);
+	char *dir;
+
+	(void)ws;
+	*path = NULL;
+	if (env && *env) {
+		*path = air__strdup(env);
+		return executable(*path);
+	}
+	if ((dir = library_dir()) != NULL) {
+		*path = air__sprintf("%s/%s", dir, AIR__LOCAL_SUPERVISOR);
+		air__free(dir);
+		if (executable(*path))
+			return true;
+		air__free(*path);
+	}
+	*path = air__strdup(AIR_LOCAL_LIBEXECDIR "/" AIR__LOCAL_SUPERVISOR);
+	return executable(*path);
+}
+
+/* Send the secret values into @fd (a socket) and close it. */
+static int send_secrets(int fd, const json_t *secrets, air__buf *why)
+{
+	char *text = json_dumps(secrets, JSON_COMPACT);
+	size_t len = text ? strlen(text) : 0, off = 0;
+	int rc = text ? AIR_OK : AIR_ENOMEM;
+
+	while (rc == AIR_OK && off < len) {
+		ssize_t n = send(fd, text + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			air__buf_printf(why, "cannot hand the secrets to the supervisor: %s",
+			                errno == EAGAIN ? "too large" : strerror(errno));
+			rc = AIR_EIO;
+			break;
+		}
+		off += (size_t)n;
+	}
+	if (text) {
+		explicit_bzero(text, len);
+		free(text); /* jansson's allocator */
+	}
+	shutdown(fd, SHUT_WR);
+	close(fd);
+	return rc;
+}
+
+static int wait_launcher(pid_t pid, air__buf *why)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno == EINTR)
+			continue;
+		/* SIGCHLD ignored or reaped by the caller's handler: the outcome is
+		 * unknown here, and the run's status will tell. */
+		return AIR_OK;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return AIR_OK;
+	if (WIFEXITED(st))
+		air__buf_printf(why, "the supervisor exited with status %d at start",
+		                WEXITSTATUS(st));
+	else
+		air__buf_printf(why, "the supervisor was killed by signal %d at start",
+		                WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+	return AIR_EIO;
+}
+
+int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
+                const json_t *secrets, air__buf *why)
+{
+	char id[24], *log = NULL, *run_dir = air__lrun_dir(ws->dir, run_id);
+	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING, NULL};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	int sv[2] = {-1, -1}, lock_hi = -1, sec_hi = -1, rc = AIR_OK, e;
+	pid_t pid;
+
+	snprintf(id, sizeof(id), "%lld", (long long)run_id);
+	if (!run_dir || !(log = air__lpath(run_dir, "supervisor.log"))) {
+		air__free(run_dir);
+		return AIR_ENOMEM;
+	}
+	/* Descriptors above the ones the program expects, so that dup2 always
+	 * copies (a dup2 onto itself would keep close-on-exec). */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    (lock_hi = fcntl(lock_fd, F_DUPFD_CLOEXEC, 10)) < 0 ||
+	    (sec_hi = fcntl(sv[1], F_DUPFD_CLOEXEC, 10)) < 0) {
+		air__buf_printf(why, "cannot prepare the supervisor's descriptors: %s", strerror(errno));
+		rc = AIR_EIO;
+	}
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (rc == AIR_OK)
+		rc = send_secrets(sv[0], secrets, why);
+	else if (sv[0] >= 0)
+		close(sv[0]);
+	if (rc == AIR_OK) {
+		posix_spawn_file_actions_init(&fa);
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+		posix_spawn_file_actions_adddup2(&fa, lock_hi, AIR__LOCAL_LOCK_FD);
+		posix_spawn_file_actions_adddup2(&fa, sec_hi, AIR__LOCAL_SECRETS_FD);
+		/* A clean start whatever the caller did with its signals. */
+		posix_spawnattr_init(&attr);
+		sigemptyset(&none);
+		sigfillset(&all);
+		sigdelset(&all, SIGKILL);
+		sigdelset(&all, SIGSTOP);
+		posix_spawnattr_setsigmask(&attr, &none);
+		posix_spawnattr_setsigdefault(&attr, &all);
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		e = posix_spawn(&pid, program, &fa, &attr, argv, environ);
+		posix_spawnattr_destroy(&attr);
+		posix_spawn_file_actions_destroy(&fa);
+		if (e != 0) {
+			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
+			rc = AIR_EIO;
+		} else {
+			rc = wait_launcher(pid, why);
+		}
+	}
+	if (lock_hi >= 0)
+		close(lock_hi);
+	if (sec_hi >= 0)
+		close(sec_hi);
+	air__free(log);
+	air__free(run_dir);
+	return rc;
+}

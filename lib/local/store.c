@@ -1,0 +1,297 @@
+/*
+ * store.c: the files of a local state directory: paths, directories, atomic
+ * writes (temporary file + rename), whole-file reads, flock() locks.
+ */
+#include "local/local_priv.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_JSON_FILE (16u << 20)
+#define LOCK_POLL_MS 10
+
+char *air__lpath(const char *dir, const char *fmt, ...)
+{
+	va_list ap;
+	char *rest, *p;
+
+	va_start(ap, fmt);
+	rest = air__vsprintf(fmt, ap);
+	va_end(ap);
+	if (!rest)
+		return NULL;
+	p = air__sprintf("%s/%s", dir, rest);
+	air__free(rest);
+	return p;
+}
+
+int air__lmkdirs(const char *path, mode_t mode)
+{
+	char *p = air__strdup(path);
+	size_t n = p ? strlen(p) : 0;
+	struct stat st;
+	int rc = 0;
+
+	if (!p) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 1; rc == 0 && i <= n; i++) {
+		char saved = p[i];
+
+		if (saved != '/' && saved != '\0')
+			continue;
+		p[i] = '\0';
+		if (mkdir(p, mode) != 0 && errno != EEXIST)
+			rc = -1;
+		p[i] = saved;
+	}
+	if (rc == 0 && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		errno = ENOTDIR;
+		rc = -1;
+	}
+	air__free(p);
+	return rc;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char suffix[17];
+	unsigned char rnd[8];
+	char *tmp;
+	int fd, saved;
+
+	if (air__random_bytes(rnd, sizeof(rnd)) != AIR_OK) {
+		errno = EIO;
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(suffix + 2 * i, 3, "%02x", rnd[i]);
+	if (!(tmp = air__sprintf("%s.tmp-%s", path, suffix))) {
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	if (fd < 0) {
+		saved = errno;
+		air__free(tmp);
+		errno = saved;
+		return -1;
+	}
+	if (write_all(fd, data, len) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+		saved = errno;
+		close(fd);
+		unlink(tmp);
+		air__free(tmp);
+		errno = saved;
+		return -1;
+	}
+	if (rename(tmp, path) != 0) {
+		saved = errno;
+		unlink(tmp);
+		air__free(tmp);
+		errno = saved;
+		return -1;
+	}
+	air__free(tmp);
+	return 0;
+}
+
+int air__lwrite_json(const char *path, const json_t *v)
+{
+	char *text = air__json_compact(v);
+	char *line = text ? air__sprintf("%s\n", text) : NULL;
+	int rc;
+
+	air__free(text);
+	if (!line) {
+		errno = ENOMEM;
+		return -1;
+	}
+	rc = air__lwrite_atomic(path, line, strlen(line), 0600);
+	air__free(line);
+	return rc;
+}
+
+int air__lread_file(const char *path, size_t max, air__buf *out)
+{
+	char chunk[16384];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	air__buf_clear(out);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		if (r == 0)
+			break;
+		if (out->len + (size_t)r > max) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+		air__buf_put(out, chunk, (size_t)r);
+	}
+	close(fd);
+	if (air__buf_oom(out)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (!out->ptr)
+		air__buf_puts(out, ""); /* an empty file is "" */
+	return 0;
+}
+
+json_t *air__lread_json(const char *path)
+{
+	air__buf b = AIR__BUF_INIT;
+	json_t *v = NULL;
+
+	if (air__lread_file(path, MAX_JSON_FILE, &b) == 0)
+		v = json_loadb(b.ptr, b.len, JSON_REJECT_DUPLICATES, NULL);
+	air__buf_dispose(&b);
+	return v;
+}
+
+int air__llock(const char *path, bool wait, const air__ctx *ctx, int *fd)
+{
+	int f = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600), saved;
+
+	*fd = -1;
+	if (f < 0)
+		return -1;
+	for (;;) {
+		if (flock(f, LOCK_EX | LOCK_NB) == 0) {
+			*fd = f;
+			return 0;
+		}
+		saved = errno;
+		if (saved == EINTR)
+			continue;
+		if (saved != EWOULDBLOCK || !wait)
+			break;
+		/* Held by another process: wait in slices, so that the call's
+		 * interrupt and deadline still apply. */
+		if (air__ctx_sleep(ctx, LOCK_POLL_MS, NULL, NULL) != AIR_OK) {
+			saved = EINTR;
+			break;
+		}
+	}
+	close(f);
+	errno = saved;
+	return -1;
+}
+
+void air__lunlock(int fd)
+{
+	if (fd >= 0) {
+		flock(fd, LOCK_UN);
+		close(fd);
+	}
+}
+
+int air__lremove_tree(const char *path)
+{
+	struct stat st;
+	DIR *d;
+	struct dirent *e;
+	int rc = 0;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode))
+		return unlink(path);
+	if (!(d = opendir(path)))
+		return -1;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *child;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (!(child = air__lpath(path, "%s", e->d_name))) {
+			errno = ENOMEM;
+			rc = -1;
+			break;
+		}
+		rc = air__lremove_tree(child);
+		air__free(child);
+	}
+	closedir(d);
+	return rc == 0 ? rmdir(path) : rc;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	air__buf b = AIR__BUF_INIT;
+	int rc = air__lread_file(from, SIZE_MAX / 2, &b);
+
+	if (rc == 0)
+		rc = air__lwrite_atomic(to, b.ptr, b.len, 0600);
+	air__buf_dispose(&b);
+	return rc;
+}
+
+int air__lcopy_dir_files(const char *from, const char *to)
+{
+	DIR *d;
+	struct dirent *e;
+	int rc = air__lmkdirs(to, 0700);
+
+	if (rc != 0)
+		return rc;
+	if (!(d = opendir(from)))
+		return -1;
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char *src = air__lpath(from, "%s", e->d_name);
+		char *dst = air__lpath(to, "%s", e->d_name);
+		struct stat st;
+
+		if (!src || !dst) {
+			errno = ENOMEM;
+			rc = -1;
+		} else if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
+			rc = copy_file(src, dst);
+		}
+		air__free(src);
+		air__free(dst);
+	}
+	closedir(d);
+	return rc;
+}
+
+bool air__lexists(const char *path)
+{
+	struct stat st;
+
+	return path && lstat(path, &st) == 0;
+}

@@ -1,0 +1,469 @@
+/*
+ * submit.c: the pre-flight check and runs/submit of a local workspace.
+ *
+ * runs/submit takes the payload a real workspace would get, finds the launch
+ * directory and the code snapshot the submission uploaded into
+ * <state>/workspace, and, under the state lock: returns the run of an
+ * idempotency token already seen; resolves the secrets (a missing one fails
+ * the submission, nothing is created); gives out the next run id; builds the
+ * run's folder under a temporary name (the run's lock taken first, so that
+ * the run is never visible without an owner) and renames it into place.
+ * Then the supervisor is started with the lock and the secret values. A
+ * supervisor that cannot start leaves the run ended INTERNAL_ERROR with the
+ * reason, as a workspace does when it cannot launch a run.
+ */
+#include "local/endpoints.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What runs/submit needs of its payload. */
+typedef struct lsub {
+	const json_t *body, *task, *air, *compute;
+	const char *token;
+	const char *command_path;
+	const char *code_source_path;
+	const char *accel_type;
+	int64_t accel_count, nodes, per_node;
+	char *launch_dir;       /* stored launch directory */
+	char *code_archive;     /* stored archive, or NULL */
+	json_t *secret_spec;    /* {"NAME": "scope/key"} */
+} lsub;
+
+/* ---- pre-flight --------------------------------------------------------------------- */
+
+int air__lsubmit_preflight(air__lcall *c)
+{
+	json_t *body, *errors = json_array(), *vals = NULL;
+	const json_t *spec;
+	const char *missing = NULL;
+	air__buf why = AIR__BUF_INIT;
+	int rc = AIR_OK, r;
+
+	if (!errors)
+		return air__oom(c->err);
+	if (!(body = air__lbody_json(c, &rc))) {
+		json_decref(errors);
+		return rc;
+	}
+	spec = air__json_at(body, "run_options.secrets");
+	if (json_is_object(spec) && json_object_size(spec) > 0) {
+		r = air__lsecrets_resolve(c->ws, spec, &vals, &missing, &why);
+		if (r == AIR_ENOMEM)
+			rc = air__oom(c->err);
+		else if (r != AIR_OK && missing) {
+			char *path = air__sprintf("secrets.%s", missing);
+			json_t *e = path ? json_pack("{s:s, s:s, s:s}", "path", path, "message",
+			                             air__buf_cstr(&why), "code", "SECRET_NOT_FOUND")
+			                 : NULL;
+			if (!e || json_array_append_new(errors, e) != 0)
+				rc = air__oom(c->err);
+			air__free(path);
+		}
+		json_decref(vals);
+	}
+	air__buf_dispose(&why);
+	json_decref(body);
+	if (rc != AIR_OK) {
+		json_decref(errors);
+		return rc;
+	}
+	return air__lreply_json(c, 200, json_pack("{s:o}", "errors", errors));
+}
+
+/* ---- the payload -------------------------------------------------------------------- */
+
+static void lsub_dispose(lsub *s)
+{
+	air__free(s->launch_dir);
+	air__free(s->code_archive);
+	json_decref(s->secret_spec);
+}
+
+/* {"NAME": "scope/key"} from the launch directory's secret_env_vars.json. */
+static json_t *secret_spec(const char *launch_dir)
+{
+	char *path = air__lpath(launch_dir, "secret_env_vars.json");
+	json_t *arr = path ? air__lread_json(path) : NULL, *spec = json_object(), *e;
+	size_t i;
+
+	json_array_foreach(arr, i, e) {
+		const char *name = air__json_nonempty(e, "name");
+		const char *scope = air__json_str(e, "secret_scope"), *key = air__json_str(e, "secret_key");
+		char *ref = name && scope && key ? air__sprintf("%s/%s", scope, key) : NULL;
+
+		if (spec && ref)
+			json_object_set_new(spec, name, json_string(ref));
+		air__free(ref);
+	}
+	json_decref(arr);
+	air__free(path);
+	return spec;
+}
+
+/* Read and check the payload; replies 400 (returning false) when it is not
+ * one a workspace would run. */
+static bool read_payload(air__lcall *c, lsub *s, int *rc)
+{
+	const json_t *dep;
+	const air__accelerator *acc;
+	struct stat st;
+	char *dir;
+
+	s->task = air__json_at(s->body, "tasks.0");
+	s->air = json_object_get(s->task, "ai_runtime_task");
+	dep = air__json_at(s->air, "deployments.0");
+	s->compute = json_object_get(dep, "compute");
+	s->token = air__json_nonempty(s->body, "idempotency_token");
+	s->command_path = air__json_nonempty(dep, "command_path");
+	s->code_source_path = air__json_nonempty(s->air, "code_source_path");
+	s->accel_type = air__json_nonempty(s->compute, "accelerator_type");
+	s->accel_count = air__json_int64_or(s->compute, "accelerator_count", 0);
+	if (!json_is_object(s->air) || !s->command_path || s->command_path[0] != '/' ||
+	    strrchr(s->command_path, '/') == s->command_path) {
+		*rc = air__lreply_bad_request(c, "a local workspace runs ai_runtime_task runs with a "
+		                              "command_path");
+		return false;
+	}
+	acc = s->accel_type ? air__accelerator_find(s->accel_type) : NULL;
+	if (!acc || s->accel_count <= 0 || s->accel_count % acc->gpus_per_node) {
+		*rc = air__lreply_bad_request(c, "compute %s x %lld does not make whole nodes",
+		                              s->accel_type ? s->accel_type : "(none)",
+		                              (long long)s->accel_count);
+		return false;
+	}
+	s->per_node = acc->gpus_per_node;
+	s->nodes = s->accel_count / acc->gpus_per_node;
+	dir = air__strndup(s->command_path, (size_t)(strrchr(s->command_path, '/') -
+	                                            s->command_path));
+	s->launch_dir = dir && *dir ? air__lws_file(c->ws, dir) : NULL;
+	air__free(dir);
+	{
+		char *cmd = air__lws_file(c->ws, s->command_path);
+		bool ok = cmd && stat(cmd, &st) == 0 && S_ISREG(st.st_mode);
+		air__free(cmd);
+		if (!s->launch_dir || !ok) {
+			*rc = air__lreply_bad_request(c, "command_path %s does not exist in the local "
+			                              "workspace", s->command_path);
+			return false;
+		}
+	}
+	if (s->code_source_path) {
+		s->code_archive = air__lws_file(c->ws, s->code_source_path);
+		if (!s->code_archive || stat(s->code_archive, &st) != 0 || !S_ISREG(st.st_mode)) {
+			*rc = air__lreply_bad_request(c, "code_source_path %s does not exist in the local "
+			                              "workspace", s->code_source_path);
+			return false;
+		}
+	}
+	if (!(s->secret_spec = secret_spec(s->launch_dir))) {
+		*rc = air__oom(c->err);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the run's folder ------------------------------------------------------------------ */
+
+/* A file holding a positive decimal id; 0 when missing or malformed. */
+static int64_t read_id(const char *path)
+{
+	air__buf b = AIR__BUF_INIT;
+	int64_t id = 0;
+
+	if (air__lread_file(path, 64, &b) == 0) {
+		size_t n;
+		const char *t = air__trim(b.ptr, &n);
+		char *v = air__strndup(t, n);
+		if (!v || !air__parse_int64(v, &id) || id < 0)
+			id = 0;
+		air__free(v);
+	}
+	air__buf_dispose(&b);
+	return id;
+}
+
+/* The run id a token created, 0 when none; *deleted when its folder is gone. */
+static int64_t token_run(const air__local *ws, const char *token, char **record, bool *deleted)
+{
+	char hex[2 * AIR__SHA256_LEN + 1];
+	int64_t id;
+	char *dir;
+
+	*deleted = false;
+	air__sha256_hex(token, strlen(token), hex);
+	if (!(*record = air__sprintf("%s/idempotency/%s", ws->dir, hex)))
+		return 0;
+	if ((id = read_id(*record)) > 0) {
+		dir = air__lrun_dir(ws->dir, id);
+		*deleted = dir && !air__lexists(dir);
+		air__free(dir);
+	}
+	return id;
+}
+
+/* The next run id (recorded): one above the last given, and free. 0 on failure. */
+static int64_t next_run_id(const air__local *ws)
+{
+	char *path = air__lpath(ws->dir, "last_run_id"), text[24];
+	int64_t last = path ? read_id(path) : 0;
+	bool taken = true;
+
+	for (int tries = 0; path && taken && tries < 1000000; tries++) {
+		char *dir = air__lrun_dir(ws->dir, ++last);
+		taken = !dir || air__lexists(dir);
+		air__free(dir);
+	}
+	snprintf(text, sizeof(text), "%lld\n", (long long)last);
+	if (!path || taken || air__lwrite_atomic(path, text, strlen(text), 0600) != 0)
+		last = 0;
+	air__free(path);
+	return last;
+}
+
+static json_t *run_record(const air__lcall *c, const lsub *s, int64_t id)
+{
+	const char *exp = air__json_nonempty(s->air, "experiment");
+	char mlrun[33], *mlexp = air__lmlflow_experiment_id(exp ? exp : "");
+	json_t *deps = air__json_at(s->body, "environments.0.spec.dependencies");
+	json_t *rec;
+
+	if (!mlexp || air__lmlflow_new_run_id(id, mlrun) != AIR_OK) {
+		air__free(mlexp);
+		return NULL;
+	}
+	rec = json_pack("{s:I, s:I, s:s, s:s*, s:s, s:s*, s:I, s:I, s:s, s:I, s:I, s:b, s:I,"
+	                " s:s, s:s*, s:s*, s:s, s:s, s:O*, s:s*, s:O}",
+	                "run_id", (json_int_t)id, "submit_time", (json_int_t)air__now_ms(),
+	                "user", c->ws->user, "idempotency_token", s->token,
+	                "experiment", exp ? exp : "", "mlflow_run_name",
+	                air__json_nonempty(s->air, "mlflow_run"), "nodes", (json_int_t)s->nodes,
+	                "gpus_per_node", (json_int_t)s->per_node, "accelerator_type", s->accel_type,
+	                "accelerator_count", (json_int_t)s->accel_count, "max_retries",
+	                (json_int_t)air__json_int64_or(s->task, "max_retries", 0),
+	                "retry_on_timeout", json_is_true(json_object_get(s->task, "retry_on_timeout")),
+	                "timeout_seconds", (json_int_t)air__json_int64_or(s->body, "timeout_seconds", 0),
+	                "command_path", s->command_path, "code_source_path", s->code_source_path,
+	                "code_archive", s->code_archive, "mlflow_run_id", mlrun,
+	                "mlflow_experiment_id", mlexp, "dependencies", json_is_array(deps) ? deps : NULL,
+	                "image", air__json_nonempty(s->air, "unity_catalog_image_path"),
+	                "payload", s->body);
+	air__free(mlexp);
+	return rec;
+}
+
+/* Build the run's folder as @tmp and rename it to @dir; *lock_fd holds its
+ * supervisor lock. Returns 0, or -1 with errno. */
+static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const char *tmp,
+                        const char *dir, int *lock_fd)
+{
+	char *lock = air__lpath(tmp, "supervisor.lock"), *launch = air__lpath(tmp, "launch");
+	json_t *rec = run_record(c, s, id), *status = air__lstatus_new();
+	char *rpath = air__lpath(tmp, "run.json");
+	int rc = lock && launch && rec && status && rpath ? 0 : -1;
+
+	*lock_fd = -1;
+	if (rc != 0)
+		errno = ENOMEM;
+	if (rc == 0) {
+		air__lremove_tree(tmp); /* left by a submission that stopped half-way */
+		rc = air__lmkdirs(tmp, 0700);
+	}
+	if (rc == 0)
+		rc = air__llock(lock, false, NULL, lock_fd);
+	if (rc == 0)
+		rc = air__lcopy_dir_files(s->launch_dir, launch);
+	if (rc == 0)
+		rc = air__lwrite_json(rpath, rec);
+	if (rc == 0)
+		rc = air__lstatus_write(tmp, status);
+	if (rc == 0)
+		rc = rename(tmp, dir);
+	if (rc != 0) {
+		int saved = errno;
+		air__lunlock(*lock_fd);
+		*lock_fd = -1;
+		air__lremove_tree(tmp);
+		errno = saved;
+	}
+	json_decref(rec);
+	json_decref(status);
+	air__free(lock);
+	air__free(launch);
+	air__free(rpath);
+	return rc;
+}
+
+/* The run's MLflow links name folders: <state>/ml/experiments/<experiment
+ * id>/runs/<MLflow run id> is a symbolic link to the run's folder (best
+ * effort: nothing reads it). */
+static void link_mlflow_names(const air__local *ws, int64_t id)
+{
+	char *dir = air__lrun_dir(ws->dir, id), *rpath = dir ? air__lpath(dir, "run.json") : NULL;
+	json_t *rec = rpath ? air__lread_json(rpath) : NULL;
+	const char *exp = air__json_str(rec, "mlflow_experiment_id");
+	const char *run = air__json_str(rec, "mlflow_run_id");
+	char *runs = exp ? air__sprintf("%s/ml/experiments/%s/runs", ws->dir, exp) : NULL;
+	char *link = runs && run ? air__lpath(runs, "%s", run) : NULL;
+	char *target = air__sprintf("../../../../jobs/runs/%lld", (long long)id);
+
+	if (link && target && air__lmkdirs(runs, 0700) == 0 && symlink(target, link) != 0 &&
+	    errno == EEXIST && unlink(link) == 0) /* a leftover of an earlier state directory */
+		(void)!symlink(target, link);
+	air__free(target);
+	air__free(link);
+	air__free(runs);
+	json_decref(rec);
+	air__free(rpath);
+	air__free(dir);
+}
+
+/* Overwrite the secret values before they are released. */
+static void wipe(json_t *vals)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(vals, name, v)
+		explicit_bzero((char *)json_string_value(v), json_string_length(v));
+	json_decref(vals);
+}
+
+/* Start the supervisor; when it cannot start, the run ends with the reason. */
+static void launch(air__lcall *c, const char *program, int64_t id, const char *dir, int lock_fd,
+                   const json_t *secrets)
+{
+	air__buf why = AIR__BUF_INIT;
+	json_t *status;
+
+	if (air__lspawn(c->ws, program, id, lock_fd, secrets, &why) == AIR_OK) {
+		air__buf_dispose(&why);
+		return;
+	}
+	status = air__lstatus_new();
+	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
+	                                  air__buf_cstr(&why)) == AIR_OK)
+		air__lstatus_write(dir, status);
+	json_decref(status);
+	air__buf_dispose(&why);
+}
+
+/* Under the state lock: the existing run of the token, or a new run. */
+static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_out)
+{
+	char *record = NULL, *dir = NULL, *tmp = NULL, *idem_dir = NULL, text[24];
+	json_t *vals = NULL;
+	const char *missing = NULL;
+	air__buf why = AIR__BUF_INIT;
+	bool deleted = false;
+	int64_t id = 0;
+	int lock_fd = -1, rc = AIR_OK, r;
+
+	*id_out = 0;
+	if (s->token && (id = token_run(c->ws, s->token, &record, &deleted)) > 0) {
+		if (deleted)
+			rc = air__lreply_bad_request(c, "the run created with this idempotency token "
+			                             "(%lld) was deleted", (long long)id);
+		else
+			*id_out = id;
+		goto out;
+	}
+	r = air__lsecrets_resolve(c->ws, s->secret_spec, &vals, &missing, &why);
+	if (r == AIR_ENOMEM) {
+		rc = air__oom(c->err);
+		goto out;
+	}
+	if (r != AIR_OK) {
+		rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
+		goto out;
+	}
+	if ((id = next_run_id(c->ws)) <= 0) {
+		rc = air__lreply_io_error(c, "cannot give out a run id");
+		goto out;
+	}
+	dir = air__lrun_dir(c->ws->dir, id);
+	tmp = air__sprintf("%s/jobs/runs/.new-%lld", c->ws->dir, (long long)id);
+	if (!dir || !tmp) {
+		rc = air__oom(c->err);
+		goto out;
+	}
+	if (make_run_dir(c, s, id, tmp, dir, &lock_fd) != 0) {
+		rc = air__lreply_io_error(c, "cannot create the run's folder");
+		goto out;
+	}
+	if (record && (idem_dir = air__lpath(c->ws->dir, "idempotency")) &&
+	    air__lmkdirs(idem_dir, 0700) == 0) {
+		snprintf(text, sizeof(text), "%lld\n", (long long)id);
+		air__lwrite_atomic(record, text, strlen(text), 0600);
+	}
+	*id_out = id;
+	link_mlflow_names(c->ws, id);
+	/* The run exists and is locked: the state lock is no longer needed for
+	 * the start, but keeping it is simpler and short. */
+	launch(c, program, id, dir, lock_fd, vals);
+out:
+	/* Closed, never unlocked: the lock belongs to the supervisor now (an
+	 * unlock would release it for every holder of the description). */
+	if (lock_fd >= 0)
+		close(lock_fd);
+	wipe(vals);
+	air__buf_dispose(&why);
+	air__free(record);
+	air__free(dir);
+	air__free(tmp);
+	air__free(idem_dir);
+	return rc;
+}
+
+int air__lsubmit_run(air__lcall *c)
+{
+	lsub s;
+	char *program = NULL, *lock = NULL, *runs = NULL;
+	int64_t id = 0;
+	int rc = AIR_OK, fd = -1;
+
+	memset(&s, 0, sizeof(s));
+	if (!(s.body = air__lbody_json(c, &rc)))
+		return rc;
+	if (!read_payload(c, &s, &rc))
+		goto out;
+	if (!air__lsupervisor_path(c->ws, &program)) {
+		rc = air__lreply_error(c, 500, "INTERNAL_ERROR",
+		                       "the local runtime is not installed: its supervisor program %s "
+		                       "is missing (set %s to its path)",
+		                       program ? program : AIR__LOCAL_SUPERVISOR,
+		                       AIR__LOCAL_SUPERVISOR_ENV);
+		goto out;
+	}
+	runs = air__lpath(c->ws->dir, "jobs/runs");
+	lock = air__lpath(c->ws->dir, ".lock");
+	if (!runs || !lock) {
+		rc = air__oom(c->err);
+		goto out;
+	}
+	if (air__lmkdirs(runs, 0700) != 0) {
+		rc = air__lreply_io_error(c, "cannot create the state directory");
+		goto out;
+	}
+	if (air__llock(lock, true, c->ctx, &fd) != 0) {
+		rc = errno == EINTR ? air__ctx_check(c->ctx, "runs/submit", c->err)
+		                    : air__lreply_io_error(c, "cannot lock the state directory");
+		if (rc == AIR_OK) /* neither interrupted nor past the deadline */
+			rc = air__lreply_io_error(c, "cannot lock the state directory");
+		goto out;
+	}
+	rc = create_run(c, &s, program, &id);
+	air__lunlock(fd);
+	if (rc == AIR_OK && c->reply->status == 0)
+		rc = air__lreply_json(c, 200, json_pack("{s:I}", "run_id", (json_int_t)id));
+out:
+	lsub_dispose(&s);
+	json_decref((json_t *)s.body);
+	air__free(program);
+	air__free(lock);
+	air__free(runs);
+	return rc;
+}

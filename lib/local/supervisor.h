@@ -1,0 +1,43 @@
+/*
+ * supervisor.h: the air-local-supervisor program (supervisor_main.c), which
+ * runs one local run to its end: supervisor.c (attempts, retries, timeout,
+ * cancellation, status.json, node logs) and node.c (a node's processes).
+ *
+ * A node is two processes: a guard, forked by the supervisor, leader of a
+ * new process group, and the command (bash command.sh), the guard's child
+ * in that group. The supervisor stops a node by signalling the group
+ * (SIGTERM, which the guard ignores, then SIGKILL), and after the guard
+ * exits kills what is left of the group before reaping it (so the group id
+ * cannot have been reused). The guard holds no lock; it exits with the
+ * command's status, and when the supervisor dies (its parent-death signal)
+ * it kills its whole group, so no node outlives a killed supervisor.
+ */
+#ifndef AIR_LOCAL_SUPERVISOR_H
+#define AIR_LOCAL_SUPERVISOR_H
+
+#include <signal.h>
+
+#include "local/local_priv.h"
+
+/* How long a node has to exit after SIGTERM before SIGKILL. */
+#define AIR__LOCAL_KILL_GRACE_MS 10000
+
+typedef struct air__lnode_spec {
+	const char *shell;      /* "/bin/bash" */
+	const char *script;     /* <run>/launch/command.sh */
+	const char *cwd;        /* the node's working directory */
+	char *const *env;       /* the node's environment */
+	int out_fd;             /* write end of the node's output pipe (stdout and stderr) */
+} air__lnode_spec;
+
+/* Start a node: the guard's pid (also the node's process group), or -1. */
+pid_t air__lnode_start(const air__lnode_spec *spec);
+
+/* Run @run_id of @state_dir to its end. @secrets ({"NAME": "value"}) is
+ * borrowed. @wake is the read end of the self-pipe that SIGCHLD and the stop
+ * signals write to; *@stop_signal is set by the latter. Returns the
+ * program's exit status. */
+int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets, int wake,
+                    volatile sig_atomic_t *stop_signal);
+
+#endif /* AIR_LOCAL_SUPERVISOR_H */

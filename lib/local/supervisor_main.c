@@ -1,0 +1,144 @@
+/*
+ * supervisor_main.c: the air-local-supervisor program.
+ *
+ *     air-local-supervisor STATE_DIR RUN_ID LIBAIR_VERSION
+ *
+ * Started by libair (spawn.c) with the run's lock held on fd 3 and the
+ * secret values on fd 4. It forks at once: the parent exits (libair reaps
+ * it), the child starts a new session (no terminal, no signal from the
+ * caller's process group reaches it) and supervises the run until it ends.
+ * SIGTERM, SIGINT and SIGHUP stop the run (CANCELED). Its messages go to
+ * the run's supervisor.log.
+ */
+#include "local/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_SECRETS (1u << 20)
+
+static int wake_pipe[2] = {-1, -1};
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	char b = 0;
+
+	if (sig != SIGCHLD)
+		stop_signal = sig;
+	if (write(wake_pipe[1], &b, 1) < 0)
+		errno = saved; /* full: a wake-up is pending anyway */
+	errno = saved;
+}
+
+static int install_signals(void)
+{
+	static const int sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+	struct sigaction sa;
+
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL) != 0)
+			return -1;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* Everything libair did not mean to hand over. */
+static void close_from(int lowest)
+{
+	long max = sysconf(_SC_OPEN_MAX);
+
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = lowest; fd < max; fd++)
+		close(fd);
+}
+
+/* The secret values from fd 4, read to its end. */
+static json_t *read_secrets(void)
+{
+	air__buf b = AIR__BUF_INIT;
+	char chunk[4096];
+	json_t *v = NULL;
+	ssize_t r;
+
+	while ((r = read(AIR__LOCAL_SECRETS_FD, chunk, sizeof(chunk))) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || b.len + (size_t)r > MAX_SECRETS)
+			break;
+		air__buf_put(&b, chunk, (size_t)r);
+	}
+	close(AIR__LOCAL_SECRETS_FD);
+	if (b.len > 0 && !air__buf_oom(&b))
+		v = json_loadb(b.ptr, b.len, 0, NULL);
+	if (b.ptr)
+		explicit_bzero(b.ptr, b.len);
+	air__buf_dispose(&b);
+	if (!json_is_object(v)) {
+		json_decref(v);
+		v = json_object();
+	}
+	return v;
+}
+
+static void wipe(json_t *secrets)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(secrets, name, v)
+		explicit_bzero((char *)json_string_value(v), json_string_length(v));
+	json_decref(secrets);
+}
+
+int main(int argc, char **argv)
+{
+	int64_t run_id;
+	json_t *secrets;
+	pid_t pid;
+	int rc;
+
+	close_from(AIR__LOCAL_SECRETS_FD + 1);
+	if (argc != 4 || !air__parse_int64(argv[2], &run_id) || run_id <= 0) {
+		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION (started by libair)\n",
+		        argv[0]);
+		return 2;
+	}
+	if (strcmp(argv[3], AIR_VERSION_STRING) != 0) {
+		fprintf(stderr, "air-local-supervisor %s cannot run a run of libair %s\n",
+		        AIR_VERSION_STRING, argv[3]);
+		return 3;
+	}
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "air-local-supervisor: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid > 0)
+		_exit(0); /* libair reaps this one; the child lives on */
+	setsid();
+	fcntl(AIR__LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
+	secrets = read_secrets();
+	if (install_signals() != 0) {
+		fprintf(stderr, "air-local-supervisor: cannot set up signals: %s\n", strerror(errno));
+		wipe(secrets);
+		return 1;
+	}
+	rc = air__lsupervise(argv[1], run_id, secrets, wake_pipe[0], &stop_signal);
+	wipe(secrets);
+	close(wake_pipe[0]);
+	close(wake_pipe[1]);
+	return rc;
+}

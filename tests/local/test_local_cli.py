@@ -1,0 +1,373 @@
+"""The local workspace end to end through the `air` command line: two nodes
+that rendezvous over MASTER_ADDR/MASTER_PORT, cancel and log following from
+other processes, retries, timeouts, idempotency keys, secrets, a killed
+supervisor and a killed `air`, the --local flag and profiles, and the
+quickstart's local demo.
+
+Every test has its own state directory. Nothing depends on the machine's
+speed: tests wait for states and files, and PATIENCE_S only ends a hang."""
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+AIR = os.environ.get("AIR_CLI", "air")
+SRC = os.environ.get("AIR_SOURCE_ROOT", os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+PATIENCE_S = 120
+TERMINAL = ("SUCCESS", "FAILED", "CANCELED", "TIMEDOUT")
+
+RENDEZVOUS = r'''
+import os, socket, time
+addr, port = os.environ["MASTER_ADDR"], int(os.environ["MASTER_PORT"])
+rank, nodes = int(os.environ["NODE_RANK"]), int(os.environ["NUM_NODES"])
+if rank == 0:
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((addr, port))
+    srv.listen(nodes)
+    for _ in range(nodes - 1):
+        conn, _ = srv.accept()
+        peer = int(conn.recv(16).decode())
+        conn.sendall(b"welcome %d" % peer)
+        print("rank 0 met rank %d" % peer, flush=True)
+else:
+    give_up = time.monotonic() + 120
+    while True:
+        try:
+            s = socket.create_connection((addr, port))
+            break
+        except OSError:
+            if time.monotonic() > give_up:
+                raise
+            time.sleep(0.05)
+    s.sendall(str(rank).encode())
+    print("rank %d got: %s" % (rank, s.recv(64).decode()), flush=True)
+'''
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def yaml_of(command, name="local-test", nodes=1, extra=""):
+    body = "\n".join("  " + line for line in command.strip("\n").split("\n"))
+    return ("experiment_name: %s\n"
+            "compute: {accelerator_type: GPU_1xA10, num_accelerators: %d}\n"
+            "command: |\n%s\n%s" % (name, nodes, body, extra))
+
+
+class Proc:
+    """An `air` process whose output threads collect."""
+
+    def __init__(self, args, env):
+        self.p = subprocess.Popen([AIR, *args], env=env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  start_new_session=True)
+        self.out, self.err = bytearray(), bytearray()
+        self.cond = threading.Condition()
+        self.threads = [threading.Thread(target=self._read, args=(s, b), daemon=True)
+                        for s, b in ((self.p.stdout, self.out), (self.p.stderr, self.err))]
+        for t in self.threads:
+            t.start()
+
+    def _read(self, stream, buf):
+        for chunk in iter(lambda: stream.read1(4096), b""):
+            with self.cond:
+                buf.extend(chunk)
+                self.cond.notify_all()
+
+    def wait_output(self, pattern):
+        """The first match of @pattern in stdout, waiting for it."""
+        deadline = time.monotonic() + PATIENCE_S
+        with self.cond:
+            while True:
+                m = re.search(pattern, self.out.decode(errors="replace"))
+                if m or self.p.poll() is not None or time.monotonic() > deadline:
+                    return m
+                self.cond.wait(0.05)
+
+    def finish(self):
+        rc = self.p.wait(PATIENCE_S)
+        for t in self.threads:
+            t.join()
+        self.p.stdout.close()
+        self.p.stderr.close()
+        return rc, self.out.decode(), self.err.decode()
+
+
+class LocalTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="air-local-")
+        self.state = os.path.join(self.tmp, "state")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
+        env.update(DATABRICKS_HOST="local://" + self.state, DATABRICKS_CONFIG_FILE="/dev/null",
+                   AIR_LOGS_POLL_MS="100")
+        self.env = env
+
+    def tearDown(self):
+        self.air("cancel", "--all", "--yes")
+        for run in self.runs():
+            self.wait_state(run["run_id"], TERMINAL)
+        for log in self.supervisor_logs():
+            text = read(log)
+            self.assertEqual(text, "", "%s: %s" % (log, text))
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def air(self, *args, env=None, check=None):
+        p = subprocess.run([AIR, *args], env=env or self.env, stdin=subprocess.DEVNULL,
+                           capture_output=True, text=True, timeout=PATIENCE_S)
+        if check is not None:
+            self.assertEqual(p.returncode, check, "air %s:\n%s\n%s" % (" ".join(args), p.stdout,
+                                                                      p.stderr))
+        return p
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def run_yaml(self, yaml, *args, check=None, env=None):
+        return self.air("run", "-f", self.write("workload.yaml", yaml), *args, env=env,
+                        check=check)
+
+    def submit(self, yaml, *args):
+        out = self.run_yaml(yaml, *args, check=0).stdout
+        return re.search(r"Job Run ID: (\d+)", out).group(1)
+
+    def get(self, run_id):
+        p = self.air("get", run_id, "-o", "json", check=0)
+        return json.loads(p.stdout)["data"]
+
+    def runs(self):
+        p = self.air("list", "--all-status", "--limit", "100", "-o", "json")
+        return json.loads(p.stdout)["data"]["runs"] if p.returncode == 0 else []
+
+    def wait_state(self, run_id, states):
+        deadline = time.monotonic() + PATIENCE_S
+        while time.monotonic() < deadline:
+            status = self.get(run_id)["status"]
+            if status in states:
+                return status
+            time.sleep(0.05)
+        self.fail("run %s never reached %s" % (run_id, states))
+
+    def wait_file(self, path):
+        deadline = time.monotonic() + PATIENCE_S
+        while time.monotonic() < deadline:
+            if os.path.exists(path):
+                with open(path) as f:
+                    text = f.read()
+                if text.endswith("\n"):
+                    return text.strip()
+            time.sleep(0.05)
+        self.fail("%s never appeared" % path)
+
+    def wait_gone(self, pid):
+        """Until @pid has ended (a zombie has: reaping it is its new parent's business)."""
+        deadline = time.monotonic() + PATIENCE_S
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+                with open("/proc/%d/stat" % pid) as f:
+                    if f.read().rpartition(")")[2].split()[0] == "Z":
+                        return
+            except (ProcessLookupError, FileNotFoundError):
+                return
+            time.sleep(0.05)
+        self.fail("process %d is still running" % pid)
+
+    def status_file(self, run_id):
+        with open(os.path.join(self.state, "jobs", "runs", str(run_id), "status.json")) as f:
+            return json.load(f)
+
+    def supervisor_logs(self, state=None):
+        runs = os.path.join(state or self.state, "jobs", "runs")
+        if not os.path.isdir(runs):
+            return []
+        return [os.path.join(runs, d, "supervisor.log") for d in os.listdir(runs)
+                if os.path.exists(os.path.join(runs, d, "supervisor.log"))]
+
+    def long_command(self):
+        """A node that records the pid of a background child, then waits on it."""
+        pids = os.path.join(self.tmp, "pid-")
+        return ("sleep 300 &\necho $! > %s$NODE_RANK.tmp && mv %s$NODE_RANK.tmp %s$NODE_RANK\n"
+                "echo started\nwait\n" % (pids, pids, pids)), pids
+
+    # ---- tests ------------------------------------------------------------------------
+
+    def test_two_nodes_rendezvous_over_master_addr_and_port(self):
+        self.write("code/rendezvous.py", RENDEZVOUS)
+        yaml = yaml_of('"${PYTHON:-python3}" "$CODE_SOURCE_PATH/rendezvous.py"', nodes=2,
+                       extra="code_source: {root_path: code}\nmax_retries: 0\n")
+        p = self.run_yaml(yaml, "--watch", check=0)
+        self.assertIn("rank 0 met rank 1", p.stdout)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        node1 = self.air("logs", run_id, "--node", "1", check=0).stdout
+        self.assertIn("rank 1 got: welcome 1", node1)
+        # Every node's log, downloaded as from a workspace.
+        dest = os.path.join(self.tmp, "download")
+        self.air("logs", run_id, "--download-to", dest, check=0)
+        with open(os.path.join(dest, "logs", "node_1.log")) as f:
+            self.assertIn("rank 1 got: welcome 1", f.read())
+        self.assertEqual(self.get(run_id)["status"], "SUCCESS")
+
+    def test_cancel_from_another_process_stops_the_nodes(self):
+        command, pids = self.long_command()
+        run_id = self.submit(yaml_of(command, nodes=2))
+        children = [int(self.wait_file(pids + str(n))) for n in (0, 1)]
+        self.assertEqual(self.get(run_id)["status"], "RUNNING")
+        self.air("cancel", run_id, check=0)
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "CANCELED")
+        for pid in children:
+            self.wait_gone(pid)
+
+    def test_follow_logs_from_a_second_process(self):
+        go = os.path.join(self.tmp, "go")
+        command = ("echo waiting\nwhile [ ! -e %s ]; do sleep 0.05; done\n"
+                   "for i in 1 2 3 4 5; do echo line-$i; done\n" % go)
+        run_id = self.submit(yaml_of(command))
+        follower = Proc(["logs", run_id], self.env)
+        self.assertTrue(follower.wait_output("waiting"))
+        open(go, "w").close()
+        rc, out, err = follower.finish()
+        self.assertEqual(rc, 0, err)
+        lines = [line for line in out.splitlines() if line.startswith("line-")]
+        self.assertEqual(lines, ["line-%d" % i for i in range(1, 6)])
+        # The same logs, read back: a tail, and the last hour.
+        self.assertEqual(self.air("logs", run_id, "--tail", "2", check=0).stdout,
+                         "line-4\nline-5\n")
+        self.assertIn("line-3\n", self.air("logs", run_id, "--minutes", "60", check=0).stdout)
+
+    def test_a_failing_node_restarts_the_attempt(self):
+        marker = os.path.join(self.tmp, "failed-once")
+        command = ('if [ "$NODE_RANK" = 1 ] && [ ! -e %s ]; then\n'
+                   '  touch %s; echo failing; exit 3\nfi\necho "fine on node $NODE_RANK"\n'
+                   % (marker, marker))
+        p = self.run_yaml(yaml_of(command, nodes=2, extra="max_retries: 1\n"), "--watch",
+                          check=0)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        run = self.get(run_id)
+        self.assertEqual((run["status"], run["attempt_number"]), ("SUCCESS", 1))
+        first = self.air("logs", run_id, "--node", "1", "--retry", "0", check=0).stdout
+        self.assertIn("failing", first)
+        latest = self.air("logs", run_id, "--node", "1", check=0).stdout
+        self.assertIn("fine on node 1", latest)
+        self.assertNotIn("failing", latest)
+        self.air("logs", run_id, "--retry", "2", check=1)
+
+    def test_an_attempt_past_timeout_minutes_is_timedout(self):
+        env = dict(self.env, AIR_LOCAL_MINUTE_MS="300")
+        p = self.run_yaml(yaml_of("sleep 300", extra="timeout_minutes: 1\nmax_retries: 0\n"),
+                          "--watch", env=env, check=1)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        self.assertEqual(self.get(run_id)["status"], "TIMEDOUT")
+
+    def test_an_idempotency_key_gives_back_the_same_run(self):
+        yaml = yaml_of("echo once")
+        first = self.submit(yaml, "--idempotency-key", "nightly-1")
+        again = self.submit(yaml, "--idempotency-key", "nightly-1")
+        self.assertEqual(first, again)
+        self.wait_state(first, TERMINAL)
+        self.assertEqual([r["run_id"] for r in self.runs()], [first])
+
+    def test_secrets_missing_fail_before_start_and_are_never_printed(self):
+        yaml = yaml_of('echo "token is $AIR_TEST_TOKEN"', extra="secrets:\n"
+                       "  AIR_TEST_TOKEN: ml-team/hf-token\n")
+        env = {k: v for k, v in self.env.items() if k != "AIR_TEST_TOKEN"}
+        p = self.run_yaml(yaml, "--watch", env=env, check=1)
+        self.assertIn("AIR_TEST_TOKEN", p.stderr)
+        self.assertIn("ml-team/hf-token", p.stderr)
+        self.assertEqual(self.runs(), [])
+        value = "hf_local_value_1234"
+        p = self.run_yaml(yaml, "--watch", "--debug", env=dict(env, AIR_TEST_TOKEN=value),
+                          check=0)
+        self.assertIn("token is [REDACTED]", p.stdout)
+        self.assertNotIn(value, p.stdout + p.stderr)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        for path, _, files in os.walk(os.path.join(self.state, "jobs", "runs", run_id)):
+            for name in files:
+                with open(os.path.join(path, name), "rb") as f:
+                    self.assertNotIn(value.encode(), f.read(), os.path.join(path, name))
+
+    def test_a_killed_supervisor_is_reported_and_takes_its_nodes(self):
+        command, pids = self.long_command()
+        run_id = self.submit(yaml_of(command, nodes=2))
+        children = [int(self.wait_file(pids + str(n))) for n in (0, 1)]
+        supervisor = self.status_file(run_id)["supervisor_pid"]
+        os.kill(supervisor, signal.SIGKILL)
+        self.wait_gone(supervisor)
+        run = self.get(run_id)
+        self.assertEqual(run["status"], "FAILED")
+        text = self.air("get", run_id, check=0).stdout
+        self.assertIn("FAILED", text)
+        self.assertIn("supervisor", self.status_file(run_id)["message"])
+        for pid in children:
+            self.wait_gone(pid)
+
+    def test_a_killed_air_leaves_the_run_going(self):
+        go = os.path.join(self.tmp, "go")
+        command = "echo waiting\nwhile [ ! -e %s ]; do sleep 0.05; done\necho finished\n" % go
+        watcher = Proc(["run", "-f", self.write("workload.yaml", yaml_of(command)), "--watch"],
+                       self.env)
+        run_id = watcher.wait_output(r"Job Run ID: (\d+)").group(1)
+        self.assertTrue(watcher.wait_output("waiting"))
+        os.kill(watcher.p.pid, signal.SIGKILL)
+        watcher.finish()
+        self.assertEqual(self.get(run_id)["status"], "RUNNING")
+        open(go, "w").close()
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
+        self.assertIn("finished", self.air("logs", run_id, check=0).stdout)
+
+    def test_local_flag_and_profiles_select_a_local_workspace(self):
+        env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
+        env["XDG_STATE_HOME"] = os.path.join(self.tmp, "xdg")
+        yaml = yaml_of("echo hello from the default state directory")
+        p = self.run_yaml(yaml, "--local", "--watch", env=env, check=0)
+        self.assertIn("hello from the default state directory", p.stdout)
+        default = os.path.join(self.tmp, "xdg", "air", "local")
+        self.assertTrue(os.path.isdir(os.path.join(default, "jobs", "runs", "1")))
+        self.assertEqual([read(f) for f in self.supervisor_logs(default)], [""])
+        # A profile whose host is local:///dir.
+        other = os.path.join(self.tmp, "profile-state")
+        cfg = self.write("databrickscfg", "[DEFAULT]\nhost = local://%s\n" % other)
+        env = dict(env, DATABRICKS_CONFIG_FILE=cfg)
+        self.run_yaml(yaml_of("echo via a profile"), "--watch", env=env, check=0)
+        self.assertTrue(os.path.isdir(os.path.join(other, "jobs", "runs", "1")))
+        listing = self.air("list", "--all-status", env=env, check=0).stdout
+        self.assertIn("local-test", listing)
+        self.assertIn("SUCCESS", listing)
+
+    def test_quickstart_local_demo(self):
+        env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
+        env["XDG_STATE_HOME"] = os.path.join(self.tmp, "xdg")
+        p = subprocess.run(["bash", os.path.join(SRC, "examples", "local-demo.sh"), AIR],
+                           env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                           timeout=PATIENCE_S)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("hyper-parameters: epochs=3 steps_per_epoch=4 learning_rate=0.05",
+                      p.stdout)
+        self.assertIn("epoch 3/3 step 4/4 loss", p.stdout)
+        self.assertIn("training finished: final loss", p.stdout)
+        listing = p.stdout.split("== air list")[1]
+        self.assertRegex(listing, r"\n1\s+local-train\s+SUCCESS")
+        self.assertIn("Status:       SUCCESS", p.stdout)
+        state = os.path.join(self.tmp, "xdg", "air", "local")
+        self.assertEqual([read(f) for f in self.supervisor_logs(state)], [""])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,375 @@
+/*
+ * test_local_unit.c: white-box tests of lib/local/ pieces that need no
+ * running workload: local hosts, workspace paths, node log records (writing
+ * and searching), the log endpoint's pages, and snapshot extraction refusing
+ * entries that leave their directory.
+ */
+#include <archive.h>
+#include <archive_entry.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "local/endpoints.h"
+#include "test.h"
+
+/* ---- hosts and paths ------------------------------------------------------------- */
+
+AIR_TEST(local_unit__state_directory_of_a_host)
+{
+	char *dir = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(air__local_state_dir("local://", "/xdg", "/home/u", &dir, &err), err);
+	ASSERT_EQ_STR(dir, "/xdg/air/local");
+	air__free(dir);
+	ASSERT_OK(air__local_state_dir("LOCAL://", "relative", "/home/u", &dir, &err), err);
+	ASSERT_EQ_STR(dir, "/home/u/.local/state/air/local");
+	air__free(dir);
+	ASSERT_OK(air__local_state_dir("local:///srv/air//", NULL, NULL, &dir, &err), err);
+	ASSERT_EQ_STR(dir, "/srv/air");
+	air__free(dir);
+	ASSERT_EQ_INT(air__local_state_dir("local://", NULL, NULL, &dir, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air__local_state_dir("local://x/y", NULL, "/h", &dir, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air__local_state_dir("local:///x?o=1", NULL, "/h", &dir, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air__local_state_dir("local:///", NULL, "/h", &dir, &err), AIR_EINVAL);
+	air_error_free(err);
+	ASSERT_TRUE(air__local_is_host("Local://"));
+	ASSERT_FALSE(air__local_is_host("https://local"));
+}
+
+AIR_TEST(local_unit__workspace_paths_stay_in_the_store)
+{
+	air__local ws = {(char *)"/s", {NULL, NULL, NULL}, (char *)"u"};
+	char *p;
+
+	ASSERT_EQ_STR(p = air__lws_file(&ws, "//Workspace//Users/a@b.com/.air/x/"),
+	              "/s/workspace/Workspace/Users/a@b.com/.air/x");
+	air__free(p);
+	ASSERT_NULL(air__lws_file(&ws, "/Workspace/../etc"));
+	ASSERT_NULL(air__lws_file(&ws, "/Workspace/./x"));
+	ASSERT_NULL(air__lws_file(&ws, "Workspace/x"));
+	ASSERT_NULL(air__lws_file(&ws, NULL));
+}
+
+/* ---- node log records -------------------------------------------------------------- */
+
+typedef struct chunk {
+	const char *data;
+	size_t len;
+} chunk;
+
+static char *write_log(const char *dir, air__secrets *redact, const chunk *chunks)
+{
+	char *path = air__sprintf("%s/node_0.log", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	air__lwriter w;
+
+	ASSERT_TRUE(fd >= 0);
+	air__lwriter_init(&w, fd, redact);
+	for (size_t i = 0; chunks[i].data; i++)
+		air__lwriter_feed(&w, chunks[i].data, chunks[i].len);
+	air__lwriter_flush(&w);
+	air__lwriter_dispose(&w);
+	close(fd);
+	return path;
+}
+
+AIR_TEST(local_unit__records_are_lines_with_increasing_times)
+{
+	const char *dir = air_test_tmpdir();
+#define C(s) {s, sizeof(s) - 1}
+	static const chunk chunks[] = {C("first li"), C("ne\r\nsecond\n"), C("bad \xff byte\n"),
+	                               C("nul \0 byte\n"), C("token hunter2 here\n"),
+	                               C("no newline"), {NULL, 0}};
+#undef C
+	air__secrets *redact = NULL;
+	air__llog l;
+	char *path;
+	size_t off = 0, len;
+	const char *text;
+	int64_t t, last = 0;
+	const char *want[] = {"first line", "second", "bad \xEF\xBF\xBD byte",
+	                      "nul \xEF\xBF\xBD byte", "token [REDACTED] here", "no newline"};
+	int n = 0;
+
+	ASSERT_OK(air__secrets_new(&redact), NULL);
+	ASSERT_OK(air__secrets_add(redact, "hunter2"), NULL);
+	path = write_log(dir, redact, chunks);
+	ASSERT_EQ_INT(air__llog_open(path, &l), 0);
+	while (air__llog_next(&l, &off, &t, &text, &len)) {
+		ASSERT_TRUE(n < 6);
+		ASSERT_TRUE(t > last);
+		last = t;
+		ASSERT_EQ_INT(len, strlen(want[n]));
+		ASSERT_TRUE(!memcmp(text, want[n], len));
+		n++;
+	}
+	ASSERT_EQ_INT(n, 6);
+	air__llog_close(&l);
+	air__secrets_free(redact);
+	air__free(path);
+}
+
+AIR_TEST(local_unit__long_lines_are_split_and_partial_records_unseen)
+{
+	const char *dir = air_test_tmpdir();
+	size_t big = AIR__LOCAL_MAX_RECORD + 100;
+	char *line = malloc(big + 2), *path;
+	chunk chunks[2] = {{NULL, 0}, {NULL, 0}};
+	air__llog l;
+	size_t off = 0, len, total = 0;
+	const char *text;
+	int64_t t;
+	int records = 0, fd;
+
+	memset(line, 'x', big);
+	line[big] = '\n';
+	line[big + 1] = '\0';
+	chunks[0] = (chunk){line, big + 1};
+	path = write_log(dir, NULL, chunks);
+	/* A record still being written (no newline yet) is not visible. */
+	fd = open(path, O_WRONLY | O_APPEND);
+	ASSERT_TRUE(write(fd, "123 half", 8) == 8);
+	close(fd);
+	ASSERT_EQ_INT(air__llog_open(path, &l), 0);
+	while (air__llog_next(&l, &off, &t, &text, &len)) {
+		records++;
+		total += len;
+		ASSERT_TRUE(len <= AIR__LOCAL_MAX_RECORD);
+	}
+	ASSERT_EQ_INT(records, 2);
+	ASSERT_EQ_INT(total, big);
+	air__llog_close(&l);
+	free(line);
+	air__free(path);
+}
+
+/* A log with records at times 10, 20, ..., 10 * n. */
+static char *log_at_tens(const char *dir, int n)
+{
+	air__buf b = AIR__BUF_INIT;
+	char *path = air__sprintf("%s/tens.log", dir);
+
+	for (int i = 1; i <= n; i++)
+		air__buf_printf(&b, "%d line %d\n", 10 * i, i);
+	air_test_write_file(path, b.ptr, b.len);
+	air__buf_dispose(&b);
+	return path;
+}
+
+AIR_TEST(local_unit__lower_bound_finds_the_first_record_at_or_after_a_time)
+{
+	const char *dir = air_test_tmpdir();
+	char *path = log_at_tens(dir, 1000);
+	air__llog l;
+	size_t off, len;
+	const char *text;
+	int64_t t;
+
+	ASSERT_EQ_INT(air__llog_open(path, &l), 0);
+	for (int64_t want = 0; want <= 10020; want += 7) {
+		off = air__llog_lower_bound(&l, want);
+		if (want > 10000) {
+			ASSERT_EQ_INT(off, l.size);
+			continue;
+		}
+		ASSERT_TRUE(air__llog_is_boundary(&l, off));
+		ASSERT_TRUE(air__llog_next(&l, &off, &t, &text, &len));
+		ASSERT_EQ_INT(t, want <= 10 ? 10 : ((want + 9) / 10) * 10);
+	}
+	off = l.size;
+	ASSERT_TRUE(air__llog_prev(&l, &off, &t, &text, &len));
+	ASSERT_EQ_INT(t, 10000);
+	air__llog_close(&l);
+	air__free(path);
+}
+
+/* ---- the log endpoint ------------------------------------------------------------------ */
+
+static json_t *serve_json(air__local *ws, const char *path, const char *query)
+{
+	air__local_req req = {"GET", path, query, NULL, 0, NULL, NULL};
+	air__local_reply r = AIR__LOCAL_REPLY_INIT;
+	air_error *err = NULL;
+	json_t *v;
+
+	ASSERT_OK(air__local_serve(ws, NULL, &req, &r, &err), err);
+	ASSERT_EQ_INT(r.status, 200);
+	v = json_loads(r.body, 0, NULL);
+	air__local_reply_clear(&r);
+	ASSERT_NOT_NULL(v);
+	return v;
+}
+
+AIR_TEST(local_unit__log_pages_chain_and_respect_bounds)
+{
+	const char *state = air_test_tmpdir();
+	char *run = air__sprintf("%s/jobs/runs/3", state), *logs = air__sprintf("%s/logs/attempt_0", run);
+	air__local *ws = NULL;
+	air__buf b = AIR__BUF_INIT;
+	const char *path = "/api/2.0/ai-training/workflows/by-run-id/3/logs";
+	char query[256], *token = NULL;
+	json_t *page;
+	int64_t seen = 0, expect = 1;
+
+	ASSERT_EQ_INT(air__lmkdirs(logs, 0700), 0);
+	{
+		static const char status[] =
+			"{\"state\":\"TERMINATED\",\"result\":\"SUCCESS\",\"attempts\":[{}]}";
+		char *sp = air__lpath(run, "status.json");
+		air_test_write_file(sp, status, strlen(status));
+		air__free(sp);
+	}
+	/* 2500 records, one per second from t = 1000 s. */
+	for (int i = 1; i <= 2500; i++)
+		air__buf_printf(&b, "%lld r%d\n", (long long)(1000 + i) * 1000000000, i);
+	air__free(run);
+	run = air__sprintf("%s/node_0.log", logs);
+	air_test_write_file(run, b.ptr, b.len);
+	ASSERT_OK(air__local_new(state, NULL, &ws, NULL), NULL);
+
+	/* Ascending pages of 1000 from t >= 1101 s to t < 2101 s: r101 .. r1100. */
+	expect = 101;
+	do {
+		size_t i;
+		json_t *rec;
+
+		snprintf(query, sizeof(query), "ascending=true&from=1101&to=2101&page_size=700%s%s",
+		         token ? "&page_token=" : "", token ? token : "");
+		page = serve_json(ws, path, query);
+		json_array_foreach(json_object_get(page, "log_records"), i, rec) {
+			char want[32];
+			snprintf(want, sizeof(want), "r%lld", (long long)expect++);
+			ASSERT_EQ_STR(json_string_value(json_object_get(rec, "body")), want);
+			seen++;
+		}
+		air__free(token);
+		token = air__strdup(air__json_str(page, "next_page_token"));
+		json_decref(page);
+	} while (token);
+	ASSERT_EQ_INT(seen, 1000);
+
+	/* Descending (a tail): the newest first, continued by the token. */
+	page = serve_json(ws, path, "ascending=false&page_size=3");
+	ASSERT_EQ_STR(json_string_value(air__json_at(page, "log_records.0.body")), "r2500");
+	ASSERT_EQ_STR(json_string_value(air__json_at(page, "log_records.2.body")), "r2498");
+	snprintf(query, sizeof(query), "ascending=false&page_size=2&page_token=%s",
+	         air__json_str(page, "next_page_token"));
+	json_decref(page);
+	page = serve_json(ws, path, query);
+	ASSERT_EQ_STR(json_string_value(air__json_at(page, "log_records.0.body")), "r2497");
+	json_decref(page);
+	/* Another node, another attempt: nothing (yet). */
+	page = serve_json(ws, path, "filter.node_index=1");
+	ASSERT_EQ_INT(json_array_size(json_object_get(page, "log_records")), 0);
+	json_decref(page);
+
+	air__local_free(ws);
+	air__buf_dispose(&b);
+	air__free(run);
+	air__free(logs);
+}
+
+/* ---- extraction ------------------------------------------------------------------------ */
+
+static void make_tar(const char *path, const char *const *names)
+{
+	struct archive *a = archive_write_new();
+	struct archive_entry *e;
+
+	archive_write_add_filter_gzip(a);
+	archive_write_set_format_pax_restricted(a);
+	ASSERT_EQ_INT(archive_write_open_filename(a, path), ARCHIVE_OK);
+	for (size_t i = 0; names[i]; i++) {
+		e = archive_entry_new();
+		archive_entry_set_pathname(e, names[i]);
+		archive_entry_set_filetype(e, AE_IFREG);
+		archive_entry_set_perm(e, 0644);
+		archive_entry_set_size(e, 3);
+		archive_write_header(a, e);
+		archive_write_data(a, "hi\n", 3);
+		archive_entry_free(e);
+	}
+	archive_write_close(a);
+	archive_write_free(a);
+}
+
+AIR_TEST(local_unit__extraction_keeps_entries_inside_the_snapshot)
+{
+	const char *dir = air_test_tmpdir();
+	static const char *const good[] = {"proj/a.py", "proj/pkg/b.py", NULL};
+	static const char *const evil[] = {"proj/a.py", "proj/../../outside", NULL};
+	char *tar = air__sprintf("%s/good.tar.gz", dir), *dest = air__sprintf("%s/code", dir);
+	char *top = NULL, *f;
+	air__buf why = AIR__BUF_INIT;
+
+	make_tar(tar, good);
+	ASSERT_EQ_INT(air__lextract(tar, dest, &top, &why), AIR_OK);
+	ASSERT_EQ_STR(top, "proj");
+	f = air__sprintf("%s/proj/pkg/b.py", dest);
+	ASSERT_TRUE(access(f, F_OK) == 0);
+	air__free(f);
+	air__free(top);
+	make_tar(tar, evil);
+	ASSERT_EQ_INT(air__lextract(tar, dest, &top, &why), AIR_ESNAPSHOT);
+	ASSERT_CONTAINS(air__buf_cstr(&why), "leaves the snapshot");
+	ASSERT_NULL(top);
+	f = air__sprintf("%s/outside", dir);
+	ASSERT_TRUE(access(f, F_OK) != 0);
+	air__free(f);
+	air__buf_dispose(&why);
+	air__free(tar);
+	air__free(dest);
+}
+
+/* ---- crash consistency -------------------------------------------------------------- */
+
+AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
+{
+	const char *state = air_test_tmpdir();
+	char *run = air__sprintf("%s/jobs/runs/5", state);
+	char *rpath = air__lpath(run, "run.json");
+	json_t *status = air__lstatus_new(), *rec = NULL, *seen;
+
+	/* What a submitter that died before its supervisor took over leaves. */
+	ASSERT_EQ_INT(air__lmkdirs(run, 0700), 0);
+	air_test_write_file(rpath, "{\"run_id\": 5}", 13);
+	ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
+	seen = air__lrun_load(run, &rec);
+	ASSERT_NOT_NULL(seen);
+	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
+	ASSERT_EQ_STR(air__json_str(seen, "result"), "FAILED");
+	ASSERT_CONTAINS(air__json_str(seen, "message"), "never started");
+	ASSERT_EQ_INT(air__json_int64_or(rec, "run_id", 0), 5);
+	json_decref(seen);
+	json_decref(rec);
+	/* The verdict is recorded: the next reader sees it as it is. */
+	seen = air__lrun_load(run, NULL);
+	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
+	json_decref(seen);
+	/* A run whose lock is held is left alone. */
+	{
+		char *lock = air__lpath(run, "supervisor.lock");
+		int fd;
+		ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
+		ASSERT_EQ_INT(air__llock(lock, false, NULL, &fd), 0);
+		seen = air__lrun_load(run, NULL);
+		ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_PENDING);
+		json_decref(seen);
+		air__lunlock(fd);
+		air__free(lock);
+	}
+	ASSERT_NULL(air__lrun_load(state, NULL));
+	json_decref(status);
+	air__free(rpath);
+	air__free(run);
+}
