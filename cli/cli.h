@@ -77,6 +77,21 @@ void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n);
 /* Whether a stream is an interactive terminal. */
 bool cli_isatty_stderr(void);
 bool cli_isatty_stdout(void);
+/*
+ * Server-supplied text for the terminal (text mode): every control
+ * character (C0 with tab and line breaks, DEL, C1), byte that is not UTF-8
+ * and Unicode bidirectional control becomes '?', so that a run name, a pool
+ * id or an error message cannot move the cursor, clear the screen, retitle
+ * the terminal or reorder what follows it. Returns @s itself when it needs
+ * no change, else a cleaned copy that lives until cli_clean_release(). NULL
+ * stays NULL. cli_clean_lines() keeps line feeds (multi-line messages).
+ */
+const char *cli_clean(const char *s);
+const char *cli_clean_lines(const char *s);
+/* The same for @len bytes into a new string (free() it). */
+char *cli_clean_dup(const char *s, size_t len, bool keep_newlines);
+/* Release the copies made by cli_clean(); at exit. */
+void cli_clean_release(void);
 
 /* ---- client (client.c) ---- */
 /* A client configured from the globals (profile, debug trace). */

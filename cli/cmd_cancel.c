@@ -103,14 +103,14 @@ static int report(const cli_globals *g, const outcomes *o, bool all, const char 
 		for (size_t i = 0; i < o->n; i++) {
 			const outcome *it = &o->items[i];
 			if (it->ok)
-				fprintf(stderr, "Cancellation requested for run %s.\n", it->run_id);
+				fprintf(stderr, "Cancellation requested for run %s.\n", cli_clean(it->run_id));
 			else if (it->not_found)
 				fprintf(stderr, "Run %s not found: check that it is a Job Run ID (air list shows "
 				                "them). (%s)\n",
-				        it->run_id, it->error ? it->error : "not found");
+				        cli_clean(it->run_id), it->error ? cli_clean_lines(it->error) : "not found");
 			else
-				fprintf(stderr, "Failed to cancel run %s: %s\n", it->run_id,
-				        it->error ? it->error : "failed");
+				fprintf(stderr, "Failed to cancel run %s: %s\n", cli_clean(it->run_id),
+				        it->error ? cli_clean_lines(it->error) : "failed");
 		}
 		if (failed)
 			fprintf(stderr, "%zu run%s could not be cancelled.\n", failed, failed == 1 ? "" : "s");
@@ -195,7 +195,7 @@ static void preview(const active_run *runs, size_t n)
 		if (runs[i].start_ms > 0)
 			cli_format_utc_minutes(runs[i].start_ms, started, sizeof(started));
 		fprintf(stderr, "%-20" PRId64 "  %-32s  %s\n", runs[i].id,
-		        runs[i].experiment ? runs[i].experiment : "-", started);
+		        runs[i].experiment ? cli_clean(runs[i].experiment) : "-", started);
 	}
 }
 

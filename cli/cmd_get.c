@@ -15,7 +15,7 @@ static int report(const cli_globals *g, const char *code, const char *kind, bool
 {
 	if (g->json)
 		return cli_print_error_envelope(code, kind, message, retryable);
-	return cli_error("%s", message);
+	return cli_error("%s", cli_clean_lines(message));
 }
 
 static bool auth_rejected(int rc, const air_error *err)
@@ -230,11 +230,14 @@ static void add_text_lines(text_lines *l, const char *s, size_t n)
 		size_t len = nl ? (size_t)(nl - s) : n;
 		size_t shown = len > 0 && s[len - 1] == '\r' ? len - 1 : len;
 
-		/* Tabs would break the frame: show them as spaces. */
-		char *copy = strndup(s, shown);
-		for (char *p = copy; p && *p; p++)
+		/* Tabs would break the frame: show them as spaces; other control
+		 * characters could drive the terminal. */
+		char *tabs = strndup(s, shown), *copy;
+		for (char *p = tabs; p && *p; p++)
 			if (*p == '\t')
 				*p = ' ';
+		copy = tabs ? cli_clean_dup(tabs, strlen(tabs), false) : NULL;
+		free(tabs);
 		if (copy) {
 			lines_add(l, copy, strlen(copy));
 			free(copy);
@@ -266,15 +269,16 @@ static void config_lines(const air_run *run, const json_t *obj, text_lines *l)
 		return;
 	}
 	lines_addf(l, "experiment_name: %s",
-	           air_run_experiment_name(run) ? air_run_experiment_name(run) : "N/A");
+	           air_run_experiment_name(run) ? cli_clean(air_run_experiment_name(run)) : "N/A");
 	if (air_run_accelerator_type(run)) {
 		lines_addf(l, "compute:");
-		lines_addf(l, "  accelerator_type: %s", air_run_accelerator_type(run));
+		lines_addf(l, "  accelerator_type: %s", cli_clean(air_run_accelerator_type(run)));
 		lines_addf(l, "  num_accelerators: %" PRId64, air_run_accelerator_count(run));
 	}
 }
 
-static const char *na(const char *s) { return s && *s ? s : "N/A"; }
+/* A server-supplied value for a text line: cleaned, "N/A" when missing. */
+static const char *na(const char *s) { return s && *s ? cli_clean(s) : "N/A"; }
 
 static void metadata_lines(const air_run *run, const json_t *obj, text_lines *l)
 {
@@ -284,7 +288,7 @@ static void metadata_lines(const air_run *run, const json_t *obj, text_lines *l)
 
 	json_unpack((json_t *)obj, "{s?I}", "start_time", &submitted);
 	lines_addf(l, "Run ID:       %" PRId64, air_run_id(run));
-	lines_addf(l, "Status:       %s", air_run_state_name(run));
+	lines_addf(l, "Status:       %s", na(air_run_state_name(run)));
 	if (submitted > 0)
 		cli_format_utc_minutes((int64_t)submitted, buf, sizeof(buf));
 	lines_addf(l, "Submitted:    %s", submitted > 0 ? buf : "N/A");
@@ -298,9 +302,10 @@ static void metadata_lines(const air_run *run, const json_t *obj, text_lines *l)
 	lines_addf(l, "Duration:     %s", air_run_start_time_ms(run) > 0 ? buf : "N/A");
 	lines_addf(l, "Experiment:   %s", na(air_run_experiment_name(run)));
 	if (name && *name)
-		snprintf(mlflow, sizeof(mlflow), "%s", name);
+		snprintf(mlflow, sizeof(mlflow), "%s", cli_clean(name));
 	else if (mid)
-		snprintf(mlflow, sizeof(mlflow), "...%s", strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid);
+		snprintf(mlflow, sizeof(mlflow), "...%s",
+		         cli_clean(strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid));
 	lines_addf(l, "MLflow Run:   %s", (name && *name) || mid ? mlflow : "N/A");
 	lines_addf(l, "User:         %s", na(air_run_creator(run)));
 	lines_addf(l, "Accelerators: %s", na(air_run_accelerators(run)));
@@ -311,7 +316,7 @@ static void print_sweep(const air_run *run)
 {
 	size_t n = air_run_iteration_count(run);
 
-	printf("Sweep run %" PRId64 " (%s)\n", air_run_id(run), air_run_state_name(run));
+	printf("Sweep run %" PRId64 " (%s)\n", air_run_id(run), na(air_run_state_name(run)));
 	printf("Job: %s\n", na(air_run_dashboard_url(run)));
 	printf("Iterations: %" PRId64 " total, %" PRId64 " completed, %" PRId64 " succeeded, %" PRId64
 	       " failed, %" PRId64 " active\n",

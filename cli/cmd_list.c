@@ -63,7 +63,8 @@ typedef struct table {
 static const char *const headers[NCOLS] = {"RUN ID", "EXPERIMENT", "STATUS", "STARTED",
                                            "DURATION", "MLFLOW", "USER", "ACCELERATORS"};
 
-static char *dup_or_dash(const char *s) { return strdup(s && *s ? s : "-"); }
+/* A cell: the server's text cleaned for the terminal, "-" when missing. */
+static char *dup_or_dash(const char *s) { return strdup(s && *s ? cli_clean(s) : "-"); }
 
 static void table_add(table *t, const air_run *run)
 {
@@ -78,7 +79,7 @@ static void table_add(table *t, const air_run *run)
 	snprintf(buf, sizeof(buf), "%" PRId64, air_run_id(run));
 	cells[t->n][0] = strdup(buf);
 	cells[t->n][1] = dup_or_dash(air_run_experiment_name(run));
-	cells[t->n][2] = strdup(air_run_state_name(run));
+	cells[t->n][2] = dup_or_dash(air_run_state_name(run));
 	if (tm.start_ms > 0)
 		cli_format_utc_minutes(tm.start_ms, buf, sizeof(buf));
 	cells[t->n][3] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
@@ -88,7 +89,7 @@ static void table_add(table *t, const air_run *run)
 	}
 	cells[t->n][4] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
 	if (mid && !(name && *name))
-		snprintf(buf, sizeof(buf), "...%s", strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid);
+		snprintf(buf, sizeof(buf), "...%s", cli_clean(strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid));
 	cells[t->n][5] = dup_or_dash(name && *name ? name : mid ? buf : NULL);
 	cells[t->n][6] = dup_or_dash(air_run_creator(run));
 	cells[t->n][7] = dup_or_dash(air_run_accelerators(run));

@@ -66,9 +66,17 @@ void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *mess
 	if (g->json) {
 		print_line_event("ERROR", node, message, strlen(message));
 	} else {
-		puts(message);
+		puts(cli_clean(message)); /* it quotes the run's state message */
 		fflush(stdout);
 	}
+}
+
+/* `air logs --sanitize` on a terminal: log lines cleaned like other text. */
+static bool sanitize_lines;
+
+void cli_logs_sanitize(bool on)
+{
+	sanitize_lines = on && cli_isatty_stdout();
 }
 
 typedef struct printer {
@@ -89,7 +97,14 @@ static int on_record(const air_log_record *rec, void *ud)
 			print_line_event("ALERT", p->node, line, len);
 		print_line_event("LOG", p->node, line, len);
 	} else {
-		fwrite(line, 1, len, stdout);
+		/* Verbatim (CLI_AND_OUTPUT.md), unless cleaning was asked for. */
+		char *clean = sanitize_lines ? cli_clean_dup(line, len, false) : NULL;
+
+		if (clean)
+			fputs(clean, stdout);
+		else
+			fwrite(line, 1, len, stdout);
+		free(clean);
 		putchar('\n');
 		fflush(stdout);
 	}
@@ -150,11 +165,11 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 
 static const char logs_usage[] =
 	"air logs RUN_ID [--tail N | --lines N] [--minutes N] [--node N] [--retry N] "
-	"[--download-to DIR]";
+	"[--download-to DIR] [--sanitize]";
 
 typedef struct logs_args {
 	int64_t lines, tail, minutes, node, retry;
-	bool lines_seen, tail_seen, node_seen, review;
+	bool lines_seen, tail_seen, node_seen, review, sanitize;
 	const char *download_to;
 } logs_args;
 
@@ -220,6 +235,7 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 	air_download_report *rep = NULL;
 	air_error *err = NULL;
 	size_t n, files = 0;
+	bool incomplete = false;
 	int rc = air_client_download_logs(c, id, dir, o, &rep, &err);
 
 	if (rc != AIR_OK) {
@@ -237,17 +253,21 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 		for (size_t i = 0; i < n; i++) {
 			const char *path = air_download_report_path(rep, i);
 			if (path)
-				fprintf(stderr, "  %s (%" PRId64 " bytes)%s\n", path,
+				fprintf(stderr, "  %s (%" PRId64 " bytes)%s\n", cli_clean(path),
 				        air_download_report_bytes(rep, i),
 				        air_download_report_complete(rep, i) ? "" : " [incomplete]");
 		}
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < n; i++) {
+			incomplete = incomplete || !air_download_report_complete(rep, i);
 			if (air_download_report_error(rep, i))
 				fprintf(stderr, "Warning: node %d: %s\n", air_download_report_node(rep, i),
-				        air_download_report_error(rep, i));
+				        cli_clean_lines(air_download_report_error(rep, i)));
+		}
 	}
-	/* A download is ok when the run is still active or succeeded (§5). */
-	rc = !air_download_report_terminal(rep) || air_download_report_succeeded(rep) ? 0 : 1;
+	/* A download is ok when every node is complete and the run is still
+	 * active or succeeded (§5). */
+	rc = !incomplete && (!air_download_report_terminal(rep) || air_download_report_succeeded(rep))
+	             ? 0 : 1;
 	air_download_report_free(rep);
 	return rc;
 }
@@ -274,7 +294,7 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 
 int cmd_logs(int argc, char **argv, cli_globals *g)
 {
-	logs_args a = {0, 0, 0, 0, -1, false, false, false, false, NULL};
+	logs_args a = {0, 0, 0, 0, -1, false, false, false, false, false, NULL};
 	const cli_flag flags[] = {
 		{"tail", 0, CLI_INT, &a.tail, &a.tail_seen, "N",
 		 "last N lines of a finished run (default 10000; 0 prints nothing)", false},
@@ -285,6 +305,10 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 		 false},
 		{"download-to", 0, CLI_STRING, &a.download_to, NULL, "DIR",
 		 "write DIR/logs/node_<n>.log for every node (or --node)", false},
+		{"sanitize", 0, CLI_BOOL, &a.sanitize, NULL, NULL,
+		 "on a terminal, show control characters of log lines as '?' (escape sequences "
+		 "the workload printed cannot drive the terminal); default: lines as written",
+		 false},
 		{"review", 0, CLI_BOOL, &a.review, NULL, NULL, NULL, true},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
@@ -310,6 +334,7 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 	}
 	rc = validate(g, &a, pos.items[0], &id);
 	cli_strlist_free(&pos);
+	cli_logs_sanitize(a.sanitize);
 	if (rc != 0)
 		return rc;
 	if (air_logs_options_new(&o) != AIR_OK)

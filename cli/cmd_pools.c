@@ -81,13 +81,13 @@ int cmd_list_pools(int argc, char **argv, cli_globals *g)
 	} else {
 		size_t w = strlen("ID");
 		for (size_t i = 0; i < air_pool_list_count(list); i++)
-			if (strlen(air_pool_id(air_pool_list_get(list, i))) > w)
-				w = strlen(air_pool_id(air_pool_list_get(list, i)));
+			if (strlen(cli_clean(air_pool_id(air_pool_list_get(list, i)))) > w)
+				w = strlen(cli_clean(air_pool_id(air_pool_list_get(list, i))));
 		printf("%-*s  %-14s  %s\n", (int)w, "ID", "ACCELERATOR", "RESERVED");
 		for (size_t i = 0; i < air_pool_list_count(list); i++) {
 			const air_pool *p = air_pool_list_get(list, i);
-			printf("%-*s  %-14s  %" PRId64 "\n", (int)w, air_pool_id(p),
-			       air_pool_accelerator_type(p) ? air_pool_accelerator_type(p) : "-",
+			printf("%-*s  %-14s  %" PRId64 "\n", (int)w, cli_clean(air_pool_id(p)),
+			       air_pool_accelerator_type(p) ? cli_clean(air_pool_accelerator_type(p)) : "-",
 			       air_pool_reserved_accelerators(p));
 		}
 		rc = 0;
@@ -155,9 +155,9 @@ int cmd_get_pool(int argc, char **argv, cli_globals *g)
 		json_object_set_new(d, "idle_accelerators", count_or_null(air_pool_idle_accelerators(pool)));
 		rc = cli_print_data(d);
 	} else {
-		printf("Pool ID:      %s\n", air_pool_id(pool));
+		printf("Pool ID:      %s\n", cli_clean(air_pool_id(pool)));
 		printf("Accelerator:  %s\n",
-		       air_pool_accelerator_type(pool) ? air_pool_accelerator_type(pool) : "N/A");
+		       air_pool_accelerator_type(pool) ? cli_clean(air_pool_accelerator_type(pool)) : "N/A");
 		printf("Reserved:     %" PRId64 "\n", air_pool_reserved_accelerators(pool));
 		if (air_pool_used_accelerators(pool) >= 0)
 			printf("In use:       %" PRId64 "\nIdle:         %" PRId64 "\n",

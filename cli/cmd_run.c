@@ -98,6 +98,14 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 		rc = 1;
 		goto out;
 	}
+	if (idem && !idem[strspn(idem, " \t\r\n")]) {
+		/* An unset shell variable must not lose exactly-once silently. */
+		cli_error("--idempotency-key is empty: give a key of 1 to 64 characters, or leave the "
+		          "flag out");
+		cli_print_usage(stderr, run_usage, flags);
+		rc = 1;
+		goto out;
+	}
 	if (!file) {
 		cli_error("required flag(s) \"file\" not set");
 		cli_print_usage(stderr, run_usage, flags);

@@ -120,5 +120,6 @@ int main(int argc, char **argv)
 		}
 		free(rest);
 	}
+	cli_clean_release();
 	return rc;
 }

@@ -1,4 +1,5 @@
-/* output.c: envelopes, JSON lines, error lines and time formatting. */
+/* output.c: envelopes, JSON lines, error lines, time formatting and the
+ * cleaning of server-supplied text for the terminal. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,8 @@ int cli_error_air(const air_error *err, int rc)
 {
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
 		return cli_report_interrupted();
-	return cli_error("%s", err ? air_error_message(err) : air_strerror(rc));
+	/* Messages quote the server: cleaned for the terminal. */
+	return cli_error("%s", err ? cli_clean_lines(air_error_message(err)) : air_strerror(rc));
 }
 
 void cli_now_rfc3339(char out[32])
@@ -147,3 +149,112 @@ void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n)
 bool cli_isatty_stderr(void) { return isatty(STDERR_FILENO) == 1; }
 
 bool cli_isatty_stdout(void) { return isatty(STDOUT_FILENO) == 1; }
+
+/* ---- terminal safety ---- */
+
+/* Length of the well-formed UTF-8 sequence at @p (@n bytes left) and its
+ * code point, or 0 when it is not one. */
+static size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	size_t len = p[0] < 0x80 ? 1 : (p[0] & 0xE0) == 0xC0 ? 2 : (p[0] & 0xF0) == 0xE0 ? 3
+	             : (p[0] & 0xF8) == 0xF0 ? 4 : 0;
+	uint32_t v;
+
+	if (len == 0 || len > n)
+		return 0;
+	v = len == 1 ? p[0] : p[0] & (0x7F >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3F);
+	}
+	/* overlong forms, surrogates and values past U+10FFFF are not UTF-8 */
+	if ((len == 2 && v < 0x80) || (len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
+	    (v >= 0xD800 && v <= 0xDFFF) || v > 0x10FFFF)
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Code points a terminal acts on instead of showing. */
+static bool unsafe(uint32_t cp, bool keep_newlines)
+{
+	if (cp == '\n')
+		return !keep_newlines;
+	return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || cp == 0x061C ||
+	       cp == 0x200E || cp == 0x200F || (cp >= 0x202A && cp <= 0x202E) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
+}
+
+/* Whether @len bytes of @s need cleaning. */
+static bool needs_cleaning(const char *s, size_t len, bool keep_newlines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_decode(p + i, len - i, &cp);
+
+		if (n == 0 || unsafe(cp, keep_newlines))
+			return true;
+		i += n;
+	}
+	return false;
+}
+
+char *cli_clean_dup(const char *s, size_t len, bool keep_newlines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(len + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = utf8_decode(p + i, len - i, &cp);
+
+		if (n == 0 || unsafe(cp, keep_newlines)) {
+			*o++ = '?'; /* never longer than the input: a sequence becomes one byte */
+			i += n ? n : 1;
+		} else {
+			memcpy(o, p + i, n);
+			o += n;
+			i += n;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static char **cleaned;
+static size_t ncleaned;
+
+static const char *clean(const char *s, bool keep_newlines)
+{
+	char *copy, **grown;
+
+	if (!s || !needs_cleaning(s, strlen(s), keep_newlines))
+		return s;
+	if (!(copy = cli_clean_dup(s, strlen(s), keep_newlines)))
+		return "?";
+	if (!(grown = realloc(cleaned, (ncleaned + 1) * sizeof(*grown)))) {
+		free(copy);
+		return "?";
+	}
+	cleaned = grown;
+	cleaned[ncleaned++] = copy;
+	return copy;
+}
+
+const char *cli_clean(const char *s) { return clean(s, false); }
+
+const char *cli_clean_lines(const char *s) { return clean(s, true); }
+
+void cli_clean_release(void)
+{
+	for (size_t i = 0; i < ncleaned; i++)
+		free(cleaned[i]);
+	free(cleaned);
+	cleaned = NULL;
+	ncleaned = 0;
+}

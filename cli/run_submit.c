@@ -80,8 +80,8 @@ static void print_mlflow_links(air_client *client, int64_t run_id)
 	if (air_client_poll_mlflow_links(client, run_id, MLFLOW_POLLS, MLFLOW_INTERVAL_MS,
 	                                 cli_call_options(), &run_url, &exp_url, NULL) == AIR_OK &&
 	    run_url) {
-		printf("MLflow run: %s\n", run_url);
-		printf("MLflow experiment: %s\n", exp_url);
+		printf("MLflow run: %s\n", cli_clean(run_url));
+		printf("MLflow experiment: %s\n", cli_clean(exp_url));
 		fflush(stdout);
 	}
 	air_free(run_url);

@@ -49,6 +49,10 @@ typedef struct cli_waiting {
 	bool shown;
 } cli_waiting;
 int cli_waiting_line(const char *message, void *userdata);
+/* Log lines in text mode are printed verbatim; with @on (air logs
+ * --sanitize) and stdout a terminal, cleaned like other server text
+ * (cli_clean()). */
+void cli_logs_sanitize(bool on);
 /* The "no logs" message: an ERROR event (JSON) or a stdout line (text). */
 void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *message);
 /* A JSON string for possibly invalid UTF-8 (invalid bytes become U+FFFD). */

@@ -1,6 +1,7 @@
 /* waiting.c: the one-line waiting message of `air logs` and `air run --watch`
  * on an interactive stderr (PROTOCOL.md §5.5), redrawn in place and erased
  * once log lines start. */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -19,29 +20,26 @@ static size_t terminal_columns(void)
 	return 80;
 }
 
-/* Print @message on one row: control characters (C0, DEL and C1, which a
- * terminal could take for escape sequences) become spaces, and the text is
- * cut to @columns - 1 characters so that the line never wraps (a wrapped line
- * could not be erased with one ERASE_LINE). */
+/* Print @message on one row, cleaned (cli_clean(): control characters
+ * would be taken for escape sequences) and cut to @columns - 1 characters so
+ * that the line never wraps (a wrapped line could not be erased with one
+ * ERASE_LINE). */
 static void put_line(const char *message, size_t columns)
 {
-	const unsigned char *p = (const unsigned char *)message;
+	char *clean = cli_clean_dup(message, strlen(message), false);
+	const unsigned char *p = (const unsigned char *)clean;
 	size_t shown = 0;
 
-	while (*p && shown + 1 < columns) {
+	while (p && *p && shown + 1 < columns) {
 		size_t n = 1;
 
-		if (*p >= 0xC0)
-			while (n < 4 && (p[n] & 0xC0) == 0x80)
-				n++;
-		if (*p < 0x20 || *p == 0x7F || (*p >= 0x80 && *p < 0xC0) || *p >= 0xF8 ||
-		    (*p == 0xC2 && n == 2 && p[1] < 0xA0))
-			fputc(' ', stderr);
-		else
-			fwrite(p, 1, n, stderr);
+		while (n < 4 && (p[n] & 0xC0) == 0x80) /* clean: well-formed UTF-8 */
+			n++;
+		fwrite(p, 1, n, stderr);
 		p += n;
 		shown++;
 	}
+	free(clean);
 }
 
 int cli_waiting_line(const char *message, void *userdata)

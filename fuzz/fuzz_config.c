@@ -113,7 +113,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	air_config *cfg = NULL;
 	air_error *err = NULL;
-	char line[128], *help = NULL;
+	const air_field *field = NULL;
+	char line[128];
 	size_t n = 0;
 	int rc;
 
@@ -122,9 +123,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n++;
 	memcpy(line, data, n);
 	line[n] = '\0';
-	rc = air_schema_help(line, size % 2 ? AIR_HELP_JSON : AIR_HELP_TEXT, &help, &err);
+	rc = air_schema_lookup(line, &field, &err);
 	check(rc, err, "help");
-	air_free(help);
+	if (rc == AIR_OK) {
+		/* Every string of the field and of its children is readable. */
+		n = strlen(air_field_name(field)) + strlen(air_field_type(field));
+		for (size_t i = 0; i < air_field_child_count(field); i++)
+			n += strlen(air_field_name(air_field_child(field, i)));
+		if (n == 0)
+			abort();
+	}
 	air_error_free(err);
 	err = NULL;
 

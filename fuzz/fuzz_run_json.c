@@ -60,10 +60,12 @@ static void read_all(const air_run *r)
 	touch(air_run_mlflow_run_url(r));
 	touch(air_run_mlflow_experiment_url(r));
 	touch(air_run_status_message(r));
-	sink += (size_t)(air_run_start_time_ms(r) + air_run_end_time_ms(r) + air_run_task_run_id(r) +
-	                 air_run_attempt_number(r) + air_run_latest_attempt(r) +
-	                 air_run_max_retries(r) + air_run_accelerator_count(r) +
-	                 air_run_is_ai_runtime(r) + air_run_is_sweep(r));
+	/* Summed as size_t: the values may be anywhere in int64_t. */
+	sink += (size_t)air_run_start_time_ms(r) + (size_t)air_run_end_time_ms(r) +
+	        (size_t)air_run_task_run_id(r) + (size_t)air_run_attempt_number(r) +
+	        (size_t)air_run_latest_attempt(r) + (size_t)air_run_max_retries(r) +
+	        (size_t)air_run_accelerator_count(r) + (size_t)air_run_is_ai_runtime(r) +
+	        (size_t)air_run_is_sweep(r);
 	CHECK(air_run_latest_attempt(r) >= 0);
 	for (int32_t k = 0; k < 5; k++)
 		sink += (size_t)air_run_sweep_stat(r, k);

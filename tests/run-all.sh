@@ -6,8 +6,12 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites but
 #      embed (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
-#      threads (transport, runs) and the local workspace (local: its
+#      threads (transport, runs, soak) and the local workspace (local: its
 #      supervisor program and the CLI instrumented too)
+#   4. with clang: every libFuzzer target a few seconds over its seed corpus
+#      (fuzz/run.sh, ASan+UBSan; skipped without clang)
+# The soak suite (tests/soak) runs in builds 1-3 at its CI size; its figures
+# are printed after build 1.
 # Prints "tests: N passed, M failed" (meson's results added up) last and exits
 # non-zero when anything failed. Build directories: build-ci-*/.
 # Extra arguments are passed to every `meson test` (e.g. --suite config).
@@ -63,8 +67,22 @@ EXTRA=("$@")
 c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews
           --suite local --no-suite local_cli)
 
+soak_figures() { # testlog.json -> the lines the soak tests print
+  python3 - "$1" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    if line.strip():
+        t = json.loads(line)
+        if ":soak / " in t.get("name", ""):
+            for l in t.get("stdout", "").splitlines():
+                if l.startswith("soak "):
+                    print("  " + l)
+PY
+}
+
 if setup_build release -Dbuildtype=debugoptimized; then
   run_tests release release testlog.json "${EXTRA[@]}"
+  [ -f build-ci-release/meson-logs/testlog.json ] && soak_figures build-ci-release/meson-logs/testlog.json
   run_tests release valgrind testlog-valgrind.json --setup=valgrind "${c_suites[@]}" "${EXTRA[@]}"
 fi
 if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false; then
@@ -74,8 +92,20 @@ if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=
 fi
 if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  run_tests tsan tsan testlog.json --suite transport --suite runs --suite local "${EXTRA[@]}"
+  run_tests tsan tsan testlog.json --suite transport --suite runs --suite soak --suite local \
+    "${EXTRA[@]}"
   unset TSAN_OPTIONS
+fi
+if [ ${#EXTRA[@]} -eq 0 ]; then
+  echo "=== fuzz (clang) ==="
+  rm -rf build-ci-fuzz
+  bash fuzz/run.sh build-ci-fuzz 3 | tee build-ci-fuzz.log
+  fuzz_rc=${PIPESTATUS[0]}
+  if [ "$fuzz_rc" -ne 77 ]; then
+    read -r fok fbad < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-ci-fuzz.log)
+    [ -z "${fok:-}" ] && { fok=0; fbad=1; }
+    passed=$((passed + fok)); failed=$((failed + fbad))
+  fi
 fi
 
 echo "tests: $passed passed, $failed failed"

@@ -18,7 +18,9 @@ AIR_BEGIN_DECLS
 
 /** Submit options. 1..99 strings, 100..199 integers. ABI: append only. */
 typedef enum air_submit_option {
-	AIR_SUBMIT_IDEMPOTENCY_KEY = 1, /**< wins over the YAML idempotency_token; <= 64 bytes */
+	AIR_SUBMIT_IDEMPOTENCY_KEY = 1, /**< wins over the YAML idempotency_token; 1..64 bytes: setting
+	                                     an empty or blank key is AIR_EINVAL (NULL unsets it), a
+	                                     longer one fails the submission with AIR_EINVAL */
 	AIR_SUBMIT_BASE_DIR = 2,        /**< directory for relative root_path (default: the config's) */
 	AIR_SUBMIT_SKIP_PREFLIGHT = 100 /**< 1: do not call the pre-flight validation (default 0) */
 } air_submit_option;

@@ -140,6 +140,10 @@ int64_t air__random_range(int64_t lo, int64_t hi);
 const char *air__trim(const char *s, size_t *len_out);
 char *air__trim_dup(const char *s);
 bool air__is_blank(const char *s);
+/* The first control character of @s (C0, DEL), or NULL: such a character
+ * in a credential or header value would break the request (CR LF adds
+ * headers). */
+const char *air__find_control(const char *s);
 int air__strcasecmp(const char *a, const char *b);
 bool air__starts_with(const char *s, const char *prefix);
 bool air__ends_with(const char *s, const char *suffix);

@@ -133,6 +133,14 @@ bool air__is_blank(const char *s)
 	return n == 0;
 }
 
+const char *air__find_control(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7F)
+			return s;
+	return NULL;
+}
+
 int air__strcasecmp(const char *a, const char *b)
 {
 	for (;; a++, b++) {

@@ -1,8 +1,15 @@
 /* download.c: air_client_download_logs(): the MLflow log chunks of every
- * node appended to <dir>/logs/node_<n>.log. */
+ * node appended to <dir>/logs/node_<n>.log.
+ *
+ * Each node is written to a temporary file next to its log file and renamed
+ * over it only once every chunk arrived: a failed or interrupted download
+ * leaves an earlier file as it was. Chunks stream from the connection to
+ * the file (never whole in memory); a chunk cut short is fetched again from
+ * its start. */
 #include "logs/logs.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,9 +25,12 @@ typedef struct dl_node {
 	bool complete;
 	char *error;
 	/* while downloading */
+	char *final;          /* <dir>/logs/node_<n>.log */
+	char *tmp;            /* the temporary file renamed to @final at the end */
 	air__chunk *chunks;
 	size_t nchunks;
 	FILE *fp;
+	int write_errno;      /* a write to @tmp failed */
 } dl_node;
 
 struct air_download_report {
@@ -100,18 +110,60 @@ static int node_count(const air_run *run, int64_t *out, air_error **err)
 	return AIR_OK;
 }
 
+/* Give up on node @n: its temporary file goes, its log file stays as it was. */
+static void drop_node(dl_node *n)
+{
+	if (n->fp)
+		fclose(n->fp);
+	n->fp = NULL;
+	if (n->tmp)
+		unlink(n->tmp);
+	air__free(n->tmp);
+	n->tmp = NULL;
+}
+
+/* A chunk in flight: where its bytes go. */
+typedef struct dl_chunk {
+	dl_node *n;
+	long start;   /* offset of the chunk in the node's file */
+} dl_chunk;
+
+static int chunk_write(const void *data, size_t len, void *ud)
+{
+	dl_chunk *ch = ud;
+
+	if (fwrite(data, 1, len, ch->n->fp) == len)
+		return 0;
+	ch->n->write_errno = errno ? errno : EIO;
+	return -1;
+}
+
+/* The connection broke in the middle of the chunk: forget what it wrote. */
+static int chunk_restart(void *ud)
+{
+	dl_chunk *ch = ud;
+	FILE *fp = ch->n->fp;
+
+	if (fflush(fp) != 0 || ftruncate(fileno(fp), ch->start) != 0 ||
+	    fseek(fp, ch->start, SEEK_SET) != 0)
+		return -1;
+	return 0;
+}
+
 /* Download round @k for the nodes of a group that have a chunk k: sign each,
- * fetch them in parallel, append the successful ones in order. */
+ * stream them in parallel into the nodes' files. A chunk that fails is a
+ * failure of its node: no later chunk is fetched for it. */
 static int download_round(air_client *c, const air__ctx *ctx, const char *mlflow_run,
                           dl_node **group, size_t ngroup, size_t k, air_error **err)
 {
 	air__signed sg[PARALLEL_NODES];
 	air__http_req reqs[PARALLEL_NODES] = {{0}};
 	air__http_resp resps[PARALLEL_NODES];
-	dl_node *who[PARALLEL_NODES];
+	dl_chunk chunks[PARALLEL_NODES];
 	air_error *e = NULL;
 	size_t m = 0;
 	int rc = AIR_OK;
+	bool first_failure = true;
 
 	for (size_t g = 0; g < ngroup; g++) {
 		dl_node *n = group[g];
@@ -125,14 +177,20 @@ static int download_round(air_client *c, const air__ctx *ctx, const char *mlflow
 			break;
 		if (rc != AIR_OK) {
 			note_error(n, "chunk %s: %s", path, e ? air_error_message(e) : air_strerror(rc));
+			drop_node(n);
 			air_error_free(e);
 			e = NULL;
 			rc = AIR_OK;
 			continue;
 		}
+		chunks[m] = (dl_chunk){n, ftell(n->fp)};
 		air__signed_request(&sg[m], &reqs[m]);
+		reqs[m].sink = chunk_write;
+		reqs[m].sink_reset = chunk_restart;
+		reqs[m].sink_ud = &chunks[m];
+		reqs[m].max_reply = AIR__LOGS_DOWNLOAD_CHUNK_MAX;
 		resps[m] = (air__http_resp)AIR__HTTP_RESP_INIT;
-		who[m++] = n;
+		m++;
 	}
 	if (rc == AIR_OK && m) {
 		rc = air__http_do_many(c, ctx, reqs, m, resps, &e);
@@ -140,20 +198,26 @@ static int download_round(air_client *c, const air__ctx *ctx, const char *mlflow
 			rc = AIR_OK; /* per-chunk outcomes are read below */
 	}
 	for (size_t i = 0; i < m; i++) {
-		dl_node *n = who[i];
+		dl_node *n = chunks[i].n;
 		const char *path = n->chunks[k].path;
-		char status[32];
+		long end = n->fp ? ftell(n->fp) : -1;
 
-		if (rc == AIR_OK && resps[i].status >= 200 && resps[i].status < 300) {
-			if (resps[i].body_len &&
-			    fwrite(resps[i].body, 1, resps[i].body_len, n->fp) != resps[i].body_len)
-				note_error(n, "writing %s: %s", n->path, strerror(errno));
-			else
-				n->bytes += (int64_t)resps[i].body_len;
+		if (rc == AIR_OK && resps[i].status >= 200 && resps[i].status < 300 && end >= 0) {
+			n->bytes += end - chunks[i].start;
 		} else if (rc == AIR_OK) {
-			snprintf(status, sizeof(status), resps[i].status ? "HTTP %d" : "request failed",
-			         resps[i].status);
-			note_error(n, "chunk %s: %s", path, status);
+			/* The batch's error is that of its first failed request. */
+			const char *why = first_failure && e ? air_error_message(e) : NULL;
+
+			first_failure = false;
+			if (n->write_errno)
+				note_error(n, "writing %s: %s", n->tmp, strerror(n->write_errno));
+			else if (why)
+				note_error(n, "chunk %s: %s", path, why);
+			else if (resps[i].status)
+				note_error(n, "chunk %s: HTTP %d", path, resps[i].status);
+			else
+				note_error(n, "chunk %s: the download failed", path);
+			drop_node(n);
 		}
 		air__http_resp_clear(&resps[i]);
 		air__signed_dispose(&sg[i]);
@@ -164,17 +228,63 @@ static int download_round(air_client *c, const air__ctx *ctx, const char *mlflow
 	return AIR_OK;
 }
 
-static void finish_node(dl_node *n)
+/* A temporary file in the log file's directory, with the permissions a new
+ * log file gets (0666 less the umask). */
+static FILE *open_tmp(dl_node *n, air_error **err)
 {
-	if (n->fp && fclose(n->fp) != 0)
-		note_error(n, "writing %s: %s", n->path, strerror(errno));
-	n->fp = NULL;
-	if (n->path && n->bytes == 0) {
-		/* Nothing downloaded: leave no empty file behind. */
-		unlink(n->path);
-		air__free(n->path);
-		n->path = NULL;
+	for (int tries = 0; tries < 8; tries++) {
+		char id[37];
+		int fd;
+
+		if (air__uuid4(id) != AIR_OK)
+			return air__failf(err, AIR_EIO, 0, "no random bytes for a temporary file"), NULL;
+		air__free(n->tmp);
+		if (!(n->tmp = air__sprintf("%s.%.8s.part", n->final, id)))
+			return air__oom(err), NULL;
+		fd = open(n->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			FILE *fp = fdopen(fd, "wb");
+			if (!fp) {
+				close(fd);
+				unlink(n->tmp);
+			}
+			return fp;
+		}
+		if (errno != EEXIST)
+			break;
 	}
+	air__free(n->tmp);
+	n->tmp = NULL;
+	return NULL;
+}
+
+/* Node @n is done (@ok: its group was not stopped): a complete download
+ * replaces its log file; anything else leaves the log file as it was (and a
+ * node without bytes writes none). */
+static void finish_node(dl_node *n, bool ok)
+{
+	bool had_file = n->final && access(n->final, F_OK) == 0;
+
+	if (n->fp && ok) {
+		if (fflush(n->fp) != 0 || fsync(fileno(n->fp)) != 0)
+			note_error(n, "writing %s: %s", n->tmp, strerror(errno));
+		if (fclose(n->fp) != 0 && !n->error)
+			note_error(n, "writing %s: %s", n->tmp, strerror(errno));
+		n->fp = NULL;
+		if (!n->error && n->bytes > 0) {
+			if (rename(n->tmp, n->final) == 0) {
+				n->path = n->final;
+				n->final = NULL;
+			} else {
+				note_error(n, "cannot rename %s to %s: %s", n->tmp, n->final, strerror(errno));
+			}
+		}
+	}
+	drop_node(n);
+	if (n->error && had_file)
+		note_error(n, "%s was left as it was", n->final);
+	air__free(n->final);
+	n->final = NULL;
 	air__mlflow_chunks_free(n->chunks, n->nchunks);
 	n->chunks = NULL;
 	n->nchunks = 0;
@@ -193,7 +303,7 @@ static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow
 		air_error *e = NULL;
 
 		n->complete = true;
-		if (!adir || !(n->path = air__sprintf("%s/logs/node_%d.log", dir, n->node))) {
+		if (!adir || !(n->final = air__sprintf("%s/logs/node_%d.log", dir, n->node))) {
 			air__free(adir);
 			rc = air__oom(err);
 			break;
@@ -208,15 +318,17 @@ static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow
 			note_error(n, "listing its chunks: %s", e ? air_error_message(e) : air_strerror(rc));
 			air_error_free(e);
 			rc = AIR_OK;
-			air__free(n->path);
-			n->path = NULL;
 			continue;
 		}
-		n->fp = fopen(n->path, "wb");
-		if (!n->fp) {
-			note_error(n, "cannot create %s: %s", n->path, strerror(errno));
-			air__free(n->path);
-			n->path = NULL;
+		if (!(n->fp = open_tmp(n, &e))) {
+			if (e && air_error_code(e) == AIR_ENOMEM) {
+				rc = air__fail(err, e);
+				break;
+			}
+			note_error(n, "cannot create a temporary file next to %s: %s", n->final,
+			           e ? air_error_message(e) : strerror(errno));
+			air_error_free(e);
+			e = NULL;
 			continue;
 		}
 		rounds = n->nchunks > rounds ? n->nchunks : rounds;
@@ -225,7 +337,7 @@ static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow
 	for (size_t k = 0; rc == AIR_OK && k < rounds; k++)
 		rc = download_round(c, ctx, mlflow_run, group, ngroup, k, err);
 	for (size_t g = 0; g < ngroup; g++)
-		finish_node(group[g]);
+		finish_node(group[g], rc == AIR_OK);
 	return rc;
 }
 
@@ -439,9 +551,9 @@ void air_download_report_free(air_download_report *rep)
 	air__free(rep->state);
 	for (size_t i = 0; i < rep->count; i++) {
 		dl_node *n = &rep->nodes[i];
-		if (n->fp)
-			fclose(n->fp);
+		drop_node(n);
 		air__mlflow_chunks_free(n->chunks, n->nchunks);
+		air__free(n->final);
 		air__free(n->path);
 		air__free(n->error);
 	}

@@ -37,10 +37,16 @@ struct air_log_iter {
 	int64_t last_t, from, to, poll;
 	char *token;             /* next page of the current poll, or NULL */
 	json_t *seen;            /* tokens of the current poll (a repeat ends it) */
+	bool cut;                /* the current poll's chain ended on a repeated token */
+	int64_t poll_delivered;  /* records delivered when the current poll started */
+	int fruitless;           /* cut polls of a terminal run in a row that brought nothing */
 };
 
 /* Internal outcome of a log endpoint read: switch to the MLflow artifacts. */
 #define FALLBACK 1
+/* A terminal run whose last poll was cut short by a repeated page token is
+ * polled again; this many such polls in a row without a new record end it. */
+#define MAX_FRUITLESS_CUT_POLLS 3
 
 static bool is_code(const air_error *e, const char *code)
 {
@@ -72,6 +78,13 @@ static int collect(const void *data, size_t len, void *ud)
 	return air__buf_oom(ud) ? -1 : 0;
 }
 
+/* A page cut short is fetched again from its start. */
+static int restart(void *ud)
+{
+	air__buf_clear(ud);
+	return 0;
+}
+
 /* One page of the log endpoint into s->page, with the per-page error table:
  * AIR_OK, FALLBACK, or a fatal error. Transient failures are retried here
  * after the poll interval. */
@@ -88,6 +101,8 @@ static int fetch_page(air__stream *s, const char *path, const char *query, air_e
 		req.query = query;
 		req.sink = collect;
 		req.sink_ud = &s->body;
+		req.sink_reset = restart;
+		req.max_reply = AIR__LOGS_PAGE_MAX;
 		air__buf_clear(&s->body);
 		rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
 		if (rc == AIR_EABORTED && air__buf_oom(&s->body))
@@ -236,6 +251,8 @@ static int start_poll(air_log_iter *it, air_error **err)
 	it->token = NULL;
 	if (!(it->seen = json_object()))
 		return air__oom(err);
+	it->cut = false;
+	it->poll_delivered = s->delivered;
 	it->next = STEP_PAGE;
 	return AIR_OK;
 }
@@ -269,11 +286,24 @@ static int drain_page(air_log_iter *it, air_error **err)
 		if (r->time_ns != 0)
 			it->last_t = r->time_ns;
 	}
+	if (rc == AIR_OK && page->next_token && json_object_get(it->seen, page->next_token))
+		it->cut = true; /* a stale or repeated page: the chain stops short */
 	if (rc == AIR_OK && next_token(it->seen, page->next_token, &it->token) != AIR_OK)
 		rc = air__oom(err);
 	if (rc == AIR_OK && !it->token)
 		it->next = STEP_AFTER;
 	return rc;
+}
+
+/* Whether a terminal run is done: its last poll read the chain to its end;
+ * one cut short by a repeated token is polled again while that brings
+ * records (and a few times when it does not), so the tail is not lost. */
+static bool terminal_done(air_log_iter *it)
+{
+	if (!it->cut)
+		return true;
+	it->fruitless = it->s.delivered > it->poll_delivered ? 0 : it->fruitless + 1;
+	return it->fruitless >= MAX_FRUITLESS_CUT_POLLS;
 }
 
 /* The poll's pages are drained: the end, or the waiting message and a pause. */
@@ -285,12 +315,12 @@ static int after_poll(air_log_iter *it, air_error **err)
 	/* Re-query the boundary second; the de-dup set drops the repeats. */
 	if (it->last_t > 0)
 		it->from = it->last_t / 1000000000;
-	if (s->run->terminal) {
+	if (s->run->terminal && terminal_done(it)) {
 		it->next = s->delivered == 0 ? STEP_FALLBACK : STEP_DONE;
 		return AIR_OK;
 	}
 	/* Still no line on polls 0, 5, 10, ...: say what the run waits for. */
-	if (s->delivered == 0 && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
+	if (s->delivered == 0 && !s->run->terminal && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
 	    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
 		return rc;
 	if ((rc = air__ctx_sleep(&s->ctx, s->o.poll_ms, "log stream", err)) != AIR_OK)

@@ -185,6 +185,13 @@ void air__mlflow_chunks_free(air__chunk *chunks, size_t n);
 /* Chunk index of a basename "logs-<n>.chunk.txt", else -1. */
 int64_t air__mlflow_chunk_index(const char *path);
 
+/* Reply caps (docs/errors.md): a page of the log endpoint (at most 10 000
+ * records), an MLflow chunk read into memory (the fallback's tail), and one
+ * streamed to a file (downloads). */
+#define AIR__LOGS_PAGE_MAX ((size_t)64 << 20)
+#define AIR__LOGS_CHUNK_MAX ((size_t)256 << 20)
+#define AIR__LOGS_DOWNLOAD_CHUNK_MAX ((size_t)1 << 31)
+
 /* A pre-signed download: URL and the headers the workspace asked for. */
 typedef struct air__signed {
 	char *url;

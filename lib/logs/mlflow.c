@@ -251,6 +251,7 @@ int air__mlflow_download(air_client *c, const air__ctx *ctx, const char *mlflow_
 	if (rc != AIR_OK)
 		return rc;
 	air__signed_request(&sg, &req);
+	req.max_reply = AIR__LOGS_CHUNK_MAX;
 	rc = air__http_do(c, ctx, &req, resp, err);
 	air__signed_dispose(&sg);
 	return rc;

@@ -38,6 +38,7 @@ typedef struct flow {
 	char *token;
 	char *policy_id;
 	char *code_source_path;
+	char *snap_dir;       /* where snapshots go */
 	bool reused;
 } flow;
 
@@ -151,8 +152,8 @@ static int choose_token(flow *f, air_error **err)
 	const char *key = f->opts ? f->opts->idempotency_key : NULL;
 	char uuid[37];
 
-	if (key && *key)
-		f->token = air__strdup(key);
+	if (key)
+		f->token = air__strdup(key); /* never blank: the setter refuses that */
 	else if (f->w.idempotency_token && *f->w.idempotency_token)
 		f->token = air__strdup(f->w.idempotency_token);
 	else if (air__uuid4(uuid) == AIR_OK)
@@ -212,7 +213,7 @@ static int upload_artifacts(flow *f, air_error **err)
 			rc = air__oom(err);
 			goto out;
 		}
-		ups[i] = (air__upload){paths[i], arts[i].data, arts[i].len};
+		ups[i] = (air__upload){.path = paths[i], .data = arts[i].data, .len = arts[i].len};
 		total += (int64_t)arts[i].len;
 	}
 	if ((rc = enter(f, AIR_PHASE_ARTIFACTS, total, f->launch_dir, err)) == AIR_OK)
@@ -224,16 +225,45 @@ out:
 	return rc;
 }
 
+/*
+ * A plain-tar snapshot keeps the reference's name, "<dirname>_<UTC
+ * second>.tar.gz", as long as that name is unambiguous: it is uploaded
+ * without overwrite, so an archive that already holds that name (another
+ * snapshot of the same directory in the same second, maybe with other code)
+ * is never replaced under a run that points at it. When the name is taken,
+ * the snapshot goes to "<dirname>_<UTC second>_<sha16>.tar.gz", named by its
+ * content, where overwriting can only put the same bytes back.
+ */
+static int put_plain(flow *f, air_error **err)
+{
+	air_error *e = NULL;
+	char *name, *path;
+	int rc = air__snapshot_put(f->c, &f->ctx, &f->snap, f->code_source_path, false, &e);
+
+	if (rc != AIR_ECONFLICT)
+		return rc == AIR_OK ? AIR_OK : air__fail(err, e);
+	air_error_free(e);
+	name = air__snapshot_content_name(&f->snap);
+	path = name ? air__sprintf("%s/%s", f->snap_dir, name) : NULL;
+	air__free(name);
+	if (!path)
+		return air__oom(err);
+	air__client_debug(f->c, AIR_DEBUG_INFO, "%s exists: the snapshot goes to %s",
+	                  f->code_source_path, path);
+	air__free(f->code_source_path);
+	f->code_source_path = path;
+	return air__snapshot_put(f->c, &f->ctx, &f->snap, f->code_source_path, true, err);
+}
+
 static int upload_snapshot(flow *f, air_error **err)
 {
-	char *dir;
 	int rc = AIR_OK;
 
 	if (!f->has_snap)
 		return AIR_OK;
-	dir = air__snapshot_upload_dir(f->w.remote_volume, f->user_base);
-	f->code_source_path = dir ? air__sprintf("%s/%s", dir, f->snap.archive_name) : NULL;
-	air__free(dir);
+	f->snap_dir = air__snapshot_upload_dir(f->w.remote_volume, f->user_base);
+	f->code_source_path = f->snap_dir ? air__sprintf("%s/%s", f->snap_dir, f->snap.archive_name)
+	                                  : NULL;
 	if (!f->code_source_path)
 		return air__oom(err);
 	/* Git snapshots are named by content: an existing one is reused. */
@@ -244,9 +274,11 @@ static int upload_snapshot(flow *f, air_error **err)
 		return rc;
 	if ((rc = enter(f, AIR_PHASE_PACKAGING, 0, f->snap.root, err)) == AIR_OK &&
 	    (rc = air__snapshot_package(&f->snap, &f->ctx, err)) == AIR_OK &&
-	    (rc = enter(f, AIR_PHASE_SNAPSHOT, (int64_t)f->snap.data.len, f->code_source_path, err)) ==
+	    (rc = enter(f, AIR_PHASE_SNAPSHOT, f->snap.archive.size, f->code_source_path, err)) ==
 	        AIR_OK)
-		rc = air__snapshot_put(f->c, &f->ctx, &f->snap, f->code_source_path, err);
+		rc = f->snap.mode == AIR__SNAPSHOT_PLAIN ? put_plain(f, err)
+		                                        : air__snapshot_put(f->c, &f->ctx, &f->snap,
+		                                                            f->code_source_path, true, err);
 	return rc;
 }
 
@@ -266,9 +298,10 @@ static int upload_sidecars(flow *f, air_error **err)
 	state_path = air__sprintf("%s/git_state.json", f->launch_dir);
 	diff_path = air__sprintf("%s/git_diff.patch", f->launch_dir);
 	if (state_path && diff_path) {
-		ups[n++] = (air__upload){state_path, sc.state_json, strlen(sc.state_json)};
+		ups[n++] = (air__upload){.path = state_path, .data = sc.state_json,
+		                          .len = strlen(sc.state_json)};
 		if (sc.diff)
-			ups[n++] = (air__upload){diff_path, sc.diff, sc.diff_len};
+			ups[n++] = (air__upload){.path = diff_path, .data = sc.diff, .len = sc.diff_len};
 		rc = air__ws_import_many(f->c, &f->ctx, ups, n, optional, &e);
 		if (rc == AIR_EINTERRUPTED || rc == AIR_EABORTED) {
 			air__fail(err, e);
@@ -389,5 +422,6 @@ int air_client_submit(air_client *client, const air_config *cfg, const air_submi
 	air__free(f.token);
 	air__free(f.policy_id);
 	air__free(f.code_source_path);
+	air__free(f.snap_dir);
 	return rc;
 }

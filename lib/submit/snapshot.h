@@ -7,6 +7,9 @@
  * Everything that can be checked locally is checked by air__snapshot_plan()
  * before the submission sends its first request; a plain-tar snapshot is
  * also packaged then, so unreadable files and escaping symlinks fail early.
+ *
+ * The archive is written to an unlinked temporary file and uploaded from it,
+ * so memory stays flat whatever the size of the tree.
  */
 #ifndef AIR_SNAPSHOT_H
 #define AIR_SNAPSHOT_H
@@ -37,6 +40,23 @@ typedef struct air__snapshot_spec {
 	const air__ctx *ctx;
 } air__snapshot_spec;
 
+/* A packaged archive: an unlinked temporary file (in $TMPDIR, else /tmp)
+ * holding the .tar.gz, with its size and SHA-256. */
+typedef struct air__archive {
+	int fd;              /* -1 when none */
+	int64_t size;
+	char sha256[65];     /* lowercase hex, once complete */
+} air__archive;
+
+#define AIR__ARCHIVE_INIT {-1, 0, {0}}
+
+/* An unlinked temporary file for a snapshot (descriptor), or -1 with an error. */
+int air__snapshot_tmpfile(air_error **err);
+/* Close the archive's file (it disappears); the archive is empty again. */
+void air__archive_dispose(air__archive *a);
+/* air__http_source over an archive (@ud: the air__archive). */
+ssize_t air__archive_read_at(void *ud, int64_t offset, void *buf, size_t len);
+
 typedef struct air__snapshot {
 	air__snapshot_mode mode;
 	char *root;          /* resolved absolute root directory */
@@ -47,7 +67,7 @@ typedef struct air__snapshot {
 	char **include;      /* include paths, trimmed, YAML order */
 	size_t n_include;
 	char *archive_name;  /* "<dirname>_<key16>.tar.gz" or "<dirname>_<UTC>.tar.gz" */
-	air__buf data;       /* the .tar.gz once packaged */
+	air__archive archive; /* the .tar.gz once packaged */
 	bool packaged;
 } air__snapshot;
 
@@ -84,22 +104,29 @@ bool air__ignore_excludes(const air__ignore *ig, const char *dirname, const char
 void air__ignore_dispose(air__ignore *ig);
 
 /* ---- archives (snapshot_tar.c) ---- */
-/* Plain tar of @root (or only @include paths) under "<dirname>/" into @out. */
+/* Plain tar of @root (or only @include paths) under "<dirname>/" into a new
+ * archive @out (streamed to its file; disposed on failure). */
 int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ignore *ig,
                             char *const *include, size_t n_include, const air__ctx *ctx,
-                            air__buf *out, air_error **err);
-/* Re-compress the uncompressed tar in @fd (git archive output) into @out,
- * checking that every entry lies under "<dirname>/". */
-int air__snapshot_tar_repack(int fd, const char *dirname, air__buf *out, air_error **err);
+                            air__archive *out, air_error **err);
+/* Re-compress the uncompressed tar in @fd (git archive output) into a new
+ * archive @out, checking that every entry lies under "<dirname>/". */
+int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air_error **err);
 
 /* ---- destination (snapshot_upload.c) ---- */
 /* Whether a snapshot already exists at @path (workspace get-status, or the
  * Files API under /Volumes). Used in git mode, whose names are content keys. */
 int air__snapshot_find(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
                        air_error **err);
-/* Upload the packaged snapshot to @path (import-file, or a Files API PUT). */
+/* Upload the packaged snapshot to @path (import-file, or a Files API PUT),
+ * streamed from its file. Without @overwrite an existing file at @path is
+ * AIR_ECONFLICT and stays as it is. */
 int air__snapshot_put(air_client *c, const air__ctx *ctx, const air__snapshot *s, const char *path,
-                      air_error **err);
+                      bool overwrite, air_error **err);
+/* "<dirname>_<UTC>_<first 16 hex digits of the archive's SHA-256>.tar.gz":
+ * the name a plain-tar snapshot takes when its time-stamped name is taken.
+ * air__free(). */
+char *air__snapshot_content_name(const air__snapshot *s);
 
 /* ---- git provenance sidecars (git_state.c) ---- */
 typedef struct air__git_state {

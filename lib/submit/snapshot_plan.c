@@ -117,6 +117,7 @@ static int plan_plain(air__snapshot *s, air_error **err)
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
 	s->mode = AIR__SNAPSHOT_PLAIN;
+	/* The reference's name; air__snapshot_content_name() when it is taken. */
 	return (s->archive_name = air__sprintf("%s_%s.tar.gz", s->dirname, stamp)) ? AIR_OK : air__oom(err);
 }
 
@@ -208,7 +209,7 @@ int air__snapshot_plan(const air__snapshot_spec *spec, air__snapshot *s, air_err
 	int rc;
 
 	memset(s, 0, sizeof(*s));
-	air__buf_init(&s->data);
+	s->archive = (air__archive)AIR__ARCHIVE_INIT;
 	rc = resolve_root(spec, s, err);
 	if (rc == AIR_OK)
 		rc = copy_include_paths(spec, s, err);
@@ -255,22 +256,11 @@ static int read_gitignore(const air__snapshot *s, air__ignore *ig, air_error **e
 
 static int package_git(air__snapshot *s, const air__ctx *ctx, air_error **err)
 {
-	const char *tmpdir = getenv("TMPDIR");
-	char *tmpl = air__sprintf("%s/air-snapshot-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
 	struct stat st;
 	int fd, rc;
 
-	if (!tmpl)
-		return air__oom(err);
-	fd = mkostemp(tmpl, O_CLOEXEC);
-	if (fd < 0) {
-		rc = air__failf(err, AIR_EIO, 0, "cannot create a temporary file in %s: %s",
-		                tmpdir && *tmpdir ? tmpdir : "/tmp", strerror(errno));
-		air__free(tmpl);
-		return rc;
-	}
-	unlink(tmpl); /* the open descriptor keeps it alive until closed */
-	air__free(tmpl);
+	if ((fd = air__snapshot_tmpfile(err)) < 0)
+		return AIR_EIO;
 	rc = air__git_archive(s->root, s->sha, s->dirname, (const char *const *)s->include,
 	                      s->n_include, fd, ctx, err);
 	if (rc == AIR_OK && fstat(fd, &st) == 0 && (uint64_t)st.st_size > AIR__SNAPSHOT_MAX_BYTES)
@@ -280,7 +270,7 @@ static int package_git(air__snapshot *s, const air__ctx *ctx, air_error **err)
 	if (rc == AIR_OK && lseek(fd, 0, SEEK_SET) != 0)
 		rc = air__failf(err, AIR_EIO, 0, "cannot read back the git archive: %s", strerror(errno));
 	if (rc == AIR_OK)
-		rc = air__snapshot_tar_repack(fd, s->dirname, &s->data, err);
+		rc = air__snapshot_tar_repack(fd, s->dirname, &s->archive, err);
 	close(fd);
 	return rc;
 }
@@ -298,7 +288,7 @@ int air__snapshot_package(air__snapshot *s, const air__ctx *ctx, air_error **err
 		rc = read_gitignore(s, &ig, err);
 		if (rc == AIR_OK)
 			rc = air__snapshot_tar_plain(s->root, s->dirname, &ig, s->include, s->n_include, ctx,
-			                             &s->data, err);
+			                             &s->archive, err);
 		air__ignore_dispose(&ig);
 	}
 	s->packaged = rc == AIR_OK;
@@ -317,6 +307,6 @@ void air__snapshot_dispose(air__snapshot *s)
 		air__free(s->include[i]);
 	air__free(s->include);
 	air__free(s->archive_name);
-	air__buf_dispose(&s->data);
+	air__archive_dispose(&s->archive);
 	memset(s, 0, sizeof(*s));
 }

@@ -1,6 +1,8 @@
 /*
  * snapshot_tar.c: the snapshot archive, a gzip-compressed pax tar built with
- * libarchive in memory, every entry under "<dirname>/".
+ * libarchive and streamed to an unlinked temporary file (hashed on the way),
+ * every entry under "<dirname>/". Only libarchive's buffers and one read
+ * chunk are in memory, whatever the size of the tree.
  *
  * Plain mode walks the root without following symbolic links: a link is
  * stored as a link when its target stays inside the root, and the snapshot is
@@ -23,8 +25,10 @@
 #include <unistd.h>
 
 typedef struct sink {
-	air__buf *out;
+	air__archive *out;
+	air__sha256 sha;
 	bool too_big;
+	int write_errno;  /* writing the temporary file failed */
 } sink;
 
 typedef struct walk {
@@ -38,33 +42,109 @@ typedef struct walk {
 	air__buf member;  /* scratch: archive member name */
 } walk;
 
+int air__snapshot_tmpfile(air_error **err)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tmpl;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (!(tmpl = air__sprintf("%s/air-snapshot-XXXXXX", dir)))
+		return air__oom(err), -1;
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		air__failf(err, AIR_EIO, 0, "cannot create a temporary file in %s: %s", dir,
+		           strerror(errno));
+	else
+		unlink(tmpl); /* the open descriptor keeps it alive until closed */
+	air__free(tmpl);
+	return fd;
+}
+
+void air__archive_dispose(air__archive *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	*a = (air__archive)AIR__ARCHIVE_INIT;
+}
+
+ssize_t air__archive_read_at(void *ud, int64_t offset, void *buf, size_t len)
+{
+	const air__archive *a = ud;
+	ssize_t n;
+
+	do
+		n = pread(a->fd, buf, len, (off_t)offset);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 static la_ssize_t sink_write(struct archive *a, void *ud, const void *buf, size_t len)
 {
 	sink *s = ud;
+	const char *p = buf;
+	size_t left = len;
 
 	(void)a;
-	if (s->out->len + len > AIR__SNAPSHOT_MAX_BYTES) {
+	if ((uint64_t)s->out->size + len > AIR__SNAPSHOT_MAX_BYTES) {
 		s->too_big = true;
 		return -1;
 	}
-	air__buf_put(s->out, buf, len);
-	return air__buf_oom(s->out) ? -1 : (la_ssize_t)len;
+	while (left > 0) {
+		ssize_t n = write(s->out->fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->write_errno = n < 0 ? errno : EIO;
+			return -1;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	air__sha256_update(&s->sha, buf, len);
+	s->out->size += (int64_t)len;
+	return (la_ssize_t)len;
 }
 
-static struct archive *writer_open(sink *s)
+/* A new archive for @s->out: its temporary file and a writer onto it. */
+static struct archive *writer_open(sink *s, air_error **err)
 {
-	struct archive *a = archive_write_new();
+	struct archive *a;
 
-	if (!a)
+	*s->out = (air__archive)AIR__ARCHIVE_INIT;
+	air__sha256_init(&s->sha);
+	if ((s->out->fd = air__snapshot_tmpfile(err)) < 0)
 		return NULL;
+	if (!(a = archive_write_new())) {
+		air__archive_dispose(s->out);
+		air__failf(err, AIR_ENOMEM, 0, "cannot start the code snapshot archive");
+		return NULL;
+	}
 	if (archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
 	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
 	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
 	    archive_write_open(a, s, NULL, sink_write, NULL) != ARCHIVE_OK) {
 		archive_write_free(a);
+		air__archive_dispose(s->out);
+		air__failf(err, AIR_ENOMEM, 0, "cannot start the code snapshot archive");
 		return NULL;
 	}
 	return a;
+}
+
+/* The archive is complete: its digest. */
+static void sink_finish(sink *s)
+{
+	unsigned char d[AIR__SHA256_LEN];
+	static const char hex[] = "0123456789abcdef";
+
+	air__sha256_final(&s->sha, d);
+	for (size_t i = 0; i < AIR__SHA256_LEN; i++) {
+		s->out->sha256[2 * i] = hex[d[i] >> 4];
+		s->out->sha256[2 * i + 1] = hex[d[i] & 15];
+	}
+	s->out->sha256[2 * AIR__SHA256_LEN] = '\0';
 }
 
 static int archive_failure(struct archive *a, const sink *s, air_error **err)
@@ -74,8 +154,9 @@ static int archive_failure(struct archive *a, const sink *s, air_error **err)
 		                  "the code snapshot is larger than %zu MiB; narrow it with include_paths "
 		                  "or .gitignore",
 		                  AIR__SNAPSHOT_MAX_BYTES >> 20);
-	if (air__buf_oom(s->out))
-		return air__failf(err, AIR_ENOMEM, 0, "out of memory building the code snapshot");
+	if (s->write_errno)
+		return air__failf(err, AIR_EIO, 0, "cannot write the code snapshot to a temporary file: %s",
+		                  strerror(s->write_errno));
 	return air__failf(err, AIR_ESNAPSHOT, 0, "cannot build the code snapshot: %s",
 	                  archive_error_string(a) ? archive_error_string(a) : "archive error");
 }
@@ -326,22 +407,23 @@ static int add_include(walk *w, const char *path, air_error **err)
 
 int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ignore *ig,
                             char *const *include, size_t n_include, const air__ctx *ctx,
-                            air__buf *out, air_error **err)
+                            air__archive *out, air_error **err)
 {
-	sink s = {out, false};
+	sink s = {out, {{0}, 0, {0}, 0}, false, 0};
 	walk w = {NULL, root, NULL, dirname, ig, ctx, AIR__BUF_INIT, AIR__BUF_INIT};
 	air_error *e = NULL;
 	char real[PATH_MAX];
 	int rc = AIR_OK;
 
+	*out = (air__archive)AIR__ARCHIVE_INIT;
 	if (!realpath(root, real))
 		return air__failf(err, AIR_ESNAPSHOT, 0, "cannot resolve code_source root_path %s: %s", root,
 		                  strerror(errno));
 	if (!(w.real_root = air__strdup(real)))
 		return air__oom(err);
-	if (!(w.a = writer_open(&s))) {
+	if (!(w.a = writer_open(&s, &e))) {
 		air__free(w.real_root);
-		return air__failf(err, AIR_ENOMEM, 0, "cannot start the code snapshot archive");
+		return air__fail(err, e);
 	}
 	if (n_include == 0) {
 		rc = add_path(&w, "", false, &e);
@@ -368,25 +450,31 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
 	air__buf_dispose(&w.path);
 	air__buf_dispose(&w.member);
 	if (rc != AIR_OK) {
-		air__buf_dispose(out);
+		air__archive_dispose(out);
 		return air__fail(err, e);
 	}
+	sink_finish(&s);
 	return AIR_OK;
 }
 
-int air__snapshot_tar_repack(int fd, const char *dirname, air__buf *out, air_error **err)
+int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air_error **err)
 {
-	sink s = {out, false};
+	sink s = {out, {{0}, 0, {0}, 0}, false, 0};
 	struct archive *in = archive_read_new(), *a = NULL;
 	struct archive_entry *e;
 	size_t dl = strlen(dirname);
 	air_error *fail = NULL;
 	int rc = AIR_OK, r;
 
+	*out = (air__archive)AIR__ARCHIVE_INIT;
 	if (!in || archive_read_support_format_tar(in) != ARCHIVE_OK ||
-	    archive_read_open_fd(in, fd, 65536) != ARCHIVE_OK || !(a = writer_open(&s))) {
+	    archive_read_open_fd(in, fd, 65536) != ARCHIVE_OK) {
 		rc = air__failf(&fail, AIR_ESNAPSHOT, 0, "cannot read the git archive: %s",
 		                in && archive_error_string(in) ? archive_error_string(in) : "archive error");
+		goto out;
+	}
+	if (!(a = writer_open(&s, &fail))) {
+		rc = air_error_code(fail);
 		goto out;
 	}
 	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
@@ -431,8 +519,9 @@ out:
 	if (a)
 		archive_write_free(a);
 	if (rc != AIR_OK) {
-		air__buf_dispose(out);
+		air__archive_dispose(out);
 		return air__fail(err, fail);
 	}
+	sink_finish(&s);
 	return AIR_OK;
 }

@@ -49,6 +49,10 @@ int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char
 		return AIR_EINVAL;
 	switch (opt) {
 	case AIR_SUBMIT_IDEMPOTENCY_KEY:
+		/* An empty key (an unset variable in a script) would silently fall
+		 * back to a fresh token and lose exactly-once: refused. */
+		if (value && air__is_blank(value))
+			return AIR_EINVAL;
 		slot = &opts->idempotency_key;
 		break;
 	case AIR_SUBMIT_BASE_DIR:

@@ -178,8 +178,10 @@ int air__ws_get_status(air_client *c, const air__ctx *ctx, const char *path, boo
 
 typedef struct air__upload {
 	const char *path;  /* absolute workspace path */
-	const void *data;
+	const void *data;  /* the bytes (NULL with @source) */
 	size_t len;
+	air__http_source source; /* or: @len bytes read on demand (a file) */
+	void *source_ud;
 } air__upload;
 
 /* import-file uploads in parallel; a 404 (missing parent) gets one mkdirs
@@ -187,13 +189,16 @@ typedef struct air__upload {
  * NULL) are ignored. */
 int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *ups, size_t n,
                         const bool *optional, air_error **err);
-int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const void *data,
-                   size_t len, air_error **err);
+/* One import-file upload of @up; without @overwrite an existing file is
+ * AIR_ECONFLICT ("file already exists: <path>"). */
+int air__ws_import(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
+                   air_error **err);
 /* get-status, mkdirs when missing, error when not a directory. */
 int air__ws_ensure_directory(air_client *c, const air__ctx *ctx, const char *dir, air_error **err);
-/* Files API: PUT ...?overwrite=true; exists = HEAD directories (404) + HEAD files. */
-int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const void *data,
-                    size_t len, air_error **err);
+/* Files API: PUT (?overwrite=true with @overwrite, else an existing file is
+ * AIR_ECONFLICT); exists = HEAD directories (404) + HEAD files. */
+int air__volume_put(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
+                    air_error **err);
 int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
                             air_error **err);
 

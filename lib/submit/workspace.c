@@ -136,41 +136,49 @@ static char *parent_dir(const char *path)
 	return air__strndup(path, slash && slash != path ? (size_t)(slash - path) : 1);
 }
 
-static void import_req(air__http_req *r, const char *url, const void *data, size_t len)
+/* The body of @up on @r: its bytes, or its source. */
+static void set_body(air__http_req *r, const air__upload *up)
+{
+	r->body = up->source ? NULL : up->data;
+	r->body_len = up->len;
+	r->source = up->source;
+	r->source_ud = up->source_ud;
+}
+
+static void import_req(air__http_req *r, const char *url, const air__upload *up, bool overwrite)
 {
 	memset(r, 0, sizeof(*r));
 	r->method = "POST";
 	r->path = url;
-	r->query = "overwrite=true";
-	r->body = data;
-	r->body_len = len;
+	r->query = overwrite ? "overwrite=true" : NULL;
+	set_body(r, up);
 	r->content_type = NULL; /* raw bytes; the reference sets no content type */
 }
 
-int air__ws_import(air_client *c, const air__ctx *ctx, const char *path, const void *data,
-                   size_t len, air_error **err)
+int air__ws_import(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
+                   air_error **err)
 {
-	char *url = air__import_file_url(path), *parent = NULL;
+	char *url = air__import_file_url(up->path), *parent = NULL;
 	air__http_req req;
 	air_error *e = NULL;
 	int rc;
 
 	if (!url)
 		return air__oom(err);
-	import_req(&req, url, data, len);
+	import_req(&req, url, up, overwrite);
 	rc = air__http_do(c, ctx, &req, NULL, &e);
 	if (rc != AIR_OK && air_error_http_status(e) == 404) {
 		/* The parent directory is missing: create it and try once more. */
 		air_error_free(e);
 		e = NULL;
-		if (!(parent = parent_dir(path)))
+		if (!(parent = parent_dir(up->path)))
 			rc = air__oom(&e);
 		else if ((rc = air__ws_mkdirs(c, ctx, parent, &e)) == AIR_OK)
 			rc = air__http_do(c, ctx, &req, NULL, &e);
 	}
 	air__free(url);
 	air__free(parent);
-	return rc == AIR_OK ? AIR_OK : air__fail(err, upload_error(e, path));
+	return rc == AIR_OK ? AIR_OK : air__fail(err, upload_error(e, up->path));
 }
 
 static bool is_2xx(int32_t status)
@@ -197,7 +205,7 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 			rc = air__oom(&fatal);
 			goto out;
 		}
-		import_req(&reqs[i], urls[i], ups[i].data, ups[i].len);
+		import_req(&reqs[i], urls[i], &ups[i], true);
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	}
 	rc = air__http_do_many(c, ctx, reqs, n, resps, &batch);
@@ -216,7 +224,7 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 			first_failure = i;
 		if (resps[i].status == 404) {
 			/* missing parent: mkdirs and one more try, one file at a time (rare) */
-			if (air__ws_import(c, ctx, ups[i].path, ups[i].data, ups[i].len, &e) == AIR_OK)
+			if (air__ws_import(c, ctx, &ups[i], true, &e) == AIR_OK)
 				continue;
 		} else if (!(optional && optional[i])) {
 			if (i == first_failure) {
@@ -251,10 +259,10 @@ out:
 	return AIR_OK;
 }
 
-int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const void *data,
-                    size_t len, air_error **err)
+int air__volume_put(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
+                    air_error **err)
 {
-	char *url = air__files_api_url("files", path);
+	char *url = air__files_api_url("files", up->path);
 	air__http_req req;
 	air_error *e = NULL;
 	int rc;
@@ -264,15 +272,17 @@ int air__volume_put(air_client *c, const air__ctx *ctx, const char *path, const 
 	memset(&req, 0, sizeof(req));
 	req.method = "PUT";
 	req.path = url;
-	req.query = "overwrite=true";
-	req.body = data;
-	req.body_len = len;
+	req.query = overwrite ? "overwrite=true" : NULL;
+	set_body(&req, up);
 	req.content_type = "application/octet-stream";
 	rc = air__http_do(c, ctx, &req, NULL, &e);
 	air__free(url);
 	if (rc == AIR_OK)
 		return AIR_OK;
-	return air__fail(err, path_error(e, "writing volume file", "uploading volume file", path));
+	if (air_error_http_status(e) == 409)
+		return air__fail(err, air__error_set_code(
+			air__error_prefix(e, "file already exists: %s", up->path), AIR_ECONFLICT));
+	return air__fail(err, path_error(e, "writing volume file", "uploading volume file", up->path));
 }
 
 /* HEAD on the Files API: AIR_OK (exists), AIR_ENOTFOUND, or an error. */

@@ -23,12 +23,34 @@ static const char *local_path(const air_client *c, const air__http_req *req)
 	return NULL;
 }
 
+/* A body read on demand (air__http_req.source, a snapshot's file) whole
+ * into @b: the local workspace takes bytes. */
+static int read_source(const air__http_req *req, air__buf *b, air_error **err)
+{
+	char chunk[65536];
+
+	while (b->len < req->body_len) {
+		size_t want = req->body_len - b->len < sizeof(chunk) ? req->body_len - b->len
+		                                                      : sizeof(chunk);
+		ssize_t n = req->source(req->source_ud, (int64_t)b->len, chunk, want);
+
+		if (n <= 0)
+			return air__failf(err, AIR_EIO, 0, "%s %s: cannot read the request body",
+			                  req->method, req->path);
+		air__buf_put(b, chunk, (size_t)n);
+		if (air__buf_oom(b))
+			return air__oom(err);
+	}
+	return AIR_OK;
+}
+
 static int serve_one(air_client *c, const air__ctx *ctx, const air__http_req *req,
                      air__http_resp *resp, air_error **err)
 {
 	const char *path = local_path(c, req), *q;
 	air__local_reply reply = AIR__LOCAL_REPLY_INIT;
 	air__local_req lreq;
+	air__buf body = AIR__BUF_INIT;
 	char *p = NULL;
 	air_error *e = NULL;
 	int rc;
@@ -37,14 +59,22 @@ static int serve_one(air_client *c, const air__ctx *ctx, const air__http_req *re
 	if (!path)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "a local workspace cannot fetch %s", req->path);
+	if (req->source && (rc = read_source(req, &body, err)) != AIR_OK) {
+		air__buf_dispose(&body);
+		return rc;
+	}
 	/* A path with its own query (a "signed URL") keeps it. */
-	if ((q = strchr(path, '?')) != NULL && !(p = air__strndup(path, (size_t)(q - path))))
+	if ((q = strchr(path, '?')) != NULL && !(p = air__strndup(path, (size_t)(q - path)))) {
+		air__buf_dispose(&body);
 		return air__oom(err);
-	lreq = (air__local_req){req->method, p ? p : path, q ? q + 1 : req->query, req->body,
-	                        req->body_len, req->sink, req->sink_ud};
+	}
+	lreq = (air__local_req){req->method, p ? p : path, q ? q + 1 : req->query,
+	                        req->source ? body.ptr : req->body, req->body_len, req->sink,
+	                        req->sink_ud};
 	air__http_debug(&c->http, AIR_DEBUG_REQUEST, "local %s %s%s%s", lreq.method, lreq.path,
 	                lreq.query ? "?" : "", lreq.query ? lreq.query : "");
 	rc = air__local_serve(c->local, ctx, &lreq, &reply, &e);
+	air__buf_dispose(&body);
 	if (rc != AIR_OK) {
 		air__free(p);
 		return air__fail(err, air__secrets_redact(c->secrets, e));

@@ -139,13 +139,24 @@ static int try_u2m(air_client *c, bool pinned, air__auth **out, air_error **err)
 		air__free(path);
 		air__buf_dispose(&hint);
 	}
+	if (rc == AIR_OK) {
+		air__secrets_add(c->secrets, a->tok.access_token);
+		air__secrets_add(c->secrets, a->tok.refresh_token);
+	}
+	if (rc == AIR_OK &&
+	    (air__find_control(a->tok.access_token) || air__find_control(a->tok.token_type))) {
+		char *path = air__u2m_cache_path(c);
+		rc = air__failf(err, AIR_EAUTH, AIR_KIND_PERMANENT,
+		                "token cache %s, entry \"%s\": the access token (or its type) contains a "
+		                "control character; log in again (databricks auth login)",
+		                path ? path : "~/.databricks/token-cache.json", key);
+		air__free(path);
+	}
 	if (rc != AIR_OK) {
 		air__auth_free(a);
 		return rc;
 	}
 	a->have_tok = true;
-	air__secrets_add(c->secrets, a->tok.access_token);
-	air__secrets_add(c->secrets, a->tok.refresh_token);
 	*out = a;
 	return AIR_OK;
 }

@@ -75,6 +75,11 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, bool once, char **ou
 int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
                        const char *form, const char *extra_header, bool once, air__token *out,
                        air_error **err);
+/* A token endpoint's reply (@len bytes of JSON) into *out: AIR_EPROTO (naming
+ * @endpoint) without a non-empty access_token, or with a control character in
+ * it or its token_type; expires_in is clamped to about ten years. */
+int air__oauth_parse_token(const char *body, size_t len, const char *endpoint, air__token *out,
+                           air_error **err);
 /* M2M client-credentials grant (@once as for air__oauth_request). */
 int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoint, bool once,
                          air__token *out, air_error **err);

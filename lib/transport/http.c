@@ -14,7 +14,6 @@
 
 #define POLL_SLICE_MS 1000      /* interrupts wake the poll at once; this bounds a quiet wait */
 #define MAX_RETRY_AFTER_MS (24LL * 3600 * 1000)
-#define MAX_ERROR_BODY (1 << 20) /* error replies kept when a sink streams the body */
 
 typedef enum xstate { X_WAITING, X_RUNNING, X_DONE } xstate;
 
@@ -44,7 +43,14 @@ typedef struct xfer {
 	bool has_retry_after;  /* the reply carried Retry-After (libcurl reads its value) */
 	int64_t retry_after_ms;
 	int64_t up_now;
+	int64_t attempt_ms;    /* monotonic start of the current attempt */
+	uint64_t received;     /* body bytes of the current attempt */
+	int64_t src_off;       /* read position in a source body */
 	bool sink_started;     /* bytes reached the sink: the request cannot be replayed */
+	bool error_cut;        /* an error reply was cut at AIR__HTTP_ERROR_BODY_MAX */
+	bool too_big;          /* the reply went past max_reply */
+	bool retry_expired;    /* the retry deadline passed during the attempt */
+	air_error *last_err;   /* the previous attempt's error, once a retry is scheduled */
 	int abort_rc;          /* set by a callback that stopped the transfer */
 	char errbuf[CURL_ERROR_SIZE];
 } xfer;
@@ -118,13 +124,47 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 	return len;
 }
 
+static size_t max_reply(const air__http_req *r)
+{
+	return r->max_reply ? r->max_reply : AIR__HTTP_REPLY_MAX;
+}
+
+/* A reply larger than the request accepts: stop reading it. */
+static size_t reply_too_big(xfer *x)
+{
+	x->too_big = true;
+	x->abort_rc = AIR_EPROTO;
+	return 0;
+}
+
 static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 {
 	xfer *x = ud;
 	size_t len = size * nmemb;
 	long status = 0;
+	curl_off_t declared = -1;
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status >= 400) {
+		/* An error page: its beginning says what went wrong; the rest is not read. */
+		size_t room = AIR__HTTP_ERROR_BODY_MAX - x->body.len;
+		air__buf_put(&x->body, data, len < room ? len : room);
+		if (air__buf_oom(&x->body)) {
+			x->abort_rc = AIR_ENOMEM;
+			return 0;
+		}
+		if (len < room)
+			return len;
+		x->error_cut = true;
+		return 0;
+	}
+	if (x->received == 0 &&
+	    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK &&
+	    declared > 0 && (uint64_t)declared > max_reply(x->req))
+		return reply_too_big(x); /* known before a byte is kept */
+	if (x->received + len > max_reply(x->req))
+		return reply_too_big(x);
+	x->received += len;
 	if (x->req->sink && status >= 200 && status < 300) {
 		x->sink_started = true;
 		if (x->req->sink(data, len, x->req->sink_ud) != 0) {
@@ -133,8 +173,6 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 		}
 		return len;
 	}
-	if (x->req->sink && x->body.len + len > MAX_ERROR_BODY)
-		return len; /* an error page: keep its beginning only */
 	air__buf_put(&x->body, data, len);
 	if (air__buf_oom(&x->body)) {
 		x->abort_rc = AIR_ENOMEM;
@@ -143,13 +181,30 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 	return len;
 }
 
+static bool is_bulk(const air__http_req *r)
+{
+	return r->sink || r->body_len >= AIR__HTTP_BULK_BODY;
+}
+
+/* Whether the retry deadline, counted from the first attempt, has passed
+ * for @x; a bulk transfer still moving at AIR__HTTP_BULK_MIN_RATE on
+ * average over its attempt is let through. */
+static bool retry_deadline_passed(const xfer *x, int64_t moved)
+{
+	int64_t deadline = x->g->env->set.retry_deadline_ms, now = air__mono_ms();
+	int64_t took = now - x->attempt_ms;
+
+	if (deadline <= 0 || now - x->first_ms <= deadline)
+		return false;
+	return !(is_bulk(x->req) && took > 0 && moved * 1000 / took >= AIR__HTTP_BULK_MIN_RATE);
+}
+
 static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                        curl_off_t ulnow)
 {
 	xfer *x = ud;
 
 	(void)dltotal;
-	(void)dlnow;
 	(void)ultotal;
 	x->up_now = (int64_t)ulnow;
 	if (air__ctx_interrupted(&x->g->ctx))
@@ -158,7 +213,41 @@ static int on_progress(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
 		x->abort_rc = AIR_ETIMEOUT;
 	else if (x->g->aborted)
 		x->abort_rc = x->g->aborted;
-	return x->abort_rc != 0;
+	else if (retry_deadline_passed(x, (int64_t)dlnow + (int64_t)ulnow))
+		x->retry_expired = true;
+	return x->abort_rc != 0 || x->retry_expired;
+}
+
+/* Request bodies read on demand (air__http_req.source). */
+static size_t on_read(char *buf, size_t size, size_t nitems, void *ud)
+{
+	xfer *x = ud;
+	int64_t left = (int64_t)x->req->body_len - x->src_off;
+	size_t want = size * nitems;
+	ssize_t n;
+
+	if (left <= 0)
+		return 0;
+	if ((int64_t)want > left)
+		want = (size_t)left;
+	n = x->req->source(x->req->source_ud, x->src_off, buf, want);
+	if (n <= 0) {
+		/* The body ends before its announced length, or cannot be read. */
+		x->abort_rc = AIR_EIO;
+		return CURL_READFUNC_ABORT;
+	}
+	x->src_off += n;
+	return (size_t)n;
+}
+
+static int on_seek(void *ud, curl_off_t offset, int origin)
+{
+	xfer *x = ud;
+
+	if (origin != SEEK_SET || offset < 0 || offset > (curl_off_t)x->req->body_len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	x->src_off = (int64_t)offset;
+	return CURL_SEEKFUNC_OK;
 }
 
 static int64_t backoff_ms(const air__http_settings *set, int32_t attempt)
@@ -177,7 +266,8 @@ static int prepare(xfer *x, air_error **err)
 	bool absolute = (r->flags & AIR__HTTP_ABSOLUTE_URL) != 0;
 	size_t plen;
 
-	if (!r->method || !r->path || (!absolute && r->path[0] != '/') || (r->body_len && !r->body))
+	if (!r->method || !r->path || (!absolute && r->path[0] != '/') ||
+	    (r->body_len && !r->body && !r->source))
 		return air__failf(err, AIR_EINVAL, 0, "invalid request %s %.*s",
 		                  r->method ? r->method : "(null)",
 		                  r->path ? (int)strcspn(r->path, "?") : 6, r->path ? r->path : "(null)");
@@ -206,6 +296,16 @@ static void free_headers(xfer *x)
 		explicit_bzero(h->data, strlen(h->data));
 	curl_slist_free_all(x->headers);
 	x->headers = NULL;
+}
+
+/* A header line with a control character (CR and LF above all, which
+ * would add headers of their own) is never sent. */
+static bool header_is_clean(const char *line)
+{
+	for (const unsigned char *p = (const unsigned char *)line; *p; p++)
+		if ((*p < 0x20 && *p != '\t') || *p == 0x7F)
+			return false;
+	return true;
 }
 
 static bool add_header(xfer *x, const char *line)
@@ -269,7 +369,12 @@ static void set_method(CURL *e, const air__http_req *r)
 	} else if (strcmp(r->method, "HEAD") == 0) {
 		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
 	} else {
-		if (has_body) {
+		if (r->source) {
+			/* Read on demand (on_read), from the start on every attempt. */
+			curl_easy_setopt(e, CURLOPT_POST, 1L);
+			curl_easy_setopt(e, CURLOPT_POSTFIELDS, (const char *)NULL);
+			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+		} else if (has_body) {
 			/* The caller's bytes, sent as they are on every attempt. */
 			curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body_len ? (const char *)r->body : "");
 			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
@@ -287,9 +392,13 @@ static void set_options(xfer *x, CURL *e)
 	int64_t total_ms = set->request_timeout_ms, left = air__ctx_remaining(&x->g->ctx);
 	int64_t idle_ms = r->inactivity_timeout_ms > 0 ? r->inactivity_timeout_ms : set->inactivity_ms;
 	int64_t idle_s = (idle_ms + 999) / 1000;
+	int64_t retry_left = set->retry_deadline_ms - (air__mono_ms() - x->first_ms);
 	const char *ca = set->ca_file;
 
-	/* No attempt outlives the call's deadline (progress checks it too). */
+	/* No attempt outlives the call's deadline, nor (unless it is a bulk
+	 * transfer that keeps moving) the retry deadline; progress checks both. */
+	if (set->retry_deadline_ms > 0 && !is_bulk(r) && retry_left < left)
+		left = retry_left;
 	if (left < INT64_MAX && (total_ms == 0 || left < total_ms))
 		total_ms = left > 0 ? left : 1;
 	if (total_ms > INT32_MAX)
@@ -313,11 +422,18 @@ static void set_options(xfer *x, CURL *e)
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, (void *)x);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)x);
+	if (r->source) {
+		curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+		curl_easy_setopt(e, CURLOPT_READDATA, (void *)x);
+		curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
+		curl_easy_setopt(e, CURLOPT_SEEKDATA, (void *)x);
+	}
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)total_ms);
-	/* Handles are reused: every attempt sets the limit, 0 turning it off. */
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, idle_s > 0 ? 1L : 0L);
+	/* Handles are reused: every attempt sets the limit, 0 turning it off.
+	 * A trickle below the limit counts as inactivity. */
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, idle_s > 0 ? (long)AIR__HTTP_LOW_SPEED : 0L);
 	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle_s);
 	if (!(r->flags & AIR__HTTP_ABSOLUTE_URL))
 		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
@@ -337,6 +453,8 @@ static void finish(xfer *x, int rc, air_error *e)
 	x->state = X_DONE;
 	x->rc = rc;
 	x->err = e;
+	air_error_free(x->last_err);
+	x->last_err = NULL;
 	resp->attempts = x->attempts;
 	resp->retry_after_ms = x->retry_after_ms;
 	air__free(resp->body);
@@ -370,6 +488,10 @@ static void start_attempt(engine *g, xfer *x)
 	air__buf_clear(&x->head);
 	x->errbuf[0] = '\0';
 	x->up_now = 0;
+	x->attempt_ms = air__mono_ms();
+	x->received = 0;
+	x->src_off = 0;
+	x->error_cut = x->too_big = x->retry_expired = false;
 	x->abort_rc = 0;
 	x->retry_after_ms = -1;
 	x->has_retry_after = false;
@@ -398,6 +520,21 @@ static void start_attempt(engine *g, xfer *x)
 	ok = ok && add_header(x, "Expect:"); /* no 100-continue round trip */
 	for (const char *const *h = r->headers; ok && h && *h; h++)
 		ok = add_header(x, *h);
+	if (ok && env->set.user_agent && !header_is_clean(env->set.user_agent)) {
+		finish(x, AIR_EINVAL, air__error_new(AIR_EINVAL, 0,
+		       "%s %s: refusing to send the User-Agent header: it contains a control character",
+		       r->method, x->where));
+		return;
+	}
+	for (struct curl_slist *h = x->headers; ok && h; h = h->next) {
+		if (header_is_clean(h->data))
+			continue;
+		/* Only the header's name is shown: its value may be a credential. */
+		finish(x, AIR_EINVAL, air__error_new(AIR_EINVAL, 0,
+		       "%s %s: refusing to send the %.*s header: it contains a control character",
+		       r->method, x->where, (int)strcspn(h->data, ":\r\n"), h->data));
+		return;
+	}
 	if (ok && !x->easy)
 		ok = (x->easy = air__xfer_ctx_easy(env->tp, g->xc)) != NULL;
 	if (!ok) {
@@ -443,6 +580,15 @@ static air_error *network_error(xfer *x, CURLcode res)
 
 static air_error *abort_error(xfer *x, int rc)
 {
+	if (rc == AIR_EPROTO && x->too_big)
+		return air__error_new(rc, 0, "%s %s: the reply is larger than %zu %s, the most this "
+		                      "endpoint accepts", x->req->method, x->where,
+		                      max_reply(x->req) >= ((size_t)1 << 20) ? max_reply(x->req) >> 20
+		                                                             : max_reply(x->req),
+		                      max_reply(x->req) >= ((size_t)1 << 20) ? "MiB" : "bytes");
+	if (rc == AIR_EIO)
+		return air__error_new(rc, 0, "%s %s: cannot read the request body", x->req->method,
+		                      x->where);
 	if (rc == AIR_EINTERRUPTED)
 		return air__error_new(rc, 0, "%s %s: interrupted", x->req->method, x->where);
 	if (rc == AIR_ETIMEOUT)
@@ -466,6 +612,28 @@ static void read_retry_after(xfer *x)
 	x->retry_after_ms = secs > MAX_RETRY_AFTER_MS / 1000 ? MAX_RETRY_AFTER_MS : (int64_t)secs * 1000;
 }
 
+/* The retry deadline passed while an attempt was still running: the error
+ * of the attempt before, when there was one (the retry could not finish in
+ * time), else a timeout. */
+static void finish_retry_expired(xfer *x, int64_t deadline)
+{
+	air_error *e = x->last_err;
+
+	x->last_err = NULL;
+	if (e) {
+		air__error_set_kind(e, AIR_KIND_TRANSIENT);
+		air__error_set_message(e, "%s (gave up after %d attempts within the %lld ms retry "
+		                       "deadline; the last one got no complete reply in time)",
+		                       air_error_message(e), (int)x->attempts, (long long)deadline);
+		finish(x, air_error_code(e), e);
+		return;
+	}
+	e = air__error_new(AIR_ETIMEOUT, AIR_KIND_TRANSIENT,
+	                   "%s %s: no complete reply within the retry deadline of %lld ms",
+	                   x->req->method, x->where, (long long)deadline);
+	finish(x, AIR_ETIMEOUT, air__secrets_redact(x->g->env->secrets, e));
+}
+
 static void complete_attempt(engine *g, xfer *x, CURLcode res)
 {
 	const air__http_env *env = g->env;
@@ -478,6 +646,8 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
 	air__transport_count(env->tp, 1, connects);
+	if (x->error_cut && res == CURLE_WRITE_ERROR)
+		res = CURLE_OK; /* the error reply's beginning is all it takes */
 	x->resp->status = res == CURLE_OK ? (int32_t)status : 0;
 	read_retry_after(x);
 	if (env->debug)
@@ -489,9 +659,18 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 		finish(x, x->abort_rc, abort_error(x, x->abort_rc));
 		return;
 	}
+	if (!x->retry_expired && res == CURLE_OPERATION_TIMEDOUT && deadline > 0 &&
+	    air__mono_ms() - x->first_ms >= deadline)
+		x->retry_expired = true; /* the attempt's timer was the retry deadline */
+	if (x->retry_expired) {
+		finish_retry_expired(x, deadline);
+		return;
+	}
 	if (res != CURLE_OK) {
 		e = network_error(x, res);
-		retry = curl_retryable(res) && !x->sink_started;
+		retry = curl_retryable(res) &&
+		        (!x->sink_started ||
+		         (x->req->sink_reset && x->req->sink_reset(x->req->sink_ud) == 0));
 	} else if (status >= 400) {
 		e = air__http_reply_error(env->secrets, x->req->method, x->where, (int32_t)status,
 		                          x->body.ptr, x->body.len, x->request_id, x->retry_after_ms,
@@ -528,7 +707,8 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 	}
 	air__http_debug(env, AIR_DEBUG_INFO, "%s; retrying in %lld ms", air_error_message(e),
 	                (long long)wait);
-	air_error_free(e);
+	air_error_free(x->last_err);
+	x->last_err = e; /* what to report if the retry runs into the deadline */
 	x->state = X_WAITING;
 	x->next_ms = now + wait;
 }

@@ -14,7 +14,19 @@
  * reset/refused/timeouts) with back-off min(n,10) units + 50..750 ms jitter,
  * at least Retry-After (as libcurl reads it), all within the retry deadline
  * and the call's deadline. Bodies are replayed byte-identically. No request
- * goes to a plain http:// URL unless its host is a loopback address.
+ * goes to a plain http:// URL unless its host is a loopback address, and no
+ * header line with a control character (CR, LF, ...) is ever sent.
+ *
+ * Replies are bounded: a body longer than the request's max_reply (default
+ * AIR__HTTP_REPLY_MAX) is AIR_EPROTO naming the endpoint and the limit; an
+ * error reply (status >= 400) is kept up to AIR__HTTP_ERROR_BODY_MAX bytes
+ * and the rest is not read. Time is bounded too: every attempt ends by the
+ * call's deadline and by the retry deadline (counted from the first attempt);
+ * only a bulk transfer (a sink, or a request body of at least
+ * AIR__HTTP_BULK_BODY bytes) that keeps moving at AIR__HTTP_BULK_MIN_RATE on
+ * average may run past the retry deadline. An attempt whose throughput stays
+ * below AIR__HTTP_LOW_SPEED bytes/s for the inactivity timeout is stopped
+ * (libcurl's low-speed limit), so a trickling server cannot hold a call.
  *
  * A reply with status >= 400 makes the call fail: the error carries the
  * mapped code and kind, the server's error_code and message, the HTTP
@@ -32,8 +44,28 @@
 #define AIR__HTTP_NO_RETRY     (1u << 2) /* a single attempt */
 #define AIR__HTTP_NO_WORKSPACE (1u << 3) /* no X-Databricks-Workspace-Id (non-workspace URLs) */
 
+/* Largest reply body held in memory unless a request says otherwise: the
+ * JSON replies of the workspace API are far smaller. */
+#define AIR__HTTP_REPLY_MAX ((size_t)8 << 20)
+/* Error replies (status >= 400) are kept up to this size; the rest is dropped. */
+#define AIR__HTTP_ERROR_BODY_MAX ((size_t)1 << 20)
+/* Throughput (bytes/s) below which, for the inactivity timeout, an attempt is stalled. */
+#define AIR__HTTP_LOW_SPEED 256
+/* Bulk transfers (sinks, request bodies from this size on) may outlast the
+ * retry deadline while they move at least AIR__HTTP_BULK_MIN_RATE bytes/s. */
+#define AIR__HTTP_BULK_BODY ((size_t)1 << 20)
+#define AIR__HTTP_BULK_MIN_RATE (64 * 1024)
+
 /* Body sink for downloads: called per received chunk; non-zero aborts. */
 typedef int (*air__http_sink)(const void *data, size_t len, void *ud);
+/* Called before a request whose reply already reached its sink is retried:
+ * return 0 when the sink has discarded what it got (the attempt is then
+ * replayed like any other), non-zero to give up on the request instead. */
+typedef int (*air__http_sink_reset)(void *ud);
+/* Request body read on demand (instead of air__http_req.body): copy up to
+ * @len bytes from @offset of the body into @buf; returns the count (0 only
+ * at the end), or -1 on failure. A replayed request reads from 0 again. */
+typedef ssize_t (*air__http_source)(void *ud, int64_t offset, void *buf, size_t len);
 
 typedef struct air__http_req {
 	const char *method;          /* "GET", "POST", "PUT", "HEAD", "PATCH", "DELETE" */
@@ -51,6 +83,12 @@ typedef struct air__http_req {
 	 * the wait for the response headers. */
 	int64_t connect_timeout_ms;
 	int64_t inactivity_timeout_ms;
+	/* Largest reply body accepted, in memory or through the sink; 0:
+	 * AIR__HTTP_REPLY_MAX. */
+	size_t max_reply;
+	air__http_sink_reset sink_reset; /* NULL: a reply that reached the sink is never replayed */
+	air__http_source source;     /* body_len bytes read from here instead of @body */
+	void *source_ud;
 } air__http_req;
 
 typedef struct air__http_resp {

@@ -317,6 +317,7 @@ air_error *air__http_reply_error(air__secrets *secrets, const char *method, cons
 	int32_t kind;
 	air_error *e;
 	size_t plen = path ? strcspn(path, "?") : 0; /* query values never reach errors */
+	char *rid = request_id ? air__strdup(request_id) : NULL; /* a header may quote one too */
 
 	parse_reply(status, body, body_len, &ri);
 	classify(method, path, status, &ri, &code, &kind);
@@ -326,6 +327,7 @@ air_error *air__http_reply_error(air__secrets *secrets, const char *method, cons
 		         air__http_transient_message(ri.message);
 	scrub(secrets, &ri.message);
 	scrub(secrets, &ri.code);
+	scrub(secrets, &rid);
 	clip(&ri.message, MAX_MESSAGE);
 	clip(&ri.code, MAX_CODE);
 	if (ri.code && !ri.code_synthesized)
@@ -336,7 +338,8 @@ air_error *air__http_reply_error(air__secrets *secrets, const char *method, cons
 		e = air__error_new(code, kind, "%s %.*s: %s (HTTP %d)", method ? method : "?",
 		                   (int)plen, path ? path : "", ri.message ? ri.message : "",
 		                   (int)status);
-	air__error_set_http(e, status, ri.code, request_id, retry_after_ms);
+	air__error_set_http(e, status, ri.code, rid, retry_after_ms);
+	air__free(rid);
 	air__free(ri.code);
 	air__free(ri.message);
 	return e;

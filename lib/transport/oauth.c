@@ -62,10 +62,12 @@ void air__buf_put_form(air__buf *b, const char *s)
 	}
 }
 
-/* Fill an empty attribute from the metadata. */
+/* Fill an empty attribute from the metadata (never with a value a header
+ * could not carry). */
 static void fill(air__cfg *cfg, air__attr a, const char *value)
 {
-	if (value && *value && !cfg->attr[a] && (cfg->attr[a] = air__strdup(value)) != NULL)
+	if (value && *value && !air__find_control(value) && !cfg->attr[a] &&
+	    (cfg->attr[a] = air__strdup(value)) != NULL)
 		cfg->src[a] = AIR__SRC_METADATA;
 }
 
@@ -185,10 +187,10 @@ int air__oauth_discover(air_client *c, const air__ctx *ctx, bool once, char **ou
 	return air__fail(err, e);
 }
 
-static int parse_token(air_client *c, const air__http_resp *resp, const char *endpoint,
-                       air__token *out, air_error **err)
+int air__oauth_parse_token(const char *body, size_t len, const char *endpoint, air__token *out,
+                           air_error **err)
 {
-	json_t *doc = air__json_parse(resp->body, resp->body_len, "the token endpoint reply", NULL);
+	json_t *doc = air__json_parse(body, len, "the token endpoint reply", NULL);
 	const char *at = air__json_nonempty(doc, "access_token");
 	int64_t expires_in;
 	int rc = AIR_OK;
@@ -197,6 +199,13 @@ static int parse_token(air_client *c, const air__http_resp *resp, const char *en
 	if (!at) {
 		json_decref(doc);
 		return air__failf(err, AIR_EPROTO, 0, "%s: the reply has no access_token", endpoint);
+	}
+	/* The token and its type go into every later Authorization header. */
+	if (air__find_control(at) || air__find_control(air__json_nonempty(doc, "token_type"))) {
+		json_decref(doc);
+		return air__failf(err, AIR_EPROTO, 0,
+		                  "%s: the token endpoint returned an access token (or token type) with a "
+		                  "control character; it is not used", endpoint);
 	}
 	out->access_token = air__strdup(at);
 	out->token_type = air__strdup(air__json_nonempty(doc, "token_type") ?
@@ -212,7 +221,6 @@ static int parse_token(air_client *c, const air__http_resp *resp, const char *en
 		rc = air__oom(err);
 	}
 	json_decref(doc);
-	(void)c;
 	return rc;
 }
 
@@ -249,7 +257,7 @@ int air__oauth_request(air_client *c, const air__ctx *ctx, const char *endpoint,
 
 		rc = air__http_run(&c->http, ctx, &req, 1, &resp, &e);
 		if (rc == AIR_OK) {
-			rc = parse_token(c, &resp, endpoint, out, err);
+			rc = air__oauth_parse_token(resp.body, resp.body_len, endpoint, out, err);
 			air__http_resp_clear(&resp);
 			return rc;
 		}

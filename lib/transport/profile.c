@@ -12,6 +12,7 @@
 typedef struct ini_entry {
 	char *key;
 	char *value;
+	int line;     /* where the value was set */
 } ini_entry;
 
 /*
@@ -164,8 +165,9 @@ static ini_section *get_section(air__ini *ini, const char *name, size_t len)
 	return s;
 }
 
-/* Set @key in @s; a later duplicate replaces the earlier value. */
-static bool set_entry(ini_section *s, const char *key, size_t klen, const char *value, size_t vlen)
+/* Set @key in @s (from line @line); a later duplicate replaces the earlier value. */
+static bool set_entry(ini_section *s, const char *key, size_t klen, const char *value, size_t vlen,
+                      int line)
 {
 	char *k = air__strndup(key, klen), *v = air__strndup(value, vlen);
 	uint32_t h;
@@ -179,6 +181,7 @@ static bool set_entry(ini_section *s, const char *key, size_t klen, const char *
 		air__free(k);
 		air__free_secret(s->entries[slot->item - 1].value);
 		s->entries[slot->item - 1].value = v;
+		s->entries[slot->item - 1].line = line;
 		return true;
 	}
 	if (s->count == s->cap) {
@@ -191,6 +194,7 @@ static bool set_entry(ini_section *s, const char *key, size_t klen, const char *
 	}
 	s->entries[s->count].key = k;
 	s->entries[s->count].value = v;
+	s->entries[s->count].line = line;
 	slot->hash = h;
 	slot->item = (uint32_t)++s->count;
 	return true;
@@ -299,7 +303,7 @@ int air__ini_parse(const char *name, const char *data, size_t len, air__ini **ou
 			}
 			if (!cur && !(cur = get_section(ini, "DEFAULT", 7)))
 				goto oom;
-			if (!set_entry(cur, k, klen, v, vlen))
+			if (!set_entry(cur, k, klen, v, vlen, line))
 				goto oom;
 		}
 	}
@@ -389,4 +393,12 @@ const char *air__ini_get(const air__ini *ini, const char *section, const char *k
 	if (i < 0)
 		return NULL;
 	return *s->entries[i].value ? s->entries[i].value : NULL;
+}
+
+int air__ini_line(const air__ini *ini, const char *section, const char *key)
+{
+	const ini_section *s = ini ? find_section(ini, section) : NULL;
+	ptrdiff_t i = s ? index_find(&s->keys, s->entries, entry_key, key) : -1;
+
+	return i < 0 ? 0 : s->entries[i].line;
 }

@@ -24,5 +24,7 @@ void air__ini_free(air__ini *ini);
 bool air__ini_has_section(const air__ini *ini, const char *section);
 /* Value of @key in @section; NULL when absent or empty. Borrowed. */
 const char *air__ini_get(const air__ini *ini, const char *section, const char *key);
+/* 1-based line of the value air__ini_get() returns (the last duplicate), or 0. */
+int air__ini_line(const air__ini *ini, const char *section, const char *key);
 
 #endif /* AIR_TRANSPORT_PROFILE_H */

@@ -39,6 +39,15 @@ static const struct attr_info {
 
 static const char *const supported_auth_types[] = {"pat", "basic", "oauth-m2m", "databricks-cli"};
 
+/* Names of the options behind the attributes, for messages. */
+static const char *const option_names[AIR__A_COUNT] = {
+	[AIR__A_HOST] = "AIR_OPT_HOST", [AIR__A_TOKEN] = "AIR_OPT_TOKEN",
+	[AIR__A_USERNAME] = "AIR_OPT_USERNAME", [AIR__A_PASSWORD] = "AIR_OPT_PASSWORD",
+	[AIR__A_CLIENT_ID] = "AIR_OPT_CLIENT_ID", [AIR__A_CLIENT_SECRET] = "AIR_OPT_CLIENT_SECRET",
+	[AIR__A_WORKSPACE_ID] = "AIR_OPT_WORKSPACE_ID", [AIR__A_AUTH_TYPE] = "AIR_OPT_AUTH_TYPE",
+	[AIR__A_DISCOVERY_URL] = "AIR_OPT_DISCOVERY_URL",
+};
+
 const char *air__attr_name(air__attr a) { return attrs[a].name; }
 
 void air__cfg_clear(air__cfg *cfg)
@@ -381,6 +390,79 @@ static int check_conflicts(const air__cfg *cfg, air_error **err)
 	return rc;
 }
 
+/* Where attribute @a came from: "environment variable DATABRICKS_TOKEN",
+ * "option AIR_OPT_TOKEN", "profile \"p\" in FILE, line N". */
+static void describe_source(const resolver *r, air__attr a, air__buf *b)
+{
+	const air__cfg *cfg = r->cfg;
+	int line;
+
+	switch (cfg->src[a]) {
+	case AIR__SRC_OPTION:
+		air__buf_printf(b, "option %s", option_names[a] ? option_names[a] : attrs[a].name);
+		break;
+	case AIR__SRC_ENV:
+		air__buf_printf(b, "environment variable %s", attrs[a].env);
+		break;
+	case AIR__SRC_PROFILE:
+		line = r->section ? air__ini_line(r->ini, r->section, attrs[a].name) : 0;
+		air__buf_printf(b, "profile \"%s\" in %s", r->section ? r->section : "?",
+		                file_name(cfg));
+		if (line > 0)
+			air__buf_printf(b, ", line %d", line);
+		break;
+	case AIR__SRC_HOST_QUERY:
+		air__buf_puts(b, "the query of the host URL");
+		break;
+	default:
+		air__buf_puts(b, "the host metadata");
+		break;
+	}
+}
+
+static const char *control_name(char c, char other[16])
+{
+	switch (c) {
+	case '\r':
+		return "a carriage return";
+	case '\n':
+		return "a line feed";
+	case '\t':
+		return "a tab";
+	case 0x1B:
+		return "an escape";
+	default:
+		snprintf(other, 16, "byte 0x%02X", (unsigned char)c);
+		return other;
+	}
+}
+
+/* Credentials (and the workspace id) go into request headers, where a
+ * control character would break the request: CR LF would even add headers
+ * of its own. Such a value is refused, naming where it came from and never
+ * quoting it. */
+static int check_header_values(resolver *r, air_error **err)
+{
+	for (int i = 0; i < AIR__A_COUNT; i++) {
+		const char *v = r->cfg->attr[i], *bad;
+		air__buf where = AIR__BUF_INIT;
+		char byte[16];
+		int rc;
+
+		if ((!attrs[i].method && i != AIR__A_WORKSPACE_ID) || !v || !(bad = air__find_control(v)))
+			continue;
+		describe_source(r, (air__attr)i, &where);
+		rc = air__failf(err, AIR_EAUTH, AIR_KIND_PERMANENT,
+		                "the %s from %s contains a control character (%s at position %zu); "
+		                "credentials must be a single line without control characters",
+		                i == AIR__A_WORKSPACE_ID ? "workspace id" : attrs[i].name,
+		                air__buf_cstr(&where), control_name(*bad, byte), (size_t)(bad - v) + 1);
+		air__buf_dispose(&where);
+		return rc;
+	}
+	return AIR_OK;
+}
+
 /* A local workspace (docs/local.md): the host names its state directory,
  * "local://<absolute state directory>" once resolved. */
 static int finish_local_host(resolver *r, air_error **err)
@@ -470,6 +552,8 @@ int air__resolve_config(air_client *c, air_error **err)
 	if (rc == AIR_OK)
 		rc = finish_host(&r, err);
 	/* A local workspace takes no credentials: whatever is configured is unused. */
+	if (rc == AIR_OK && !c->cfg.local_dir)
+		rc = check_header_values(&r, err);
 	if (rc == AIR_OK && !c->cfg.local_dir)
 		rc = check_auth_type(&c->cfg, err);
 	if (rc == AIR_OK && !c->cfg.local_dir)

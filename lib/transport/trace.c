@@ -52,6 +52,33 @@ static void redact_json(json_t *v)
 	}
 }
 
+/* Remove the known secrets from every string of @v before it is dumped: in
+ * the JSON text a secret with a quote or a backslash is escaped, and the
+ * literal scrub of the text would miss it. */
+static void scrub_json(air__secrets *secrets, json_t *v)
+{
+	const char *key;
+	json_t *member;
+	size_t i;
+
+	if (json_is_string(v)) {
+		air__buf b = AIR__BUF_INIT;
+
+		air__buf_put(&b, json_string_value(v), json_string_length(v));
+		air__secrets_scrub(secrets, &b);
+		if (b.len != json_string_length(v) ||
+		    memcmp(b.ptr ? b.ptr : "", json_string_value(v), b.len) != 0)
+			json_string_setn(v, b.ptr ? b.ptr : "", b.len);
+		air__free_secret(air__buf_detach(&b));
+	} else if (json_is_object(v)) {
+		json_object_foreach(v, key, member)
+			scrub_json(secrets, member);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, member)
+			scrub_json(secrets, member);
+	}
+}
+
 static char *json_excerpt(air__secrets *secrets, const char *body, size_t len)
 {
 	json_t *doc = json_loadb(body, len, JSON_DECODE_ANY, NULL);
@@ -64,6 +91,7 @@ static char *json_excerpt(air__secrets *secrets, const char *body, size_t len)
 		return NULL;
 	}
 	redact_json(doc);
+	scrub_json(secrets, doc);
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	if (!text)

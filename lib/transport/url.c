@@ -168,25 +168,60 @@ static const char *first_nonempty(char *const *v, int a, int b, int c_)
 	return c_ >= 0 && v[c_] && *v[c_] ? v[c_] : NULL;
 }
 
+static int mangled_scheme(air_error **err)
+{
+	return air__failf(err, AIR_EINVAL, 0,
+	                  "the host URL is malformed: a scheme must be followed by \"://\" "
+	                  "(for example https://<workspace>.cloud.databricks.com)");
+}
+
+/* Whether @t (@n bytes) starts with "http" or "https" followed by a
+ * character that cannot follow a host name of that name: ':' (but not a
+ * port), '/' or '\\' — "http//x", "https:/x", "http:\\\\x". */
+static bool starts_with_web_scheme(const char *t, size_t n)
+{
+	size_t k = n >= 5 && !strncasecmp(t, "https", 5) ? 5 : n >= 4 && !strncasecmp(t, "http", 4) ? 4 : 0;
+
+	if (k == 0 || k == n)
+		return false;
+	if (t[k] == ':')
+		return k + 1 == n || !isdigit((unsigned char)t[k + 1]);
+	return t[k] == '/' || t[k] == '\\';
+}
+
 /* A value without "://" gets https:// (docs/auth.md). A scheme-like start
- * with a mangled separator ("http:/x", "https:x") is refused rather than
- * read as a host named "http". Never echoes the value: it may carry
- * user:password@. */
+ * with a mangled separator ("http:/x", "https:x", "http//x") is refused
+ * rather than read as a host named "http", and so is a web scheme mangled
+ * after "https://" or "user:password@" ("https://http//x"). Never echoes
+ * the value: it may carry user:password@. */
 static int with_scheme(const char *t, size_t n, char **out, air_error **err)
 {
+	const char *sep = memmem(t, n, "://", 3), *host;
 	size_t word = 0;
 
 	*out = NULL;
-	if (memmem(t, n, "://", 3))
+	if (sep) {
+		host = sep + 3;
+		/* skip user:password@ (the part before the host) */
+		for (const char *p = host; p < t + n && !strchr("/?#", *p); p++)
+			if (*p == '@')
+				host = p + 1;
+		if (starts_with_web_scheme(host, (size_t)(t + n - host)))
+			return mangled_scheme(err);
 		return (*out = air__strndup(t, n)) ? AIR_OK : air__oom(err);
+	}
+	for (const char *p = t; p < t + n && !strchr("/?#", *p); p++)
+		if (*p == '@')
+			word = (size_t)(p + 1 - t);
+	if (starts_with_web_scheme(t + word, n - word))
+		return mangled_scheme(err);
+	word = 0;
 	while (word < n && (isalnum((unsigned char)t[word]) || t[word] == '+' || t[word] == '-' ||
 	                    t[word] == '.'))
 		word++;
 	if (word > 0 && word < n && t[word] == ':' && word + 1 < n &&
 	    !isdigit((unsigned char)t[word + 1]))
-		return air__failf(err, AIR_EINVAL, 0,
-		                  "the host URL is malformed: a scheme must be followed by \"://\" "
-		                  "(for example https://<workspace>.cloud.databricks.com)");
+		return mangled_scheme(err);
 	return (*out = air__sprintf("https://%.*s", (int)n, t)) ? AIR_OK : air__oom(err);
 }
 

@@ -568,8 +568,123 @@ class Faults(Base):
         rules = self.fw.faults()
         self.assertEqual([(r["seen"], r["applied"]) for r in rules], [(2, 1)])
 
+    def test_endless_body_goes_on_until_the_client_leaves(self):
+        self.fw.fault(path=ME, action="endless", chunk_bytes=1000)
+        s = socket.create_connection(("127.0.0.1", self.fw.port), timeout=10)
+        s.sendall(b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % ME.encode())
+        got = b""
+        while len(got) < 200000:  # far more than any reply of the endpoint
+            chunk = s.recv(65536)
+            self.assertTrue(chunk, "the endless body ended after %d bytes" % len(got))
+            got += chunk
+        s.close()
+        head = got.split(b"\r\n\r\n", 1)[0].lower()
+        self.assertTrue(head.startswith(b"http/1.1 200"))
+        self.assertIn(b"transfer-encoding: chunked", head)
+        self.assertNotIn(b"content-length", head)
+        self.assertTrue(b'{"filler": "' in got and b"x" * 1000 in got)
+        # the request was not handled; the server still answers others
+        self.ok("GET", ME)
+
+    def test_endless_body_stops_at_its_limit(self):
+        self.fw.fault(path=ME, action="endless", body="[", chunk_bytes=100, limit_bytes=1000,
+                      status=503)
+        raw = raw_exchange(self.fw.port, b"GET %s HTTP/1.1\r\nHost: x\r\n\r\n" % ME.encode())
+        self.assertTrue(raw.startswith(b"HTTP/1.1 503"))
+        self.assertTrue(raw.endswith(b"0\r\n\r\n"))
+        self.assertEqual(raw.count(b"x" * 100), 10)
+
+    def test_trickle_sends_the_real_reply_slowly(self):
+        self.fw.fault(path=SUBMIT, action="trickle", chunk_bytes=4, interval_ms=50)
+        t0 = time.monotonic()
+        st, _h, data = self.api("POST", SUBMIT, submit_body("tok"))
+        took = time.monotonic() - t0
+        self.assertEqual((st, data), (200, {"run_id": 555}))  # handled: the run exists
+        # '{"run_id":555}' is 14 bytes: four chunks, three pauses of 50 ms
+        self.assertGreaterEqual(took, 0.15)
+        self.assertEqual(len(self.fw.runs()), 1)
+        self.fw.fault(path=ME, action="trickle", chunk_bytes=100, interval_ms=0)
+        raw = raw_exchange(self.fw.port, b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                           b"Authorization: Bearer dapi-test\r\n\r\n" % ME.encode())
+        self.assertIn(b"transfer-encoding: chunked", raw.lower())
+        self.assertIn(b"\r\n64\r\n", raw)  # 100-byte chunks
+
+    def test_trickle_with_its_own_body(self):
+        self.fw.fault(path=ME, action="trickle", status=503, body={"error_code": "X"},
+                      chunk_bytes=100, interval_ms=0)
+        st, _h, data = self.api("GET", ME)
+        self.assertEqual((st, data), (503, {"error_code": "X"}))
+
+    def test_truncate_declares_more_than_it_sends(self):
+        self.fw.fault(method="POST", path=SUBMIT, action="truncate")
+        body = json.dumps(submit_body("tok")).encode()
+        raw = raw_exchange(self.fw.port, b"POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                           b"dapi-test\r\nContent-Length: %d\r\n\r\n%s" % (SUBMIT.encode(), len(body), body))
+        head, _, rest = raw.partition(b"\r\n\r\n")
+        declared = int([ln.split(b":")[1] for ln in head.lower().split(b"\r\n")
+                        if ln.startswith(b"content-length:")][0])
+        self.assertEqual(declared, len(b'{"run_id":555}') + 1024)
+        self.assertEqual(rest, b'{"run_i')  # half of the body, then the connection closed
+        self.assertEqual(len(self.fw.runs()), 1)  # the request was handled
+        with self.assertRaises(http.client.IncompleteRead):
+            self.fw.fault(path=ME, action="truncate", keep_bytes=3)
+            c = http.client.HTTPConnection("127.0.0.1", self.fw.port, timeout=10)
+            c.request("GET", ME, headers={"Authorization": "Bearer dapi-test"})
+            c.getresponse().read()
+
+    def test_echo_quotes_the_credentials_it_received(self):
+        self.fw.fault(method="POST", path="/oidc/v1/token", action="echo", status=401)
+        st, _h, data = self.api("POST", "/oidc/v1/token", "grant_type=client_credentials",
+                                token=None, headers={"Authorization": "Basic c2VjcmV0"})
+        self.assertEqual(st, 401)
+        self.assertEqual(data["error"], "invalid_client")
+        self.assertIn("Basic c2VjcmV0", data["error_description"])
+        self.assertIn("grant_type=client_credentials", data["error_description"])
+        self.fw.fault(path=ME, action="echo", body="got {authorization} and {body}!")
+        st, h, data = self.api("GET", ME)
+        self.assertEqual((st, data), (500, b"got Bearer dapi-test and !"))
+        self.assertTrue(h["content-type"].startswith("text/plain"))
+
+    def test_repeat_serves_the_previous_reply_of_the_path(self):
+        self.fw.create_run(RUN(7, "SUCCESS"))
+        self.fw.create_run(RUN(10, "FAILED"))
+        self.fw.fault(path=GET, action="repeat", after=1, times=1)
+        self.assertEqual(self.get(7)["state"]["result_state"], "SUCCESS")
+        self.fw.update_run(7, {"state": {"life_cycle_state": "TERMINATED", "result_state": "FAILED"}})
+        # the second request gets the first one's reply: the stale state
+        self.assertEqual(self.get(7)["state"]["result_state"], "SUCCESS")
+        self.assertEqual(self.get(7)["state"]["result_state"], "FAILED")
+        self.assertEqual(self.fw.faults()[0]["applied"], 1)
+
+    def test_repeat_is_kept_per_path(self):
+        self.fw.fault(path="/api/2.0/ai-training/workflows/by-run-id/*", action="repeat",
+                      after=2, times=1)
+        a = self.fw.create_run(RUN(7, "SUCCESS"))
+        b = self.fw.create_run(RUN(10, "SUCCESS"))
+        self.fw.add_logs(a, records=[{"time_unix_nano": NS, "body": "a"}])
+        self.fw.add_logs(b, records=[{"time_unix_nano": NS, "body": "b"}])
+        logs = "/api/2.0/ai-training/workflows/by-run-id/%d/logs"
+        self.assertEqual(self.ok("GET", logs % a)["log_records"][0]["body"], "a")
+        self.assertEqual(self.ok("GET", logs % b)["log_records"][0]["body"], "b")
+        self.fw.add_logs(a, records=[{"time_unix_nano": 2 * NS, "body": "a2"}])
+        self.assertEqual(len(self.ok("GET", logs % a)["log_records"]), 1)  # repeated: a's own
+        self.assertEqual(len(self.ok("GET", logs % a)["log_records"]), 2)
+
+    def test_probability_applies_a_rule_to_a_share_of_requests(self):
+        self.fw.fault(path=ME, status=503, times=-1, probability=0.25, seed=7)
+        codes = [self.api("GET", ME)[0] for _ in range(400)]
+        failed = codes.count(503)
+        self.assertTrue(50 <= failed <= 150, failed)  # 100 expected
+        self.assertEqual(codes.count(200) + failed, 400)
+        self.assertEqual(self.fw.faults()[0]["applied"], failed)
+        # the same seed gives the same sequence
+        self.fw.clear_faults()
+        self.fw.fault(path=ME, status=503, times=-1, probability=0.25, seed=7)
+        self.assertEqual([self.api("GET", ME)[0] for _ in range(400)], codes)
+
     def test_bad_rules_are_rejected(self):
-        for rule in ({"path": "/x", "action": "explode"}, {"action": "status"}, {"path": "/x", "times": "a"}):
+        for rule in ({"path": "/x", "action": "explode"}, {"action": "status"}, {"path": "/x", "times": "a"},
+                     {"path": "/x", "probability": 2}, {"path": "/x", "action": "echo", "body": {}}):
             with self.assertRaises(FakeWSError) as cm:
                 self.fw.fault(**rule)
             self.assertEqual(cm.exception.status, 400)

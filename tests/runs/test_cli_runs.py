@@ -643,12 +643,25 @@ class LogsTest(CliCase):
         self.fw.fault(path="/presigned/run1/logs/node_1/logs-0.chunk.txt", status=500, times=-1)
         out_dir = os.path.join(self.home, "out")
         rc, out, err = self.air("logs", "123", "--download-to", out_dir)
-        self.assertEqual(rc, 0, err)
+        self.assertEqual(rc, 1, err)  # a node failed: the download is incomplete
         with open(os.path.join(out_dir, "logs", "node_0.log"), "rb") as f:
             self.assertEqual(f.read(), b"a\r\nb\r\nc\n")
         self.assertFalse(os.path.exists(os.path.join(out_dir, "logs", "node_1.log")))
         self.assertIn("1 of 2", err)
         self.assertRegex(err, r"Warning: node 1")
+        # Once node 1 downloads too, the command succeeds; a later download
+        # whose middle chunk fails keeps the good file and says it failed.
+        self.fw.clear_faults()
+        rc, _, err = self.air("logs", "123", "--download-to", out_dir)
+        self.assertEqual(rc, 0, err)
+        self.fw.fault(path="/presigned/run1/logs/node_0/logs-1.chunk.txt", status=500, times=-1)
+        rc, _, err = self.air("logs", "123", "--download-to", out_dir)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("node_0.log was left as it was", err)
+        with open(os.path.join(out_dir, "logs", "node_0.log"), "rb") as f:
+            self.assertEqual(f.read(), b"a\r\nb\r\nc\n")
+        self.assertEqual(sorted(os.listdir(os.path.join(out_dir, "logs"))),
+                         ["node_0.log", "node_1.log"])
         self.expect_error(["logs", "123", "--download-to", out_dir, "--node", "5"],
                           "INVALID_ARGS", "PERMANENT", False, "0..1")
         self.fw.fault(path="/presigned/*", status=500, times=-1)

@@ -144,7 +144,7 @@ class LogsWaitingTest(TtyCase):
         rc, out, tty = self.air_tty("logs", "5", columns=40)
         self.assertEqual(rc, 1, tty)
         shown = [m for m in tty.split(ERASE) if m]
-        self.assertEqual(shown, [" [31mred  " + "x" * 29], repr(tty))
+        self.assertEqual(shown, ["?[31mred? " + "x" * 29], repr(tty))
         self.assertIn("no logs", out.lower())
 
 

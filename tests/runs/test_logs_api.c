@@ -1,5 +1,6 @@
 /* test_logs_api.c: log streaming, the MLflow fallback and downloads against
  * the fake workspace (SCENARIOS S45-S52, PROTOCOL §5). */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +299,47 @@ AIR_TEST(logs__follow_live_run_in_order_without_duplicates)
 	ASSERT_CONTAINS(s.events, "S:RUNNING/PENDING ");
 	ASSERT_CONTAINS(s.events, "S:SUCCESS/RUNNING ");
 	ASSERT_TRUE(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get") > 3);
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__a_repeated_page_in_the_last_poll_loses_nothing)
+{
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+	char records[256 * 80];
+	size_t used = 0;
+
+	/* RUNNING when opened, TERMINATED from the first re-read: the second
+	 * poll is the last one. Its second page request gets the first page
+	 * again (a stale reply) whose next token was seen: the chain stops short
+	 * there, and the rest must still come. */
+	fakews_configf(fw, "{\"logs_page_size\":50}");
+	fakews_create_runf(fw, "{\"run_id\":77,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":78}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	used += (size_t)snprintf(records, sizeof(records), "{\"records\":[");
+	for (int i = 0; i < 200; i++)
+		used += (size_t)snprintf(records + used, sizeof(records) - used,
+		                         "%s{\"time_unix_nano\":%lld,\"body\":\"line %d\"}", i ? "," : "",
+		                         1700000001000000000LL + i * 1000000LL, i);
+	snprintf(records + used, sizeof(records) - used, "]}");
+	json_decref(fakews_call(fw, "POST", "/__fakews/runs/77/logs", records));
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/77/logs\","
+	                  "\"status\":200,\"body\":{\"log_records\":[]}}");
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/77/logs\","
+	                  "\"action\":\"repeat\",\"after\":1}");
+	ASSERT_OK(stream(77, o, &s, &sum, &err), err);
+	ASSERT_EQ_INT(s.n, 200);
+	for (int i = 0; i < 200; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", i);
+		ASSERT_EQ_STR(s.lines[i], want);
+	}
+	ASSERT_TRUE(air_logs_summary_terminal(sum));
 	air_logs_summary_free(sum);
 	air_logs_options_free(o);
 }
@@ -779,6 +821,153 @@ AIR_TEST(download__two_nodes_one_failing_s52)
 			                            "authorization"));
 		json_decref(reqs);
 	}
+}
+
+/* Run 123 on one node with chunks "first\n" and "second\n" (and a 10 MiB
+ * third one when @big, larger than any JSON reply may be). */
+static void one_node_run(bool big)
+{
+	fixture_std_run(123, "SUCCESS");
+	fixture_post("/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	fixture_post("/__fakews/mlflow",
+	             "{\"runs\":{\"run1\":{\"artifacts\":{"
+	             "\"logs/node_0/logs-0.chunk.txt\":\"first\\n\","
+	             "\"logs/node_0/logs-1.chunk.txt\":\"second\\n\"}}}}");
+	if (big) {
+		size_t n = 10u << 20;
+		char *body = malloc(n + 200);
+		int k = snprintf(body, 200, "{\"runs\":{\"run1\":{\"artifacts\":{"
+		                            "\"logs/node_0/logs-2.chunk.txt\":\"");
+		memset(body + k, 'x', n);
+		strcpy(body + k + n, "\"}}}}");
+		json_decref(fakews_call(fw, "POST", "/__fakews/mlflow", body));
+		free(body);
+	}
+}
+
+/* Entries of @dir other than "node_0.log" (temporary files left behind). */
+static int stray_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ASSERT_NOT_NULL(d);
+	while ((de = readdir(d)) != NULL)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		     strcmp(de->d_name, "node_0.log");
+	closedir(d);
+	return n;
+}
+
+AIR_TEST(download__a_failed_chunk_leaves_the_earlier_file_as_it_was)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	char out[512], path[600], logs[600];
+	size_t len = 0;
+	char *data;
+
+	one_node_run(false);
+	snprintf(out, sizeof(out), "%s/keep", air_test_tmpdir());
+	snprintf(path, sizeof(path), "%s/logs/node_0.log", out);
+	snprintf(logs, sizeof(logs), "%s/logs", out);
+	ASSERT_OK(air_client_download_logs(client, 123, out, NULL, &rep, &err), err);
+	ASSERT_TRUE(air_download_report_complete(rep, 0));
+	air_download_report_free(rep);
+
+	/* Again, with the second chunk failing: node 0 failed, its file stays. */
+	fakews_faultf(fw, "{\"path\":\"/presigned/run1/logs/node_0/logs-1.chunk.txt\",\"times\":-1,"
+	                  "\"status\":500}");
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_ESERVER);
+	ASSERT_CONTAINS(air_error_message(err), "logs-1.chunk.txt");
+	ASSERT_CONTAINS(air_error_message(err), "left as it was");
+	air_error_free(err);
+	err = NULL;
+	data = slurp(path, &len);
+	ASSERT_NOT_NULL(data);
+	ASSERT_EQ_INT(len, 13);
+	ASSERT_EQ_INT(memcmp(data, "first\nsecond\n", 13), 0);
+	free(data);
+	ASSERT_EQ_INT(stray_files(logs), 0);
+
+	/* Every chunk failing: the same. */
+	fakews_clear_faults(fw);
+	fakews_faultf(fw, "{\"path\":\"/presigned/*\",\"times\":-1,\"status\":403}");
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_ESERVER);
+	air_error_free(err);
+	data = slurp(path, &len);
+	ASSERT_EQ_INT(len, 13);
+	free(data);
+	ASSERT_EQ_INT(stray_files(logs), 0);
+}
+
+AIR_TEST(download__a_failed_node_is_incomplete_and_keeps_its_file)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	char out[512], path[600];
+	size_t len = 0;
+	char *data;
+
+	/* Node 1 had a good file from before; now its chunk fails. */
+	fakews_create_runf(fw, "{\"run_id\":123,\"start_time\":1700000000000,\"end_time\":1700000001000,"
+	                       "\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":\"SUCCESS\"},"
+	                       "\"tasks\":[{\"run_id\":124,\"ai_runtime_task\":{\"deployments\":[{\"compute\":"
+	                       "{\"accelerator_type\":\"GPU_1xA10\",\"accelerator_count\":2}}]}}]}");
+	fixture_post("/__fakews/runs/123/output",
+	             "{\"ai_runtime_task_output\":{\"mlflow_experiment_id\":\"exp1\",\"mlflow_run_id\":\"run1\"}}");
+	fixture_post("/__fakews/mlflow",
+	             "{\"runs\":{\"run1\":{\"artifacts\":{"
+	             "\"logs/node_0/logs-0.chunk.txt\":\"a\\n\","
+	             "\"logs/node_1/logs-0.chunk.txt\":\"b\\n\","
+	             "\"logs/node_1/logs-1.chunk.txt\":\"c\\n\","
+	             "\"logs/node_1/logs-2.chunk.txt\":\"d\\n\"}}}}");
+	snprintf(out, sizeof(out), "%s/two", air_test_tmpdir());
+	snprintf(path, sizeof(path), "%s/logs/node_1.log", out);
+	air_test_write_file(path, "earlier\n", 8);
+	fakews_faultf(fw, "{\"path\":\"/presigned/run1/logs/node_1/logs-1.chunk.txt\",\"times\":-1,"
+	                  "\"status\":500}");
+	ASSERT_OK(air_client_download_logs(client, 123, out, NULL, &rep, &err), err);
+	ASSERT_TRUE(air_download_report_complete(rep, 0));
+	ASSERT_FALSE(air_download_report_complete(rep, 1));
+	ASSERT_NULL(air_download_report_path(rep, 1));
+	ASSERT_CONTAINS(air_download_report_error(rep, 1), "HTTP 500");
+	ASSERT_CONTAINS(air_download_report_error(rep, 1), "left as it was");
+	air_download_report_free(rep);
+	data = slurp(path, &len);
+	ASSERT_EQ_INT(len, 8);
+	ASSERT_EQ_INT(memcmp(data, "earlier\n", 8), 0);
+	free(data);
+	/* The chunk after the failed one was not fetched: the node had failed. */
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/presigned/run1/logs/node_1/logs-2.chunk.txt"), 0);
+}
+
+AIR_TEST(download__chunks_stream_to_the_file_and_restart_when_cut)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	char out[512], path[600];
+	size_t len = 0;
+	char *data;
+
+	one_node_run(true);
+	/* The big chunk is cut short once: fetched again from its start. */
+	fakews_faultf(fw, "{\"path\":\"/presigned/run1/logs/node_0/logs-2.chunk.txt\","
+	                  "\"action\":\"truncate\"}");
+	snprintf(out, sizeof(out), "%s/big", air_test_tmpdir());
+	snprintf(path, sizeof(path), "%s/logs/node_0.log", out);
+	ASSERT_OK(air_client_download_logs(client, 123, out, NULL, &rep, &err), err);
+	ASSERT_TRUE(air_download_report_complete(rep, 0));
+	ASSERT_EQ_INT(air_download_report_bytes(rep, 0), 13 + (10 << 20));
+	air_download_report_free(rep);
+	data = slurp(path, &len);
+	ASSERT_EQ_INT(len, 13 + (10 << 20));
+	ASSERT_EQ_INT(memcmp(data, "first\nsecond\nxxx", 16), 0);
+	ASSERT_EQ_INT(data[len - 1], 'x');
+	free(data);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/presigned/run1/logs/node_0/logs-2.chunk.txt"), 2);
 }
 
 AIR_TEST(download__node_range_and_no_logs)

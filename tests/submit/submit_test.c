@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "test.h"
@@ -141,6 +142,46 @@ const char *git_repo(const char *dir, const char *const *files)
 bool running_as_root(void)
 {
 	return geteuid() == 0;
+}
+
+bool under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+	return p && strstr(p, "vgpreload");
+}
+
+void big_tree(const char *dir, int files, int mib_each)
+{
+	static unsigned char chunk[1 << 16];
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	char path[4096];
+
+	for (int f = 0; f < files; f++) {
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/part%02d/blob%03d.bin", dir, f % 8, f);
+		air_test_write_file(path, "", 0); /* creates the directories */
+		fp = fopen(path, "wb");
+		ASSERT_NOT_NULL(fp);
+		for (int k = 0; k < mib_each * 16; k++) {
+			/* xorshift64: cheap bytes that gzip cannot shrink */
+			for (size_t i = 0; i < sizeof(chunk); i += 8) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				memcpy(chunk + i, &x, 8);
+			}
+			ASSERT_EQ_INT(fwrite(chunk, 1, sizeof(chunk), fp), sizeof(chunk));
+		}
+		ASSERT_EQ_INT(fclose(fp), 0);
+	}
+}
+
+long peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
 /* ---- the fake workspace ---- */

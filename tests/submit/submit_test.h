@@ -38,6 +38,13 @@ const char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *git_repo(const char *dir, const char *const *files);
 /* Whether the tests run as root (file permissions do not stop root). */
 bool running_as_root(void);
+/* Whether the test runs under valgrind (memory figures mean nothing then). */
+bool under_valgrind(void);
+/* @files files of @mib_each MiB of incompressible bytes under @dir, in 8
+ * subdirectories. */
+void big_tree(const char *dir, int files, int mib_each);
+/* Peak resident size of this process so far (getrusage), in KiB. */
+long peak_rss_kib(void);
 
 #endif /* AIR_SUBMIT_TEST_H */
 

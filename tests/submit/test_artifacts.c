@@ -145,8 +145,8 @@ AIR_TEST(artifacts__parallel_upload_errors_are_redacted)
 	fakews *fw = fakews_start();
 	air_client *c = fakews_client(fw);
 	const air__upload ups[] = {
-		{"/Workspace/Users/tester@databricks.com/launch/a.txt", "first-file", 10},
-		{"/Workspace/Users/tester@databricks.com/launch/b.txt", "second-file", 11},
+		{"/Workspace/Users/tester@databricks.com/launch/a.txt", "first-file", 10, NULL, NULL},
+		{"/Workspace/Users/tester@databricks.com/launch/b.txt", "second-file", 11, NULL, NULL},
 	};
 	air_error *err = NULL;
 

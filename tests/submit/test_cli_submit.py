@@ -133,6 +133,17 @@ class RunSubmit(unittest.TestCase):
         self.assertEqual(self.paths(), ["GET /api/2.0/preview/scim/v2/Me",
                                         "POST /api/2.0/ai-training/config:validate"])
 
+    def test_empty_key_is_a_usage_error(self):
+        for key in ("", "  "):
+            self.fw.clear_requests()
+            rc, out, err = self.air("run", "-f", self.yaml, "--idempotency-key", key, "-o", "json")
+            self.assertEqual(rc, 1)
+            self.assertEqual(out, "")
+            self.assertIn("Error: --idempotency-key is empty", err)
+            self.assertIn("Usage:", err)
+            self.assertEqual(self.paths(), [])
+        self.assertEqual(self.fw.runs(), [])
+
     def test_s26_submit_rejected(self):
         self.fw.fault(method="POST", path="/api/2.2/jobs/runs/submit", status=400,
                       body={"error_code": "INVALID_PARAMETER_VALUE", "message": "bad accelerator"})

@@ -74,14 +74,36 @@ AIR_TEST(flow__idempotency_key_reuse_gives_one_run)
 	air_submission_free(b);
 }
 
+AIR_TEST(flow__an_empty_idempotency_key_is_refused)
+{
+	air_submit_options *o = NULL;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_submit_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_submit_options_set_str(o, AIR_SUBMIT_IDEMPOTENCY_KEY, "kept"), AIR_OK);
+	ASSERT_EQ_INT(air_submit_options_set_str(o, AIR_SUBMIT_IDEMPOTENCY_KEY, ""), AIR_EINVAL);
+	ASSERT_EQ_INT(air_submit_options_set_str(o, AIR_SUBMIT_IDEMPOTENCY_KEY, " \t"), AIR_EINVAL);
+	/* the refused values left the key as it was */
+	ASSERT_OK(submit_with(VALID, o, &sub, &err), err);
+	ASSERT_EQ_STR(submit_token(), "kept");
+	air_submission_free(sub);
+	/* NULL unsets it: a fresh token */
+	ASSERT_EQ_INT(air_submit_options_set_str(o, AIR_SUBMIT_IDEMPOTENCY_KEY, NULL), AIR_OK);
+	ASSERT_OK(submit_with(VALID, o, &sub, &err), err);
+	ASSERT_TRUE(is_uuid4(submit_token()));
+	air_submission_free(sub);
+	air_submit_options_free(o);
+}
+
 AIR_TEST(flow__token_precedence)
 {
 	air_submission *s1 = NULL, *s2 = NULL;
 	air_error *err = NULL;
 	char t1[64];
 
-	s1 = submit_key(VALID "idempotency_token: yaml-key\n", "");
-	ASSERT_EQ_STR(submit_token(), "yaml-key"); /* an empty option counts as unset */
+	ASSERT_OK(submit_with(VALID "idempotency_token: yaml-key\n", NULL, &s1, &err), err);
+	ASSERT_EQ_STR(submit_token(), "yaml-key"); /* no option: the YAML's */
 	air_submission_free(s1);
 	s1 = submit_key(VALID "idempotency_token: yaml-key\n", "flag-key");
 	ASSERT_EQ_STR(submit_token(), "flag-key");

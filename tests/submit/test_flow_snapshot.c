@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "submit_test.h"
@@ -185,12 +186,79 @@ AIR_TEST(flow__snapshot_to_a_volume)
 	ASSERT_EQ_INT(fakews_count(flow_fw, "PUT", want), 1);
 	{
 		json_t *req = fakews_last_request(flow_fw, "PUT", want);
-		assert_json_eq(json_incref(json_object_get(req, "query")), "{\"overwrite\":[\"true\"]}");
+		/* created, never overwritten (a plain snapshot's name is not its content) */
+		assert_json_eq(json_incref(json_object_get(req, "query")), "{}");
 		json_decref(req);
 	}
 	/* only the two launch artifacts went through import-file */
 	ASSERT_EQ_INT(count_prefix("POST", "/api/2.0/workspace-files/import-file/"), 2);
 	air_submission_free(sub);
+}
+
+/* Archives under @dir named as plain-tar snapshots of "src" would be in
+ * the coming minute ("src_<UTC second>.tar.gz"), each holding "OLD". */
+static void occupy_plain_names(const char *dir)
+{
+	time_t now = time(NULL);
+
+	for (time_t t = now - 1; t <= now + 60; t++) {
+		char stamp[32], path[1024];
+		struct tm tm;
+
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%d_%H%M%S", &tm);
+		snprintf(path, sizeof(path), "/__fakews/file?path=%s/src_%s.tar.gz", dir, stamp);
+		json_decref(fakews_call(flow_fw, "POST", path, "OLD"));
+	}
+}
+
+/* A plain-tar snapshot whose time-stamped name is taken goes to a name made
+ * from its content, and the archive holding the name is left alone. */
+static void expect_content_name(const char *dir, const char *yaml)
+{
+	const char *tmp = air_test_tmpdir();
+	air_submission *sub;
+	const char *csp;
+	char official[1024], file[4200], want[64];
+	size_t len = 0, n;
+	char *data;
+	tar_list l;
+
+	s20_tree(tmp);
+	occupy_plain_names(dir);
+	sub = submit_ok_in(tmp, yaml);
+	csp = air_submission_code_source_path(sub);
+	air_test_note("code_source_path %s", csp);
+	ASSERT_EQ_STR(csp_of_submit(), csp);
+	n = strlen(dir) + strlen("/src_YYYYMMDD_HHMMSS");
+	ASSERT_EQ_INT(strlen(csp), n + strlen("_0123456789abcdef.tar.gz"));
+	data = fetch(csp, &len);
+	tar_read(data, len, &l);
+	ASSERT_EQ_STR(tar_names(&l), "src/,src/.gitignore,src/train.py");
+	tar_free(&l);
+	snprintf(file, sizeof(file), "%s/archive.tar.gz", tmp);
+	air_test_write_file(file, data, len);
+	free(data);
+	snprintf(want, sizeof(want), "_%s.tar.gz", sh_out("sha256sum '%s' | cut -c1-16", file));
+	ASSERT_TRUE(has_suffix(csp, want));
+	/* the archive that had the name still holds what it held */
+	snprintf(official, sizeof(official), "%.*s.tar.gz", (int)n, csp);
+	data = fetch(official, &len);
+	ASSERT_EQ_INT(len, 3);
+	ASSERT_EQ_INT(memcmp(data, "OLD", 3), 0);
+	free(data);
+	air_submission_free(sub);
+}
+
+AIR_TEST(flow__plain_snapshot_never_replaces_an_archive_with_its_name)
+{
+	expect_content_name(U "/.air/repo_snapshots/.internal", HEAD "code_source: {root_path: ./src}\n");
+}
+
+AIR_TEST(flow__plain_snapshot_on_a_volume_never_replaces_an_archive_with_its_name)
+{
+	expect_content_name("/Volumes/main/default/code/.internal",
+	                    HEAD "code_source: {root_path: ./src, remote_volume: /Volumes/main/default/code}\n");
 }
 
 AIR_TEST(flow__volume_permission_error_names_the_file)
@@ -389,4 +457,35 @@ AIR_TEST(flow__base_dir_option_resolves_a_relative_root)
 	air_submit_options_free(o);
 	air_client_free(c);
 	air_config_free(cfg);
+}
+
+AIR_TEST(flow__a_big_snapshot_is_uploaded_from_a_file)
+{
+	const char *dir = air_test_tmpdir();
+	char src[4200];
+	air_submission *sub;
+	json_t *files, *f;
+	long before, after;
+	int64_t size = 0;
+
+	if (under_valgrind())
+		air_test_skip("resident size under valgrind says nothing about the program");
+	snprintf(src, sizeof(src), "%s/src", dir);
+	big_tree(src, 64, 1);
+	before = peak_rss_kib();
+	sub = submit_ok_in(dir, HEAD "code_source: {root_path: ./src}\n");
+	after = peak_rss_kib();
+	files = fakews_call(flow_fw, "GET", "/__fakews/files", NULL);
+	for (size_t i = 0; i < json_array_size(json_object_get(files, "files")); i++) {
+		f = json_array_get(json_object_get(files, "files"), i);
+		if (!strcmp(json_string_value(json_object_get(f, "path")),
+		            air_submission_code_source_path(sub)))
+			size = json_integer_value(json_object_get(f, "size"));
+	}
+	json_decref(files);
+	air_test_note("uploaded %lld bytes; peak resident size %ld KiB -> %ld KiB", (long long)size,
+	              before, after);
+	ASSERT_TRUE(size > 64 << 20);
+	ASSERT_TRUE(after - before < 24 * 1024);
+	air_submission_free(sub);
 }

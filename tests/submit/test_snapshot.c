@@ -130,6 +130,7 @@ static const char *s20_tree(void)
 
 static int package(const char *root, char *const *include, size_t n, air__buf *out, air_error **err)
 {
+	air__archive a = AIR__ARCHIVE_INIT;
 	air__ignore ig;
 	char *text = NULL, path[4096];
 	size_t len = 0;
@@ -140,8 +141,22 @@ static int package(const char *root, char *const *include, size_t n, air__buf *o
 	ASSERT_EQ_INT(air__ignore_parse(text ? text : "", len, "src", &ig), AIR_OK);
 	free(text);
 	air__buf_init(out);
-	rc = air__snapshot_tar_plain(root, "src", &ig, include, n, NULL, out, err);
+	rc = air__snapshot_tar_plain(root, "src", &ig, include, n, NULL, &a, err);
 	air__ignore_dispose(&ig);
+	if (rc == AIR_OK) {
+		/* The archive is a file: read it back whole, and check its size. */
+		char chunk[65536];
+		ssize_t got;
+		struct stat st;
+
+		ASSERT_EQ_INT(fstat(a.fd, &st), 0);
+		ASSERT_EQ_INT(st.st_size, a.size);
+		while ((got = air__archive_read_at(&a, (int64_t)out->len, chunk, sizeof(chunk))) > 0)
+			air__buf_put(out, chunk, (size_t)got);
+		ASSERT_EQ_INT(out->len, a.size);
+		ASSERT_EQ_INT(strlen(a.sha256), 64);
+	}
+	air__archive_dispose(&a);
 	return rc;
 }
 
@@ -280,7 +295,7 @@ AIR_TEST(snapshot__plan_plain_names_archive_by_utc_time)
 	ASSERT_TRUE(air__ends_with(s.archive_name, ".tar.gz"));
 	ASSERT_EQ_INT(s.archive_name[12], '_');
 	ASSERT_OK(air__snapshot_package(&s, NULL, &err), err);
-	ASSERT_TRUE(s.data.len > 0);
+	ASSERT_TRUE(s.archive.size > 0);
 	air__snapshot_dispose(&s);
 }
 
@@ -328,5 +343,32 @@ AIR_TEST(snapshot__plan_local_errors)
 	ASSERT_EQ_INT(plan("./src", base, "abc", NULL, NULL, 0, &s, &err), AIR_ESNAPSHOT);
 	ASSERT_CONTAINS(air_error_message(err), "not inside a git work tree");
 	air_error_free(err);
+	air__snapshot_dispose(&s);
+}
+
+AIR_TEST(snapshot__a_big_tree_streams_to_a_file_not_to_memory)
+{
+	char root[4096];
+	air__snapshot s;
+	air_error *err = NULL;
+	struct stat st;
+	long before, after;
+
+	if (under_valgrind())
+		air_test_skip("resident size under valgrind says nothing about the program");
+	/* 64 MiB that gzip cannot shrink: an archive held in memory would add
+	 * at least that much to the peak resident size. */
+	snprintf(root, sizeof(root), "%s/big/src", air_test_tmpdir());
+	big_tree(root, 64, 1);
+	ASSERT_OK(plan(root, NULL, NULL, NULL, NULL, 0, &s, &err), err);
+	before = peak_rss_kib();
+	ASSERT_OK(air__snapshot_package(&s, NULL, &err), err);
+	after = peak_rss_kib();
+	air_test_note("archive %lld bytes; peak resident size %ld KiB -> %ld KiB", (long long)s.archive.size,
+	              before, after);
+	ASSERT_TRUE(s.archive.size > 64 << 20);
+	ASSERT_EQ_INT(fstat(s.archive.fd, &st), 0);
+	ASSERT_EQ_INT(st.st_size, s.archive.size);
+	ASSERT_TRUE(after - before < 24 * 1024);
 	air__snapshot_dispose(&s);
 }

@@ -538,6 +538,49 @@ AIR_TEST(resolve__plain_http_only_for_loopback)
 	air_client_free(c);
 }
 
+/* Hosts with a mangled scheme: refused by air_client_resolve() with a
+ * message that names the problem and quotes neither the host's user:password
+ * nor the token. */
+AIR_TEST(resolve__malformed_hosts_are_refused_before_any_request)
+{
+	static const char *const hosts[] = {
+		"http:/example.invalid", "https:example.com", "http//x", "https//x.example/",
+		"HTTPS:/x.example", "http:\\\\x.example", "https:x.example:443", "https://http//x.example",
+		"https://https://x.example", "https:///x", "user:hunter22@http:/x.example",
+		"https://user:hunter22@https//x.example",
+	};
+
+	for (size_t i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		air_client_options *o = NULL;
+		air_client *c = NULL;
+		air_error *err = NULL;
+		char *user = NULL;
+		int rc;
+
+		ASSERT_EQ_INT(air_client_options_new(&o), AIR_OK);
+		ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
+		ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOME_DIR, air_test_tmpdir()), AIR_OK);
+		ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_HOST, hosts[i]), AIR_OK);
+		ASSERT_EQ_INT(air_client_options_set_str(o, AIR_OPT_TOKEN, "dapi-sekrit-4711"), AIR_OK);
+		ASSERT_OK(air_client_new(o, &c, &err), err);
+		air_client_options_free(o);
+		rc = air_client_resolve(c, NULL, &err);
+		air_test_note("%s -> %s", hosts[i], air_error_message(err));
+		ASSERT_TRUE(rc == AIR_EINVAL || rc == AIR_EAUTH);
+		ASSERT_TRUE(strstr(air_error_message(err), "malformed") ||
+		            strstr(air_error_message(err), "no host"));
+		ASSERT_NOT_CONTAINS(air_error_message(err), "hunter22");
+		ASSERT_NOT_CONTAINS(air_error_message(err), "dapi-sekrit");
+		air_error_free(err);
+		err = NULL;
+		/* every call fails alike, without a request */
+		ASSERT_EQ_INT(air_client_current_user(c, NULL, &user, &err), rc);
+		ASSERT_NULL(user);
+		air_error_free(err);
+		air_client_free(c);
+	}
+}
+
 AIR_TEST(resolve__workspace_id_none_and_query)
 {
 	const char *none[] = {"DATABRICKS_HOST=https://h.example/?o=42", "DATABRICKS_TOKEN=t",

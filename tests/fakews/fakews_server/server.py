@@ -13,7 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote
 
 from .control import SHUTDOWN_REPLY, handle_control
-from .faults import pause, reset_connection, status_reply
+from .faults import (echo_reply, pause, reset_connection, send_endless, send_trickle,
+                     send_truncated, status_reply)
 from .replies import error_resp
 from .request import Req
 from .routing import dispatch
@@ -63,7 +64,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         with st.lock:
             entry = st.record(req)
-            rule = st.faults.match(req)
+            rule, watchers = st.faults.match(req)
             latency = int(st.config.get("latency_ms") or 0)
         if entry is not None and rule is not None:
             entry["fault"] = rule["id"]
@@ -73,20 +74,34 @@ class Handler(BaseHTTPRequestHandler):
             self.finish_entry(entry, None, req, t0)
             reset_connection(self)
             return
-        if action == "status":
+        if action == "endless":
+            self.finish_entry(entry, rule["status"], req, t0)
+            send_endless(self, rule)
+            return
+        if action == "status" or (action == "trickle" and rule["body"] is not None):
             resp = status_reply(rule)
+        elif action == "echo":
+            resp = echo_reply(rule, req)
         else:
             try:
                 resp = dispatch(st, req)
             except Exception as e:
                 traceback.print_exc()
                 resp = error_resp(500, "INTERNAL_ERROR", "fakews: %s: %s" % (type(e).__name__, e))
-        if action == "reset_after":
-            self.finish_entry(entry, resp.status, req, t0)
-            reset_connection(self)
-            return
+        if watchers:
+            with st.lock:
+                earlier = st.faults.previous(rule["id"], req) if action == "repeat" else None
+                st.faults.remember(watchers, req, resp)
+            resp = earlier or resp
         self.finish_entry(entry, resp.status, req, t0)
-        self.send(resp)
+        if action == "reset_after":
+            reset_connection(self)
+        elif action == "trickle":
+            send_trickle(self, resp, rule)
+        elif action == "truncate":
+            send_truncated(self, resp, rule)
+        else:
+            self.send(resp)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_any
 
