@@ -69,6 +69,10 @@ typedef struct air_pool_list air_pool_list;
 
 /** Options of an image push (images.h). */
 typedef struct air_image_push_options air_image_push_options;
+/** Options of a legacy image registration (images.h). */
+typedef struct air_register_image_options air_register_image_options;
+/** The outcome of a legacy image registration (images.h). */
+typedef struct air_image_registration air_image_registration;
 
 AIR_END_DECLS
 

@@ -198,8 +198,6 @@ int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path
                             air_error **err);
 
 /* ---- legacy_image.c ---- */
-/* Normalised legacy image URL (docker.io defaults, :latest). air__free(). */
-char *air__docker_image_normalize(const char *url);
 /* Wait until the legacy image is AVAILABLE; @poll_ms between reads. */
 int air__image_check(air_client *c, const air__ctx *ctx, const air__workload *w, int64_t poll_ms,
                      air_error **err);

@@ -1412,6 +1412,8 @@ class Misc(Base):
         self.ok("POST", "/api/2.0/secrets/put", {"scope": "a", "key": "k", "string_value": "v"})
         self.fw.reset()
         self.ok("POST", "/api/2.0/secrets/scopes/create", {"scope": "c"})
+        seeded = self.fw.call("POST", "/__fakews/secrets", {"scopes": {"c": {"k": "v"}, "d": {}}})
+        self.assertEqual(seeded["scopes"], {"c": {"k": "v"}, "d": {}})
 
 
 if __name__ == "__main__":

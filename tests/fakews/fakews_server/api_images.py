@@ -75,6 +75,9 @@ def image_register(st, req):
             raise ApiError(403, "PERMISSION_DENIED",
                            "Registry denied access to %s: authentication required" % url)
         e["registered"] = True
+        # A registration scripted without a state or digest gets those of a new one.
+        e.setdefault("state", "AVAILABLE")
+        e.setdefault("manifest_sha256", hashlib.sha256(url.encode()).hexdigest())
         for k in ("credentials_scope", "credentials_key"):
             e.pop(k, None)
         if creds:
