@@ -74,6 +74,11 @@ typedef struct air_register_image_options air_register_image_options;
 /** The outcome of a legacy image registration (images.h). */
 typedef struct air_image_registration air_image_registration;
 
+/** Options of a bundle conversion (bundle.h). */
+typedef struct air_bundle_options air_bundle_options;
+/** The files a bundle conversion wrote (bundle.h). */
+typedef struct air_bundle air_bundle;
+
 AIR_END_DECLS
 
 #endif /* AIR_TYPES_H */
