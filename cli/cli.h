@@ -114,6 +114,7 @@ int cmd_cancel(int argc, char **argv, cli_globals *g);
 int cmd_logs(int argc, char **argv, cli_globals *g);
 int cmd_images(int argc, char **argv, cli_globals *g);
 int cmd_register_image(int argc, char **argv, cli_globals *g);
+int cmd_convert_to_dabs(int argc, char **argv, cli_globals *g);
 /* `air list pools` and `air get pool ID` (cmd_pools.c). */
 int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);

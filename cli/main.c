@@ -19,6 +19,8 @@ static const struct command {
 	{"images", cmd_images, "Push container images for environment.unity_catalog_image"},
 	{"register-image", cmd_register_image,
 	 "Register a legacy environment.docker_image with the workspace"},
+	{"convert-to-dabs", cmd_convert_to_dabs,
+	 "Write a Declarative Automation Bundle that runs a workload as a job"},
 	{NULL, NULL, NULL},
 };
 
