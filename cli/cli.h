@@ -73,6 +73,8 @@ json_t *cli_json_time(int64_t epoch_ms);
 void cli_format_duration(int64_t seconds, char *out, size_t n);
 /* "YYYY-MM-DD HH:MM UTC" */
 void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n);
+/* ISO 8601 local time to the second with its offset: "2023-11-14T23:13:20+01:00". */
+void cli_format_local_iso(int64_t epoch_ms, char *out, size_t n);
 /* Whether a stream is an interactive terminal. */
 bool cli_isatty_stderr(void);
 bool cli_isatty_stdout(void);
