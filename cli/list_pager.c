@@ -6,6 +6,7 @@
  * the command's interrupt: the fetch in progress stops, the screen is
  * restored and the command ends with "Error: interrupted". */
 #include <curses.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,18 +204,23 @@ int cli_list_pager(air_run_iter *it)
 	if (fetch_until(&v, 1) == AIR_OK && v.t.n == 0) {
 		puts("No runs found.");
 		fflush(stdout);
-	} else if (v.rc == AIR_OK && !(screen = newterm(NULL, stdout, stdin))) {
-		print_plain(&v);
 	} else if (v.rc == AIR_OK) {
-		cbreak();
-		noecho();
-		keypad(stdscr, TRUE);
-		curs_set(0);
-		timeout(KEY_WAIT_MS);
-		start_colors(&v);
-		run_view(&v);
-		endwin();
-		delscreen(screen);
+		/* The terminal's characters (UTF-8 names); control characters from
+		 * the workspace are drawn visibly (^[), never sent raw. */
+		setlocale(LC_CTYPE, "");
+		if (!(screen = newterm(NULL, stdout, stdin))) {
+			print_plain(&v);
+		} else {
+			cbreak();
+			noecho();
+			keypad(stdscr, TRUE);
+			curs_set(0);
+			timeout(KEY_WAIT_MS);
+			start_colors(&v);
+			run_view(&v);
+			endwin();
+			delscreen(screen);
+		}
 	}
 	if (cli_interrupted())
 		rc = cli_report_interrupted();
