@@ -53,7 +53,8 @@ class ListPager(unittest.TestCase):
         self.fw.clear_requests()
         self.tmp = tempfile.TemporaryDirectory(dir="/tmp")
         self.addCleanup(self.tmp.cleanup)
-        self.sock = os.path.join(self.tmp.name, "tmux.sock")
+        self.sessions = 0
+        self.sock = os.path.join(self.tmp.name, "tmux0.sock")
         self.err = os.path.join(self.tmp.name, "err")
         self.exit = os.path.join(self.tmp.name, "exit")
         cfg = os.path.join(self.tmp.name, "databrickscfg")
@@ -65,7 +66,7 @@ class ListPager(unittest.TestCase):
         self.vars = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
         self.vars.update(HOME=self.tmp.name, TZ="UTC", DATABRICKS_HOST=self.fw.url,
                          DATABRICKS_TOKEN="dapi-test", DATABRICKS_CONFIG_FILE=cfg)
-        self.addCleanup(self.tmux, "kill-server", check=False)
+        self.addCleanup(self.kill_servers)
 
     def tmux(self, *args, check=True):
         return subprocess.run([TMUX, "-S", self.sock, "-f", self.conf, *args], capture_output=True,
@@ -84,8 +85,17 @@ class ListPager(unittest.TestCase):
         r = self.tmux("capture-pane", "-p", "-t", "t", *(["-S", "-"] if history else []), check=False)
         return r.stdout if r.returncode == 0 else ""
 
+    def kill_servers(self):
+        for i in range(self.sessions + 1):
+            self.sock = os.path.join(self.tmp.name, "tmux%d.sock" % i)
+            self.tmux("kill-server", check=False)
+
     def restart(self):
+        """Another pane, on a server of its own (a server being killed may
+        still hold its socket)."""
         self.tmux("kill-server", check=False)
+        self.sessions += 1
+        self.sock = os.path.join(self.tmp.name, "tmux%d.sock" % self.sessions)
         if os.path.exists(self.exit):
             os.unlink(self.exit)
 
