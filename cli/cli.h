@@ -74,6 +74,8 @@ json_t *cli_json_time(int64_t epoch_ms);
 void cli_format_duration(int64_t seconds, char *out, size_t n);
 /* "YYYY-MM-DD HH:MM UTC" */
 void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n);
+/* ISO 8601 local time to the second with its offset: "2023-11-14T23:13:20+01:00". */
+void cli_format_local_iso(int64_t epoch_ms, char *out, size_t n);
 /* Whether a stream is an interactive terminal. */
 bool cli_isatty_stderr(void);
 bool cli_isatty_stdout(void);
@@ -129,6 +131,8 @@ int cmd_list(int argc, char **argv, cli_globals *g);
 int cmd_cancel(int argc, char **argv, cli_globals *g);
 int cmd_logs(int argc, char **argv, cli_globals *g);
 int cmd_images(int argc, char **argv, cli_globals *g);
+int cmd_register_image(int argc, char **argv, cli_globals *g);
+int cmd_convert_to_dabs(int argc, char **argv, cli_globals *g);
 /* `air list pools` and `air get pool ID` (cmd_pools.c). */
 int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runs_cli.h"
 
@@ -51,22 +52,17 @@ static json_t *json_row(const air_run *run)
 	return r;
 }
 
-/* ---- text table ---- */
+/* ---- text table (also the rows of the interactive view, list_pager.c) ---- */
 
-#define NCOLS 8
+#define NCOLS CLI_LIST_COLS
 
-typedef struct table {
-	char *(*cells)[NCOLS];
-	size_t n;
-} table;
-
-static const char *const headers[NCOLS] = {"RUN ID", "EXPERIMENT", "STATUS", "STARTED",
-                                           "DURATION", "MLFLOW", "USER", "ACCELERATORS"};
+const char *const cli_list_headers[CLI_LIST_COLS] = {
+	"Run ID", "Experiment", "Status", "Started", "Duration", "MLflow", "User", "Accelerators"};
 
 /* A cell: the server's text cleaned for the terminal, "-" when missing. */
 static char *dup_or_dash(const char *s) { return strdup(s && *s ? cli_clean(s) : "-"); }
 
-static void table_add(table *t, const air_run *run)
+void cli_list_table_add(cli_list_table *t, const air_run *run)
 {
 	char *(*cells)[NCOLS] = realloc(t->cells, (t->n + 1) * sizeof(*cells));
 	row_times tm = times_of(run);
@@ -81,7 +77,7 @@ static void table_add(table *t, const air_run *run)
 	cells[t->n][1] = dup_or_dash(air_run_experiment_name(run));
 	cells[t->n][2] = dup_or_dash(air_run_state_name(run));
 	if (tm.start_ms > 0)
-		cli_format_utc_minutes(tm.start_ms, buf, sizeof(buf));
+		cli_format_local_iso(tm.start_ms, buf, sizeof(buf));
 	cells[t->n][3] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
 	if (tm.start_ms > 0) {
 		int64_t end = tm.end_ms > 0 ? tm.end_ms : (int64_t)time(NULL) * 1000;
@@ -96,25 +92,30 @@ static void table_add(table *t, const air_run *run)
 	t->n++;
 }
 
-static void table_print(const table *t)
+void cli_list_table_widths(const cli_list_table *t, size_t w[CLI_LIST_COLS])
 {
-	size_t w[NCOLS];
-
 	for (int c = 0; c < NCOLS; c++) {
-		w[c] = strlen(headers[c]);
+		w[c] = strlen(cli_list_headers[c]);
 		for (size_t r = 0; r < t->n; r++)
 			if (t->cells[r][c] && strlen(t->cells[r][c]) > w[c])
 				w[c] = strlen(t->cells[r][c]);
 	}
+}
+
+static void table_print(const cli_list_table *t)
+{
+	size_t w[NCOLS];
+
+	cli_list_table_widths(t, w);
 	for (int c = 0; c < NCOLS; c++)
-		printf("%-*s%s", (int)w[c], headers[c], c + 1 < NCOLS ? "  " : "\n");
+		printf("%-*s%s", (int)w[c], cli_list_headers[c], c + 1 < NCOLS ? "  " : "\n");
 	for (size_t r = 0; r < t->n; r++)
 		for (int c = 0; c < NCOLS; c++)
 			printf("%-*s%s", (int)w[c], t->cells[r][c] ? t->cells[r][c] : "-",
 			       c + 1 < NCOLS ? "  " : "\n");
 }
 
-static void table_free(table *t)
+void cli_list_table_free(cli_list_table *t)
 {
 	for (size_t r = 0; r < t->n; r++)
 		for (int c = 0; c < NCOLS; c++)
@@ -155,23 +156,41 @@ static int build_options(const cli_globals *g, int64_t limit, bool all_status, b
 	return 0;
 }
 
-static int run_listing(const cli_globals *g, const air_list_options *o)
+/* On a terminal, without --limit: the interactive view (the official CLI's
+ * pager); a plain table when stdout or stdin is not a terminal or TERM is
+ * dumb or unset. */
+static bool interactive(const cli_globals *g, bool limit_given)
+{
+	const char *term = getenv("TERM");
+
+	return !g->json && !limit_given && cli_isatty_stdout() && isatty(STDIN_FILENO) && term &&
+	       *term && strcmp(term, "dumb") != 0;
+}
+
+static int run_listing(const cli_globals *g, const air_list_options *o, bool pager)
 {
 	air_client *c = NULL;
 	air_run_iter *it = NULL;
 	air_error *err = NULL;
 	const air_run *run;
 	json_t *rows = json_array();
-	table t = {NULL, 0};
+	cli_list_table t = {NULL, 0};
 	int rc = cli_client_new(g, &c, &err);
 
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, &err);
+	if (rc == AIR_OK && pager) {
+		rc = cli_list_pager(it);
+		json_decref(rows);
+		air_run_iter_free(it);
+		air_client_free(c);
+		return rc;
+	}
 	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, &err)) == AIR_OK) {
 		if (g->json)
 			json_array_append_new(rows, json_row(run));
 		else
-			table_add(&t, run);
+			cli_list_table_add(&t, run);
 	}
 	if (rc == AIR_EDONE)
 		rc = AIR_OK;
@@ -196,7 +215,7 @@ static int run_listing(const cli_globals *g, const air_list_options *o)
 		}
 	}
 	json_decref(rows);
-	table_free(&t);
+	cli_list_table_free(&t);
 	air_error_free(err);
 	air_run_iter_free(it);
 	air_client_free(c);
@@ -206,12 +225,14 @@ static int run_listing(const cli_globals *g, const air_list_options *o)
 int cmd_list(int argc, char **argv, cli_globals *g)
 {
 	int64_t limit = 20;
-	bool all_status = false, all_users = false;
+	bool all_status = false, all_users = false, limit_given = false, pager;
 	cli_strlist filters = {NULL, 0}, pos = {NULL, 0};
 	const cli_flag flags[] = {
 		{"all-status", 0, CLI_BOOL, &all_status, NULL, NULL, "include finished runs", false},
 		{"all-users", 0, CLI_BOOL, &all_users, NULL, NULL, "include other users' runs", false},
-		{"limit", 0, CLI_INT, &limit, NULL, "N", "most runs to show (default 20)", false},
+		{"limit", 0, CLI_INT, &limit, &limit_given, "N",
+		 "most runs to show (default 20; on a terminal, without it, an interactive view pages "
+		 "through all of them)", false},
 		{"filter", 0, CLI_STRING_LIST, &filters, NULL, "KEY=VALUE",
 		 "user, experiment (glob), accelerator_type, num_accelerators; repeatable", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
@@ -237,9 +258,10 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		rc = cli_error("unknown command \"%s\" for \"air list\"", pos.items[0]);
 		cli_print_usage(stderr, list_usage, flags);
 	} else {
-		rc = build_options(g, limit, all_status, all_users, &filters, &o);
+		pager = interactive(g, limit_given);
+		rc = build_options(g, pager ? CLI_PAGER_LIMIT : limit, all_status, all_users, &filters, &o);
 		if (rc == 0)
-			rc = run_listing(g, o);
+			rc = run_listing(g, o, pager);
 	}
 	air_list_options_free(o);
 	cli_strlist_free(&pos);

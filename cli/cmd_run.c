@@ -7,21 +7,47 @@
 
 static const char run_usage[] =
 	"air run -f FILE [--override PATH=VALUE]... [--dry-run] [--watch] [--idempotency-key KEY]\n"
-	"  air run -h config[.FIELD_PATH]    document the workload YAML fields";
+	"  air run -h config[.FIELD_PATH]    document the workload YAML fields (also --help PATH)";
 
 static const char run_description[] =
 	"Submit a workload described by a YAML file to Databricks AI Runtime.\n";
 
-/* `-h <path>`: the path is the argument right after -h, if it is not a flag. */
+/* Flags of `air run` (and global ones) whose value is the next argument. */
+static bool takes_value(const char *a)
+{
+	static const char *const names[] = {"-f", "--file", "--override", "--idempotency-key", "-o",
+	                                    "--output", "-p", "--profile"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(a, names[i]))
+			return true;
+	return false;
+}
+
+/* The field path of `-h PATH` / `--help PATH`, or of a PATH given as an
+ * argument next to -h/--help (`air run config.compute -h`); NULL when the help
+ * flag stands alone (the command's help). */
 static const char *help_path(int argc, char **argv)
 {
+	const char *positional = NULL;
+	bool help = false;
+
 	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--"))
-			return NULL;
-		if (!strcmp(argv[i], "-h") && i + 1 < argc && argv[i + 1][0] != '-')
-			return argv[i + 1];
+		const char *a = argv[i];
+		if (!strcmp(a, "--"))
+			break;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			if (i + 1 < argc && argv[i + 1][0] != '-')
+				return argv[i + 1];
+			help = true;
+		} else if (a[0] == '-') {
+			if (takes_value(a))
+				i++;
+		} else if (!positional) {
+			positional = a;
+		}
 	}
-	return NULL;
+	return help ? positional : NULL;
 }
 
 /* Parse, override (reporting each change on stderr) and validate. */

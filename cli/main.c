@@ -17,6 +17,10 @@ static const struct command {
 	{"logs", cmd_logs, "Print or follow the logs of a run"},
 	{"cancel", cmd_cancel, "Cancel runs"},
 	{"images", cmd_images, "Push container images for environment.unity_catalog_image"},
+	{"register-image", cmd_register_image,
+	 "Register a legacy environment.docker_image with the workspace"},
+	{"convert-to-dabs", cmd_convert_to_dabs,
+	 "Write a Declarative Automation Bundle that runs a workload as a job"},
 	{NULL, NULL, NULL},
 };
 
@@ -27,8 +31,8 @@ static void print_help(FILE *out)
 	        "Usage:\n  air [command]\n\nAvailable Commands:\n",
 	        air_version_string());
 	for (const struct command *c = commands; c->name; c++)
-		fprintf(out, "  %-8s %s\n", c->name, c->summary);
-	fprintf(out, "  %-8s %s\n", "help", "Help about any command");
+		fprintf(out, "  %-16s %s\n", c->name, c->summary);
+	fprintf(out, "  %-16s %s\n", "help", "Help about any command");
 	fprintf(out,
 	        "\nFlags:\n"
 	        "  -o, --output text|json   output format (default: $DATABRICKS_OUTPUT_FORMAT or text)\n"

@@ -146,6 +146,20 @@ void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n)
 	strftime(out, n, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
+void cli_format_local_iso(int64_t epoch_ms, char *out, size_t n)
+{
+	time_t secs = (time_t)(epoch_ms / 1000);
+	struct tm tm;
+	char head[32];
+	long off;
+
+	localtime_r(&secs, &tm);
+	strftime(head, sizeof(head), "%Y-%m-%dT%H:%M:%S", &tm);
+	off = tm.tm_gmtoff;
+	snprintf(out, n, "%s%c%02ld:%02ld", head, off < 0 ? '-' : '+', labs(off) / 3600,
+	         (labs(off) % 3600) / 60);
+}
+
 bool cli_isatty_stderr(void) { return isatty(STDERR_FILENO) == 1; }
 
 bool cli_isatty_stdout(void) { return isatty(STDOUT_FILENO) == 1; }

@@ -12,7 +12,16 @@
 
 typedef struct progress_state {
 	int32_t phase;      /* phase of the line being updated in place */
+	bool tty;           /* stderr is a terminal: every phase, uploads updated in place */
+	bool announced;     /* the "Uploading <archive>..." line was printed */
 } progress_state;
+
+/* The archive name of a code_source_path. */
+static const char *archive_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path;
+}
 
 static const char *phase_label(int32_t phase)
 {
@@ -32,7 +41,7 @@ static const char *phase_label(int32_t phase)
 	case AIR_PHASE_PACKAGING:
 		return "Packaging code from";
 	case AIR_PHASE_SNAPSHOT:
-		return "Uploading code snapshot";
+		return "Looking for the code snapshot";
 	case AIR_PHASE_SUBMIT:
 		return "Submitting the run of";
 	default:
@@ -40,16 +49,31 @@ static const char *phase_label(int32_t phase)
 	}
 }
 
-/* Progress on an interactive stderr: one line per phase; uploads update
- * their line in place with the bytes sent. */
+/* Progress in text mode. Off a terminal only the code snapshot's upload is
+ * announced ("Uploading <archive>..."); on one, a line per phase, uploads
+ * updated in place with the bytes sent. */
 static int on_progress(const air_progress *ev, void *userdata)
 {
 	progress_state *st = userdata;
 	int32_t phase = air_progress_phase(ev);
 	const char *label = phase_label(phase), *detail = air_progress_detail(ev);
 	int64_t done = air_progress_bytes_done(ev), total = air_progress_bytes_total(ev);
+	char upload[512];
 
-	if (!label)
+	if (phase == AIR_PHASE_SNAPSHOT && total > 0) {
+		/* the snapshot itself (not the look-up of an existing one) */
+		snprintf(upload, sizeof(upload), "Uploading %s...", archive_name(detail));
+		label = upload;
+		detail = NULL;
+		if (!st->tty) {
+			if (!st->announced)
+				fprintf(stderr, "%s\n", upload);
+			st->announced = true;
+			fflush(stderr);
+			return 0;
+		}
+	}
+	if (!label || !st->tty)
 		return 0;
 	if (phase != st->phase || done == 0) {
 		if (st->phase)
@@ -92,7 +116,7 @@ static int submit(const cli_globals *g, air_client *client, const air_config *cf
                   const cli_run_request *req, air_submission **sub)
 {
 	air_submit_options *opts = NULL;
-	progress_state st = {0};
+	progress_state st = {0, cli_isatty_stderr(), false};
 	air_error *err = NULL;
 	int rc = air_submit_options_new(&opts);
 
@@ -100,7 +124,7 @@ static int submit(const cli_globals *g, air_client *client, const air_config *cf
 		rc = air_submit_options_set_interrupt(opts, cli_interrupt());
 	if (rc == AIR_OK && req->idempotency_key)
 		rc = air_submit_options_set_str(opts, AIR_SUBMIT_IDEMPOTENCY_KEY, req->idempotency_key);
-	if (rc == AIR_OK && !g->json && cli_isatty_stderr())
+	if (rc == AIR_OK && !g->json)
 		rc = air_submit_options_set_progress_cb(opts, on_progress, &st);
 	if (rc == AIR_OK)
 		rc = air_client_submit(client, cfg, opts, sub, &err);

@@ -58,4 +58,28 @@ void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *mess
 /* A JSON string for possibly invalid UTF-8 (invalid bytes become U+FFFD). */
 json_t *cli_json_text(const char *s, size_t len);
 
+/* ---- the run table of `air list` (cmd_list.c) ---- */
+#define CLI_LIST_COLS 8
+/* Rows as cell strings ("-" for unknown values). */
+typedef struct cli_list_table {
+	char *(*cells)[CLI_LIST_COLS];
+	size_t n;
+} cli_list_table;
+/* "Run ID", "Experiment", "Status", "Started", "Duration", "MLflow", "User", "Accelerators" */
+extern const char *const cli_list_headers[CLI_LIST_COLS];
+void cli_list_table_add(cli_list_table *t, const air_run *run);
+/* Column widths: the longest of the header and every cell. */
+void cli_list_table_widths(const cli_list_table *t, size_t w[CLI_LIST_COLS]);
+void cli_list_table_free(cli_list_table *t);
+
+/* ---- the interactive `air list` (list_pager.c) ---- */
+/* The listing limit of the interactive view: it pages through everything. */
+#define CLI_PAGER_LIMIT 100000
+/* Show the runs of @it a screen at a time, fetching more as the user scrolls
+ * (arrows, j/k, space, b, PgUp/PgDn, g/G), until q; Ctrl-C interrupts
+ * ("Error: interrupted", 1). Errors are reported after the screen is
+ * restored. "No runs found." without opening the view when there are none.
+ * Returns the exit code. */
+int cli_list_pager(air_run_iter *it);
+
 #endif /* AIR_RUNS_CLI_H */

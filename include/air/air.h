@@ -21,5 +21,6 @@
 #include "logs.h"
 #include "pool.h"
 #include "images.h"
+#include "bundle.h"
 
 #endif /* AIR_AIR_H */

@@ -69,6 +69,15 @@ typedef struct air_pool_list air_pool_list;
 
 /** Options of an image push (images.h). */
 typedef struct air_image_push_options air_image_push_options;
+/** Options of a legacy image registration (images.h). */
+typedef struct air_register_image_options air_register_image_options;
+/** The outcome of a legacy image registration (images.h). */
+typedef struct air_image_registration air_image_registration;
+
+/** Options of a bundle conversion (bundle.h). */
+typedef struct air_bundle_options air_bundle_options;
+/** The files a bundle conversion wrote (bundle.h). */
+typedef struct air_bundle air_bundle;
 
 AIR_END_DECLS
 

@@ -135,8 +135,9 @@ static const air__field top_fields[] = {
 	    "Shell command run on every node (uploaded as command.sh). At most 1000 lines; move "
 	    "longer logic into a script in code_source. Paths refer to the remote container: "
 	    "$CODE_SOURCE_PATH is the extracted code, $HYPERPARAMETERS_PATH the parameters file, "
-	    "and $NUM_NODES, $NODE_RANK, $MASTER_ADDR, $MASTER_PORT, $WORLD_SIZE, "
-	    "$LOCAL_WORLD_SIZE describe the topology."),
+	    "$NUM_NODES, $NODE_RANK, $MASTER_ADDR, $MASTER_PORT, $WORLD_SIZE and "
+	    "$LOCAL_WORLD_SIZE describe the topology, and $MLFLOW_RUN_ID names the MLflow run "
+	    "the workload logs to."),
 	{"env_variables", AIR__F_STRING_MAP, "map of string to string", "no",
 	 "Environment variables set on every node, written NAME: value. A name may not also "
 	 "appear in secrets.",

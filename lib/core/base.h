@@ -102,6 +102,13 @@ int air__oom(air_error **err);
 air_error *air__error_redact(air_error *e, const char *secret);
 air_error *air__error_clone(const air_error *e);
 
+/* ---- base64 (base64.c) ---------------------------------------------------- */
+/* Standard padded base64 of @len bytes. air__free() the result; NULL on OOM. */
+char *air__base64(const void *data, size_t len);
+/* Append the bytes @s (standard alphabet, padding optional) decodes to; false
+ * when it is not base64 (or on OOM). Whitespace is not accepted. */
+bool air__base64_decode(const char *s, size_t len, air__buf *out);
+
 /* ---- secrets (secrets.c) ------------------------------------------------------
  * The credentials a client knows, in every form it sends them (raw, Basic
  * base64, form-encoded): every error and trace is scrubbed of all of them.

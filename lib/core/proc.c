@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -100,6 +101,31 @@ static bool drain(int fd, air__proc_result *r, bool is_out, const air__proc_opts
 	return true;
 }
 
+/* Write what is left of the program's input; false once it is all written
+ * or the program stopped reading (EPIPE, without dying of SIGPIPE). */
+static bool feed(int fd, const air__proc_opts *o, size_t *off)
+{
+	sigset_t pipe_set, old;
+	ssize_t n;
+	bool more;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	n = write(fd, (const char *)o->stdin_data + *off, o->stdin_len - *off);
+	if (n < 0 && errno == EPIPE) {
+		/* Consume the SIGPIPE this thread just raised, unless one was pending before. */
+		struct timespec zero = {0, 0};
+		if (!sigismember(&old, SIGPIPE))
+			sigtimedwait(&pipe_set, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (n > 0)
+		*off += (size_t)n;
+	more = n >= 0 ? *off < o->stdin_len : errno == EINTR || errno == EAGAIN;
+	return more;
+}
+
 static bool executable(const char *path)
 {
 	struct stat st;
@@ -128,8 +154,8 @@ static char *find_program(const char *name)
 	return NULL;
 }
 
-static int spawn(const char *const *argv, const air__proc_opts *o, int out_w, int err_w, pid_t *pid,
-                 air_error **err)
+static int spawn(const char *const *argv, const air__proc_opts *o, int in_r, int out_w, int err_w,
+                 pid_t *pid, air_error **err)
 {
 	posix_spawn_file_actions_t fa;
 	char **env, *exe = find_program(argv[0]);
@@ -143,7 +169,10 @@ static int spawn(const char *const *argv, const air__proc_opts *o, int out_w, in
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory starting %s", argv[0]);
 	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	if (in_r >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in_r, STDIN_FILENO);
+	else
+		posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
 	rc = posix_spawn(pid, exe, &fa, NULL, (char *const *)argv, env);
@@ -162,7 +191,8 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 	const air__proc_opts *o = opts ? opts : &defaults;
 	size_t out_limit = o->stdout_limit ? o->stdout_limit : DEFAULT_STDOUT_LIMIT;
 	size_t err_limit = o->stderr_limit ? o->stderr_limit : DEFAULT_STDERR_LIMIT;
-	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, status = 0, rc;
+	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, in_p[2] = {-1, -1}, status = 0, rc;
+	size_t in_off = 0;
 	int64_t deadline = o->timeout_ms > 0 ? air__mono_ms() + o->timeout_ms : 0;
 	bool out_open, err_open = true, interrupted = false, past_deadline = false;
 	int ifds[2];
@@ -175,21 +205,33 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 	r->exit_code = 127;
 	/* O_CLOEXEC: a program started concurrently by another thread must not
 	 * inherit our pipe ends (it would hold our EOF back). */
-	if ((o->stdout_fd < 0 && pipe2(out_p, O_CLOEXEC) != 0) || pipe2(err_p, O_CLOEXEC) != 0) {
+	if ((o->stdout_fd < 0 && pipe2(out_p, O_CLOEXEC) != 0) || pipe2(err_p, O_CLOEXEC) != 0 ||
+	    (o->stdin_data && (pipe2(in_p, O_CLOEXEC) != 0 ||
+	                       fcntl(in_p[1], F_SETFL, O_NONBLOCK) != 0))) {
 		rc = air__failf(err, AIR_EIO, 0, "cannot run %s: %s", argv[0], strerror(errno));
 		goto close_all;
 	}
-	rc = spawn(argv, o, o->stdout_fd >= 0 ? o->stdout_fd : out_p[1], err_p[1], &pid, err);
+	rc = spawn(argv, o, in_p[0], o->stdout_fd >= 0 ? o->stdout_fd : out_p[1], err_p[1], &pid, err);
 	if (rc != AIR_OK)
 		goto close_all;
 	if (out_p[1] >= 0)
 		close(out_p[1]);
 	close(err_p[1]);
 	out_p[1] = err_p[1] = -1;
+	if (in_p[0] >= 0) {
+		close(in_p[0]);
+		in_p[0] = -1;
+		/* The child's read end is blocking; ours is not, so a program that
+		 * does not read never stalls this loop. */
+		if (!o->stdin_len || !feed(in_p[1], o, &in_off)) {
+			close(in_p[1]);
+			in_p[1] = -1;
+		}
+	}
 	out_open = out_p[0] >= 0;
 
 	for (;;) {
-		struct pollfd pfd[4];
+		struct pollfd pfd[5];
 		int nfd = 0, nio;
 		pid_t w;
 
@@ -202,9 +244,17 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 				/* Stop reading: a grandchild may keep the pipes open. */
 				kill_child(pid);
 				out_open = err_open = false;
+				if (in_p[1] >= 0) {
+					close(in_p[1]);
+					in_p[1] = -1;
+				}
 			}
 		}
 		if (!out_open && !err_open) {
+			if (in_p[1] >= 0) { /* a program still reading its input sees the end */
+				close(in_p[1]);
+				in_p[1] = -1;
+			}
 			w = waitpid(pid, &status, r->timed_out || interrupted || past_deadline ? 0 : WNOHANG);
 			if (w == pid || (w < 0 && errno != EINTR))
 				break;
@@ -216,10 +266,17 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 		if (err_open)
 			pfd[nfd++] = (struct pollfd){err_p[0], POLLIN, 0};
 		nio = nfd;
+		if (in_p[1] >= 0)
+			pfd[nfd++] = (struct pollfd){in_p[1], POLLOUT, 0};
 		for (size_t i = 0; i < nifd; i++) /* an interrupt wakes the poll at once */
 			pfd[nfd++] = (struct pollfd){ifds[i], POLLIN, 0};
 		if (poll(pfd, (nfds_t)nfd, POLL_SLICE_MS) <= 0)
 			continue;
+		if (in_p[1] >= 0 && (pfd[nio].revents & (POLLOUT | POLLERR | POLLHUP)) &&
+		    !feed(in_p[1], o, &in_off)) {
+			close(in_p[1]);
+			in_p[1] = -1;
+		}
 		for (int i = 0; i < nio; i++) {
 			bool is_out = out_open && pfd[i].fd == out_p[0];
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -245,6 +302,8 @@ close_all:
 			close(out_p[i]);
 		if (err_p[i] >= 0)
 			close(err_p[i]);
+		if (in_p[i] >= 0)
+			close(in_p[i]);
 	}
 	return rc;
 }

@@ -17,9 +17,12 @@ typedef struct air__proc_opts {
 	const char *const *env_add; /* "NAME=value" set for the program (NULL-terminated) or NULL */
 	const air__ctx *ctx;        /* the call's interrupts (program killed, AIR_EINTERRUPTED)
 	                               and deadline (killed, AIR_ETIMEOUT); may be NULL */
+	const void *stdin_data;     /* written to the program's stdin, which is then closed;
+	                               NULL: stdin is /dev/null */
+	size_t stdin_len;
 } air__proc_opts;
 
-#define AIR__PROC_OPTS_INIT {0, 0, false, -1, 0, NULL, NULL}
+#define AIR__PROC_OPTS_INIT {0, 0, false, -1, 0, NULL, NULL, NULL, 0}
 
 typedef struct air__proc_result {
 	int exit_code;      /* exit status; -1 when killed by a signal */

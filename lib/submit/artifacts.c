@@ -93,6 +93,11 @@ char *air__secret_vars_json(const air__secret_var *secrets, size_t n)
 	return dump(arr, oom);
 }
 
+const char *const air__artifact_names[AIR__MAX_ARTIFACTS] = {
+	"training_config.yaml", "command.sh", "hyperparameters.yaml", "env_vars.json",
+	"secret_env_vars.json",
+};
+
 static bool add(air__artifact *out, size_t *n, const char *name, char *data, size_t len)
 {
 	if (!data)
@@ -112,17 +117,18 @@ int air__artifacts_build(const air__workload *w, air__artifact out[AIR__MAX_ARTI
 
 	*n = 0;
 	/* The file as read from disk: overrides are not reflected (reference behaviour). */
-	ok = add(out, n, "training_config.yaml", air__strndup(w->source_bytes ? w->source_bytes : "",
+	ok = add(out, n, air__artifact_names[0], air__strndup(w->source_bytes ? w->source_bytes : "",
 	         w->source_len), w->source_len);
-	ok = ok && add(out, n, "command.sh", air__strdup(w->command), strlen(w->command));
+	ok = ok && add(out, n, air__artifact_names[1], air__strdup(w->command), strlen(w->command));
 	if (ok && w->parameters_yaml)
-		ok = add(out, n, "hyperparameters.yaml", air__strdup(w->parameters_yaml),
+		ok = add(out, n, air__artifact_names[2], air__strdup(w->parameters_yaml),
 		         strlen(w->parameters_yaml));
 	if (ok && w->n_env > 0)
-		ok = (s = air__env_vars_json(w->env, w->n_env)) && add(out, n, "env_vars.json", s, strlen(s));
+		ok = (s = air__env_vars_json(w->env, w->n_env)) &&
+		     add(out, n, air__artifact_names[3], s, strlen(s));
 	if (ok && w->n_secrets > 0)
 		ok = (s = air__secret_vars_json(w->secrets, w->n_secrets)) &&
-		     add(out, n, "secret_env_vars.json", s, strlen(s));
+		     add(out, n, air__artifact_names[4], s, strlen(s));
 	if (!ok) {
 		air__artifacts_dispose(out, *n);
 		*n = 0;

@@ -138,7 +138,24 @@ json_t *air__environment_spec(const air__workload *w, const char *default_runtim
 	return finish(&b, spec);
 }
 
-static const char *principal_key(int32_t type)
+json_t *air__ai_runtime_task(const air__workload *w, const char *command_path,
+                             const char *code_source_path)
+{
+	jb b = {false};
+	json_t *air = json_object();
+
+	set_str(&b, air, "experiment", w->experiment);
+	set(&b, air, "deployments", deployments(&b, w, command_path));
+	set_str(&b, air, "priority_class", w->priority_class);
+	set_str(&b, air, "unity_catalog_image_path", w->uc_image);
+	set_str(&b, air, "code_source_path", code_source_path);
+	set_str(&b, air, "mlflow_run", w->mlflow_run_name);
+	set_str(&b, air, "mlflow_experiment_directory", w->mlflow_experiment_directory);
+	set_str(&b, air, "mlflow_artifact_location", w->mlflow_artifact_location);
+	return finish(&b, air);
+}
+
+const char *air__principal_key(int32_t type)
 {
 	switch (type) {
 	case AIR_PRINCIPAL_GROUP:
@@ -157,7 +174,7 @@ static json_t *access_control_list(jb *b, const air__workload *w)
 
 	for (size_t i = 0; i < w->n_grants; i++) {
 		json_t *g = json_object();
-		set_str(b, g, principal_key(w->grants[i].principal_type), w->grants[i].principal);
+		set_str(b, g, air__principal_key(w->grants[i].principal_type), w->grants[i].principal);
 		set_str(b, g, "permission_level", w->grants[i].level);
 		append(b, acl, g);
 	}
@@ -168,7 +185,7 @@ json_t *air__submit_body(const air__workload *w, const air__submit_params *p)
 {
 	jb b = {false};
 	json_t *root = json_object(), *tasks = json_array(), *task = json_object();
-	json_t *air = json_object(), *envs = json_array(), *env = json_object();
+	json_t *envs = json_array(), *env = json_object();
 
 	set_str(&b, root, "run_name", w->experiment);
 	set_str(&b, root, "idempotency_token", p->idempotency_token);
@@ -182,15 +199,7 @@ json_t *air__submit_body(const air__workload *w, const air__submit_params *p)
 	set(&b, task, "max_retries", json_integer(w->max_retries));
 	if (w->max_retries > 0)
 		set(&b, task, "retry_on_timeout", json_true());
-	set_str(&b, air, "experiment", w->experiment);
-	set(&b, air, "deployments", deployments(&b, w, p->command_path));
-	set_str(&b, air, "priority_class", w->priority_class);
-	set_str(&b, air, "unity_catalog_image_path", w->uc_image);
-	set_str(&b, air, "code_source_path", p->code_source_path);
-	set_str(&b, air, "mlflow_run", w->mlflow_run_name);
-	set_str(&b, air, "mlflow_experiment_directory", w->mlflow_experiment_directory);
-	set_str(&b, air, "mlflow_artifact_location", w->mlflow_artifact_location);
-	set(&b, task, "ai_runtime_task", air);
+	set(&b, task, "ai_runtime_task", air__ai_runtime_task(w, p->command_path, p->code_source_path));
 	append(&b, tasks, task);
 	set(&b, root, "tasks", tasks);
 

@@ -319,8 +319,8 @@ static int add_children(walk *w, const char *rel, air_error **err)
 			n++;
 	}
 	closedir(d);
-	/* Sorted for a reproducible archive. */
-	if (rc == AIR_OK)
+	/* Sorted for a reproducible archive (an empty directory has no list). */
+	if (rc == AIR_OK && n > 1)
 		qsort(names, n, sizeof(*names), cmp_name);
 	for (size_t i = 0; rc == AIR_OK && i < n; i++)
 		rc = add_path(w, names[i], false, err);

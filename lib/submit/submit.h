@@ -127,6 +127,12 @@ typedef struct air__submit_params {
 json_t *air__submit_body(const air__workload *w, const air__submit_params *p);
 /* environments[0].spec: environment_version or base_environment (+ dependencies). */
 json_t *air__environment_spec(const air__workload *w, const char *default_runtime);
+/* tasks[0].ai_runtime_task of runs/submit (and of a bundle's job);
+ * @code_source_path may be NULL. NULL on allocation failure. */
+json_t *air__ai_runtime_task(const air__workload *w, const char *command_path,
+                             const char *code_source_path);
+/* "user_name", "group_name" or "service_principal_name" for an AIR_PRINCIPAL_*. */
+const char *air__principal_key(int32_t type);
 
 /* ---- artifacts.c ---- */
 typedef struct air__artifact {
@@ -136,6 +142,9 @@ typedef struct air__artifact {
 } air__artifact;
 
 #define AIR__MAX_ARTIFACTS 5
+
+/* Every launch artifact name, in upload-table order. */
+extern const char *const air__artifact_names[AIR__MAX_ARTIFACTS];
 
 /* The launch artifacts in upload-table order; *n receives their number. */
 int air__artifacts_build(const air__workload *w, air__artifact out[AIR__MAX_ARTIFACTS], size_t *n,
@@ -203,8 +212,6 @@ int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path
                             air_error **err);
 
 /* ---- legacy_image.c ---- */
-/* Normalised legacy image URL (docker.io defaults, :latest). air__free(). */
-char *air__docker_image_normalize(const char *url);
 /* Wait until the legacy image is AVAILABLE; @poll_ms between reads. */
 int air__image_check(air_client *c, const air__ctx *ctx, const air__workload *w, int64_t poll_ms,
                      air_error **err);

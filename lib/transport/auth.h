@@ -85,8 +85,6 @@ int air__oauth_m2m_token(air_client *c, const air__ctx *ctx, const char *endpoin
                          air__token *out, air_error **err);
 /* application/x-www-form-urlencoded value ("s3cr t" -> "s3cr+t"). */
 void air__buf_put_form(air__buf *b, const char *s);
-/* Standard base64 of @len bytes. air__free() the result. */
-char *air__base64(const void *data, size_t len);
 
 /* ---- u2m.c ---- */
 /* Token cache entry @key: AIR_OK, AIR_ENOTFOUND (no file, no entry; no error

@@ -21,29 +21,6 @@ void air__token_clear(air__token *t)
 	memset(t, 0, sizeof(*t));
 }
 
-char *air__base64(const void *data, size_t len)
-{
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const unsigned char *p = data;
-	char *out = air__malloc((len + 2) / 3 * 4 + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		if (i + 1 < len)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < len)
-			v |= p[i + 2];
-		*o++ = tbl[(v >> 18) & 63];
-		*o++ = tbl[(v >> 12) & 63];
-		*o++ = i + 1 < len ? tbl[(v >> 6) & 63] : '=';
-		*o++ = i + 2 < len ? tbl[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
 void air__buf_put_form(air__buf *b, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";

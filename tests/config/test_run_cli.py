@@ -300,6 +300,27 @@ class RunCli(unittest.TestCase):
                 self.assertIn("--override", out)
                 self.assertIn("--dry-run", out)
 
+    def test_field_help_spellings(self):
+        _, text, _ = self.air("run", "-h", "config.compute")
+        self.assertIn("    accelerator_type  ", text)
+        for args in (["run", "--help", "config.compute"], ["run", "config.compute", "-h"],
+                     ["run", "config.compute", "--help"], ["run", "-o", "text", "compute", "-h"],
+                     ["run", "-f", "x.yaml", "config.compute", "--help"]):
+            with self.subTest(args=args):
+                rc, out, err = self.air(*args)
+                self.assertEqual((rc, out, err), (0, text, ""))
+        # a flag's value is not a path: the command's help
+        rc, out, err = self.air("run", "-f", "config.yaml", "--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("Usage:", out)
+
+    def test_command_help_lists_every_node_variable(self):
+        rc, out, err = self.air("run", "-h", "config.command")
+        self.assertEqual(rc, 0)
+        for var in ("CODE_SOURCE_PATH", "HYPERPARAMETERS_PATH", "MASTER_ADDR", "MASTER_PORT",
+                    "NUM_NODES", "NODE_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MLFLOW_RUN_ID"):
+            self.assertIn("$" + var, out)
+
     def test_field_help_works_with_other_flags_and_no_file(self):
         rc, out, err = self.air("run", "-o", "json", "-h", "config.permissions")
         self.assertEqual(rc, 0)

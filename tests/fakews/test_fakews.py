@@ -1456,6 +1456,44 @@ class Images(Base):
         self.assertEqual(self.ok("GET", acc, query={"docker_image_url": url}), {"publicly_accessible": False})
         self.err("GET", self.G)
 
+    def test_scripted_registration(self):
+        R = "/api/2.0/ai-compute-manager/images"
+        self.fw.images({
+            "x.io/moving:latest": {"state": "AVAILABLE", "manifest_sha256": "old",
+                                   "on_register": {"manifest_sha256": "new"}},
+            "x.io/slow:1": {"registered": False, "on_register": {"state": "PENDING"}},
+            "x.io/bad:1": {"registered": False, "on_register": {
+                "state": "IMPORTING", "states": [{"state": "FAILED", "status_message": "manifest unknown"}]}},
+            "x.io/private:1": {"registered": False, "requires_credentials": True},
+            "x.io/wrongpw:1": {"registered": False, "rejects_credentials": True},
+        })
+        self.assertEqual(self.ok("GET", self.G, query={"docker_image_url": "x.io/moving:latest"})
+                         ["manifest_sha256"], "old")
+        self.assertEqual(self.ok("POST", R, {"docker_image_url": "x.io/moving:latest"})["image"]
+                         ["manifest_sha256"], "new")
+        self.assertEqual(self.ok("POST", R, {"docker_image_url": "x.io/slow:1"})["image"]["state"], "PENDING")
+        for _ in range(3):
+            self.assertEqual(self.ok("GET", self.G, query={"docker_image_url": "x.io/slow:1"})["state"], "PENDING")
+        self.assertEqual(self.ok("POST", R, {"docker_image_url": "x.io/bad:1"})["image"]["state"], "IMPORTING")
+        r = self.ok("GET", self.G, query={"docker_image_url": "x.io/bad:1"})
+        self.assertEqual((r["state"], r["status_message"]), ("FAILED", "manifest unknown"))
+        # a private registry refuses anonymous pulls; credentials must be stored secrets
+        self.err("POST", R, {"docker_image_url": "x.io/private:1"}, status=403, code="PERMISSION_DENIED")
+        self.err("POST", R, {"docker_image_url": "x.io/private:1", "credentials_scope": "s",
+                             "credentials_key": "k"}, status=400, code="INVALID_PARAMETER_VALUE")
+        self.err("POST", R, {"docker_image_url": "x.io/private:1", "credentials_scope": "s"},
+                 status=400, code="INVALID_PARAMETER_VALUE")
+        self.ok("POST", "/api/2.0/secrets/scopes/create", {"scope": "s"})
+        self.ok("POST", "/api/2.0/secrets/put", {"scope": "s", "key": "k", "string_value": "dTpw"})
+        self.ok("POST", R, {"docker_image_url": "x.io/private:1", "credentials_scope": "s", "credentials_key": "k"})
+        self.err("POST", R, {"docker_image_url": "x.io/wrongpw:1", "credentials_scope": "s",
+                             "credentials_key": "k"}, status=401, code="UNAUTHENTICATED")
+        self.ok("POST", R, {"docker_image_url": "x.io/wrongpw:1"})
+        imgs = self.fw.call("GET", "/__fakews/images")["images"]
+        self.assertEqual((imgs["x.io/private:1"]["credentials_scope"], imgs["x.io/private:1"]["registrations"]),
+                         ("s", 2))
+        self.assertNotIn("credentials_scope", imgs["x.io/wrongpw:1"])
+
 
 class Misc(Base):
     def test_compute_options(self):
@@ -1474,6 +1512,23 @@ class Misc(Base):
         self.assertEqual(self.fw.call("GET", "/__fakews/secrets")["scopes"], {"docker-credentials-x": {"k": "v"}})
         self.assertEqual(self.ok("GET", "/api/2.0/secrets/scopes/list")["scopes"][0]["name"],
                          "docker-credentials-x")
+
+    def test_secret_failure_modes(self):
+        self.fw.config(secrets={"max_scopes": 1})
+        self.ok("POST", "/api/2.0/secrets/scopes/create", {"scope": "a"})
+        self.err("POST", "/api/2.0/secrets/scopes/create", {"scope": "b"}, code="RESOURCE_LIMIT_EXCEEDED")
+        self.err("POST", "/api/2.0/secrets/scopes/create", {"scope": "a"}, code="RESOURCE_ALREADY_EXISTS")
+        self.fw.config(secrets={"can_put": False})
+        self.assertEqual(self.fw.call("GET", "/__fakews/config")["secrets"]["max_scopes"], 1)  # merged
+        self.err("POST", "/api/2.0/secrets/put", {"scope": "a", "key": "k", "string_value": "v"},
+                 status=403, code="PERMISSION_DENIED")
+        self.fw.config(secrets={"can_create_scope": False, "can_put": True})
+        self.err("POST", "/api/2.0/secrets/scopes/create", {"scope": "c"}, status=403, code="PERMISSION_DENIED")
+        self.ok("POST", "/api/2.0/secrets/put", {"scope": "a", "key": "k", "string_value": "v"})
+        self.fw.reset()
+        self.ok("POST", "/api/2.0/secrets/scopes/create", {"scope": "c"})
+        seeded = self.fw.call("POST", "/__fakews/secrets", {"scopes": {"c": {"k": "v"}, "d": {}}})
+        self.assertEqual(seeded["scopes"], {"c": {"k": "v"}, "d": {}})
 
 
 if __name__ == "__main__":

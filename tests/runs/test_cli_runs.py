@@ -273,15 +273,20 @@ class ListTest(CliCase):
 
     def test_text_s38(self):
         self.s38_runs()
-        rc, out, err = self.air("list")
+        rc, out, err = self.air("list", env={"TZ": "UTC"})
         self.assertEqual(rc, 0, err)
         lines = out.splitlines()
-        self.assertEqual(lines[0].split(), ["RUN", "ID", "EXPERIMENT", "STATUS", "STARTED", "DURATION",
-                                            "MLFLOW", "USER", "ACCELERATORS"])
+        self.assertEqual(lines[0].split(), ["Run", "ID", "Experiment", "Status", "Started", "Duration",
+                                            "MLflow", "User", "Accelerators"])
         self.assertEqual(len(lines), 3)
         self.assertTrue(lines[1].startswith("1 "))
         self.assertIn("1x H100", lines[1])
-        self.assertIn("2023-11-14 22:13 UTC", lines[1])
+        # ISO 8601 to the second, with the offset of the local time zone
+        self.assertIn(" 2023-11-14T22:13:24+00:00 ", lines[1])
+        rc, out, err = self.air("list", env={"TZ": "IST-5:30"})
+        self.assertIn(" 2023-11-15T03:43:24+05:30 ", out.splitlines()[1])
+        rc, out, err = self.air("list", env={"TZ": "EST5"})
+        self.assertIn(" 2023-11-14T17:13:24-05:00 ", out.splitlines()[1])
         self.assertIn("/api/2.2/jobs/runs/get-output", self.paths())
         self.assertIn("/api/2.0/mlflow/runs/get", self.paths())
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "submit/submit.h"
+#include "images/images.h"
 #include "test.h"
 
 static json_t *parse(const char *text)

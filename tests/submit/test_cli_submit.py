@@ -1,13 +1,16 @@
 """`air run` submissions end to end against the fake workspace: output shapes
-and exit codes of SCENARIOS S05.7, S08, S09, S13, S23, S24 and S26, and the
---watch hand-over."""
+and exit codes of SCENARIOS S05.7, S08, S09, S13, S23, S24 and S26, the
+--watch hand-over, and the code snapshot's "Uploading <archive>..." line (on
+a pipe and on a terminal)."""
 
 import json
 import os
+import pty
 import re
 import subprocess
 import sys
 import tempfile
+import threading
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
@@ -186,6 +189,66 @@ class RunSubmit(unittest.TestCase):
         self.assertIn("555", lines[0])
         self.assertTrue(lines[1].endswith("/jobs/runs/555"), out)
         self.assertNotIn("/ml/experiments/", out)  # no MLflow link poll in watch mode
+
+    def code_source_yaml(self):
+        src = os.path.join(self.tmp.name, "proj")
+        os.mkdir(src)
+        with open(os.path.join(src, "train.py"), "w") as f:
+            f.write("print(1)\n")
+        path = os.path.join(self.tmp.name, "code.yaml")
+        with open(path, "w") as f:
+            f.write(VALID + "code_source:\n  root_path: ./proj\n")
+        return path
+
+    def test_uploading_line_off_a_terminal(self):
+        yaml = self.code_source_yaml()
+        rc, out, err = self.air("run", "-f", yaml)
+        self.assertEqual(rc, 0, err)
+        lines = [l for l in err.splitlines() if l.startswith("Uploading")]
+        self.assertEqual(len(lines), 1, err)
+        self.assertRegex(lines[0], r"^Uploading proj_\d{8}_\d{6}\.tar\.gz\.\.\.$")
+        self.assertNotIn("KiB", err)  # the progress bar is for terminals only
+        self.assertNotIn("\r", err)
+        sub = json.loads(self.fw.last("POST", "/api/2.2/jobs/runs/submit")["body"])
+        self.assertTrue(sub["tasks"][0]["ai_runtime_task"]["code_source_path"].endswith(
+            lines[0][len("Uploading "):-3]))
+        rc, out, err = self.air("run", "-f", yaml, "-o", "json")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("Uploading", err)
+
+    def test_uploading_line_on_a_terminal(self):
+        yaml = self.code_source_yaml()
+        master, slave = pty.openpty()
+        try:
+            p = subprocess.Popen([AIR, "run", "-f", yaml], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.PIPE, stderr=slave, env=self.env)
+        finally:
+            os.close(slave)
+        chunks = []
+
+        def drain():
+            while True:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:
+                    return
+                if not data:
+                    return
+                chunks.append(data)
+
+        reader = threading.Thread(target=drain, daemon=True)
+        reader.start()
+        try:
+            p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            reader.join(10)
+            os.close(master)
+        term = b"".join(chunks).decode("utf-8", "replace")
+        self.assertEqual(p.returncode, 0, term)
+        self.assertRegex(term, r"Uploading proj_\d{8}_\d{6}\.tar\.gz\.\.\. \(\d+/\d+ KiB\)")
 
 
 if __name__ == "__main__":

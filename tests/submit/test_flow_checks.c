@@ -297,14 +297,17 @@ AIR_TEST(flow__legacy_image_failed)
 
 AIR_TEST(flow__legacy_image_latest_is_registered_again)
 {
-	json_t *body;
+	json_t *body = fakews_call(flow_fw, "POST", "/__fakews/secrets",
+	                           "{\"scopes\":{\"s\":{\"k\":\"dTpw\"}}}");
 
+	json_decref(body);
 	submit_succeeds(VALID "environment: {docker_image: {url: team/train, tag_policy: latest, "
 	                "credentials_scope: s, credentials_key: k}}\n");
 	body = last_body("POST", "/api/2.0/ai-compute-manager/images");
 	assert_json_eq(body, "{\"docker_image_url\":\"docker.io/team/train:latest\","
 	                     "\"credentials_scope\":\"s\",\"credentials_key\":\"k\"}");
-	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get"), 1);
+	/* the digest before and after the registration */
+	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get"), 2);
 }
 
 /* ---- the client-wide interrupt ends the waits between polls ---- */

@@ -1,6 +1,7 @@
 /* test_proc.c: the helper-program runner (argument vectors, limits, timeout,
  * interrupt) that git snapshots and image pushes rely on. */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -143,4 +144,41 @@ AIR_TEST(proc__deadline_kills_the_program)
 	ASSERT_FALSE(r.timed_out);
 	air_error_free(err);
 	air__proc_result_dispose(&r);
+}
+
+AIR_TEST(proc__stdin_data_is_written_then_closed)
+{
+	const char *argv[] = {"sh", "-c", "read line; echo \"got:$line\"; cat | wc -c", NULL};
+	static const char input[] = "registry.example.com\nrest";
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+
+	o.stdin_data = input;
+	o.stdin_len = strlen(input);
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	ASSERT_TRUE(air__proc_ok(&r));
+	ASSERT_CONTAINS(air__buf_cstr(&r.out), "got:registry.example.com\n");
+	ASSERT_CONTAINS(air__buf_cstr(&r.out), "4");
+	air__proc_result_dispose(&r);
+}
+
+/* A program that never reads a large input neither blocks the runner nor
+ * kills it with SIGPIPE. */
+AIR_TEST(proc__unread_stdin_is_harmless)
+{
+	const char *argv[] = {"sh", "-c", "exec 0<&-; echo done", NULL};
+	size_t n = 1 << 20;
+	char *big = malloc(n);
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+
+	ASSERT_NOT_NULL(big);
+	memset(big, 'x', n);
+	o.stdin_data = big;
+	o.stdin_len = n;
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	ASSERT_EQ_STR(air__buf_cstr(&r.out), "done\n");
+	ASSERT_EQ_INT(r.exit_code, 0);
+	air__proc_result_dispose(&r);
+	free(big);
 }

@@ -181,6 +181,26 @@ AIR_TEST(snapshot__plain_tar_honours_rules)
 	air__buf_dispose(&out);
 }
 
+AIR_TEST(snapshot__plain_tar_of_empty_directories)
+{
+	const char *root = air_test_tmpdir();
+	air__buf out;
+	air_error *err = NULL;
+	tar_list l;
+
+	ASSERT_OK(package(root, NULL, 0, &out, &err), err);
+	tar_read(out.ptr, out.len, &l);
+	ASSERT_EQ_STR(tar_names(&l), "src/");
+	tar_free(&l);
+	air__buf_dispose(&out);
+	sh("mkdir -p '%s/a/b'", root);
+	ASSERT_OK(package(root, NULL, 0, &out, &err), err);
+	tar_read(out.ptr, out.len, &l);
+	ASSERT_EQ_STR(tar_names(&l), "src/,src/a/,src/a/b/");
+	tar_free(&l);
+	air__buf_dispose(&out);
+}
+
 AIR_TEST(snapshot__plain_tar_include_paths)
 {
 	const char *root = s20_tree();

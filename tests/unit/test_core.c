@@ -191,3 +191,32 @@ AIR_TEST(core__run_id_check)
 	air_error_free(err);
 	ASSERT_EQ_INT(air__check_run_id(-5, NULL), AIR_EINVAL);
 }
+
+AIR_TEST(core__base64_round_trips_and_rejects_garbage)
+{
+	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar",
+	                                    "user:p@ss:word"};
+	static const char *const bad[] = {"Zg=", "Z", "Zm9v!", "Zm 9v", "Zh==", "=Zm9", "Zm9vYg==="};
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		char *enc = air__base64(plain[i], strlen(plain[i]));
+		air__buf b = AIR__BUF_INIT, unpadded = AIR__BUF_INIT;
+		size_t n;
+
+		ASSERT_NOT_NULL(enc);
+		ASSERT_TRUE(air__base64_decode(enc, strlen(enc), &b));
+		ASSERT_EQ_STR(air__buf_cstr(&b), plain[i]);
+		for (n = strlen(enc); n && enc[n - 1] == '='; n--)
+			;
+		ASSERT_TRUE(air__base64_decode(enc, n, &unpadded));
+		ASSERT_EQ_STR(air__buf_cstr(&unpadded), plain[i]);
+		air__buf_dispose(&b);
+		air__buf_dispose(&unpadded);
+		air__free(enc);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		air__buf b = AIR__BUF_INIT;
+		ASSERT_FALSE(air__base64_decode(bad[i], strlen(bad[i]), &b));
+		air__buf_dispose(&b);
+	}
+}

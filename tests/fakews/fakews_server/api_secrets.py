@@ -1,4 +1,7 @@
-"""Secrets: scopes/list, scopes/create and put."""
+"""Secrets: scopes/list, scopes/create and put. The configuration key
+"secrets" scripts the workspace's limits: "max_scopes" (scopes/create beyond
+it: 400 RESOURCE_LIMIT_EXCEEDED), "can_create_scope" and "can_put" (false:
+403 PERMISSION_DENIED)."""
 
 from .replies import ApiError, bad, json_resp
 
@@ -16,8 +19,17 @@ def scopes_create(st, req):
     if not isinstance(name, str) or not name:
         raise bad("scope is required")
     with st.lock:
+        rules = st.config["secrets"]
+        if not rules.get("can_create_scope", True):
+            raise ApiError(403, "PERMISSION_DENIED",
+                           "User %s does not have permission to create secret scopes."
+                           % st.config["user"])
         if name in st.secret_scopes:
             raise ApiError(400, "RESOURCE_ALREADY_EXISTS", "Scope %s already exists!" % name)
+        limit = rules.get("max_scopes")
+        if limit is not None and len(st.secret_scopes) >= limit:
+            raise ApiError(400, "RESOURCE_LIMIT_EXCEEDED",
+                           "Maximum number of secret scopes (%d) reached." % limit)
         st.secret_scopes[name] = {}
     return json_resp({})
 
@@ -30,5 +42,9 @@ def secrets_put(st, req):
             raise ApiError(404, "RESOURCE_DOES_NOT_EXIST", "Scope %s does not exist!" % scope)
         if not isinstance(key, str) or not key:
             raise bad("key is required")
+        if not st.config["secrets"].get("can_put", True):
+            raise ApiError(403, "PERMISSION_DENIED",
+                           "User %s does not have WRITE permission on scope %s."
+                           % (st.config["user"], scope))
         st.secret_scopes[scope][key] = b.get("string_value", b.get("bytes_value"))
     return json_resp({})

@@ -5,7 +5,7 @@ from .replies import ApiError
 DEFAULT_USER = "tester@databricks.com"
 
 # Keys whose dict values are merged (recursively) rather than replaced.
-MERGED_CONFIG_KEYS = ("lifecycle", "features", "oauth")
+MERGED_CONFIG_KEYS = ("lifecycle", "features", "oauth", "secrets")
 
 # Status and error code of a disabled feature (features.<name> = false).
 FEATURE_OFF = {
@@ -45,6 +45,7 @@ def default_config():
         "host_metadata": None,
         "presigned_headers": [{"name": "x-ms-blob-type", "value": "BlockBlob"}],
         "compute_options": ["GPU_1xA10", "GPU_1xH100", "GPU_8xH100"],
+        "secrets": {"max_scopes": None, "can_create_scope": True, "can_put": True},
         "record_requests": True,
         "next_run_id": 555,
     }

@@ -209,6 +209,12 @@ def images(st, req):
 
 
 def secrets(st, req):
+    if req.method == "POST":
+        scopes = req.json().get("scopes", {})
+        if not isinstance(scopes, dict) or not all(isinstance(v, dict) for v in scopes.values()):
+            raise bad("scopes must be an object of objects")
+        for name, keys in scopes.items():
+            st.secret_scopes.setdefault(name, {}).update(keys)
     return json_resp({"scopes": st.secret_scopes})
 
 

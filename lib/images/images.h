@@ -1,0 +1,45 @@
+/*
+ * images.h: what other modules use of the images module: the legacy image
+ * URL normalisation and registration (a submission re-registers a
+ * docker_image whose tag_policy is "latest"). It is the only header of
+ * lib/images/ that files outside the folder include.
+ */
+#ifndef AIR_IMAGES_INTERNAL_H
+#define AIR_IMAGES_INTERNAL_H
+
+#include "transport/transport.h"
+
+/* Normalised legacy image URL: docker.io/library/ for a bare name,
+ * docker.io/ when the first component is not a host, a tag before @digest
+ * dropped, ":latest" when untagged. air__free(). */
+char *air__docker_image_normalize(const char *url);
+
+/* The state of an images:get or registration reply ({"image": {...}} or the
+ * object itself) and that object in *img: AVAILABLE, FAILED, IMPORTING, or
+ * PENDING for anything else (absent or unknown). */
+const char *air__image_reply_state(const json_t *reply, const json_t **img);
+
+/* One registration. Strings are borrowed. */
+typedef struct air__register_req {
+	const char *url;               /* normalised */
+	const char *credentials_scope; /* stored credentials, or NULL */
+	const char *credentials_key;
+	bool discover;                 /* look for local Docker credentials when none are given */
+	const char *docker_config_dir; /* NULL: $DOCKER_CONFIG, else <home>/.docker */
+	int64_t helper_timeout_ms;
+	int64_t poll_ms;
+	int64_t timeout_ms;            /* waiting for AVAILABLE */
+	const char *field;             /* field named by errors ("environment.docker_image"), or NULL */
+} air__register_req;
+
+/* Defaults of air__register_req (also those of the public options). */
+#define AIR__REGISTER_TIMEOUT_MS (60 * 60 * 1000)
+#define AIR__REGISTER_POLL_MS 5000
+#define AIR__REGISTER_HELPER_TIMEOUT_MS 10000
+
+/* Register and wait until AVAILABLE (air_client_register_image()). @out may
+ * be NULL when only the outcome matters. */
+int air__image_register(air_client *c, const air__ctx *ctx, const air__register_req *req,
+                        air_image_registration **out, air_error **err);
+
+#endif /* AIR_IMAGES_INTERNAL_H */

@@ -1,0 +1,20 @@
+/*
+ * bundle.h: the pieces of air_config_write_bundle() (bundle.c) that
+ * bundle_yaml.c provides: the job model written as YAML by libfyaml.
+ */
+#ifndef AIR_SUBMIT_BUNDLE_H
+#define AIR_SUBMIT_BUNDLE_H
+
+#include "submit/submit.h"
+
+/* @model (objects, arrays, strings, integers, booleans) as block YAML, 2-space
+ * indent, checked to read back as @model. *out: air__free(). AIR_EINVAL when
+ * a string cannot be written (not UTF-8), AIR_EINTERNAL when the text would
+ * not read back as the model. */
+int air__bundle_yaml(const json_t *model, char **out, air_error **err);
+
+/* Whether @s may be a plain scalar that YAML 1.1 and 1.2 readers both read as
+ * this string. */
+bool air__bundle_plain_ok(const char *s, size_t n);
+
+#endif /* AIR_SUBMIT_BUNDLE_H */

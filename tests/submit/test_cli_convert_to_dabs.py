@@ -1,0 +1,144 @@
+"""`air convert-to-dabs YAML_PATH [--output-dir DIR] [--force]` end to end
+(CLI_AND_OUTPUT.md §2.7): the files written and the next steps, the default
+output directory, --force, the refusals as plain errors (also under -o json),
+and that the workspace is never contacted. The bundle's content is checked
+field by field by tests/submit/test_bundle.c."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
+from fakews_client import FakeWS  # noqa: E402
+
+AIR = os.environ.get("AIR_CLI", "air")
+WORKLOAD = ("experiment_name: train-llm\n"
+            "command: python train.py\n"
+            "compute: {accelerator_type: GPU_8xH100, num_accelerators: 8}\n"
+            "code_source: {root_path: ./src}\n"
+            "env_variables: {A: '1'}\n")
+FILES = ["databricks.yml", "generated_artifacts/training_config.yaml",
+         "generated_artifacts/command.sh", "generated_artifacts/env_vars.json"]
+
+
+class ConvertToDabs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.fw = FakeWS().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fw.stop()
+
+    def setUp(self):
+        self.fw.reset()
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.proj = os.path.realpath(os.path.join(self.tmp.name, "proj"))
+        os.makedirs(os.path.join(self.proj, "src"))
+        self.yaml = self.write("train.yaml", WORKLOAD)
+        cfg = os.path.join(self.tmp.name, "databrickscfg")
+        open(cfg, "w").close()
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
+        # a workspace is configured, and must not be contacted
+        self.env.update(HOME=self.tmp.name, DATABRICKS_HOST=self.fw.url, DATABRICKS_TOKEN="dapi-test",
+                        DATABRICKS_CONFIG_FILE=cfg)
+
+    def write(self, name, text):
+        path = os.path.join(self.proj, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def air(self, *args, cwd=None):
+        p = subprocess.run([AIR, *args], env=self.env, capture_output=True, text=True, timeout=60,
+                           stdin=subprocess.DEVNULL, cwd=cwd or self.tmp.name)
+        return p.returncode, p.stdout, p.stderr
+
+    def test_text_default_output_dir(self):
+        rc, out, err = self.air("convert-to-dabs", "proj/train.yaml")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(err, "")
+        lines = out.splitlines()
+        self.assertIn(self.proj, lines[0])
+        self.assertIn("train-llm", lines[0])
+        self.assertEqual([l.strip() for l in lines[1:5]], FILES)
+        for step in ("databricks bundle validate", "databricks bundle deploy",
+                     "databricks bundle run train-llm", "databricks bundle destroy"):
+            self.assertTrue(any(l.strip().startswith(step) for l in lines), step)
+        for f in FILES:
+            self.assertTrue(os.path.isfile(os.path.join(self.proj, f)), f)
+        with open(os.path.join(self.proj, "databricks.yml")) as f:
+            text = f.read()
+        self.assertIn("code_source_path: ./src", text)
+        self.assertIn("command_path: ./generated_artifacts/command.sh", text)
+        with open(os.path.join(self.proj, "generated_artifacts/training_config.yaml")) as f:
+            self.assertEqual(f.read(), WORKLOAD)
+        self.assertEqual(self.fw.count(), 0)
+
+    def test_json_output_dir_and_force(self):
+        out_dir = os.path.join(self.proj, "bundle")
+        self.write("train.yaml", WORKLOAD.replace("./src", "project_root/src"))
+        os.makedirs(out_dir)
+        rc, out, err = self.air("convert-to-dabs", self.yaml, "--output-dir", self.proj, "-o", "json")
+        self.assertEqual(rc, 0, err)
+        data = json.loads(out)["data"]
+        self.assertEqual(data, {"bundle_dir": self.proj, "job_key": "train-llm", "files": FILES,
+                                "removed": []})
+        # again: refused, naming the file and --force; nothing on stdout
+        for mode in ([], ["-o", "json"]):
+            rc, out, err = self.air("convert-to-dabs", self.yaml, *mode)
+            self.assertEqual((rc, out), (1, ""))
+            self.assertIn("Error: databricks.yml already exists", err)
+            self.assertIn("--force", err)
+        self.write("train.yaml", WORKLOAD.replace("env_variables: {A: '1'}\n", ""))
+        rc, out, err = self.air("convert-to-dabs", self.yaml, "--force")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("generated_artifacts/env_vars.json (removed", out)
+        self.assertFalse(os.path.exists(os.path.join(self.proj, "generated_artifacts/env_vars.json")))
+        # a directory that does not hold the code
+        rc, out, err = self.air("convert-to-dabs", self.yaml, "--output-dir", out_dir)
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("bundle root", err)
+        self.assertFalse(os.listdir(out_dir))
+        self.assertEqual(self.fw.count(), 0)
+
+    def test_refusals(self):
+        cases = [("usage_policy_name: team\n", "usage_policy_name"),
+                 ("environment: {docker_image: {url: a/b}}\n", "environment.docker_image"),
+                 ("", "code_source.remote_volume"), ("", "code_source.git"),
+                 ("", "code_source.include_paths")]
+        code = {"code_source.remote_volume": "remote_volume: /Volumes/a/b/c",
+                "code_source.git": "git: {branch: main}",
+                "code_source.include_paths": "include_paths: [a]"}
+        for extra, field in cases:
+            text = WORKLOAD + extra
+            if field in code:
+                text = text.replace("{root_path: ./src}", "{root_path: ./src, %s}" % code[field])
+            self.write("train.yaml", text)
+            for mode in ([], ["-o", "json"]):
+                rc, out, err = self.air("convert-to-dabs", self.yaml, *mode)
+                self.assertEqual((rc, out), (1, ""), field)
+                self.assertTrue(err.startswith("Error: %s cannot be converted" % field), err)
+            self.assertFalse(os.path.exists(os.path.join(self.proj, "databricks.yml")))
+
+    def test_usage_and_config_errors(self):
+        for args in ([], [self.yaml, self.yaml], [self.yaml, "--nope"]):
+            rc, out, err = self.air("convert-to-dabs", *args)
+            self.assertEqual((rc, out), (1, ""))
+            self.assertIn("Usage:", err)
+        bad = self.write("bad.yaml", "experiment_name: x\ncommand: y\n")
+        rc, out, err = self.air("convert-to-dabs", bad, "-o", "json")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("compute", err)
+        rc, out, err = self.air("convert-to-dabs", "--help")
+        self.assertEqual(rc, 0)
+        self.assertIn("--output-dir", out)
+        self.assertIn("--force", out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
