@@ -6,6 +6,9 @@
 #      (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
 #      threads (transport, runs)
+#   4. packaging, on the first build: `meson dist`, the Debian packages built
+#      from the tarball (running its own tests), lintian, the packages unpacked
+#      (tests/package; AIR_PACKAGE_TESTS=1; AIR_PACKAGE_TESTS=0 leaves it out)
 # Prints "tests: N passed, M failed" (meson's results added up) last and exits
 # non-zero when anything failed. Build directories: build-ci-*/.
 # Extra arguments are passed to every `meson test` (e.g. --suite config).
@@ -60,7 +63,8 @@ run_tests() { # name, label, logname, meson test options...
 EXTRA=("$@")
 c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews)
 
-if setup_build release -Dbuildtype=debugoptimized; then
+# The release build makes the static library too (tests/embed links it).
+if setup_build release -Dbuildtype=debugoptimized -Ddefault_library=both; then
   run_tests release release testlog.json "${EXTRA[@]}"
   run_tests release valgrind testlog-valgrind.json --setup=valgrind "${c_suites[@]}" "${EXTRA[@]}"
 fi
@@ -71,6 +75,12 @@ if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=fa
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
   run_tests tsan tsan testlog.json --suite transport --suite runs "${EXTRA[@]}"
   unset TSAN_OPTIONS
+fi
+if [ "${AIR_PACKAGE_TESTS:-1}" != 0 ] && [ -f build-ci-release/build.ninja ]; then
+  echo "=== packages ==="
+  export AIR_PACKAGE_TESTS=1
+  run_tests release packages testlog.json --suite package
+  unset AIR_PACKAGE_TESTS
 fi
 
 echo "tests: $passed passed, $failed failed"
