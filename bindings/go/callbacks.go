@@ -1,9 +1,9 @@
 package air
 
-// The //export trampolines libair calls back through (via shim.c, which
-// casts them to the libair callback types). A file with //export may only
-// declare in its preamble. userdata carries a cgo.Handle of a *callState (or
-// of the client's debug function), never a Go pointer.
+// The //export trampolines that libair calls back through (shim.c casts
+// them to the libair callback types). userdata is a cgo.Handle value, never
+// a Go pointer, so libair keeps no Go pointer. A file with //export may only
+// declare in its preamble.
 
 /*
 #include <stdint.h>
@@ -18,29 +18,29 @@ import (
 	"unsafe"
 )
 
-// callState holds the Go callbacks of one call and what they produced.
+// callState holds the Go callbacks of one call (or iterator) and what they
+// did: the first error one returned, or a panic to raise again once libair
+// has returned, so that a panic never unwinds through C frames.
 type callState struct {
 	onRecord   func(LogRecord) error
 	onStatus   func(current, previous string) error
-	onAlert    func(LogRecord, int) error
-	onWaiting  func(string) error
+	onWaiting  func(message string) error
 	onProgress func(Progress) error
+	onState    func(*Run) error
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
 	panicVal interface{} // ... with this value
 }
 
-// invoke runs one callback: a returned error or a panic stops the call.
+// invoke runs one callback; an error or a panic makes libair stop the call.
 func (s *callState) invoke(f func() error) (ret C.int) {
 	if s.err != nil || s.panicked {
 		return 1
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			s.panicked = true
-			s.panicVal = r
-			ret = 1
+			s.panicked, s.panicVal, ret = true, r, 1
 		}
 	}()
 	if err := f(); err != nil {
@@ -50,38 +50,22 @@ func (s *callState) invoke(f func() error) (ret C.int) {
 	return 0
 }
 
-// finish converts the call's status, re-raising a callback panic on the
-// caller's goroutine and attaching a callback error as the cause.
-func (s *callState) finish(rc C.int, cerr *C.air_error) error {
-	if s.panicked {
-		if cerr != nil {
-			C.air_error_free(cerr)
-		}
+// repanic raises a callback's panic again on the calling goroutine.
+func (s *callState) repanic() {
+	if s != nil && s.panicked {
 		panic(s.panicVal)
 	}
-	err := check(rc, cerr)
-	if err != nil && s.err != nil {
-		err.(*Error).Cause = s.err
+}
+
+// cause makes a callback's error the cause of the call's failure.
+func (s *callState) cause(err error) error {
+	if e, ok := err.(*Error); ok && s != nil && s.err != nil && e.Cause == nil {
+		e.Cause = s.err
 	}
 	return err
 }
 
 func stateOf(h C.uintptr_t) *callState { return cgo.Handle(h).Value().(*callState) }
-
-func recordFromC(rec *C.air_log_record) LogRecord {
-	var n C.size_t
-	p := C.air_log_record_line(rec, &n)
-	var line []byte
-	if p != nil {
-		line = C.GoBytes(unsafe.Pointer(p), C.int(n))
-	}
-	return LogRecord{
-		Line:   string(line),
-		TimeNs: int64(C.air_log_record_time_ns(rec)),
-		Node:   int(C.air_log_record_node(rec)),
-		Source: int32(C.air_log_record_source(rec)),
-	}
-}
 
 //export airgoLogRecord
 func airgoLogRecord(rec *C.air_log_record, h C.uintptr_t) C.int {
@@ -93,12 +77,6 @@ func airgoLogRecord(rec *C.air_log_record, h C.uintptr_t) C.int {
 func airgoLogStatus(current, previous *C.char, h C.uintptr_t) C.int {
 	s := stateOf(h)
 	return s.invoke(func() error { return s.onStatus(gostr(current), gostr(previous)) })
-}
-
-//export airgoLogAlert
-func airgoLogAlert(rec *C.air_log_record, pattern C.int32_t, h C.uintptr_t) C.int {
-	s := stateOf(h)
-	return s.invoke(func() error { return s.onAlert(recordFromC(rec), int(pattern)) })
 }
 
 //export airgoLogWaiting
@@ -120,13 +98,25 @@ func airgoProgress(ev *C.air_progress, h C.uintptr_t) C.int {
 	})
 }
 
+//export airgoWaitState
+func airgoWaitState(run *C.air_run, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error {
+		r, err := runFromC(run)
+		if err != nil {
+			return err
+		}
+		return s.onState(r)
+	})
+}
+
 //export airgoDebug
 func airgoDebug(typ C.int32_t, text *C.char, n C.size_t, h C.uintptr_t) C.int {
-	// The return value is ignored by libair and the callback may run on
-	// several threads at once; a panic cannot be handed to any one caller.
+	// libair ignores the result, and the callback may run on several
+	// goroutines at once: a panic cannot be handed to any one caller.
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(os.Stderr, "air: debug callback panicked: %v\n", r)
+			fmt.Fprintf(os.Stderr, "air: the debug callback panicked: %v\n", r)
 		}
 	}()
 	fn := cgo.Handle(h).Value().(func(DebugType, string))

@@ -13,282 +13,354 @@ import (
 	"runtime"
 	"runtime/cgo"
 	"sync"
-	"sync/atomic"
+	"time"
 )
 
-// Client is a connection to one workspace (air_client).
-//
-// Configure it with NewClient options (or SetString/SetInt before use), then
-// share it between any number of goroutines: libair locks what it shares.
-// Close waits for calls in progress; it refuses while run listings are open.
+// ClientOptions configure a Client. Empty strings and zero values mean the
+// library's default; with IgnoreEnvironment false (the default) the
+// DATABRICKS_* variables and ~/.databrickscfg are read as the Databricks CLI
+// reads them, and explicit options win over both.
+type ClientOptions struct {
+	Host             string // workspace URL (DATABRICKS_HOST)
+	Token            string // personal access token (DATABRICKS_TOKEN)
+	Profile          string // ~/.databrickscfg profile; wins over environment auth
+	ConfigFile       string // config file instead of ~/.databrickscfg
+	ClientID         string // OAuth M2M client id
+	ClientSecret     string // OAuth M2M client secret
+	AuthType         string // pat | basic | oauth-m2m | databricks-cli
+	Username         string // basic auth user
+	Password         string // basic auth password
+	WorkspaceID      string // X-Databricks-Workspace-Id routing header
+	UserAgentSuffix  string // appended to the User-Agent ("myapp/1.2")
+	CAFile           string // PEM bundle of trusted CAs
+	HomeDir          string // home directory for ~ expansion and the token cache
+	AuthStorage      string // U2M token storage: plaintext | secure
+	UserWorkspaceDir string // artifact base instead of /Workspace/Users/<me>
+	DefaultRuntime   string // default environment channel
+	DiscoveryURL     string // OAuth authorization-server metadata URL
+
+	ConnectTimeout    time.Duration // TCP+TLS connect timeout per attempt; default 30 s
+	RequestTimeout    time.Duration // total time per attempt; default none
+	InactivityTimeout time.Duration // abort an attempt stalled this long; default 60 s
+	RetryDeadline     time.Duration // retry budget of one call; default 2 min
+	RetryBackoff      time.Duration // back-off unit; default 1 s
+	RateLimit         *int          // requests per second; default 15; Int(0) turns it off
+	MaxParallel       int           // concurrent uploads of one submission; default 8
+
+	IgnoreEnvironment bool // do not read the DATABRICKS_* variables
+	SkipTLSVerify     bool // do not verify certificates (testing only)
+
+	// Debug receives a trace of requests, replies and decisions, with
+	// credentials redacted. With a shared Client it may run on several
+	// goroutines at once.
+	Debug func(t DebugType, text string)
+
+	// Strings and Ints set raw options by number, for options newer than
+	// this package; they are applied after the fields above.
+	Strings map[Option]string
+	Ints    map[Option]int64
+}
+
+// String describes the options without their secrets, so that logging
+// them is safe.
+func (o ClientOptions) String() string {
+	secret := func(s string) string {
+		if s == "" {
+			return `""`
+		}
+		return "<redacted>"
+	}
+	return fmt.Sprintf("air.ClientOptions{Host:%q Profile:%q AuthType:%q Token:%s ClientSecret:%s Password:%s}",
+		o.Host, o.Profile, o.AuthType, secret(o.Token), secret(o.ClientSecret), secret(o.Password))
+}
+
+// GoString is String, so that %#v does not print secrets either.
+func (o ClientOptions) GoString() string { return o.String() }
+
+// Client is a connection to one Databricks workspace. It is safe for
+// concurrent use by any number of goroutines; create one per workspace and
+// share it. Close it when done: Close interrupts the calls in progress.
 type Client struct {
-	mu    sync.RWMutex // calls hold it shared; setters and Close exclusively
-	h     *C.air_client
-	debug cgo.Handle
-	intr  *Interrupt // the client-wide interrupt, kept alive while installed
-	iters int32      // open RunIterators (atomic)
+	mu      sync.Mutex
+	left    sync.Cond // signalled when a call leaves
+	h       *C.air_client
+	intr    *C.air_interrupt // client-wide; raised by Close
+	debug   cgo.Handle
+	active  int                    // calls in progress
+	closing bool                   // Close has begun
+	done    chan struct{}          // closed once Close has released everything
+	iters   map[*iterCore]struct{} // open iterators
 }
 
-// ClientOption configures a Client in NewClient.
-type ClientOption func(*Client) error
-
-// WithString sets a string option (1..99).
-func WithString(opt Option, value string) ClientOption {
-	return func(c *Client) error { return c.setString(opt, value) }
-}
-
-// WithInt sets an integer option (100..199).
-func WithInt(opt Option, value int64) ClientOption {
-	return func(c *Client) error { return c.setInt(opt, value) }
-}
-
-// WithHost sets the workspace URL.
-func WithHost(host string) ClientOption { return WithString(OptHost, host) }
-
-// WithToken sets a personal access token.
-func WithToken(token string) ClientOption { return WithString(OptToken, token) }
-
-// WithProfile selects a ~/.databrickscfg profile.
-func WithProfile(profile string) ClientOption { return WithString(OptProfile, profile) }
-
-// WithConfigFile sets the Databricks config file.
-func WithConfigFile(path string) ClientOption { return WithString(OptConfigFile, path) }
-
-// WithUseEnvironment turns the reading of DATABRICKS_* variables on or off.
-func WithUseEnvironment(use bool) ClientOption { return WithInt(OptUseEnvironment, int64(cbool(use))) }
-
-// WithRetryDeadlineMs sets the overall retry budget per call.
-func WithRetryDeadlineMs(ms int64) ClientOption { return WithInt(OptRetryDeadlineMs, ms) }
-
-// WithRetryBackoffMs sets the back-off unit.
-func WithRetryBackoffMs(ms int64) ClientOption { return WithInt(OptRetryBackoffMs, ms) }
-
-// WithUserAgentSuffix appends "product/version" to the User-Agent.
-func WithUserAgentSuffix(s string) ClientOption { return WithString(OptUserAgentSuffix, s) }
-
-// WithDebug installs a debug callback; it may run on several goroutines at once.
-func WithDebug(fn func(DebugType, string)) ClientOption {
-	return func(c *Client) error { return c.setDebug(fn) }
-}
-
-// WithInterrupt installs a client-wide interrupt (see SetInterrupt).
-func WithInterrupt(i *Interrupt) ClientOption {
-	return func(c *Client) error { return c.setInterrupt(i) }
-}
-
-// NewClient creates a client and applies opts. Nothing is resolved until
-// the first request or Resolve.
-func NewClient(opts ...ClientOption) (*Client, error) {
-	var h *C.air_client
-	var e *C.air_error
-	if err := check(C.air_client_new(&h, &e), e); err != nil {
+// NewClient creates a client; opts may be nil. Nothing is resolved or
+// contacted yet: configuration errors come from Resolve or the first call.
+func NewClient(opts *ClientOptions) (*Client, error) {
+	if opts == nil {
+		opts = &ClientOptions{}
+	}
+	var o *C.air_client_options
+	if err := check(C.air_client_options_new(&o), nil); err != nil {
 		return nil, err
 	}
-	c := &Client{h: h}
-	runtime.SetFinalizer(c, func(c *Client) { c.Close() })
-	for _, o := range opts {
-		if err := o(c); err != nil {
-			c.Close()
+	defer C.air_client_options_free(o)
+	if err := setClientOptions(o, opts); err != nil {
+		return nil, err
+	}
+	c := &Client{done: make(chan struct{}), iters: map[*iterCore]struct{}{}}
+	c.left.L = &c.mu
+	if err := check(C.air_interrupt_new(&c.intr), nil); err != nil {
+		return nil, err
+	}
+	if err := check(C.air_client_options_set_interrupt(o, c.intr), nil); err != nil {
+		C.air_interrupt_free(c.intr)
+		return nil, err
+	}
+	if opts.Debug != nil {
+		c.debug = cgo.NewHandle(opts.Debug)
+		if err := check(C.airgo_client_options_set_debug(o, C.uintptr_t(c.debug)), nil); err != nil {
+			c.debug.Delete()
+			C.air_interrupt_free(c.intr)
 			return nil, err
 		}
 	}
+	var e *C.air_error
+	if err := check(C.air_client_new(o, &c.h, &e), e); err != nil {
+		if c.debug != 0 {
+			c.debug.Delete()
+		}
+		C.air_interrupt_free(c.intr)
+		return nil, err
+	}
+	runtime.SetFinalizer(c, (*Client).Close)
 	return c, nil
 }
 
-// Close releases the client after the calls in progress have returned.
-// It fails while RunIterators of the client are open. Idempotent.
-func (c *Client) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if n := atomic.LoadInt32(&c.iters); n > 0 {
-		return fmt.Errorf("air: Client.Close with %d open run listing(s)", n)
+func setClientOptions(o *C.air_client_options, opts *ClientOptions) error {
+	setStr := func(opt Option, v string) error {
+		p := cstrOpt(v)
+		defer free(p)
+		return check(C.air_client_options_set_str(o, C.int32_t(opt), p), nil)
 	}
-	if c.h != nil {
-		C.air_client_free(c.h)
-		c.h = nil
+	setInt := func(opt Option, v int64) error {
+		return check(C.air_client_options_set_int(o, C.int32_t(opt), C.int64_t(v)), nil)
 	}
-	if c.debug != 0 {
-		c.debug.Delete()
-		c.debug = 0
+	for _, s := range []struct {
+		opt Option
+		v   string
+	}{{OptHost, opts.Host}, {OptToken, opts.Token}, {OptProfile, opts.Profile},
+		{OptConfigFile, opts.ConfigFile}, {OptClientID, opts.ClientID},
+		{OptClientSecret, opts.ClientSecret}, {OptAuthType, opts.AuthType},
+		{OptUsername, opts.Username}, {OptPassword, opts.Password},
+		{OptWorkspaceID, opts.WorkspaceID}, {OptUserAgentSuffix, opts.UserAgentSuffix},
+		{OptCAFile, opts.CAFile}, {OptHomeDir, opts.HomeDir}, {OptAuthStorage, opts.AuthStorage},
+		{OptUserWorkspaceDir, opts.UserWorkspaceDir}, {OptDefaultRuntime, opts.DefaultRuntime},
+		{OptDiscoveryURL, opts.DiscoveryURL}} {
+		if s.v != "" {
+			if err := setStr(s.opt, s.v); err != nil {
+				return err
+			}
+		}
 	}
-	c.intr = nil
-	runtime.SetFinalizer(c, nil)
+	for _, d := range []struct {
+		opt Option
+		v   time.Duration
+	}{{OptConnectTimeoutMs, opts.ConnectTimeout}, {OptRequestTimeoutMs, opts.RequestTimeout},
+		{OptInactivityTimeoutMs, opts.InactivityTimeout}, {OptRetryDeadlineMs, opts.RetryDeadline},
+		{OptRetryBackoffMs, opts.RetryBackoff}} {
+		if d.v != 0 {
+			if err := setInt(d.opt, millis(d.v)); err != nil {
+				return err
+			}
+		}
+	}
+	ints := map[Option]int64{}
+	if opts.RateLimit != nil {
+		ints[OptRateLimit] = int64(*opts.RateLimit)
+	}
+	if opts.MaxParallel != 0 {
+		ints[OptMaxParallel] = int64(opts.MaxParallel)
+	}
+	if opts.IgnoreEnvironment {
+		ints[OptUseEnvironment] = 0
+	}
+	if opts.SkipTLSVerify {
+		ints[OptSkipTLSVerify] = 1
+	}
+	for opt, v := range ints {
+		if err := setInt(opt, v); err != nil {
+			return err
+		}
+	}
+	for opt, v := range opts.Strings {
+		if err := setStr(opt, v); err != nil {
+			return err
+		}
+	}
+	for opt, v := range opts.Ints {
+		if err := setInt(opt, v); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-// enter starts a call made under ctx: an ended ctx fails it at once;
-// otherwise it is acquire().
-func (c *Client) enter(ctx context.Context) (*C.air_client, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
+// Close releases the client. Calls made afterwards fail at once with an
+// error matching ErrClosed; calls in progress on other goroutines are
+// interrupted (they fail with ErrClosed too) and open iterators are closed.
+// Close returns once every call has left libair. It is idempotent and
+// safe from any goroutine, but not from a callback of a call on the same
+// client. It always returns nil.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		<-c.done
+		return nil
 	}
-	return c.acquire()
+	c.closing = true
+	c.mu.Unlock()
+
+	C.air_interrupt_trigger(c.intr)
+	c.mu.Lock()
+	for c.active > 0 {
+		c.left.Wait()
+	}
+	iters := c.iters
+	c.iters = nil
+	c.mu.Unlock()
+	for it := range iters {
+		it.shut(closedError("Client"))
+	}
+	C.air_client_free(c.h)
+	c.h = nil
+	C.air_interrupt_free(c.intr)
+	c.intr = nil
+	if c.debug != 0 {
+		c.debug.Delete()
+	}
+	runtime.SetFinalizer(c, nil)
+	close(c.done)
+	return nil
 }
 
-// acquire pins the client for one call; release with c.mu.RUnlock().
-func (c *Client) acquire() (*C.air_client, error) {
-	c.mu.RLock()
-	if c.h == nil {
-		c.mu.RUnlock()
-		return nil, errClosed("Client")
+// enter pins the client for one call; leave unpins it.
+func (c *Client) enter() (*C.air_client, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return nil, closedError("Client")
 	}
+	c.active++
 	return c.h, nil
 }
 
-// SetString sets a string option ("" unsets it). Not concurrently with calls.
-func (c *Client) SetString(opt Option, value string) error {
+func (c *Client) leave() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.setString(opt, value)
-}
-
-// SetInt sets an integer option. Not concurrently with calls.
-func (c *Client) SetInt(opt Option, value int64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.setInt(opt, value)
-}
-
-// SetDebug installs (or with nil removes) the debug callback.
-func (c *Client) SetDebug(fn func(DebugType, string)) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.setDebug(fn)
-}
-
-// SetInterrupt installs (or with nil removes) a client-wide interrupt: once
-// i.Trigger() is called, from any goroutine, every call on the client, on
-// every goroutine, returns an EINTERRUPTED *Error promptly, also in the
-// middle of a transfer or a retry wait, in addition to its own context.
-// Trigger it before Close to make Close return without waiting for long
-// calls (log streams) to end; i.Reset() lets the client work again. i must
-// not be closed while it is installed. Not concurrently with calls.
-func (c *Client) SetInterrupt(i *Interrupt) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.setInterrupt(i)
-}
-
-func (c *Client) setInterrupt(i *Interrupt) error {
-	if c.h == nil {
-		return errClosed("Client")
+	c.active--
+	if c.active == 0 {
+		c.left.Broadcast()
 	}
-	var h *C.air_interrupt
-	if i != nil {
-		i.mu.RLock()
-		h = i.h
-		i.mu.RUnlock()
-		if h == nil {
-			return errClosed("Interrupt")
-		}
-	}
-	if err := check(C.air_client_set_interrupt(c.h, h), nil); err != nil {
+	c.mu.Unlock()
+}
+
+// annotateClosed marks a failure caused by Close's interrupt.
+func (c *Client) annotateClosed(err error) error {
+	e, ok := err.(*Error)
+	if !ok || e.Code != EINTERRUPTED || e.Cause != nil {
 		return err
 	}
-	c.intr = i
-	return nil
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		e.closed = true
+		e.Message += " (the Client was closed)"
+	}
+	return err
 }
 
-func (c *Client) setString(opt Option, value string) error {
-	if c.h == nil {
-		return errClosed("Client")
-	}
-	v := cstrOpt(value)
-	defer free(v)
-	return check(C.air_client_set_str(c.h, C.int32_t(opt), v), nil)
-}
-
-func (c *Client) setInt(opt Option, value int64) error {
-	if c.h == nil {
-		return errClosed("Client")
-	}
-	return check(C.air_client_set_int(c.h, C.int32_t(opt), C.int64_t(value)), nil)
-}
-
-func (c *Client) setDebug(fn func(DebugType, string)) error {
-	if c.h == nil {
-		return errClosed("Client")
-	}
-	var h cgo.Handle
-	if fn != nil {
-		h = cgo.NewHandle(fn)
-	}
-	if err := check(C.airgo_client_set_debug(c.h, C.uintptr_t(h)), nil); err != nil {
-		if h != 0 {
-			h.Delete()
-		}
-		return err
-	}
-	if c.debug != 0 {
-		c.debug.Delete()
-	}
-	c.debug = h
-	return nil
-}
-
-// Resolve resolves host and credentials now, reporting configuration errors early.
+// Resolve resolves the host and credentials now (profile, environment,
+// OAuth discovery and token) instead of on the first request, so that
+// configuration errors show up early. It makes no request for PAT auth.
 func (c *Client) Resolve(ctx context.Context) error {
-	h, err := c.enter(ctx)
+	k, err := c.begin(ctx)
 	if err != nil {
 		return err
 	}
-	defer c.mu.RUnlock()
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return err
+	}
+	defer C.air_call_options_free(o)
 	var e *C.air_error
-	return check(C.air_client_resolve(h, &e), e)
+	return k.result(C.air_client_resolve(k.h, o, &e), e)
 }
 
-func (c *Client) str(f func(*C.air_client) *C.char) string {
-	h, err := c.acquire()
+// local reads a resolved string of the client ("" before resolution or after Close).
+func (c *Client) local(f func(*C.air_client) *C.char) string {
+	h, err := c.enter()
 	if err != nil {
 		return ""
 	}
-	defer c.mu.RUnlock()
+	defer c.leave()
 	return gostr(f(h))
 }
 
-// Host is the normalised host URL after resolution, else "".
+// Host is the normalised workspace URL once resolved, else "".
 func (c *Client) Host() string {
-	return c.str(func(h *C.air_client) *C.char { return C.air_client_host(h) })
+	return c.local(func(h *C.air_client) *C.char { return C.air_client_host(h) })
 }
 
-// AuthType is the auth method in use after resolution, else "".
+// AuthType is the auth method in use once resolved ("pat", "oauth-m2m",
+// "databricks-cli", "basic"), else "".
 func (c *Client) AuthType() string {
-	return c.str(func(h *C.air_client) *C.char { return C.air_client_auth_type(h) })
+	return c.local(func(h *C.air_client) *C.char { return C.air_client_auth_type(h) })
 }
 
-// Profile is the profile the configuration came from, or "".
+// Profile is the profile the configuration came from once resolved, or "".
 func (c *Client) Profile() string {
-	return c.str(func(h *C.air_client) *C.char { return C.air_client_profile(h) })
+	return c.local(func(h *C.air_client) *C.char { return C.air_client_profile(h) })
 }
 
-// CurrentUser is the caller's user name (cached by the client).
+// CurrentUser is the caller's user name, looked up once and cached.
 func (c *Client) CurrentUser(ctx context.Context) (string, error) {
-	h, err := c.enter(ctx)
+	k, err := c.begin(ctx)
 	if err != nil {
 		return "", err
 	}
-	defer c.mu.RUnlock()
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return "", err
+	}
+	defer C.air_call_options_free(o)
 	var out *C.char
 	var e *C.air_error
-	rc := C.air_client_current_user(h, &out, &e)
+	rc := C.air_client_current_user(k.h, o, &out, &e)
 	s := takeStr(out)
-	if err := check(rc, e); err != nil {
+	if err := k.result(rc, e); err != nil {
 		return "", err
 	}
 	return s, nil
 }
 
-// WorkspaceID is the numeric workspace id (cached by the client).
+// WorkspaceID is the numeric workspace id, looked up once and cached.
 func (c *Client) WorkspaceID(ctx context.Context) (int64, error) {
-	h, err := c.enter(ctx)
+	k, err := c.begin(ctx)
 	if err != nil {
 		return 0, err
 	}
-	defer c.mu.RUnlock()
-	var out C.int64_t
-	var e *C.air_error
-	if err := check(C.air_client_workspace_id(h, &out, &e), e); err != nil {
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
 		return 0, err
 	}
-	return int64(out), nil
+	defer C.air_call_options_free(o)
+	var id C.int64_t
+	var e *C.air_error
+	if err := k.result(C.air_client_workspace_id(k.h, o, &id, &e), e); err != nil {
+		return 0, err
+	}
+	return int64(id), nil
 }

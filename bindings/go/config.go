@@ -31,7 +31,7 @@ type Secret struct{ Name, Ref, Scope, Key string }
 
 // Permission is one entry of permissions.
 type Permission struct {
-	PrincipalType int32 // Principal*
+	PrincipalType Principal
 	Principal     string
 	Level         string
 }
@@ -119,7 +119,7 @@ func (c *Config) Close() {
 // Override applies one "FIELD_PATH=VALUE" override (the --override syntax).
 func (c *Config) Override(assignment string) error {
 	if c.h == nil {
-		return errClosed("Config")
+		return closedError("Config")
 	}
 	a := cstr(assignment)
 	defer free(a)
@@ -132,7 +132,7 @@ func (c *Config) Override(assignment string) error {
 // Set sets path to yamlValue (a YAML scalar or flow collection; "null" unsets).
 func (c *Config) Set(path, yamlValue string) error {
 	if c.h == nil {
-		return errClosed("Config")
+		return closedError("Config")
 	}
 	p, v := cstr(path), cstr(yamlValue)
 	defer free(p)
@@ -146,7 +146,7 @@ func (c *Config) Set(path, yamlValue string) error {
 // Validate decodes strictly and applies the semantic rules.
 func (c *Config) Validate() error {
 	if c.h == nil {
-		return errClosed("Config")
+		return closedError("Config")
 	}
 	var e *C.air_error
 	err := check(C.air_config_validate(c.h, &e), e)
@@ -180,7 +180,7 @@ func (c *Config) Changes() []Change {
 
 func (c *Config) owned(f func(h *C.air_config, out **C.char, e **C.air_error) C.int) (string, error) {
 	if c.h == nil {
-		return "", errClosed("Config")
+		return "", closedError("Config")
 	}
 	var out *C.char
 	var e *C.air_error
@@ -411,9 +411,9 @@ func (c *Config) HasParameters() bool {
 	return c.i32(func(h *C.air_config) C.int32_t { return C.air_config_has_parameters(h) }) != 0
 }
 
-// CodeSourceForm is a CodeSource* value.
-func (c *Config) CodeSourceForm() int32 {
-	return c.i32(func(h *C.air_config) C.int32_t { return C.air_config_code_source_form(h) })
+// CodeSourceForm is the form of code_source (CodeSourceNone without one).
+func (c *Config) CodeSourceForm() CodeSourceForm {
+	return CodeSourceForm(c.i32(func(h *C.air_config) C.int32_t { return C.air_config_code_source_form(h) }))
 }
 
 // RootPath is the snapshot root_path as written.
@@ -491,29 +491,10 @@ func (c *Config) Permissions() []Permission {
 	n := C.air_config_permission_count(c.h)
 	out := make([]Permission, 0, int(n))
 	for i := C.size_t(0); i < n; i++ {
-		out = append(out, Permission{int32(C.air_config_permission_principal_type(c.h, i)),
+		out = append(out, Permission{Principal(C.air_config_permission_principal_type(c.h, i)),
 			gostr(C.air_config_permission_principal(c.h, i)), gostr(C.air_config_permission_level(c.h, i))})
 	}
 	return out
-}
-
-// SchemaHelp documents a schema path ("config.compute"); asJSON selects the
-// JSON form instead of the text of `air run -h config.<path>`.
-func SchemaHelp(path string, asJSON bool) (string, error) {
-	p := cstr(path)
-	defer free(p)
-	flags := C.uint32_t(C.AIR_HELP_TEXT)
-	if asJSON {
-		flags = C.AIR_HELP_JSON
-	}
-	var out *C.char
-	var e *C.air_error
-	rc := C.air_schema_help(p, flags, &out, &e)
-	s := takeStr(out)
-	if err := check(rc, e); err != nil {
-		return "", err
-	}
-	return s, nil
 }
 
 // AcceleratorGPUsPerNode is the GPUs per node of a type; 0 when unknown.

@@ -5,10 +5,10 @@ package air
 */
 import "C"
 
-// Status is a libair status code (AIR_OK or a negative AIR_E* value).
-type Status int32
+// The values below come from the headers through cgo, so they cannot drift;
+// the ABI test compares Constants() with the headers as well.
 
-// Status codes. Values come from the headers (cgo), so they always match.
+// Status codes.
 const (
 	OK           Status = C.AIR_OK
 	ENOMEM       Status = C.AIR_ENOMEM
@@ -32,10 +32,8 @@ const (
 	EPERMISSION  Status = C.AIR_EPERMISSION
 	EDISABLED    Status = C.AIR_EDISABLED
 	EINTERNAL    Status = C.AIR_EINTERNAL
+	EDONE        Status = C.AIR_EDONE // an iterator's normal end; never returned as an error
 )
-
-// Kind tells what a caller should do about a failure.
-type Kind int32
 
 // Error kinds.
 const (
@@ -51,10 +49,11 @@ const (
 	KindAborted         Kind = C.AIR_KIND_ABORTED
 )
 
-// Option identifies a client option: 1..99 strings, 100..199 integers.
+// Option is a raw client option number (1..99 strings, 100..199 integers),
+// for ClientOptions.Strings and ClientOptions.Ints.
 type Option int32
 
-// Client options (air_option).
+// Client options; ClientOptions has a typed field for each.
 const (
 	OptHost                Option = C.AIR_OPT_HOST
 	OptToken               Option = C.AIR_OPT_TOKEN
@@ -84,180 +83,166 @@ const (
 	OptMaxParallel         Option = C.AIR_OPT_MAX_PARALLEL
 )
 
-// DebugType classifies debug callback messages.
+// DebugType classifies the messages of ClientOptions.Debug.
 type DebugType int32
 
 // Debug message types.
 const (
-	DebugInfo     DebugType = C.AIR_DEBUG_INFO
-	DebugRequest  DebugType = C.AIR_DEBUG_REQUEST
-	DebugResponse DebugType = C.AIR_DEBUG_RESPONSE
-	DebugBodyOut  DebugType = C.AIR_DEBUG_BODY_OUT
-	DebugBodyIn   DebugType = C.AIR_DEBUG_BODY_IN
+	DebugInfo     DebugType = C.AIR_DEBUG_INFO     // resolution, retries, decisions
+	DebugRequest  DebugType = C.AIR_DEBUG_REQUEST  // request line and headers (credentials redacted)
+	DebugResponse DebugType = C.AIR_DEBUG_RESPONSE // status line and headers
+	DebugBodyOut  DebugType = C.AIR_DEBUG_BODY_OUT // request body excerpt (secrets redacted)
+	DebugBodyIn   DebugType = C.AIR_DEBUG_BODY_IN  // response body excerpt (tokens redacted)
 )
 
-// Config constants.
+// State is the display state of a run: its result once it has one, else
+// its life-cycle state. Values are grouped: active (100..), ended without a
+// result (200..), results (300..); StateOther is a state newer than libair.
+type State int32
+
+// Run states.
 const (
-	ConfigMaxBytes = int64(C.AIR_CONFIG_MAX_BYTES)
-
-	CodeSourceNone   = int32(C.AIR_CODE_SOURCE_NONE)
-	CodeSourceFlat   = int32(C.AIR_CODE_SOURCE_FLAT)
-	CodeSourceNested = int32(C.AIR_CODE_SOURCE_NESTED)
-
-	PrincipalUser             = int32(C.AIR_PRINCIPAL_USER)
-	PrincipalGroup            = int32(C.AIR_PRINCIPAL_GROUP)
-	PrincipalServicePrincipal = int32(C.AIR_PRINCIPAL_SERVICE_PRINCIPAL)
-
-	HelpText = uint32(C.AIR_HELP_TEXT)
-	HelpJSON = uint32(C.AIR_HELP_JSON)
+	StateUnknown                      State = C.AIR_STATE_UNKNOWN
+	StatePending                      State = C.AIR_STATE_PENDING
+	StateQueued                       State = C.AIR_STATE_QUEUED
+	StateBlocked                      State = C.AIR_STATE_BLOCKED
+	StateWaitingForRetry              State = C.AIR_STATE_WAITING_FOR_RETRY
+	StateRunning                      State = C.AIR_STATE_RUNNING
+	StateTerminating                  State = C.AIR_STATE_TERMINATING
+	StateTerminated                   State = C.AIR_STATE_TERMINATED
+	StateSkipped                      State = C.AIR_STATE_SKIPPED
+	StateInternalError                State = C.AIR_STATE_INTERNAL_ERROR
+	StateSuccess                      State = C.AIR_STATE_SUCCESS
+	StateSuccessWithFailures          State = C.AIR_STATE_SUCCESS_WITH_FAILURES
+	StateFailed                       State = C.AIR_STATE_FAILED
+	StateTimedOut                     State = C.AIR_STATE_TIMEDOUT
+	StateCanceled                     State = C.AIR_STATE_CANCELED
+	StateMaximumConcurrentRunsReached State = C.AIR_STATE_MAXIMUM_CONCURRENT_RUNS_REACHED
+	StateExcluded                     State = C.AIR_STATE_EXCLUDED
+	StateUpstreamFailed               State = C.AIR_STATE_UPSTREAM_FAILED
+	StateUpstreamCanceled             State = C.AIR_STATE_UPSTREAM_CANCELED
+	StateDisabled                     State = C.AIR_STATE_DISABLED
+	StateOther                        State = C.AIR_STATE_OTHER
 )
 
-// Submit options and phases.
-const (
-	SubmitIdempotencyKey = int32(C.AIR_SUBMIT_IDEMPOTENCY_KEY)
-	SubmitBaseDir        = int32(C.AIR_SUBMIT_BASE_DIR)
-	SubmitSkipPreflight  = int32(C.AIR_SUBMIT_SKIP_PREFLIGHT)
-)
-
-// Phase of a submission (progress callback).
+// Phase is a step of a submission, in the order they happen (Progress).
 type Phase int32
 
 // Submission phases.
 const (
-	PhaseIdentity  Phase = C.AIR_PHASE_IDENTITY
-	PhasePreflight Phase = C.AIR_PHASE_PREFLIGHT
-	PhasePolicy    Phase = C.AIR_PHASE_POLICY
-	PhaseDirectory Phase = C.AIR_PHASE_DIRECTORY
-	PhaseImage     Phase = C.AIR_PHASE_IMAGE
-	PhaseArtifacts Phase = C.AIR_PHASE_ARTIFACTS
-	PhasePackaging Phase = C.AIR_PHASE_PACKAGING
-	PhaseSnapshot  Phase = C.AIR_PHASE_SNAPSHOT
-	PhaseSubmit    Phase = C.AIR_PHASE_SUBMIT
-	PhaseDone      Phase = C.AIR_PHASE_DONE
+	PhaseIdentity  Phase = C.AIR_PHASE_IDENTITY  // looking up the current user
+	PhasePreflight Phase = C.AIR_PHASE_PREFLIGHT // server-side validation
+	PhasePolicy    Phase = C.AIR_PHASE_POLICY    // usage policy name -> id
+	PhaseDirectory Phase = C.AIR_PHASE_DIRECTORY // experiment and launch directories
+	PhaseImage     Phase = C.AIR_PHASE_IMAGE     // legacy docker image registration check
+	PhaseArtifacts Phase = C.AIR_PHASE_ARTIFACTS // launch artifacts upload (bytes)
+	PhasePackaging Phase = C.AIR_PHASE_PACKAGING // building the code snapshot
+	PhaseSnapshot  Phase = C.AIR_PHASE_SNAPSHOT  // uploading the code snapshot (bytes)
+	PhaseSubmit    Phase = C.AIR_PHASE_SUBMIT    // runs/submit
+	PhaseDone      Phase = C.AIR_PHASE_DONE      // submitted
 )
 
-// Run flags, sweep statistics and listing options.
+// LogSource tells where a log record came from.
+type LogSource int32
+
+// Log sources.
 const (
-	GetMLflow      = uint32(C.AIR_GET_MLFLOW)
-	GetSweep       = uint32(C.AIR_GET_SWEEP)
-	GetWorkspaceID = uint32(C.AIR_GET_WORKSPACE_ID)
-	GetMLflowName  = uint32(C.AIR_GET_MLFLOW_NAME)
-	GetConfig      = uint32(C.AIR_GET_CONFIG)
-
-	SweepTotal     = int32(C.AIR_SWEEP_TOTAL)
-	SweepCompleted = int32(C.AIR_SWEEP_COMPLETED)
-	SweepSucceeded = int32(C.AIR_SWEEP_SUCCEEDED)
-	SweepFailed    = int32(C.AIR_SWEEP_FAILED)
-	SweepActive    = int32(C.AIR_SWEEP_ACTIVE)
-
-	ListLimit        = int32(C.AIR_LIST_LIMIT)
-	ListAllStatus    = int32(C.AIR_LIST_ALL_STATUS)
-	ListAllUsers     = int32(C.AIR_LIST_ALL_USERS)
-	ListMaxInspected = int32(C.AIR_LIST_MAX_INSPECTED)
-	ListWorkspaceID  = int32(C.AIR_LIST_WORKSPACE_ID)
-	ListMLflow       = int32(C.AIR_LIST_MLFLOW)
+	LogSourceEndpoint LogSource = C.AIR_LOG_SOURCE_ENDPOINT // the AI Runtime log endpoint
+	LogSourceMLflow   LogSource = C.AIR_LOG_SOURCE_MLFLOW   // MLflow log artifacts (fallback)
 )
 
-// Log options and sources.
+// Feature is a set of optional capabilities of the loaded library.
+type Feature uint32
+
+// Feature bits.
 const (
-	LogsFollow          = int32(C.AIR_LOGS_FOLLOW)
-	LogsTailLines       = int32(C.AIR_LOGS_TAIL_LINES)
-	LogsMinutes         = int32(C.AIR_LOGS_MINUTES)
-	LogsNode            = int32(C.AIR_LOGS_NODE)
-	LogsAttempt         = int32(C.AIR_LOGS_ATTEMPT)
-	LogsPollIntervalMs  = int32(C.AIR_LOGS_POLL_INTERVAL_MS)
-	LogsMaxPageFailures = int32(C.AIR_LOGS_MAX_PAGE_FAILURES)
-
-	LogSourceEndpoint = int32(C.AIR_LOG_SOURCE_ENDPOINT)
-	LogSourceMLflow   = int32(C.AIR_LOG_SOURCE_MLFLOW)
+	FeatureHTTPS      Feature = C.AIR_FEATURE_HTTPS      // libcurl was built with TLS
+	FeatureOAuth      Feature = C.AIR_FEATURE_OAUTH      // OAuth M2M and the U2M token cache
+	FeatureSnapshot   Feature = C.AIR_FEATURE_SNAPSHOT   // code snapshots
+	FeatureThreadsafe Feature = C.AIR_FEATURE_THREADSAFE // a Client may be shared
 )
 
-// Image push options.
+// CodeSourceForm is the form of a workload's code_source.
+type CodeSourceForm int32
+
+// Forms of code_source.
 const (
-	ImageSource        = int32(C.AIR_IMAGE_SOURCE)
-	ImageCatalog       = int32(C.AIR_IMAGE_CATALOG)
-	ImageSchema        = int32(C.AIR_IMAGE_SCHEMA)
-	ImageArtifact      = int32(C.AIR_IMAGE_ARTIFACT)
-	ImageProfile       = int32(C.AIR_IMAGE_PROFILE)
-	ImageRegistryHost  = int32(C.AIR_IMAGE_REGISTRY_HOST)
-	ImageDocker        = int32(C.AIR_IMAGE_DOCKER)
-	ImageDatabricksCLI = int32(C.AIR_IMAGE_DATABRICKS_CLI)
-	ImagePull          = int32(C.AIR_IMAGE_PULL)
+	CodeSourceNone   CodeSourceForm = C.AIR_CODE_SOURCE_NONE   // no code_source
+	CodeSourceFlat   CodeSourceForm = C.AIR_CODE_SOURCE_FLAT   // root_path etc. directly under code_source
+	CodeSourceNested CodeSourceForm = C.AIR_CODE_SOURCE_NESTED // type: snapshot + snapshot: {...}
 )
 
-// Constants maps the C name of every enum value and numeric macro of the
-// headers that this package mirrors to its value (used to check that no
-// header constant lacks a Go counterpart).
-func Constants() map[string]int64 {
-	m := map[string]int64{}
-	for _, s := range []Status{OK, ENOMEM, EINVAL, ECONFIG, ENET, ETIMEOUT, EAUTH, ENOTFOUND,
-		ECONFLICT, ERATELIMIT, ESERVER, EPROTO, EABORTED, EINTERRUPTED, EUNSUPPORTED, EIO,
-		EAPI, EREJECTED, ESNAPSHOT, EPERMISSION, EDISABLED, EINTERNAL} {
-		m[s.Name()] = int64(s)
-	}
-	kinds := map[string]Kind{"NONE": KindNone, "INVALID_CONFIG": KindInvalidConfig,
-		"INVALID_ARGUMENT": KindInvalidArgument, "PERMANENT": KindPermanent,
-		"NOT_FOUND": KindNotFound, "CONFLICT": KindConflict, "TRANSIENT": KindTransient,
-		"IO": KindIO, "INTERNAL": KindInternal, "ABORTED": KindAborted}
-	for n, k := range kinds {
-		m["AIR_KIND_"+n] = int64(k)
-	}
-	opts := map[string]Option{"HOST": OptHost, "TOKEN": OptToken, "PROFILE": OptProfile,
-		"CONFIG_FILE": OptConfigFile, "CLIENT_ID": OptClientID, "CLIENT_SECRET": OptClientSecret,
-		"AUTH_TYPE": OptAuthType, "USERNAME": OptUsername, "PASSWORD": OptPassword,
-		"WORKSPACE_ID": OptWorkspaceID, "USER_AGENT_SUFFIX": OptUserAgentSuffix,
-		"CA_FILE": OptCAFile, "HOME_DIR": OptHomeDir, "AUTH_STORAGE": OptAuthStorage,
-		"USER_WORKSPACE_DIR": OptUserWorkspaceDir, "DEFAULT_RUNTIME": OptDefaultRuntime,
-		"DISCOVERY_URL": OptDiscoveryURL, "CONNECT_TIMEOUT_MS": OptConnectTimeoutMs,
-		"REQUEST_TIMEOUT_MS": OptRequestTimeoutMs, "INACTIVITY_TIMEOUT_MS": OptInactivityTimeoutMs,
-		"RETRY_DEADLINE_MS": OptRetryDeadlineMs, "RETRY_BACKOFF_MS": OptRetryBackoffMs,
-		"USE_ENVIRONMENT": OptUseEnvironment, "SKIP_TLS_VERIFY": OptSkipTLSVerify,
-		"RATE_LIMIT": OptRateLimit, "MAX_PARALLEL": OptMaxParallel}
-	for n, o := range opts {
-		m["AIR_OPT_"+n] = int64(o)
-	}
-	for n, d := range map[string]DebugType{"INFO": DebugInfo, "REQUEST": DebugRequest,
-		"RESPONSE": DebugResponse, "BODY_OUT": DebugBodyOut, "BODY_IN": DebugBodyIn} {
-		m["AIR_DEBUG_"+n] = int64(d)
-	}
-	for n, p := range map[string]Phase{"IDENTITY": PhaseIdentity, "PREFLIGHT": PhasePreflight,
-		"POLICY": PhasePolicy, "DIRECTORY": PhaseDirectory, "IMAGE": PhaseImage,
-		"ARTIFACTS": PhaseArtifacts, "PACKAGING": PhasePackaging, "SNAPSHOT": PhaseSnapshot,
-		"SUBMIT": PhaseSubmit, "DONE": PhaseDone} {
-		m["AIR_PHASE_"+n] = int64(p)
-	}
-	plain := map[string]int64{
-		"AIR_FEATURE_HTTPS": int64(FeatureHTTPS), "AIR_FEATURE_OAUTH": int64(FeatureOAuth),
-		"AIR_FEATURE_SNAPSHOT": int64(FeatureSnapshot), "AIR_FEATURE_THREADSAFE": int64(FeatureThreadsafe),
-		"AIR_CONFIG_MAX_BYTES": ConfigMaxBytes, "AIR_CODE_SOURCE_NONE": int64(CodeSourceNone),
-		"AIR_CODE_SOURCE_FLAT": int64(CodeSourceFlat), "AIR_CODE_SOURCE_NESTED": int64(CodeSourceNested),
-		"AIR_PRINCIPAL_USER": int64(PrincipalUser), "AIR_PRINCIPAL_GROUP": int64(PrincipalGroup),
-		"AIR_PRINCIPAL_SERVICE_PRINCIPAL": int64(PrincipalServicePrincipal),
-		"AIR_HELP_TEXT":                   int64(HelpText), "AIR_HELP_JSON": int64(HelpJSON),
-		"AIR_SUBMIT_IDEMPOTENCY_KEY": int64(SubmitIdempotencyKey), "AIR_SUBMIT_BASE_DIR": int64(SubmitBaseDir),
-		"AIR_SUBMIT_SKIP_PREFLIGHT": int64(SubmitSkipPreflight),
-		"AIR_GET_MLFLOW":            int64(GetMLflow), "AIR_GET_SWEEP": int64(GetSweep),
-		"AIR_GET_WORKSPACE_ID": int64(GetWorkspaceID), "AIR_GET_MLFLOW_NAME": int64(GetMLflowName),
-		"AIR_GET_CONFIG": int64(GetConfig), "AIR_LIST_WORKSPACE_ID": int64(ListWorkspaceID),
-		"AIR_LIST_MLFLOW": int64(ListMLflow),
-		"AIR_SWEEP_TOTAL": int64(SweepTotal), "AIR_SWEEP_COMPLETED": int64(SweepCompleted),
-		"AIR_SWEEP_SUCCEEDED": int64(SweepSucceeded), "AIR_SWEEP_FAILED": int64(SweepFailed),
-		"AIR_SWEEP_ACTIVE": int64(SweepActive),
-		"AIR_LIST_LIMIT":   int64(ListLimit), "AIR_LIST_ALL_STATUS": int64(ListAllStatus),
-		"AIR_LIST_ALL_USERS": int64(ListAllUsers), "AIR_LIST_MAX_INSPECTED": int64(ListMaxInspected),
-		"AIR_LOGS_FOLLOW": int64(LogsFollow), "AIR_LOGS_TAIL_LINES": int64(LogsTailLines),
-		"AIR_LOGS_MINUTES": int64(LogsMinutes), "AIR_LOGS_NODE": int64(LogsNode),
-		"AIR_LOGS_ATTEMPT": int64(LogsAttempt), "AIR_LOGS_POLL_INTERVAL_MS": int64(LogsPollIntervalMs),
-		"AIR_LOGS_MAX_PAGE_FAILURES": int64(LogsMaxPageFailures),
-		"AIR_LOG_SOURCE_ENDPOINT":    int64(LogSourceEndpoint), "AIR_LOG_SOURCE_MLFLOW": int64(LogSourceMLflow),
-		"AIR_IMAGE_SOURCE": int64(ImageSource), "AIR_IMAGE_CATALOG": int64(ImageCatalog),
-		"AIR_IMAGE_SCHEMA": int64(ImageSchema), "AIR_IMAGE_ARTIFACT": int64(ImageArtifact),
-		"AIR_IMAGE_PROFILE": int64(ImageProfile), "AIR_IMAGE_REGISTRY_HOST": int64(ImageRegistryHost),
-		"AIR_IMAGE_DOCKER": int64(ImageDocker), "AIR_IMAGE_DATABRICKS_CLI": int64(ImageDatabricksCLI),
-		"AIR_IMAGE_PULL": int64(ImagePull),
-	}
-	for n, v := range plain {
-		m[n] = v
-	}
-	return m
-}
+// Principal is the kind of principal of a permission grant.
+type Principal int32
+
+// Principal kinds.
+const (
+	PrincipalUser             Principal = C.AIR_PRINCIPAL_USER
+	PrincipalGroup            Principal = C.AIR_PRINCIPAL_GROUP
+	PrincipalServicePrincipal Principal = C.AIR_PRINCIPAL_SERVICE_PRINCIPAL
+)
+
+// FieldKind is the kind of a workload schema field.
+type FieldKind int32
+
+// Schema field kinds.
+const (
+	FieldObject       FieldKind = C.AIR_FIELD_OBJECT         // a mapping with fixed children
+	FieldString       FieldKind = C.AIR_FIELD_STRING         // a string
+	FieldInt          FieldKind = C.AIR_FIELD_INT            // an integer
+	FieldScalar       FieldKind = C.AIR_FIELD_SCALAR         // a string or an integer
+	FieldBoolOrString FieldKind = C.AIR_FIELD_BOOL_OR_STRING // a boolean or a string
+	FieldStringList   FieldKind = C.AIR_FIELD_STRING_LIST    // a list of strings
+	FieldObjectList   FieldKind = C.AIR_FIELD_OBJECT_LIST    // a list of objects with fixed children
+	FieldStringMap    FieldKind = C.AIR_FIELD_STRING_MAP     // user-defined keys, string values
+	FieldAnyMap       FieldKind = C.AIR_FIELD_ANY_MAP        // user-defined keys, any values
+)
+
+// ConfigMaxBytes is the size of the largest workload file libair reads.
+const ConfigMaxBytes = int64(C.AIR_CONFIG_MAX_BYTES)
+
+// Option numbers of the per-call options objects; the exported option
+// structs set them.
+const (
+	getMLflow      = C.AIR_GET_MLFLOW
+	getSweep       = C.AIR_GET_SWEEP
+	getWorkspaceID = C.AIR_GET_WORKSPACE_ID
+	getMLflowName  = C.AIR_GET_MLFLOW_NAME
+	getConfig      = C.AIR_GET_CONFIG
+
+	sweepTotal     = C.AIR_SWEEP_TOTAL
+	sweepCompleted = C.AIR_SWEEP_COMPLETED
+	sweepSucceeded = C.AIR_SWEEP_SUCCEEDED
+	sweepFailed    = C.AIR_SWEEP_FAILED
+	sweepActive    = C.AIR_SWEEP_ACTIVE
+
+	listLimit        = C.AIR_LIST_LIMIT
+	listAllStatus    = C.AIR_LIST_ALL_STATUS
+	listAllUsers     = C.AIR_LIST_ALL_USERS
+	listMaxInspected = C.AIR_LIST_MAX_INSPECTED
+	listWorkspaceID  = C.AIR_LIST_WORKSPACE_ID
+	listMLflow       = C.AIR_LIST_MLFLOW
+
+	waitPollIntervalMs = C.AIR_WAIT_POLL_INTERVAL_MS
+
+	logsFollow          = C.AIR_LOGS_FOLLOW
+	logsTailLines       = C.AIR_LOGS_TAIL_LINES
+	logsMinutes         = C.AIR_LOGS_MINUTES
+	logsNode            = C.AIR_LOGS_NODE
+	logsAttempt         = C.AIR_LOGS_ATTEMPT
+	logsPollIntervalMs  = C.AIR_LOGS_POLL_INTERVAL_MS
+	logsMaxPageFailures = C.AIR_LOGS_MAX_PAGE_FAILURES
+
+	submitIdempotencyKey = C.AIR_SUBMIT_IDEMPOTENCY_KEY
+	submitBaseDir        = C.AIR_SUBMIT_BASE_DIR
+	submitSkipPreflight  = C.AIR_SUBMIT_SKIP_PREFLIGHT
+
+	imageSource        = C.AIR_IMAGE_SOURCE
+	imageCatalog       = C.AIR_IMAGE_CATALOG
+	imageSchema        = C.AIR_IMAGE_SCHEMA
+	imageArtifact      = C.AIR_IMAGE_ARTIFACT
+	imageRegistryHost  = C.AIR_IMAGE_REGISTRY_HOST
+	imageDocker        = C.AIR_IMAGE_DOCKER
+	imageDatabricksCLI = C.AIR_IMAGE_DATABRICKS_CLI
+	imagePull          = C.AIR_IMAGE_PULL
+)

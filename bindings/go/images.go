@@ -6,59 +6,76 @@ package air
 */
 import "C"
 
-// ImagePushOptions describe an image push (`air images push`).
+import "context"
+
+// ImagePushOptions describe an image push. Source, Catalog and Schema are required.
 type ImagePushOptions struct {
-	Source        string // local NAME[:TAG] or NAME@DIGEST (required)
-	Catalog       string // required
-	Schema        string // required
-	Artifact      string // ARTIFACT[:TAG]; default from Source
-	Profile       string
-	RegistryHost  string
-	Docker        string // docker program
-	DatabricksCLI string // databricks program
-	Pull          bool
+	Source        string // local image NAME[:TAG] or NAME@DIGEST
+	Catalog       string // destination catalog
+	Schema        string // destination schema
+	Artifact      string // ARTIFACT[:TAG]; default: the source's last component and tag
+	RegistryHost  string // registry host; skips `databricks auth docker configure`
+	Docker        string // docker program; default "docker" on PATH
+	DatabricksCLI string // databricks program; default "databricks" on PATH
+	Pull          bool   // pull linux/amd64 even when the image exists locally
 }
 
 // ImagePushResult names the pushed image.
 type ImagePushResult struct {
-	UCImage       string // "<catalog>.<schema>.<artifact>:<tag>"
+	UCImage       string // "<catalog>.<schema>.<artifact>:<tag>", for environment.unity_catalog_image
 	RegistryImage string // "<host>/<catalog>.<schema>.<artifact>:<tag>"
 }
 
-// PushImage validates the names, then tags and pushes the image with the docker CLI.
-func PushImage(opts ImagePushOptions) (*ImagePushResult, error) {
+// PushImage validates the names, then tags and pushes a local container
+// image to the workspace's artifact registry with the docker command. The
+// client's configuration must come from a profile with an OAuth login
+// unless RegistryHost is given. When the context ends, the running docker
+// command is killed.
+func (c *Client) PushImage(ctx context.Context, opts *ImagePushOptions) (*ImagePushResult, error) {
+	if opts == nil {
+		return nil, invalid("PushImage: options are required")
+	}
+	k, err := c.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer k.end()
 	var o *C.air_image_push_options
 	if err := check(C.air_image_push_options_new(&o), nil); err != nil {
 		return nil, err
 	}
 	defer C.air_image_push_options_free(o)
-	for _, kv := range []struct {
-		opt int32
+	if err := k.apply(
+		func(i *C.air_interrupt) C.int { return C.air_image_push_options_set_interrupt(o, i) },
+		func(ms C.int64_t) C.int { return C.air_image_push_options_set_deadline_ms(o, ms) }); err != nil {
+		return nil, err
+	}
+	for _, s := range []struct {
+		opt C.int32_t
 		v   string
-	}{{ImageSource, opts.Source}, {ImageCatalog, opts.Catalog}, {ImageSchema, opts.Schema},
-		{ImageArtifact, opts.Artifact}, {ImageProfile, opts.Profile},
-		{ImageRegistryHost, opts.RegistryHost}, {ImageDocker, opts.Docker},
-		{ImageDatabricksCLI, opts.DatabricksCLI}} {
-		if kv.v == "" {
+	}{{imageSource, opts.Source}, {imageCatalog, opts.Catalog}, {imageSchema, opts.Schema},
+		{imageArtifact, opts.Artifact}, {imageRegistryHost, opts.RegistryHost},
+		{imageDocker, opts.Docker}, {imageDatabricksCLI, opts.DatabricksCLI}} {
+		if s.v == "" {
 			continue
 		}
-		p := cstr(kv.v)
-		err := check(C.air_image_push_options_set_str(o, C.int32_t(kv.opt), p), nil)
+		p := cstr(s.v)
+		err := check(C.air_image_push_options_set_str(o, s.opt, p), nil)
 		free(p)
 		if err != nil {
 			return nil, err
 		}
 	}
 	if opts.Pull {
-		if err := check(C.air_image_push_options_set_int(o, C.int32_t(ImagePull), 1), nil); err != nil {
+		if err := check(C.air_image_push_options_set_int(o, imagePull, 1), nil); err != nil {
 			return nil, err
 		}
 	}
 	var uc, reg *C.char
 	var e *C.air_error
-	rc := C.air_image_push(o, &uc, &reg, &e)
+	rc := C.air_client_push_image(k.h, o, &uc, &reg, &e)
 	res := &ImagePushResult{UCImage: takeStr(uc), RegistryImage: takeStr(reg)}
-	if err := check(rc, e); err != nil {
+	if err := k.result(rc, e); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -10,224 +10,196 @@ import "C"
 import (
 	"context"
 	"runtime/cgo"
+	"time"
 	"unsafe"
 )
 
-// LogRecord is one log record (a copy; it may be kept).
+// LogRecord is one log line of a run (a copy: it may be kept).
 type LogRecord struct {
-	Line   string // without the newline
-	TimeNs int64  // nanoseconds since the epoch; 0 when unknown
-	Node   int
-	Source int32 // LogSource*
+	Line   string    // without its newline
+	Time   time.Time // zero when unknown
+	Node   int       // the requested node index
+	Source LogSource // where the record came from
+	Alert  int       // the first fatal pattern the line matches (see AlertPatterns), or 0
 }
 
-// LogsOptions select what a stream or download reads. Nil pointers (and a
-// nil *LogsOptions) mean the library defaults.
+func recordFromC(rec *C.air_log_record) LogRecord {
+	var n C.size_t
+	p := C.air_log_record_line(rec, &n)
+	var line string
+	if p != nil {
+		line = C.GoStringN(p, C.int(n))
+	}
+	return LogRecord{
+		Line:   line,
+		Time:   timeFromNs(int64(C.air_log_record_time_ns(rec))),
+		Node:   int(C.air_log_record_node(rec)),
+		Source: LogSource(C.air_log_record_source(rec)),
+		Alert:  int(C.air_log_record_alert(rec)),
+	}
+}
+
+// LogsOptions select and pace what Logs and StreamLogs read. Zero values
+// (and a nil *LogsOptions) are the library's defaults; the pointer fields
+// are those where zero is itself meaningful (set them with Int).
 type LogsOptions struct {
-	Follow          *bool  // default true: follow an active run until terminal
-	TailLines       *int64 // finished runs: default 10000; 0 = none
-	Minutes         int64  // only the last N minutes; 0 = off
-	Node            *int64 // default 0 (downloads: -1 = every node)
-	Attempt         *int64 // default -1 = latest
-	PollIntervalMs  int64  // default 3000
-	MaxPageFailures int64  // default 5
+	NoFollow        bool          // one pass over what is there (default: follow an active run until it ends)
+	TailLines       *int          // a finished run's last N lines; default 10000; Int(0) = none
+	Last            time.Duration // only the records of the last d (whole minutes, rounded up); 0 = all
+	Node            int           // node index; default 0
+	Attempt         *int          // retry attempt, 0-based; default the latest
+	PollInterval    time.Duration // pause between polls of a followed run; default 3 s
+	MaxPageFailures int           // consecutive page failures before the MLflow fallback; default 5
+
+	// OnStatus receives the run's display state when it is first seen
+	// (previous "") and at each change.
+	OnStatus func(current, previous string) error
+	// OnWaiting receives what a followed run without log lines is waiting
+	// for ("Allocating nodes...", on polls 0, 5, 10, ...: each costs a
+	// runs/get-output request, none when OnWaiting is nil), then "" once
+	// the wait is over.
+	OnWaiting func(message string) error
 }
 
-// Int64 returns a pointer to v, for the optional fields of LogsOptions.
-func Int64(v int64) *int64 { return &v }
+// The callbacks of LogsOptions and StreamLogs run on the calling goroutine
+// (inside Next for Logs); an error returned by one stops the call, which
+// then fails with EABORTED and that error as the cause.
 
-// Bool returns a pointer to v.
-func Bool(v bool) *bool { return &v }
-
-// LogHandlers are the callbacks of a stream; any may be nil. They run on
-// the calling goroutine; a non-nil error from one stops the stream (the
-// call then returns an EABORTED *Error whose Cause is that error).
-//
-// Waiting receives what a followed run without log lines is waiting for
-// ("Allocating nodes...", on polls 0, 5, 10, ...; each costs a
-// runs/get-output request, none when Waiting is nil), then "" once the wait
-// is over: before the first record, or before StreamLogs returns.
-type LogHandlers struct {
-	Record  func(LogRecord) error
-	Status  func(current, previous string) error // previous "" on the first state
-	Alert   func(rec LogRecord, pattern int) error
-	Waiting func(message string) error
-}
-
-// LogsSummary is what a finished stream observed.
-type LogsSummary struct {
-	Records       int64
-	State         string
-	Terminal      bool
-	Succeeded     bool
-	Source        int32
-	OK            bool
-	NoLogsMessage string
-}
-
-func logsOptions(o *C.air_logs_options, opts *LogsOptions) error {
+// setLogsOptions applies opts; the callbacks are installed separately.
+func setLogsOptions(o *C.air_logs_options, opts *LogsOptions) error {
 	if opts == nil {
 		return nil
 	}
-	set := func(opt int32, v int64) error {
-		return check(C.air_logs_options_set_int(o, C.int32_t(opt), C.int64_t(v)), nil)
+	ints := map[C.int32_t]int64{}
+	if opts.NoFollow {
+		ints[logsFollow] = 0
 	}
-	type kv struct {
-		opt int32
-		v   *int64
+	if opts.TailLines != nil {
+		ints[logsTailLines] = int64(*opts.TailLines)
 	}
-	var follow *int64
-	if opts.Follow != nil {
-		follow = Int64(int64(cbool(*opts.Follow)))
+	if opts.Last != 0 {
+		ints[logsMinutes] = int64((opts.Last + time.Minute - 1) / time.Minute)
 	}
-	nz := func(v int64) *int64 {
-		if v == 0 {
-			return nil
-		}
-		return &v
+	if opts.Node != 0 {
+		ints[logsNode] = int64(opts.Node)
 	}
-	for _, p := range []kv{{LogsFollow, follow}, {LogsTailLines, opts.TailLines},
-		{LogsMinutes, nz(opts.Minutes)}, {LogsNode, opts.Node}, {LogsAttempt, opts.Attempt},
-		{LogsPollIntervalMs, nz(opts.PollIntervalMs)}, {LogsMaxPageFailures, nz(opts.MaxPageFailures)}} {
-		if p.v != nil {
-			if err := set(p.opt, *p.v); err != nil {
-				return err
-			}
+	if opts.Attempt != nil {
+		ints[logsAttempt] = int64(*opts.Attempt)
+	}
+	if opts.PollInterval != 0 {
+		ints[logsPollIntervalMs] = millis(opts.PollInterval)
+	}
+	if opts.MaxPageFailures != 0 {
+		ints[logsMaxPageFailures] = int64(opts.MaxPageFailures)
+	}
+	for opt, v := range ints {
+		if err := check(C.air_logs_options_set_int(o, opt, C.int64_t(v)), nil); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// logsCall builds the options of a logs call made under ctx: opts applied,
-// and an interrupt that fires when ctx ends. release frees both.
-func logsCall(ctx context.Context, opts *LogsOptions) (*C.air_logs_options, *ctxInterrupt, func(), error) {
+// logsCall builds the options of a logs call: opts, the watch's interrupt
+// and deadline, and the callbacks of state (handle h) when it has any.
+func logsCall(opts *LogsOptions, w *ctxWatch, state *callState, h cgo.Handle) (*C.air_logs_options, error) {
 	var o *C.air_logs_options
 	if err := check(C.air_logs_options_new(&o), nil); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	var w *ctxInterrupt
-	err := logsOptions(o, opts)
+	err := setLogsOptions(o, opts)
 	if err == nil {
-		w, err = watch(ctx)
+		err = w.apply(
+			func(i *C.air_interrupt) C.int { return C.air_logs_options_set_interrupt(o, i) },
+			func(ms C.int64_t) C.int { return C.air_logs_options_set_deadline_ms(o, ms) })
 	}
-	if err == nil {
-		if err = check(C.air_logs_options_set_interrupt(o, w.h), nil); err != nil {
-			w.stop()
+	if err == nil && state != nil {
+		flag := func(set bool) C.int {
+			if set {
+				return 1
+			}
+			return 0
 		}
+		err = check(C.airgo_logs_options_set_callbacks(o, flag(state.onRecord != nil),
+			flag(state.onStatus != nil), flag(state.onWaiting != nil), C.uintptr_t(h)), nil)
 	}
 	if err != nil {
 		C.air_logs_options_free(o)
-		return nil, nil, nil, err
+		return nil, err
 	}
-	return o, w, func() { w.stop(); C.air_logs_options_free(o) }, nil
+	return o, nil
 }
 
-// StreamLogs streams the logs of run runID to the handlers until the run is
-// terminal and drained (or one pass, with Follow false). It returns an
-// EINTERRUPTED *Error (Cause = ctx.Err()) when ctx ends.
-func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions, hs LogHandlers) (*LogsSummary, error) {
-	h, err := c.enter(ctx)
-	if err != nil {
-		return nil, err
+// logCallbacks is the callState of opts' callbacks plus record, or nil.
+func logCallbacks(opts *LogsOptions, record func(LogRecord) error) *callState {
+	s := &callState{onRecord: record}
+	if opts != nil {
+		s.onStatus, s.onWaiting = opts.OnStatus, opts.OnWaiting
 	}
-	defer c.mu.RUnlock()
-	o, w, release, err := logsCall(ctx, opts)
-	if err != nil {
-		return nil, err
+	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil {
+		return nil
 	}
-	defer release()
-	state := &callState{onRecord: hs.Record, onStatus: hs.Status, onAlert: hs.Alert,
-		onWaiting: hs.Waiting}
-	handle := cgo.NewHandle(state)
-	defer handle.Delete()
-	if hs.Waiting != nil {
-		if err := check(C.airgo_logs_options_set_waiting(o, C.uintptr_t(handle)), nil); err != nil {
-			return nil, err
-		}
-	}
-	flag := func(b bool) C.int {
-		if b {
-			return 1
-		}
-		return 0
-	}
-	var s *C.air_logs_summary
-	var e *C.air_error
-	rc := C.airgo_stream_logs(h, C.int64_t(runID), o, flag(hs.Record != nil), flag(hs.Status != nil),
-		flag(hs.Alert != nil), C.uintptr_t(handle), &s, &e)
-	defer C.air_logs_summary_free(s)
-	if err := state.finish(rc, e); err != nil {
-		return nil, w.annotate(err)
-	}
-	if s == nil {
-		return nil, nil
-	}
+	return s
+}
+
+// LogsSummary is what a completed log read observed.
+type LogsSummary struct {
+	Records       int64     // records delivered
+	State         State     // the run's last observed display state
+	StateName     string    // State as written ("SUCCESS")
+	Terminal      bool      // the run had ended
+	Succeeded     bool      // the run ended SUCCESS
+	Source        LogSource // what served the records (MLflow after a fallback)
+	NoLogsMessage string    // when no record at all was found: why; else ""
+}
+
+func summaryFromC(s *C.air_logs_summary) *LogsSummary {
 	return &LogsSummary{
 		Records:       int64(C.air_logs_summary_records(s)),
-		State:         gostr(C.air_logs_summary_state(s)),
+		State:         State(C.air_logs_summary_state(s)),
+		StateName:     gostr(C.air_logs_summary_state_name(s)),
 		Terminal:      C.air_logs_summary_terminal(s) != 0,
 		Succeeded:     C.air_logs_summary_succeeded(s) != 0,
-		Source:        int32(C.air_logs_summary_source(s)),
-		OK:            C.air_logs_summary_ok(s) != 0,
+		Source:        LogSource(C.air_logs_summary_source(s)),
 		NoLogsMessage: gostr(C.air_logs_summary_no_logs_message(s)),
-	}, nil
+	}
 }
 
-// DownloadEntry is one node of a log download.
-type DownloadEntry struct {
-	Node     int
-	Path     string
-	Bytes    int64
-	Complete bool
-	Error    string
-}
-
-// DownloadReport lists the files a download wrote.
-type DownloadReport struct {
-	Entries       []DownloadEntry
-	NoLogsMessage string
-	OK            bool
-}
-
-// DownloadLogs writes the MLflow log artifacts of runID to <dir>/logs/node_<n>.log.
-func (c *Client) DownloadLogs(ctx context.Context, runID int64, dir string, opts *LogsOptions) (*DownloadReport, error) {
-	h, err := c.enter(ctx)
+// StreamLogs delivers the logs of run runID to record (which may be nil),
+// in order and without duplicates, until the run has ended and its last
+// lines are delivered (or after one pass with NoFollow). It returns what
+// the stream observed, whatever the run's result. Logs reads the same
+// records with an iterator instead.
+func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions, record func(LogRecord) error) (*LogsSummary, error) {
+	k, err := c.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.mu.RUnlock()
-	o, w, release, err := logsCall(ctx, opts)
+	defer k.end()
+	state := logCallbacks(opts, record)
+	var h cgo.Handle
+	if state != nil {
+		h = cgo.NewHandle(state)
+		defer h.Delete()
+	}
+	o, err := logsCall(opts, k.ctxWatch, state, h)
 	if err != nil {
 		return nil, err
 	}
-	defer release()
-	d := cstr(dir)
-	defer free(d)
-	var rep *C.air_download_report
+	defer C.air_logs_options_free(o)
+	var s *C.air_logs_summary
 	var e *C.air_error
-	if err := check(C.air_client_download_logs(h, C.int64_t(runID), d, o, &rep, &e), e); err != nil {
-		C.air_download_report_free(rep)
-		return nil, w.annotate(err)
+	rc := C.air_client_stream_logs(k.h, C.int64_t(runID), o, &s, &e)
+	defer C.air_logs_summary_free(s)
+	state.repanic()
+	if err := state.cause(check(rc, e)); err != nil {
+		return nil, k.fail(err)
 	}
-	defer C.air_download_report_free(rep)
-	out := &DownloadReport{
-		NoLogsMessage: gostr(C.air_download_report_no_logs_message(rep)),
-		OK:            C.air_download_report_ok(rep) != 0,
-	}
-	n := C.air_download_report_count(rep)
-	for i := C.size_t(0); i < n; i++ {
-		out.Entries = append(out.Entries, DownloadEntry{
-			Node:     int(C.air_download_report_node(rep, i)),
-			Path:     gostr(C.air_download_report_path(rep, i)),
-			Bytes:    int64(C.air_download_report_bytes(rep, i)),
-			Complete: C.air_download_report_complete(rep, i) != 0,
-			Error:    gostr(C.air_download_report_error(rep, i)),
-		})
-	}
-	return out, nil
+	return summaryFromC(s), nil
 }
 
-// AlertPatterns are the fatal-line patterns; element i is pattern i+1.
+// AlertPatterns are the regular expressions of the fatal-line patterns;
+// pattern n (LogRecord.Alert) is element n-1.
 func AlertPatterns() []string {
 	n := int(C.air_log_alert_pattern_count())
 	out := make([]string, 0, n)
@@ -237,7 +209,7 @@ func AlertPatterns() []string {
 	return out
 }
 
-// MatchAlert is the number of the first fatal pattern matching line, or 0.
+// MatchAlert is the number of the first fatal pattern that line matches, or 0.
 func MatchAlert(line string) int {
 	if line == "" {
 		return int(C.air_log_match_alert(nil, 0))

@@ -8,13 +8,13 @@ import "C"
 
 import "context"
 
-// Pool is a provisioned GPU pool; Used/Idle are -1 when not reported.
+// Pool is a provisioned GPU pool (a value for compute.pool_id).
 type Pool struct {
-	ID                   string
+	ID                   string // the bare pool id
 	AcceleratorType      string
 	ReservedAccelerators int64
-	UsedAccelerators     int64
-	IdleAccelerators     int64
+	UsedAccelerators     int64 // -1 when the workspace does not report usage
+	IdleAccelerators     int64 // -1 when the workspace does not report usage
 }
 
 func poolFromC(p *C.air_pool) Pool {
@@ -27,17 +27,22 @@ func poolFromC(p *C.air_pool) Pool {
 	}
 }
 
-// ListPools lists the workspace's GPU pools.
+// ListPools lists the workspace's GPU pools (EDISABLED when the workspace
+// has not enabled them).
 func (c *Client) ListPools(ctx context.Context) ([]Pool, error) {
-	h, err := c.enter(ctx)
+	k, err := c.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.mu.RUnlock()
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer C.air_call_options_free(o)
 	var l *C.air_pool_list
 	var e *C.air_error
-	if err := check(C.air_client_list_pools(h, &l, &e), e); err != nil {
-		C.air_pool_list_free(l)
+	if err := k.result(C.air_client_list_pools(k.h, o, &l, &e), e); err != nil {
 		return nil, err
 	}
 	defer C.air_pool_list_free(l)
@@ -51,19 +56,23 @@ func (c *Client) ListPools(ctx context.Context) ([]Pool, error) {
 	return out, nil
 }
 
-// GetPool reads one pool (bare id or "provisioned-capacities/<id>").
+// GetPool reads one pool; poolID is the bare id or "provisioned-capacities/<id>".
 func (c *Client) GetPool(ctx context.Context, poolID string) (*Pool, error) {
-	h, err := c.enter(ctx)
+	k, err := c.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.mu.RUnlock()
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer C.air_call_options_free(o)
 	id := cstr(poolID)
 	defer free(id)
 	var p *C.air_pool
 	var e *C.air_error
-	if err := check(C.air_client_get_pool(h, id, &p, &e), e); err != nil {
-		C.air_pool_free(p)
+	if err := k.result(C.air_client_get_pool(k.h, id, o, &p, &e), e); err != nil {
 		return nil, err
 	}
 	defer C.air_pool_free(p)

@@ -1,5 +1,5 @@
-/* shim.c: casts the //export trampolines of callbacks.go to libair's callback
- * types; userdata is a cgo.Handle value (an integer), never a Go pointer. */
+/* shim.c: casts the //export trampolines of callbacks.go to libair's
+ * callback types; userdata is a cgo.Handle value (an integer). */
 #include "shim.h"
 #include "_cgo_export.h"
 
@@ -13,11 +13,6 @@ static int log_status_cb(const char *current, const char *previous, void *userda
 	return airgoLogStatus((char *)current, (char *)previous, (uintptr_t)userdata);
 }
 
-static int log_alert_cb(const air_log_record *rec, int32_t pattern, void *userdata)
-{
-	return airgoLogAlert((air_log_record *)rec, pattern, (uintptr_t)userdata);
-}
-
 static int log_waiting_cb(const char *message, void *userdata)
 {
 	return airgoLogWaiting((char *)message, (uintptr_t)userdata);
@@ -28,14 +23,19 @@ static int progress_cb(const air_progress *ev, void *userdata)
 	return airgoProgress((air_progress *)ev, (uintptr_t)userdata);
 }
 
+static int wait_state_cb(const air_run *run, void *userdata)
+{
+	return airgoWaitState((air_run *)run, (uintptr_t)userdata);
+}
+
 static int debug_cb(int32_t type, const char *text, size_t len, void *userdata)
 {
 	return airgoDebug(type, (char *)text, len, (uintptr_t)userdata);
 }
 
-int airgo_client_set_debug(air_client *client, uintptr_t handle)
+int airgo_client_options_set_debug(air_client_options *opts, uintptr_t handle)
 {
-	return air_client_set_debug_cb(client, handle ? debug_cb : NULL, (void *)handle);
+	return air_client_options_set_debug_cb(opts, handle ? debug_cb : NULL, (void *)handle);
 }
 
 int airgo_submit_options_set_progress(air_submit_options *opts, uintptr_t handle)
@@ -43,16 +43,20 @@ int airgo_submit_options_set_progress(air_submit_options *opts, uintptr_t handle
 	return air_submit_options_set_progress_cb(opts, handle ? progress_cb : NULL, (void *)handle);
 }
 
-int airgo_stream_logs(air_client *client, int64_t run_id, const air_logs_options *opts,
-                      int on_record, int on_status, int on_alert, uintptr_t handle,
-                      air_logs_summary **summary, air_error **err)
+int airgo_wait_options_set_state(air_wait_options *opts, uintptr_t handle)
 {
-	return air_client_stream_logs(client, run_id, opts, on_record ? log_record_cb : NULL,
-	                              on_status ? log_status_cb : NULL,
-	                              on_alert ? log_alert_cb : NULL, (void *)handle, summary, err);
+	return air_wait_options_set_state_cb(opts, handle ? wait_state_cb : NULL, (void *)handle);
 }
 
-int airgo_logs_options_set_waiting(air_logs_options *opts, uintptr_t handle)
+int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int status, int waiting,
+                                     uintptr_t handle)
 {
-	return air_logs_options_set_waiting_cb(opts, handle ? log_waiting_cb : NULL, (void *)handle);
+	int rc = air_logs_options_set_record_cb(opts, record ? log_record_cb : NULL, (void *)handle);
+
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_status_cb(opts, status ? log_status_cb : NULL, (void *)handle);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_waiting_cb(opts, waiting ? log_waiting_cb : NULL,
+		                                     (void *)handle);
+	return rc;
 }

@@ -14,92 +14,97 @@ import (
 	"time"
 )
 
-// Progress is one submission progress notification.
+// Progress is one notification of a submission.
 type Progress struct {
 	Phase      Phase
-	BytesDone  int64
-	BytesTotal int64
-	Detail     string
+	BytesDone  int64  // bytes transferred so far in an upload phase, else 0
+	BytesTotal int64  // bytes of the phase when known, else 0
+	Detail     string // what the phase works on (a path, a policy name), or ""
 }
 
-// SubmitOptions are the options of one submission (all optional).
+// SubmitOptions are the options of one submission; zero values are the defaults.
 type SubmitOptions struct {
-	IdempotencyKey string               // wins over the YAML idempotency_token
-	BaseDir        string               // directory for a relative root_path
-	SkipPreflight  bool                 // do not call the pre-flight validation
-	Progress       func(Progress) error // on the calling goroutine; an error stops the submission
+	IdempotencyKey string // wins over the YAML idempotency_token; at most 64 bytes
+	BaseDir        string // directory for a relative root_path (default: the config's)
+	SkipPreflight  bool   // do not call the workspace's pre-flight validation
+	// OnProgress receives each step, on the calling goroutine; an error
+	// stops the submission (EABORTED, with that error as the cause; nothing
+	// is submitted when it stops before PhaseSubmit).
+	OnProgress func(Progress) error
 }
 
 // Submission is the outcome of Submit.
 type Submission struct {
 	RunID            int64
 	DashboardURL     string
-	IdempotencyToken string
-	LaunchDir        string
-	CodeSourcePath   string
-	SnapshotReused   bool
+	IdempotencyToken string // the token that was sent
+	LaunchDir        string // the workspace directory holding the launch artifacts
+	CodeSourcePath   string // code_source_path sent with the run, or ""
+	SnapshotReused   bool   // an identical code snapshot was already uploaded
 }
 
-// Submit submits a validated workload. The submission stops with an
-// EINTERRUPTED *Error (Cause = ctx.Err()) when ctx ends; with EABORTED
-// (Cause = the callback's error) when Progress returns an error.
+// Submit submits a validated workload as a Jobs run; opts may be nil. The
+// submission carries an idempotency token: when the context ends during
+// runs/submit itself the outcome is unknown, and submitting again with the
+// same IdempotencyKey never starts a second run.
 func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (*Submission, error) {
-	if cfg == nil || cfg.h == nil {
-		return nil, errClosed("Config")
+	if cfg == nil {
+		return nil, invalid("Submit: the Config is nil")
 	}
-	h, err := c.enter(ctx)
+	if cfg.h == nil {
+		return nil, closedError("Config")
+	}
+	k, err := c.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer c.mu.RUnlock()
-
+	defer k.end()
 	var o *C.air_submit_options
 	if err := check(C.air_submit_options_new(&o), nil); err != nil {
 		return nil, err
 	}
 	defer C.air_submit_options_free(o)
-	state := &callState{}
+	if err := k.apply(
+		func(i *C.air_interrupt) C.int { return C.air_submit_options_set_interrupt(o, i) },
+		func(ms C.int64_t) C.int { return C.air_submit_options_set_deadline_ms(o, ms) }); err != nil {
+		return nil, err
+	}
+	var state *callState
 	if opts != nil {
-		if opts.IdempotencyKey != "" {
-			if err := setSubmitStr(o, SubmitIdempotencyKey, opts.IdempotencyKey); err != nil {
-				return nil, err
-			}
-		}
-		if opts.BaseDir != "" {
-			if err := setSubmitStr(o, SubmitBaseDir, opts.BaseDir); err != nil {
-				return nil, err
+		for _, s := range []struct {
+			opt C.int32_t
+			v   string
+		}{{submitIdempotencyKey, opts.IdempotencyKey}, {submitBaseDir, opts.BaseDir}} {
+			if s.v != "" {
+				p := cstr(s.v)
+				err := check(C.air_submit_options_set_str(o, s.opt, p), nil)
+				free(p)
+				if err != nil {
+					return nil, err
+				}
 			}
 		}
 		if opts.SkipPreflight {
-			if err := check(C.air_submit_options_set_int(o, C.int32_t(SubmitSkipPreflight), 1), nil); err != nil {
+			if err := check(C.air_submit_options_set_int(o, submitSkipPreflight, 1), nil); err != nil {
 				return nil, err
 			}
 		}
-		if opts.Progress != nil {
-			state.onProgress = opts.Progress
-			handle := cgo.NewHandle(state)
-			defer handle.Delete()
-			if err := check(C.airgo_submit_options_set_progress(o, C.uintptr_t(handle)), nil); err != nil {
+		if opts.OnProgress != nil {
+			state = &callState{onProgress: opts.OnProgress}
+			h := cgo.NewHandle(state)
+			defer h.Delete()
+			if err := check(C.airgo_submit_options_set_progress(o, C.uintptr_t(h)), nil); err != nil {
 				return nil, err
 			}
 		}
 	}
-	w, err := watch(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer w.stop()
-	if err := check(C.air_submit_options_set_interrupt(o, w.h), nil); err != nil {
-		return nil, err
-	}
-
 	var sub *C.air_submission
 	var e *C.air_error
-	rc := C.air_client_submit(h, cfg.h, o, &sub, &e)
+	rc := C.air_client_submit(k.h, cfg.h, o, &sub, &e)
 	runtime.KeepAlive(cfg)
-	if rc != C.AIR_OK {
-		C.air_submission_free(sub)
-		return nil, w.annotate(state.finish(rc, e))
+	state.repanic()
+	if err := state.cause(check(rc, e)); err != nil {
+		return nil, k.fail(err)
 	}
 	defer C.air_submission_free(sub)
 	return &Submission{
@@ -112,29 +117,36 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 	}, nil
 }
 
-func setSubmitStr(o *C.air_submit_options, opt int32, v string) error {
-	p := cstr(v)
-	defer free(p)
-	return check(C.air_submit_options_set_str(o, C.int32_t(opt), p), nil)
-}
-
-// PollMLflowLinks returns the MLflow links of a run just submitted
-// (best-effort): one runs/get, then up to maxPolls reads of its task output,
-// interval apart. Empty strings mean "not known yet". ctx is checked before
-// the call only: libair offers no interrupt for it.
-func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, maxPolls int, interval time.Duration) (runURL, experimentURL string, err error) {
-	h, err := c.enter(ctx)
+// PollMLflowLinks returns the MLflow links of a run just submitted,
+// best-effort: one runs/get, then up to polls reads of its task's output,
+// interval apart, until the MLflow ids appear. Empty strings mean "not
+// known yet"; that is no error, unless the context ended (or the Client was
+// closed) before the ids appeared.
+func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, polls int, interval time.Duration) (runURL, experimentURL string, err error) {
+	k, err := c.begin(ctx)
 	if err != nil {
 		return "", "", err
 	}
-	defer c.mu.RUnlock()
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return "", "", err
+	}
+	defer C.air_call_options_free(o)
 	var ru, eu *C.char
 	var e *C.air_error
-	rc := C.air_client_poll_mlflow_links(h, C.int64_t(runID), C.int32_t(maxPolls),
-		C.int64_t(interval.Milliseconds()), &ru, &eu, &e)
+	rc := C.air_client_poll_mlflow_links(k.h, C.int64_t(runID), C.int32_t(polls),
+		C.int64_t(millis(interval)), o, &ru, &eu, &e)
 	runURL, experimentURL = takeStr(ru), takeStr(eu)
-	if err := check(rc, e); err != nil {
+	if err := k.result(rc, e); err != nil {
 		return "", "", err
+	}
+	if runURL == "" {
+		// libair ends the polls early without an error when the call is
+		// interrupted (best effort); the context's end is reported here.
+		if err := k.endedError(); err != nil {
+			return "", "", err
+		}
 	}
 	return runURL, experimentURL, nil
 }

@@ -134,8 +134,11 @@ AIR_EXTERN int air_client_open_logs(air_client *client, int64_t run_id,
  * complete (a followed run ended and was drained, or the tail was delivered;
  * see air_log_iter_summary()); or a failure (*rec NULL). While following an
  * active run it blocks between polls, waking at once for the interrupt.
- * After a failure the iterator is finished: further calls return the same
- * code. The status and waiting callbacks of the options run inside this call.
+ * After AIR_EINTERRUPTED or AIR_ETIMEOUT it may be advanced again (once the
+ * interrupt is lowered; a passed deadline stays passed) and goes on where it
+ * stopped, without losing or repeating a record; after any other failure it
+ * is finished and further calls return the same code. The status and waiting
+ * callbacks of the options run inside this call.
  * @since 1.0
  */
 AIR_EXTERN int air_log_iter_next(air_log_iter *iter, const air_log_record **rec,

@@ -119,7 +119,8 @@ AIR_EXTERN void air_submission_free(air_submission *sub);
  * @param[out] run_url "<host>/ml/experiments/<exp>/runs/<run>", or NULL when
  *             not known yet; free with air_free().
  * @param[out] experiment_url "<host>/ml/experiments/<exp>", or NULL.
- * @return AIR_OK, also when the ids are not known yet; the runs/get error otherwise.
+ * @return AIR_OK, also when the ids are not known yet; the runs/get error;
+ *         AIR_EINTERRUPTED or AIR_ETIMEOUT from the options.
  * @since 1.0
  */
 AIR_EXTERN int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max_polls,

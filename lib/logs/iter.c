@@ -369,6 +369,13 @@ static void end_waiting(air__stream *s)
 
 static int fail(air_log_iter *it, int rc, air_error **err)
 {
+	/* An interrupt or a deadline stops a step before it queued anything:
+	 * the step stays next, so the iterator may be advanced again (after the
+	 * interrupt is lowered) and goes on where it was. */
+	if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT) {
+		end_waiting(&it->s);
+		return rc;
+	}
 	it->next = STEP_FAILED;
 	it->fail_rc = rc;
 	if (err && *err)

@@ -1,6 +1,8 @@
 /* mlflow_links.c: the MLflow links of a run just submitted: runs/get once,
  * then runs/get-output of the last task until its MLflow ids appear. Best
- * effort, built on the same look-ups as air_client_get_run(). */
+ * effort (a failed read means "not known yet"), built on the same look-ups
+ * as air_client_get_run(); its interrupt and deadline end it as they end
+ * any call. */
 #include "runs/runs.h"
 
 int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max_polls,
@@ -26,9 +28,13 @@ int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max
 	for (int32_t i = 0; run->task_run_id > 0 && !run->mlflow_run_url && i < max_polls; i++) {
 		json_t *out;
 
-		/* Best effort: an interrupt or the deadline ends the wait with what is known. */
-		if (i > 0 && air__ctx_sleep(&ctx, interval_ms, NULL, NULL) != AIR_OK)
-			break;
+		/* A failed read is "not known yet"; an interrupt or the deadline
+		 * ends the call like any other. */
+		if ((i > 0 && (rc = air__ctx_sleep(&ctx, interval_ms, "MLflow links", err)) != AIR_OK) ||
+		    (rc = air__ctx_check(&ctx, "MLflow links", err)) != AIR_OK) {
+			air_run_free(run);
+			return rc;
+		}
 		out = air__run_fetch_output(client, &ctx, run->task_run_id);
 		rc = air__run_set_output(run, out, air__client_host(client));
 		json_decref(out);
@@ -36,6 +42,10 @@ int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max
 			air_run_free(run);
 			return air__oom(err);
 		}
+	}
+	if ((rc = air__ctx_check(&ctx, "MLflow links", err)) != AIR_OK) {
+		air_run_free(run);
+		return rc;
 	}
 	if (run->mlflow_run_url && run->mlflow_exp_url) {
 		*run_url = air__strdup(run->mlflow_run_url);

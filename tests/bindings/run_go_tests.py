@@ -1,11 +1,22 @@
 #!/usr/bin/env python3
-"""Run the Go binding tests (tests/bindings/go) against the built libair.
+"""Run the Go binding tests against the built libair.
 
-Exit 77 (skip) when the go tool is missing. GOCACHE and GOPATH live in the
-build directory, so the tests work on a clean machine as any user, and no
-module is ever fetched (GOPROXY=off, GOFLAGS=-mod=mod). The test binary is
-built first and then run, so that LD_PRELOAD (ASan builds) applies to it
-and not to the go tool.
+Steps: go vet of the binding and its tests; staticcheck when Debian's
+go-staticcheck is installed; the test binary of tests/bindings/go (which
+also builds a fresh module outside the tree and runs the binding's examples
+and the context tests from it), run with GODEBUG=cgocheck=2. In a sanitizer
+build (LD_PRELOAD set) only the test binary runs, without the fresh module:
+vet, staticcheck and the module build check the Go side, which the
+sanitizers do not change, and cost a minute of CPU with a cold cache.
+
+cgo finds libair through pkg-config ("#cgo pkg-config: libair") with
+PKG_CONFIG_PATH=<build>/meson-uninstalled; no CGO_CFLAGS, CGO_LDFLAGS or
+LD_LIBRARY_PATH. Binaries get libair's directory as their run path
+(-ldflags=-r) unless the .pc gives one. GOCACHE and GOPATH live in the build
+directory, so the tests work on a clean machine as any user, and no module
+is ever fetched (GOPROXY=off, GOFLAGS=-mod=mod). The test binary is built
+first and then run, so that LD_PRELOAD (ASan builds) applies to it and not
+to the go tool. Exit 77 (skip) when the go tool is missing.
 """
 
 import os
@@ -15,7 +26,6 @@ import sys
 
 src = os.environ["AIR_SOURCE_ROOT"]
 build = os.environ["AIR_BUILD_ROOT"]
-libdir = os.path.dirname(os.environ["AIR_LIBRARY_PATH"])
 go = os.environ.get("GO") or shutil.which("go")
 if not go:
     print("go not found: skipping the Go binding tests")
@@ -25,7 +35,11 @@ work = os.path.join(build, "tests", "bindings", "go-work")
 os.makedirs(work, exist_ok=True)
 env = dict(os.environ)
 preload = env.pop("LD_PRELOAD", None)
+for name in ("CGO_CFLAGS", "CGO_LDFLAGS", "LD_LIBRARY_PATH"):
+    env.pop(name, None)
+pc_dir = os.path.join(build, "meson-uninstalled")
 env.update({
+    "GO": go,
     "GOCACHE": os.path.join(work, "cache"),
     "GOPATH": os.path.join(work, "path"),
     "GOFLAGS": "-mod=mod",
@@ -33,19 +47,40 @@ env.update({
     "GOTOOLCHAIN": "local",
     "GO111MODULE": "on",
     "CGO_ENABLED": "1",
-    "CGO_CFLAGS": "-I%s -I%s -I%s" % (os.path.join(src, "include"), os.path.join(src, "include", "air"),
-                                      os.path.join(build, "include", "air")),
-    "CGO_LDFLAGS": "-L%s -lair" % libdir,
-    "LD_LIBRARY_PATH": libdir + (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else ""),
+    "PKG_CONFIG_PATH": pc_dir + (":" + env["PKG_CONFIG_PATH"] if env.get("PKG_CONFIG_PATH") else ""),
+    "STATICCHECK_CACHE": os.path.join(work, "staticcheck"),
 })
+
+libs = subprocess.run(["pkg-config", "--libs", "libair"], env=env, check=True,
+                      stdout=subprocess.PIPE, universal_newlines=True).stdout.split()
+ldflags = []
+if not any(f.startswith(("-Wl,-rpath", "-Wl,-R")) for f in libs):
+    ldflags = ["-ldflags=-r " + ":".join(f[2:] for f in libs if f.startswith("-L"))]
+
+binding = os.path.join(src, "bindings", "go")
 pkg = os.path.join(src, "tests", "bindings", "go")
-binary = os.path.join(work, "air.test")
-for cmd in ([go, "vet", "./...", os.path.join("..", "..", "..", "bindings", "go")],
-            [go, "test", "-c", "-o", binary, "."]):
-    rc = subprocess.call(cmd, cwd=pkg, env=env)
+
+
+def run(cmd, cwd, extra=None):
+    print("+ " + " ".join(cmd), flush=True)
+    rc = subprocess.call(cmd, cwd=cwd, env=dict(env, **(extra or {})))
     if rc != 0:
         sys.exit(rc)
+
+
+extra = {"GODEBUG": "cgocheck=2"}
 if preload:
-    env["LD_PRELOAD"] = preload
-args = [binary, "-test.v", "-test.count=1"] + sys.argv[1:]
-sys.exit(subprocess.call(args, cwd=pkg, env=env))
+    extra.update({"LD_PRELOAD": preload, "AIR_GO_SKIP_FRESH_MODULE": "sanitizer build"})
+    print("sanitizer build: vet, staticcheck and the fresh module run in the plain build")
+else:
+    run([go, "vet", "./..."], binding)
+    run([go, "vet", "./..."], pkg)
+    staticcheck = shutil.which("go-staticcheck") or shutil.which("staticcheck")
+    if staticcheck:
+        run([staticcheck, "./..."], binding)
+        run([staticcheck, "./..."], pkg)
+    else:
+        print("staticcheck not installed (Debian: go-staticcheck): skipped")
+binary = os.path.join(work, "air.test")
+run([go, "test", "-c", "-o", binary] + ldflags + ["."], pkg)
+run([binary, "-test.v", "-test.count=1", "-test.timeout=600s"] + sys.argv[1:], pkg, extra)

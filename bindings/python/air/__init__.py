@@ -1,63 +1,88 @@
 """Python binding of libair, the client library for Databricks AI Runtime.
 
     import air
-    with air.Config.load("train.yaml", overrides=["compute.num_accelerators=16"]) as cfg, \\
-         air.Client(host="https://example.cloud.databricks.com", token="dapi...") as client:
-        sub = client.submit(cfg)
-        client.stream_logs(sub.run_id, lambda rec: print(rec.line))
 
-The library is loaded from AIR_LIBRARY_PATH, else found as "air" by
-ctypes.util.find_library, else as libair.so.0. See docs/bindings.md.
+    client = air.Client(host="https://example.cloud.databricks.com", token="dapi...")
+    cfg = air.Config.load("train.yaml", overrides=["compute.num_accelerators=16"])
+    run = client.submit(cfg)
+    for rec in client.logs(run.run_id):
+        print(rec.line)
+    print(run.wait().state)
+
+Ctrl-C stops any call within a second (KeyboardInterrupt). The shared
+library is the wheel's bundled copy, else the system's libair.so.1, else the
+one pkg-config knows; AIR_LIBRARY_PATH overrides. See docs/python.md.
 """
 
+from typing import Optional
+
 from . import constants
-from .constants import *  # noqa: F401,F403 - OPT_HOST, ENOTFOUND, KIND_TRANSIENT, ...
 from ._lib import lib as _L
-from .errors import (AirError, OutOfMemoryError, InvalidArgumentError, ConfigError, NetworkError,
-                     TimedOutError, AuthError, NotFoundError, ConflictError, RateLimitError,
-                     ServerError, ProtocolError, AbortedError, CallInterruptedError,
-                     UnsupportedError, LocalIOError, ApiError, RejectedError, SnapshotError,
-                     PermissionDeniedError, FeatureDisabledError, InternalError, error_class,
-                     strerror, status_name, kind_name)
-from .config import (Config, Change, Secret, Permission, schema_help, accelerator_gpus_per_node,
-                     accelerator_display_name)
+from .client import Client
+from .config import Change, Config
+from ._config_values import Permission, Secret
+from .enums import (CodeSourceForm, DebugType, ErrorKind, Feature, FieldKind, LogSource, Phase,
+                    Principal, State)
+from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermissionError,
+                     ApiError, AuthError, CallInterruptedError, ConfigError, ConflictError,
+                     FeatureDisabledError, InternalError, InvalidArgumentError, LocalIOError,
+                     NetworkError, NotFoundError, NotValidatedError, OutOfMemoryError,
+                     PermissionDeniedError, ProtocolError, RateLimitError, RejectedError,
+                     ServerError, SnapshotError, TimedOutError, UnsupportedError, error_class,
+                     status_name, strerror)
 from .interrupt import Interrupt
-from .client import (Client, Run, RunListing, Submission, Progress, Iteration, CancelReport,
-                     CancelOutcome, LogRecord, LogsSummary, DownloadReport, DownloadEntry, Pool,
-                     alert_patterns, match_alert, OPTIONS)
-from .images import push_image, ImagePush
+from .listing import RunListing
+from .logs import (DownloadEntry, DownloadReport, LogRecord, LogsSummary, LogStream,
+                   alert_patterns, match_alert)
+from .results import ImagePush, MlflowLinks, Pool, Progress, Submission
+from .runs import CancelOutcome, CancelReport, Iteration, Run, SweepStats
+from .schema import Field, field, schema
 
-__version__ = "0.1.0"
+__version__ = "1.0.0"
+
+__all__ = [
+    "AbortedError", "AirError", "AirFileNotFoundError", "AirFilePermissionError", "ApiError",
+    "AuthError", "CallInterruptedError", "CancelOutcome", "CancelReport", "Change", "Client",
+    "CodeSourceForm", "Config", "ConfigError", "ConflictError", "DebugType", "DownloadEntry",
+    "DownloadReport", "ErrorKind", "Feature", "FeatureDisabledError", "Field", "FieldKind",
+    "ImagePush", "InternalError", "Interrupt", "InvalidArgumentError", "Iteration",
+    "LocalIOError", "LogRecord", "LogSource", "LogStream", "LogsSummary", "MlflowLinks",
+    "NetworkError", "NotFoundError", "NotValidatedError", "OutOfMemoryError", "Permission",
+    "PermissionDeniedError", "Phase", "Pool", "Principal", "Progress", "ProtocolError",
+    "RateLimitError", "RejectedError", "Run", "RunListing", "Secret", "ServerError",
+    "SnapshotError", "State", "Submission", "SweepStats", "TimedOutError", "UnsupportedError",
+    "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns", "constants",
+    "error_class", "features", "field", "library_path", "match_alert", "schema",
+    "status_name", "strerror", "version", "version_number",
+]
 
 
-def version():
-    """Version string of the loaded library ("M.m.p")."""
-    return _L.air_version_string().decode()
+def version() -> str:
+    """Version of the loaded library ("M.m.p")."""
+    return str(_L.air_version_string().decode())
 
 
-def version_number():
+def version_number() -> int:
     """Version of the loaded library as 0xMMmmpp."""
-    return _L.air_version_number()
+    return int(_L.air_version_number())
 
 
-def features():
-    """FEATURE_* bits of the loaded library."""
-    return _L.air_features()
+def features() -> Feature:
+    """What the loaded library supports."""
+    return Feature(int(_L.air_features()))
 
 
-def library_path():
-    """What the library was loaded from."""
+def library_path() -> str:
+    """The path (or name) the library was loaded from."""
     return _L.path
 
 
-def global_init():
-    """Take a reference on libair's process-wide state (libcurl global init).
-    Clients do it implicitly; call it from the main thread before starting
-    threads when libcurl is also used elsewhere in the process."""
-    from .errors import check
-    check(_L.air_global_init())
+def accelerator_gpus_per_node(accelerator_type: str) -> int:
+    """GPUs per node of an accelerator type ("GPU_8xH100" -> 8); 0 when unknown."""
+    return int(_L.air_accelerator_gpus_per_node(accelerator_type.encode()))
 
 
-def global_cleanup():
-    """Drop one global_init() reference."""
-    _L.air_global_cleanup()
+def accelerator_display_name(accelerator_type: str) -> Optional[str]:
+    """Display name of an accelerator type ("H100"); the input itself when unknown."""
+    name = _L.air_accelerator_display_name(accelerator_type.encode())
+    return None if name is None else str(name.decode())

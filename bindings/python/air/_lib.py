@@ -1,17 +1,15 @@
-"""Loading of libair and the ctypes signature of every exported function.
+"""The loaded libair and the ctypes signature of every function it exports.
 
 ctypes defaults every result to a C ``int`` and converts arguments by
-guessing, which truncates pointers and 64-bit integers; so every function
-libair exports is declared here, and nothing else in the package calls a
-function that is not in SIGNATURES.
-
-The library is looked up as AIR_LIBRARY_PATH (an explicit path), else
-ctypes.util.find_library("air"), else the soname "libair.so.0".
+guessing, which truncates pointers and 64-bit integers; so every exported
+function is declared here (the tests check each declaration against the
+header prototype), and the package calls nothing that is not in SIGNATURES.
 """
 
 import ctypes as C
-import ctypes.util
-import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from . import _find
 
 # Argument and result types, named after the C types they stand for.
 VOIDP = C.c_void_p          # any opaque handle (air_client *, const air_run *, ...)
@@ -22,23 +20,23 @@ I64 = C.c_int64
 U32 = C.c_uint32
 SIZE = C.c_size_t
 OUT_HANDLE = C.POINTER(C.c_void_p)   # air_x ** (including air_error **err)
-OUT_STR = C.POINTER(C.c_void_p)      # char ** of an owned string: kept as a pointer so it can be air_free()d
+OUT_STR = C.POINTER(C.c_void_p)      # char ** of an owned string: kept as a pointer for air_free()
 OUT_SIZE = C.POINTER(C.c_size_t)
 OUT_I64 = C.POINTER(C.c_int64)
 I64_ARRAY = C.POINTER(C.c_int64)
 VOID = None
 
-# Callback types (include/air/*.h). Strings that come with a length are
-# declared as void * so that they can be read with ctypes.string_at().
+# Callback types. Strings that come with a length are void * (read with
+# ctypes.string_at()).
 DEBUG_CB = C.CFUNCTYPE(C.c_int, C.c_int32, C.c_void_p, C.c_size_t, C.c_void_p)
 PROGRESS_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 LOG_RECORD_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 LOG_STATUS_CB = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_char_p, C.c_void_p)
-LOG_ALERT_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_int32, C.c_void_p)
 LOG_WAITING_CB = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_void_p)
+WAIT_STATE_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 
 # name: (restype, argtypes), in header order.
-SIGNATURES = {
+SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     # version.h
     "air_version_number": (U32, []),
     "air_version_string": (STR, []),
@@ -59,6 +57,7 @@ SIGNATURES = {
     "air_error_line": (I32, [VOIDP]),
     "air_error_column": (I32, [VOIDP]),
     "air_error_retryable": (I32, [VOIDP]),
+    "air_error_suggestion": (STR, [VOIDP]),
     "air_error_http_status": (I32, [VOIDP]),
     "air_error_server_code": (STR, [VOIDP]),
     "air_error_request_id": (STR, [VOIDP]),
@@ -67,14 +66,20 @@ SIGNATURES = {
     # interrupt.h
     "air_interrupt_new": (INT, [OUT_HANDLE]),
     "air_interrupt_trigger": (VOID, [VOIDP]),
-    "air_interrupt_reset": (VOID, [VOIDP]),
     "air_interrupt_is_triggered": (I32, [VOIDP]),
+    "air_interrupt_reset": (VOID, [VOIDP]),
+    "air_interrupt_wakeup_fd": (INT, [VOIDP]),
     "air_interrupt_free": (VOID, [VOIDP]),
+    # options.h
+    "air_call_options_new": (INT, [OUT_HANDLE]),
+    "air_call_options_free": (VOID, [VOIDP]),
+    "air_call_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_call_options_set_deadline_ms": (INT, [VOIDP, I64]),
     # config.h
     "air_config_parse_file": (INT, [STR, OUT_HANDLE, OUT_HANDLE]),
-    "air_config_parse_buffer": (INT, [C.c_char_p, SIZE, STR, STR, OUT_HANDLE, OUT_HANDLE]),
+    "air_config_parse_buffer": (INT, [STR, SIZE, STR, STR, OUT_HANDLE, OUT_HANDLE]),
     "air_config_load_file": (INT, [STR, OUT_HANDLE, OUT_HANDLE]),
-    "air_config_load_buffer": (INT, [C.c_char_p, SIZE, STR, STR, OUT_HANDLE, OUT_HANDLE]),
+    "air_config_load_buffer": (INT, [STR, SIZE, STR, STR, OUT_HANDLE, OUT_HANDLE]),
     "air_config_validate": (INT, [VOIDP, OUT_HANDLE]),
     "air_config_is_valid": (I32, [VOIDP]),
     "air_config_free": (VOID, [VOIDP]),
@@ -90,7 +95,17 @@ SIGNATURES = {
     "air_config_base_dir": (STR, [VOIDP]),
     "air_config_source_bytes": (VOIDP, [VOIDP, OUT_SIZE]),
     "air_config_is_set": (I32, [VOIDP, STR]),
-    "air_schema_help": (INT, [STR, U32, OUT_STR, OUT_HANDLE]),
+    "air_schema_lookup": (INT, [STR, OUT_HANDLE, OUT_HANDLE]),
+    "air_schema_root": (VOIDP, []),
+    "air_field_name": (STR, [VOIDP]),
+    "air_field_kind": (I32, [VOIDP]),
+    "air_field_type": (STR, [VOIDP]),
+    "air_field_required": (I32, [VOIDP]),
+    "air_field_required_when": (STR, [VOIDP]),
+    "air_field_default": (STR, [VOIDP]),
+    "air_field_description": (STR, [VOIDP]),
+    "air_field_child_count": (SIZE, [VOIDP]),
+    "air_field_child": (VOIDP, [VOIDP, SIZE]),
     "air_config_experiment_name": (STR, [VOIDP]),
     "air_config_command": (STR, [VOIDP]),
     "air_config_accelerator_type": (STR, [VOIDP]),
@@ -140,19 +155,22 @@ SIGNATURES = {
     "air_accelerator_gpus_per_node": (I32, [STR]),
     "air_accelerator_display_name": (STR, [STR]),
     # client.h
-    "air_client_new": (INT, [OUT_HANDLE, OUT_HANDLE]),
+    "air_client_options_new": (INT, [OUT_HANDLE]),
+    "air_client_options_free": (VOID, [VOIDP]),
+    "air_client_options_set_str": (INT, [VOIDP, I32, STR]),
+    "air_client_options_set_int": (INT, [VOIDP, I32, I64]),
+    "air_client_options_set_debug_cb": (INT, [VOIDP, DEBUG_CB, VOIDP]),
+    "air_client_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_client_new": (INT, [VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_client_free": (VOID, [VOIDP]),
-    "air_client_set_str": (INT, [VOIDP, I32, STR]),
-    "air_client_set_int": (INT, [VOIDP, I32, I64]),
-    "air_client_set_debug_cb": (INT, [VOIDP, DEBUG_CB, VOIDP]),
-    "air_client_set_interrupt": (INT, [VOIDP, VOIDP]),
-    "air_client_resolve": (INT, [VOIDP, OUT_HANDLE]),
+    "air_client_resolve": (INT, [VOIDP, VOIDP, OUT_HANDLE]),
     "air_client_host": (STR, [VOIDP]),
     "air_client_auth_type": (STR, [VOIDP]),
     "air_client_profile": (STR, [VOIDP]),
-    "air_client_current_user": (INT, [VOIDP, OUT_STR, OUT_HANDLE]),
-    "air_client_workspace_id": (INT, [VOIDP, OUT_I64, OUT_HANDLE]),
+    "air_client_current_user": (INT, [VOIDP, VOIDP, OUT_STR, OUT_HANDLE]),
+    "air_client_workspace_id": (INT, [VOIDP, VOIDP, OUT_I64, OUT_HANDLE]),
     # submit.h
+    "air_phase_name": (STR, [I32]),
     "air_progress_phase": (I32, [VOIDP]),
     "air_progress_bytes_done": (I64, [VOIDP]),
     "air_progress_bytes_total": (I64, [VOIDP]),
@@ -163,6 +181,7 @@ SIGNATURES = {
     "air_submit_options_set_int": (INT, [VOIDP, I32, I64]),
     "air_submit_options_set_progress_cb": (INT, [VOIDP, PROGRESS_CB, VOIDP]),
     "air_submit_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_submit_options_set_deadline_ms": (INT, [VOIDP, I64]),
     "air_client_submit": (INT, [VOIDP, VOIDP, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_submission_run_id": (I64, [VOIDP]),
     "air_submission_dashboard_url": (STR, [VOIDP]),
@@ -171,14 +190,23 @@ SIGNATURES = {
     "air_submission_code_source_path": (STR, [VOIDP]),
     "air_submission_snapshot_reused": (I32, [VOIDP]),
     "air_submission_free": (VOID, [VOIDP]),
-    "air_client_poll_mlflow_links": (INT, [VOIDP, I64, I32, I64, OUT_STR, OUT_STR, OUT_HANDLE]),
+    "air_client_poll_mlflow_links": (INT, [
+        VOIDP, I64, I32, I64, VOIDP, OUT_STR, OUT_STR, OUT_HANDLE]),
     # run.h
-    "air_client_get_run": (INT, [VOIDP, I64, U32, OUT_HANDLE, OUT_HANDLE]),
+    "air_state_name": (STR, [I32]),
+    "air_state_is_terminal": (I32, [I32]),
+    "air_get_options_new": (INT, [OUT_HANDLE]),
+    "air_get_options_free": (VOID, [VOIDP]),
+    "air_get_options_set_int": (INT, [VOIDP, I32, I64]),
+    "air_get_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_get_options_set_deadline_ms": (INT, [VOIDP, I64]),
+    "air_client_get_run": (INT, [VOIDP, I64, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_run_free": (VOID, [VOIDP]),
     "air_run_id": (I64, [VOIDP]),
     "air_run_name": (STR, [VOIDP]),
     "air_run_creator": (STR, [VOIDP]),
-    "air_run_state": (STR, [VOIDP]),
+    "air_run_state": (I32, [VOIDP]),
+    "air_run_state_name": (STR, [VOIDP]),
     "air_run_life_cycle_state": (STR, [VOIDP]),
     "air_run_result_state": (STR, [VOIDP]),
     "air_run_state_message": (STR, [VOIDP]),
@@ -210,48 +238,65 @@ SIGNATURES = {
     "air_run_iteration_count": (SIZE, [VOIDP]),
     "air_run_iteration_task_key": (STR, [VOIDP, SIZE]),
     "air_run_iteration_run_id": (I64, [VOIDP, SIZE]),
-    "air_run_iteration_state": (STR, [VOIDP, SIZE]),
+    "air_run_iteration_state": (I32, [VOIDP, SIZE]),
+    "air_run_iteration_state_name": (STR, [VOIDP, SIZE]),
     "air_run_iteration_experiment": (STR, [VOIDP, SIZE]),
     "air_run_config_yaml": (VOIDP, [VOIDP, OUT_SIZE]),
     "air_run_to_json": (INT, [VOIDP, OUT_STR, OUT_HANDLE]),
     "air_list_options_new": (INT, [OUT_HANDLE]),
     "air_list_options_free": (VOID, [VOIDP]),
     "air_list_options_set_int": (INT, [VOIDP, I32, I64]),
+    "air_list_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_list_options_set_deadline_ms": (INT, [VOIDP, I64]),
     "air_list_options_add_filter": (INT, [VOIDP, STR, OUT_HANDLE]),
     "air_client_list_runs": (INT, [VOIDP, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_run_iter_next": (INT, [VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_run_iter_truncated": (I32, [VOIDP]),
     "air_run_iter_free": (VOID, [VOIDP]),
-    "air_client_cancel_run": (INT, [VOIDP, I64, OUT_HANDLE]),
-    "air_client_cancel_runs": (INT, [VOIDP, I64_ARRAY, SIZE, OUT_HANDLE, OUT_HANDLE]),
-    "air_client_cancel_all": (INT, [VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_client_cancel_run": (INT, [VOIDP, I64, VOIDP, OUT_HANDLE]),
+    "air_client_cancel_runs": (INT, [VOIDP, I64_ARRAY, SIZE, VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_client_cancel_all": (INT, [VOIDP, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_cancel_report_count": (SIZE, [VOIDP]),
     "air_cancel_report_run_id": (I64, [VOIDP, SIZE]),
     "air_cancel_report_status": (I32, [VOIDP, SIZE]),
     "air_cancel_report_message": (STR, [VOIDP, SIZE]),
     "air_cancel_report_failures": (SIZE, [VOIDP]),
     "air_cancel_report_free": (VOID, [VOIDP]),
+    "air_wait_options_new": (INT, [OUT_HANDLE]),
+    "air_wait_options_free": (VOID, [VOIDP]),
+    "air_wait_options_set_int": (INT, [VOIDP, I32, I64]),
+    "air_wait_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_wait_options_set_deadline_ms": (INT, [VOIDP, I64]),
+    "air_wait_options_set_state_cb": (INT, [VOIDP, WAIT_STATE_CB, VOIDP]),
+    "air_client_wait_run": (INT, [VOIDP, I64, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     # logs.h
     "air_logs_options_new": (INT, [OUT_HANDLE]),
     "air_logs_options_free": (VOID, [VOIDP]),
     "air_logs_options_set_int": (INT, [VOIDP, I32, I64]),
     "air_logs_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_logs_options_set_deadline_ms": (INT, [VOIDP, I64]),
+    "air_logs_options_set_record_cb": (INT, [VOIDP, LOG_RECORD_CB, VOIDP]),
+    "air_logs_options_set_status_cb": (INT, [VOIDP, LOG_STATUS_CB, VOIDP]),
     "air_logs_options_set_waiting_cb": (INT, [VOIDP, LOG_WAITING_CB, VOIDP]),
     "air_log_record_line": (VOIDP, [VOIDP, OUT_SIZE]),
     "air_log_record_time_ns": (I64, [VOIDP]),
     "air_log_record_node": (I32, [VOIDP]),
     "air_log_record_source": (I32, [VOIDP]),
+    "air_log_record_alert": (I32, [VOIDP]),
     "air_log_alert_pattern_count": (I32, []),
     "air_log_alert_pattern": (STR, [I32]),
-    "air_log_match_alert": (I32, [C.c_char_p, SIZE]),
-    "air_client_stream_logs": (INT, [VOIDP, I64, VOIDP, LOG_RECORD_CB, LOG_STATUS_CB,
-                                     LOG_ALERT_CB, VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_log_match_alert": (I32, [STR, SIZE]),
+    "air_client_open_logs": (INT, [VOIDP, I64, VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_log_iter_next": (INT, [VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_log_iter_summary": (VOIDP, [VOIDP]),
+    "air_log_iter_free": (VOID, [VOIDP]),
+    "air_client_stream_logs": (INT, [VOIDP, I64, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_logs_summary_records": (I64, [VOIDP]),
-    "air_logs_summary_state": (STR, [VOIDP]),
+    "air_logs_summary_state": (I32, [VOIDP]),
+    "air_logs_summary_state_name": (STR, [VOIDP]),
     "air_logs_summary_terminal": (I32, [VOIDP]),
     "air_logs_summary_succeeded": (I32, [VOIDP]),
     "air_logs_summary_source": (I32, [VOIDP]),
-    "air_logs_summary_ok": (I32, [VOIDP]),
     "air_logs_summary_no_logs_message": (STR, [VOIDP]),
     "air_logs_summary_free": (VOID, [VOIDP]),
     "air_client_download_logs": (INT, [VOIDP, I64, STR, VOIDP, OUT_HANDLE, OUT_HANDLE]),
@@ -262,14 +307,17 @@ SIGNATURES = {
     "air_download_report_complete": (I32, [VOIDP, SIZE]),
     "air_download_report_error": (STR, [VOIDP, SIZE]),
     "air_download_report_no_logs_message": (STR, [VOIDP]),
-    "air_download_report_ok": (I32, [VOIDP]),
+    "air_download_report_terminal": (I32, [VOIDP]),
+    "air_download_report_succeeded": (I32, [VOIDP]),
+    "air_download_report_state": (I32, [VOIDP]),
+    "air_download_report_state_name": (STR, [VOIDP]),
     "air_download_report_free": (VOID, [VOIDP]),
     # pool.h
-    "air_client_list_pools": (INT, [VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_client_list_pools": (INT, [VOIDP, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_pool_list_count": (SIZE, [VOIDP]),
     "air_pool_list_get": (VOIDP, [VOIDP, SIZE]),
     "air_pool_list_free": (VOID, [VOIDP]),
-    "air_client_get_pool": (INT, [VOIDP, STR, OUT_HANDLE, OUT_HANDLE]),
+    "air_client_get_pool": (INT, [VOIDP, STR, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_pool_free": (VOID, [VOIDP]),
     "air_pool_id": (STR, [VOIDP]),
     "air_pool_accelerator_type": (STR, [VOIDP]),
@@ -281,44 +329,38 @@ SIGNATURES = {
     "air_image_push_options_free": (VOID, [VOIDP]),
     "air_image_push_options_set_str": (INT, [VOIDP, I32, STR]),
     "air_image_push_options_set_int": (INT, [VOIDP, I32, I64]),
-    "air_image_push": (INT, [VOIDP, OUT_STR, OUT_STR, OUT_HANDLE]),
+    "air_image_push_options_set_interrupt": (INT, [VOIDP, VOIDP]),
+    "air_image_push_options_set_deadline_ms": (INT, [VOIDP, I64]),
+    "air_client_push_image": (INT, [VOIDP, VOIDP, OUT_STR, OUT_STR, OUT_HANDLE]),
 }
 
 # The oldest library this package works with (0xMMmmpp).
-MIN_VERSION = 0x000100
-
-
-def library_path():
-    """The name or path the library is loaded from."""
-    explicit = os.environ.get("AIR_LIBRARY_PATH")
-    if explicit:
-        return explicit
-    return ctypes.util.find_library("air") or "libair.so.0"
+MIN_VERSION = 0x010000
 
 
 class _Missing:
-    """Stands in for a function the loaded library does not export (an older
-    libair): calling it reports AIR_EUNSUPPORTED through the wrappers."""
+    """Stands in for a function the loaded library does not export (an
+    older libair): calling it raises UnsupportedError."""
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         self.__name__ = name
 
-    def __call__(self, *args):
-        from .errors import _unsupported_symbol
-        raise _unsupported_symbol(self.__name__)
+    def __call__(self, *args: Any) -> Any:
+        from .errors import UnsupportedError
+        raise UnsupportedError("%s is not exported by the loaded libair (%s)" % (self.__name__, lib.path))
 
 
-class _Library:
-    """The loaded CDLL with every signature applied; ``missing`` lists the
-    declared functions the library lacks."""
+class Library:
+    """The loaded CDLL with every signature applied, one attribute per
+    declared function; ``missing`` lists the declared functions it lacks."""
 
-    def __init__(self, path):
+    def __init__(self, dll: C.CDLL, path: str) -> None:
         self.path = path
-        self.dll = C.CDLL(path)
-        self.missing = []
+        self.dll = dll
+        self.missing: List[str] = []
         for name, (restype, argtypes) in SIGNATURES.items():
             try:
-                fn = getattr(self.dll, name)
+                fn = getattr(dll, name)
             except AttributeError:
                 self.missing.append(name)
                 setattr(self, name, _Missing(name))
@@ -327,14 +369,27 @@ class _Library:
             fn.argtypes = argtypes
             setattr(self, name, fn)
 
-    def has(self, name):
+    def __getattr__(self, name: str) -> Any:  # only reached for undeclared names
+        raise AttributeError("air._lib: %s is not declared in SIGNATURES" % name)
+
+    def has(self, name: str) -> bool:
         """True when the loaded library exports @name."""
         return name not in self.missing
 
 
-lib = _Library(library_path())
+lib = Library(*_find.load())
 
-if not lib.missing and lib.air_version_number() < MIN_VERSION:
-    raise ImportError("libair at %s is version %s; this package needs at least %d.%d.%d" % (
-        lib.path, lib.air_version_string().decode(), MIN_VERSION >> 16,
-        (MIN_VERSION >> 8) & 0xff, MIN_VERSION & 0xff))
+if lib.has("air_version_number") and lib.air_version_number() < MIN_VERSION:
+    raise ImportError("air: libair at %s is version %s; this package needs %d.%d or newer" % (
+        lib.path, lib.air_version_string().decode(), MIN_VERSION >> 16, (MIN_VERSION >> 8) & 0xff))
+
+
+def pythonapi_check_signals() -> Optional[Any]:
+    """PyErr_CheckSignals of this interpreter, or None where ctypes.pythonapi is absent."""
+    try:
+        fn = C.pythonapi.PyErr_CheckSignals
+    except AttributeError:
+        return None
+    fn.restype = C.c_int
+    fn.argtypes = []
+    return fn

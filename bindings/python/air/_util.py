@@ -2,12 +2,17 @@
 
 import ctypes as C
 import os
+from datetime import datetime, timedelta, timezone
+from typing import Any, Optional, Union
 
 from ._lib import lib
 
+StrPath = Union[str, "os.PathLike[str]"]
+Seconds = Union[float, int, timedelta]
 
-def enc(value):
-    """A Python string, bytes or path as the bytes of a C string (None stays None)."""
+
+def enc(value: Union[str, bytes, "os.PathLike[str]", None]) -> Optional[bytes]:
+    """A str, bytes or path as the bytes of a C string (None stays None)."""
     if value is None:
         return None
     if isinstance(value, bytes):
@@ -19,84 +24,52 @@ def enc(value):
     raise TypeError("expected str, bytes or os.PathLike, not %s" % type(value).__name__)
 
 
-def dec(value):
+def dec(value: Any) -> Optional[str]:
     """A borrowed C string (bytes from a c_char_p result) as str, or None."""
     return value.decode("utf-8", "replace") if value is not None else None
 
 
-def take_str(ptr):
+def take_str(ptr: C.c_void_p) -> Optional[str]:
     """Copy an owned string returned through a char ** and air_free() it."""
-    p = ptr.value if isinstance(ptr, C.c_void_p) else ptr
+    p = ptr.value
     if not p:
         return None
     try:
         return C.string_at(p).decode("utf-8", "replace")
     finally:
         lib.air_free(p)
+        ptr.value = None
 
 
-def bytes_at(ptr, length):
+def bytes_at(ptr: Optional[int], length: int) -> bytes:
     """Bytes of a borrowed (pointer, length) pair."""
-    if not ptr:
-        return b""
-    return C.string_at(ptr, length)
+    return C.string_at(ptr, length) if ptr else b""
 
 
-class CallbackGuard:
-    """Runs Python callbacks for the duration of one C call.
-
-    A trampoline made by wrap() calls the user's function; a truthy return
-    value asks libair to stop (the call then fails with AIR_EABORTED). An
-    exception raised by the function is kept, the trampoline returns 1 so
-    that libair stops, and raise_pending() raises it again once the C call
-    has returned. The CFUNCTYPE objects live as long as the guard, which the
-    caller keeps until the C call returns.
-    """
-
-    def __init__(self):
-        self.pending = None
-        self.stopped = False
-        self._keep = []
-
-    def wrap(self, cbtype, fn, adapt):
-        if fn is None:
-            return cbtype()  # a NULL function pointer
-
-        def trampoline(*args):
-            if self.pending is not None:
-                return 1
-            try:
-                if fn(*adapt(*args)):
-                    self.stopped = True
-                    return 1
-                return 0
-            except BaseException as exc:  # noqa: B902 - KeyboardInterrupt too
-                self.pending = exc
-                return 1
-
-        cfn = cbtype(trampoline)
-        self._keep.append(cfn)
-        return cfn
-
-    def raise_pending(self):
-        exc, self.pending = self.pending, None
-        if exc is not None:
-            try:
-                raise exc
-            finally:
-                exc = None
+def millis(value: Optional[Seconds], what: str) -> Optional[int]:
+    """Seconds (float) or a timedelta as whole milliseconds (None stays None)."""
+    if value is None:
+        return None
+    if isinstance(value, timedelta):
+        seconds = value.total_seconds()
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        seconds = float(value)
+    else:
+        raise TypeError("%s takes seconds (int, float) or a timedelta, not %s"
+                        % (what, type(value).__name__))
+    if seconds < 0:
+        raise ValueError("%s must not be negative" % what)
+    return int(round(seconds * 1000))
 
 
-class Owned:
-    """What every wrapper of one libair handle (self._h, released by its
-    close()) shares: use as a context manager, and release when collected."""
+def from_ms(ms: int) -> Optional[datetime]:
+    """Epoch milliseconds (UTC) as an aware datetime; None for 0."""
+    return datetime.fromtimestamp(ms / 1000.0, tz=timezone.utc) if ms > 0 else None
 
-    def __enter__(self):
-        return self
 
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            self.close()
+def from_ns(ns: int) -> Optional[datetime]:
+    """Epoch nanoseconds (UTC) as an aware datetime (microsecond precision); None for 0."""
+    if ns <= 0:
+        return None
+    return datetime.fromtimestamp(ns // 1000000000, tz=timezone.utc) + timedelta(
+        microseconds=(ns % 1000000000) // 1000)

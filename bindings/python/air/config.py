@@ -1,275 +1,228 @@
-"""Workload YAML: parse, override, validate, read values, serialise."""
+"""Config: a workload YAML document — parse, override, validate, read."""
 
-import collections
 import ctypes as C
-import json as _json
+import json
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Optional, TypeVar
 
 from . import constants as K
+from ._config_values import ConfigValues
 from ._lib import lib
-from ._util import Owned, dec, enc, take_str, bytes_at
-from .errors import check
+from ._override_check import check_override
+from ._util import StrPath, bytes_at, dec, enc, take_str
+from .errors import ConfigError, check
 
-Change = collections.namedtuple("Change", "path old new")
-Change.__doc__ = "One applied override: field path, previous and new value as YAML text (old None when unset)."
-Secret = collections.namedtuple("Secret", "name ref scope key")
-Permission = collections.namedtuple("Permission", "principal_type principal level")
+_T = TypeVar("_T", bound="Config")
 
 
-class Config(Owned):
-    """A parsed workload YAML document (air_config).
+@dataclass(frozen=True)
+class Change:
+    """One applied override."""
+
+    path: str
+    """Field path ("compute.num_accelerators")."""
+    old: Optional[str]
+    """Previous value as one-line YAML, or None when the field was unset."""
+    new: str
+    """New value as YAML ("null" when the override unset the field)."""
+
+
+class Config(ConfigValues):
+    """A workload YAML document (the file that describes a run).
 
     Create one with Config.load() / Config.loads() (parse and validate) or
-    Config.parse() / Config.parses() (parse only), then override() and
-    validate() as needed. Value properties reflect the last successful
-    validation (None / 0 before it, and after a later override).
-    A Config is used by one thread at a time. Release it with close() or a
-    ``with`` block; garbage collection releases it otherwise.
+    Config.parse() / Config.parses() (parse only), then override() or set()
+    and validate() as needed.
+
+    Values (``experiment_name``, ``num_accelerators``, ...) are those of
+    the last successful validation. After a successful override() or set()
+    the config must be validated again: until then ``is_valid`` is False and
+    reading a value raises NotValidatedError (to_dict(), to_yaml() and
+    ``changes`` show the overridden document at once). A failed override()
+    or set() changes nothing. A failed validate() leaves the config not
+    valid. A Config is used by one thread at a time; close() (or a ``with``
+    block, or garbage collection) releases it.
     """
 
-    def __init__(self, _handle):
-        self._h = _handle
+    def __init__(self, _handle: int) -> None:
+        self._h: Optional[int] = _handle
 
     # ---- construction ------------------------------------------------------
 
     @classmethod
-    def _new(cls, fn, *args):
+    def _new(cls, fn: Callable[..., int], *args: Any, path: Optional[StrPath] = None) -> "Config":
         out = C.c_void_p()
         err = C.c_void_p()
-        rc = fn(*args, C.byref(out), C.byref(err))
+        rc = int(fn(*args, C.byref(out), C.byref(err)))
         if rc != K.OK and out.value:
             lib.air_config_free(out)
-        check(rc, err)
-        return cls(out.value)
+        check(rc, err, path)
+        return cls(int(out.value or 0))
 
     @classmethod
-    def parse(cls, path):
-        """Parse the YAML file at @path without validating it."""
-        return cls._new(lib.air_config_parse_file, enc(path))
+    def parse(cls, path: StrPath) -> "Config":
+        """Parse the YAML file at @path without validating it. A missing file
+        raises FileNotFoundError (air.AirFileNotFoundError)."""
+        return cls._new(lib.air_config_parse_file, enc(path), path=path)
 
     @classmethod
-    def parses(cls, data, name=None, base_dir=None):
-        """Parse YAML text (str or bytes) without validating it. @name is shown in
-        messages; relative root_path values resolve against @base_dir."""
-        raw = enc(data)
+    def parses(cls, text: "str | bytes", name: Optional[str] = None,
+               base_dir: Optional[StrPath] = None) -> "Config":
+        """Parse YAML text without validating it. @name is shown in messages;
+        relative code_source.root_path values resolve against @base_dir."""
+        raw = enc(text) or b""
         return cls._new(lib.air_config_parse_buffer, raw, len(raw), enc(name), enc(base_dir))
 
     @classmethod
-    def load(cls, path, overrides=()):
-        """Parse the file at @path, apply @overrides ("FIELD=VALUE" strings) and validate."""
-        if not overrides:
-            return cls._new(lib.air_config_load_file, enc(path))
-        cfg = cls.parse(path)
-        return cfg._finish(overrides)
+    def load(cls, path: StrPath, overrides: Iterable[str] = ()) -> "Config":
+        """Parse the file at @path, apply @overrides ("FIELD=VALUE") and validate."""
+        return cls.parse(path)._finish(overrides)
 
     @classmethod
-    def loads(cls, data, name=None, base_dir=None, overrides=()):
+    def loads(cls, text: "str | bytes", name: Optional[str] = None,
+              base_dir: Optional[StrPath] = None, overrides: Iterable[str] = ()) -> "Config":
         """Parse YAML text, apply @overrides and validate."""
-        if not overrides:
-            raw = enc(data)
-            return cls._new(lib.air_config_load_buffer, raw, len(raw), enc(name), enc(base_dir))
-        return cls.parses(data, name, base_dir)._finish(overrides)
+        return cls.parses(text, name, base_dir)._finish(overrides)
 
-    def _finish(self, overrides):
+    def _finish(self: _T, overrides: Iterable[str]) -> _T:
         try:
-            for o in overrides:
-                self.override(o)
+            for assignment in overrides:
+                self.override(assignment)
             self.validate()
         except BaseException:
             self.close()
             raise
         return self
 
+    def copy(self) -> "Config":
+        """An independent Config of the effective document (overrides
+        applied), with the same name and base directory, validated when this
+        one is valid. The copy has no ``changes`` of its own."""
+        new = Config.parses(self.to_yaml(), self.source_name, self.base_dir)
+        if self.is_valid:
+            new._finish(())
+        return new
+
     # ---- life cycle ------------------------------------------------------
 
     @property
-    def _handle(self):
+    def _handle(self) -> int:
         if not self._h:
             raise ValueError("operation on a closed Config")
         return self._h
 
-    def close(self):
-        """Release the underlying air_config (idempotent)."""
+    def close(self) -> None:
+        """Release the document (idempotent)."""
         h, self._h = self._h, None
         if h:
             lib.air_config_free(h)
 
+    def __enter__(self: _T) -> _T:
+        return self
 
-    def __repr__(self):
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_h", None):
+            self.close()
+
+    def __repr__(self) -> str:
         if not self._h:
             return "<air.Config closed>"
         return "<air.Config %s valid=%s>" % (self.source_name, self.is_valid)
 
     # ---- overrides and validation ------------------------------------------
 
-    def override(self, assignment):
-        """Apply one "FIELD_PATH=VALUE" override (the --override syntax)."""
+    def override(self: _T, assignment: str) -> _T:
+        """Apply one "FIELD_PATH=VALUE" override (the --override syntax; VALUE
+        is YAML: 8 is an integer, '8' a string, [a, b] a list, null unsets).
+        A value that cannot fit the field ("compute.num_accelerators=abc") is
+        refused at once with ConfigError naming the field; nothing changes on
+        failure."""
+        path, sep, value = assignment.partition("=")
+        if sep:
+            check_override(path, value, assignment, self.source_name or "<memory>")
         err = C.c_void_p()
-        check(lib.air_config_override(self._handle, enc(assignment), C.byref(err)), err)
+        check(int(lib.air_config_override(self._handle, enc(assignment), C.byref(err))), err)
         return self
 
-    def set(self, path, yaml_value):
-        """Set @path to @yaml_value (YAML scalar or flow collection text; "null" unsets)."""
+    def set(self: _T, path: str, value: Any) -> _T:
+        """Set the field at @path to a Python value (str, int, float, bool,
+        list, dict; None unsets), checked like override()."""
+        try:
+            text = None if value is None else json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError("%s: cannot set %s: %s" % (self.source_name, path, exc),
+                              field=path) from None
+        check_override(path, text, "%s=%s" % (path, text), self.source_name or "<memory>")
         err = C.c_void_p()
-        check(lib.air_config_set(self._handle, enc(path), enc(yaml_value), C.byref(err)), err)
+        check(int(lib.air_config_set(self._handle, enc(path), enc(text), C.byref(err))), err)
         return self
 
-    def validate(self):
-        """Decode strictly and apply the semantic rules; raises ConfigError."""
+    def validate(self: _T) -> _T:
+        """Decode every field strictly and apply the semantic rules; raises
+        ConfigError (with ``field``, ``file``, ``line``, ``column``)."""
         err = C.c_void_p()
-        check(lib.air_config_validate(self._handle, C.byref(err)), err)
+        check(int(lib.air_config_validate(self._handle, C.byref(err))), err)
         return self
 
     @property
-    def is_valid(self):
+    def is_valid(self) -> bool:
+        """True when the last validation succeeded and no override came after it."""
         return bool(lib.air_config_is_valid(self._handle))
 
     @property
-    def changes(self):
-        """The overrides applied so far, in order, as Change tuples."""
+    def changes(self) -> List[Change]:
+        """The overrides applied so far, in order."""
         h = self._handle
-        return [Change(dec(lib.air_config_change_path(h, i)), dec(lib.air_config_change_old(h, i)),
-                       dec(lib.air_config_change_new(h, i)))
-                for i in range(lib.air_config_change_count(h))]
+        return [Change(dec(lib.air_config_change_path(h, i)) or "",
+                       dec(lib.air_config_change_old(h, i)),
+                       dec(lib.air_config_change_new(h, i)) or "null")
+                for i in range(int(lib.air_config_change_count(h)))]
 
-    # ---- serialisation ---------------------------------------------------
+    # ---- the document ------------------------------------------------------
 
-    def _owned(self, fn):
+    def _owned(self, fn: Callable[..., int]) -> str:
         out = C.c_void_p()
         err = C.c_void_p()
-        check(fn(self._handle, C.byref(out), C.byref(err)), err)
-        return take_str(out)
+        check(int(fn(self._handle, C.byref(out), C.byref(err))), err)
+        return take_str(out) or ""
 
-    def to_yaml(self):
-        """The effective (overridden) document as YAML text."""
+    def to_yaml(self) -> str:
+        """The effective (overridden) document as block YAML."""
         return self._owned(lib.air_config_to_yaml)
 
-    def to_json(self):
-        """The effective (overridden) document as JSON text."""
+    def to_json(self) -> str:
+        """The effective (overridden) document as compact JSON."""
         return self._owned(lib.air_config_to_json)
 
-    def to_dict(self):
-        """The effective document as Python objects (json.loads of to_json())."""
-        return _json.loads(self.to_json())
+    def to_dict(self) -> Dict[str, Any]:
+        """The effective (overridden) document as Python objects."""
+        doc: Dict[str, Any] = json.loads(self.to_json())
+        return doc
 
     @property
-    def source_name(self):
+    def source_name(self) -> Optional[str]:
+        """The path the config was read from, or the name given to parses()."""
         return dec(lib.air_config_source_name(self._handle))
 
     @property
-    def base_dir(self):
+    def base_dir(self) -> Optional[str]:
+        """The directory relative root_path values resolve against."""
         return dec(lib.air_config_base_dir(self._handle))
 
     @property
-    def source_bytes(self):
+    def source_bytes(self) -> bytes:
         """The original bytes as read, before overrides."""
         n = C.c_size_t()
         p = lib.air_config_source_bytes(self._handle, C.byref(n))
         return bytes_at(p, n.value)
 
-    def is_set(self, path):
-        """Whether the dotted field path is written (non-null) in the effective document."""
-        return lib.air_config_is_set(self._handle, enc(path)) != 0
+    def is_set(self, path: str) -> bool:
+        """True when the dotted field path is written (non-null) in the
+        effective document: tells an explicit value from a default."""
+        return bool(lib.air_config_is_set(self._handle, enc(path)))
 
-    # ---- values ----------------------------------------------------------
-
-    def _list(self, count, item):
-        h = self._handle
-        return [dec(item(h, i)) for i in range(count(h))]
-
-    @property
-    def dependencies(self):
-        """environment.dependencies (empty when unset; see has_dependencies)."""
-        return self._list(lib.air_config_dependency_count, lib.air_config_dependency)
-
-    @property
-    def env_variables(self):
-        """env_variables as a dict (sorted by name)."""
-        h = self._handle
-        return {dec(lib.air_config_env_name(h, i)): dec(lib.air_config_env_value(h, i))
-                for i in range(lib.air_config_env_count(h))}
-
-    @property
-    def secrets(self):
-        """secrets as a dict NAME -> "scope/key"."""
-        return {s.name: s.ref for s in self.secret_details}
-
-    @property
-    def secret_details(self):
-        h = self._handle
-        return [Secret(dec(lib.air_config_secret_name(h, i)), dec(lib.air_config_secret_ref(h, i)),
-                       dec(lib.air_config_secret_scope(h, i)), dec(lib.air_config_secret_key(h, i)))
-                for i in range(lib.air_config_secret_count(h))]
-
-    @property
-    def include_paths(self):
-        return self._list(lib.air_config_include_path_count, lib.air_config_include_path)
-
-    @property
-    def permissions(self):
-        h = self._handle
-        return [Permission(lib.air_config_permission_principal_type(h, i),
-                           dec(lib.air_config_permission_principal(h, i)),
-                           dec(lib.air_config_permission_level(h, i)))
-                for i in range(lib.air_config_permission_count(h))]
-
-    def parameters_yaml(self):
-        """parameters as a YAML document (the hyperparameters.yaml contents)."""
-        return self._owned(lib.air_config_parameters_yaml)
-
-    def parameters_json(self):
-        return self._owned(lib.air_config_parameters_json)
-
-    @property
-    def parameters(self):
-        """parameters as Python objects."""
-        text = self.parameters_json()
-        return _json.loads(text) if text else {}
-
-
-def _getter(fn, conv):
-    def get(self):
-        return conv(fn(self._handle))
-    get.__doc__ = "air_%s()" % fn.__name__[4:] if hasattr(fn, "__name__") else None
-    return property(get)
-
-
-_STRING_FIELDS = (
-    "experiment_name", "command", "accelerator_type", "pool_id", "priority_class",
-    "environment_version", "unity_catalog_image", "docker_image_url", "docker_image_tag_policy",
-    "docker_image_credentials_scope", "docker_image_credentials_key", "root_path",
-    "remote_volume", "git_commit", "git_branch", "idempotency_token", "mlflow_run_name",
-    "mlflow_experiment_directory", "mlflow_artifact_location", "usage_policy_name",
-    "usage_policy_id")
-_INT_FIELDS = ("num_accelerators", "num_nodes", "max_retries", "timeout_minutes",
-               "code_source_form")
-_BOOL_FIELDS = ("has_dependencies", "has_parameters")
-
-for _name in _STRING_FIELDS:
-    setattr(Config, _name, _getter(getattr(lib, "air_config_" + _name), dec))
-for _name in _INT_FIELDS:
-    setattr(Config, _name, _getter(getattr(lib, "air_config_" + _name), int))
-for _name in _BOOL_FIELDS:
-    setattr(Config, _name, _getter(getattr(lib, "air_config_" + _name), bool))
-del _name
-
-
-def schema_help(path="config", as_json=False):
-    """Documentation of a schema path ("config.compute", "compute.pool_id"):
-    the text of `air run -h config.<path>`, or with @as_json the parsed JSON
-    form. Unknown paths raise ConfigError with suggestions."""
-    out = C.c_void_p()
-    err = C.c_void_p()
-    flags = K.HELP_JSON if as_json else K.HELP_TEXT
-    check(lib.air_schema_help(enc(path), flags, C.byref(out), C.byref(err)), err)
-    text = take_str(out)
-    return _json.loads(text) if as_json else text
-
-
-def accelerator_gpus_per_node(accelerator_type):
-    """GPUs per node of an accelerator type; 0 when unknown."""
-    return lib.air_accelerator_gpus_per_node(enc(accelerator_type))
-
-
-def accelerator_display_name(accelerator_type):
-    """Display name ("H100"); the input itself when unknown."""
-    return dec(lib.air_accelerator_display_name(enc(accelerator_type)))
+    def _values_handle(self) -> int:
+        return self._handle

@@ -1,9 +1,12 @@
-"""Values of the enums and macros of include/air/*.h.
+"""Values of the enums of include/air/*.h, under their C names without the
+``AIR_`` prefix (AIR_OPT_HOST -> OPT_HOST).
 
-ctypes cannot read headers, so they are repeated here under the C name
-without its ``AIR_`` prefix (AIR_OPT_HOST -> OPT_HOST). tests/bindings checks
-every one against the headers. Values are ABI: only ever appended.
+ctypes cannot read headers, so the values are repeated here; the binding's
+tests check every one against the headers. The public, typed forms are the
+enums of :mod:`air.enums`. Values are ABI: only ever appended.
 """
+
+from typing import Dict
 
 # errors.h: air_status
 OK = 0
@@ -28,6 +31,7 @@ ESNAPSHOT = -18
 EPERMISSION = -19
 EDISABLED = -20
 EINTERNAL = -21
+EDONE = -22
 
 # errors.h: air_kind
 KIND_NONE = 0
@@ -41,22 +45,35 @@ KIND_IO = 7
 KIND_INTERNAL = 8
 KIND_ABORTED = 9
 
-# version.h: air_features() bits
+# version.h: air_feature
 FEATURE_HTTPS = 1 << 0
 FEATURE_OAUTH = 1 << 1
 FEATURE_SNAPSHOT = 1 << 2
 FEATURE_THREADSAFE = 1 << 3
 
-# config.h
+# config.h: air_config_limit
 CONFIG_MAX_BYTES = 1024 * 1024
+
+# config.h: air_code_source_form
 CODE_SOURCE_NONE = 0
 CODE_SOURCE_FLAT = 1
 CODE_SOURCE_NESTED = 2
+
+# config.h: air_principal
 PRINCIPAL_USER = 1
 PRINCIPAL_GROUP = 2
 PRINCIPAL_SERVICE_PRINCIPAL = 3
-HELP_TEXT = 0
-HELP_JSON = 1
+
+# config.h: air_schema_kind
+FIELD_OBJECT = 1
+FIELD_STRING = 2
+FIELD_INT = 3
+FIELD_SCALAR = 4
+FIELD_BOOL_OR_STRING = 5
+FIELD_STRING_LIST = 6
+FIELD_OBJECT_LIST = 7
+FIELD_STRING_MAP = 8
+FIELD_ANY_MAP = 9
 
 # client.h: air_option
 OPT_HOST = 1
@@ -93,32 +110,61 @@ DEBUG_RESPONSE = 2
 DEBUG_BODY_OUT = 3
 DEBUG_BODY_IN = 4
 
-# submit.h
+# submit.h: air_submit_option
 SUBMIT_IDEMPOTENCY_KEY = 1
 SUBMIT_BASE_DIR = 2
 SUBMIT_SKIP_PREFLIGHT = 100
-PHASE_IDENTITY = 1
-PHASE_PREFLIGHT = 2
-PHASE_POLICY = 3
-PHASE_DIRECTORY = 4
-PHASE_IMAGE = 5
-PHASE_ARTIFACTS = 6
-PHASE_PACKAGING = 7
-PHASE_SNAPSHOT = 8
-PHASE_SUBMIT = 9
-PHASE_DONE = 10
 
-# run.h
-GET_MLFLOW = 1 << 0
-GET_SWEEP = 1 << 1
-GET_WORKSPACE_ID = 1 << 2
-GET_MLFLOW_NAME = 1 << 3
-GET_CONFIG = 1 << 4
+# submit.h: air_phase
+PHASE_IDENTITY = 100
+PHASE_PREFLIGHT = 200
+PHASE_POLICY = 300
+PHASE_DIRECTORY = 400
+PHASE_IMAGE = 500
+PHASE_ARTIFACTS = 600
+PHASE_PACKAGING = 700
+PHASE_SNAPSHOT = 800
+PHASE_SUBMIT = 900
+PHASE_DONE = 10000
+
+# run.h: air_state
+STATE_UNKNOWN = 0
+STATE_PENDING = 100
+STATE_QUEUED = 110
+STATE_BLOCKED = 120
+STATE_WAITING_FOR_RETRY = 130
+STATE_RUNNING = 140
+STATE_TERMINATING = 150
+STATE_TERMINATED = 200
+STATE_SKIPPED = 210
+STATE_INTERNAL_ERROR = 220
+STATE_SUCCESS = 300
+STATE_SUCCESS_WITH_FAILURES = 310
+STATE_FAILED = 320
+STATE_TIMEDOUT = 330
+STATE_CANCELED = 340
+STATE_MAXIMUM_CONCURRENT_RUNS_REACHED = 350
+STATE_EXCLUDED = 360
+STATE_UPSTREAM_FAILED = 370
+STATE_UPSTREAM_CANCELED = 380
+STATE_DISABLED = 390
+STATE_OTHER = 1000
+
+# run.h: air_get_option
+GET_MLFLOW = 100
+GET_SWEEP = 101
+GET_WORKSPACE_ID = 102
+GET_MLFLOW_NAME = 103
+GET_CONFIG = 104
+
+# run.h: air_sweep_stat
 SWEEP_TOTAL = 0
 SWEEP_COMPLETED = 1
 SWEEP_SUCCEEDED = 2
 SWEEP_FAILED = 3
 SWEEP_ACTIVE = 4
+
+# run.h: air_list_option
 LIST_LIMIT = 100
 LIST_ALL_STATUS = 101
 LIST_ALL_USERS = 102
@@ -126,7 +172,10 @@ LIST_MAX_INSPECTED = 103
 LIST_WORKSPACE_ID = 104
 LIST_MLFLOW = 105
 
-# logs.h
+# run.h: air_wait_option
+WAIT_POLL_INTERVAL_MS = 100
+
+# logs.h: air_logs_option
 LOGS_FOLLOW = 100
 LOGS_TAIL_LINES = 101
 LOGS_MINUTES = 102
@@ -134,21 +183,22 @@ LOGS_NODE = 103
 LOGS_ATTEMPT = 104
 LOGS_POLL_INTERVAL_MS = 105
 LOGS_MAX_PAGE_FAILURES = 106
+
+# logs.h: air_log_source
 LOG_SOURCE_ENDPOINT = 1
 LOG_SOURCE_MLFLOW = 2
 
-# images.h
+# images.h: air_image_option
 IMAGE_SOURCE = 1
 IMAGE_CATALOG = 2
 IMAGE_SCHEMA = 3
 IMAGE_ARTIFACT = 4
-IMAGE_PROFILE = 5
-IMAGE_REGISTRY_HOST = 6
-IMAGE_DOCKER = 7
-IMAGE_DATABRICKS_CLI = 8
+IMAGE_REGISTRY_HOST = 5
+IMAGE_DOCKER = 6
+IMAGE_DATABRICKS_CLI = 7
 IMAGE_PULL = 100
 
 
-def names():
+def names() -> Dict[str, int]:
     """{name: value} of every constant above."""
     return {k: v for k, v in globals().items() if k.isupper() and isinstance(v, int)}

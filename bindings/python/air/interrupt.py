@@ -1,46 +1,41 @@
-"""Interrupt: stop a long call (submit, log stream, download) from another thread."""
+"""Interrupt: stop blocking calls from another thread."""
 
-import ctypes as C
+from typing import Set
 
-from ._lib import lib
-from ._util import Owned
-from .errors import check
+from ._call import LINK_LOCK, CallInterrupt, Linkable
 
 
-class Interrupt(Owned):
-    """A cancellation flag (air_interrupt).
+class Interrupt(Linkable):
+    """A cancellation flag for blocking calls.
 
-    Pass it as ``interrupt=`` to Client.submit(), stream_logs() or
-    download_logs(); trigger() from any thread makes that call raise
-    CallInterruptedError promptly. trigger() and is_triggered are safe from
-    any thread; close() only when no call uses the flag any more.
+    Pass it as ``interrupt=`` to a blocking call, or to ``Client()`` for
+    every call of that client. trigger(), from any thread or a signal
+    handler, makes those calls raise CallInterruptedError promptly (a wait
+    wakes at once, a transfer is abandoned, a helper program is killed);
+    calls started while it is triggered fail at once. reset() lowers it.
+    Ctrl-C needs no Interrupt: it raises KeyboardInterrupt by itself.
     """
 
-    def __init__(self):
-        out = C.c_void_p()
-        check(lib.air_interrupt_new(C.byref(out)))
-        self._h = out.value
+    def __init__(self) -> None:
+        self._calls: Set[CallInterrupt] = set()
+        self._triggered = False
+
+    def trigger(self) -> None:
+        """Raise the flag: every call using it stops."""
+        with LINK_LOCK:
+            self._triggered = True
+            for call in list(self._calls):
+                call.trigger()
+
+    def reset(self) -> None:
+        """Lower the flag; calls started from now on run normally."""
+        with LINK_LOCK:
+            self._triggered = False
 
     @property
-    def _handle(self):
-        if not self._h:
-            raise ValueError("operation on a closed Interrupt")
-        return self._h
+    def is_triggered(self) -> bool:
+        """True while the flag is raised."""
+        return self._triggered
 
-    def trigger(self):
-        """Raise the flag."""
-        lib.air_interrupt_trigger(self._handle)
-
-    def reset(self):
-        """Lower the flag so that the object can be reused."""
-        lib.air_interrupt_reset(self._handle)
-
-    @property
-    def is_triggered(self):
-        return bool(lib.air_interrupt_is_triggered(self._handle))
-
-    def close(self):
-        h, self._h = self._h, None
-        if h:
-            lib.air_interrupt_free(h)
-
+    def __repr__(self) -> str:
+        return "<air.Interrupt %s>" % ("triggered" if self._triggered else "lowered")

@@ -10,8 +10,6 @@ import (
 	"libair/air"
 )
 
-func errorsIs(err, target error) bool { return errors.Is(err, target) }
-
 func loadMinimal(t *testing.T, overrides ...string) *air.Config {
 	t.Helper()
 	c, err := air.LoadConfigBytes([]byte(minimalYAML), "mini.yaml", "", overrides...)
@@ -110,21 +108,29 @@ func TestConfigExamples(t *testing.T) {
 	}
 }
 
-func TestSchemaHelp(t *testing.T) {
-	text, err := air.SchemaHelp("config.compute", false)
+func TestSchemaLookup(t *testing.T) {
+	f, err := air.LookupField("config.compute")
 	must(t, err)
-	if !strings.Contains(text, "num_accelerators") {
-		t.Fatalf("help %q", text)
+	var names []string
+	for _, ch := range f.Children {
+		names = append(names, ch.Name)
 	}
-	js, err := air.SchemaHelp("compute.num_accelerators", true)
+	if f.Kind != air.FieldObject || !strings.Contains(strings.Join(names, " "), "num_accelerators") {
+		t.Fatalf("compute %+v children %v", f, names)
+	}
+	f, err = air.LookupField("max_retries")
 	must(t, err)
-	if !strings.Contains(js, `"path"`) {
-		t.Fatalf("json help %q", js)
+	if f.Kind != air.FieldInt || f.Type != "int" || !f.HasDefault || f.Default != "3" || f.Required || f.Description == "" {
+		t.Fatalf("max_retries %+v", f)
 	}
-	_, err = air.SchemaHelp("compute.acelerator_type", false)
+	root := air.SchemaRoot()
+	if root.Name != "config" || len(root.Children) == 0 {
+		t.Fatalf("root %+v", root)
+	}
+	_, err = air.LookupField("compute.acelerator_type")
 	e := airErr(t, err, air.ECONFIG)
-	if !strings.Contains(e.Message, "accelerator_type") {
-		t.Fatalf("no suggestion: %q", e.Message)
+	if e.Suggestion != "accelerator_type" || e.Field == "" {
+		t.Fatalf("no suggestion: %+v", e)
 	}
 	if air.AcceleratorGPUsPerNode("GPU_8xH100") != 8 || air.AcceleratorDisplayName("GPU_8xH100") != "H100" {
 		t.Fatal("accelerator table")
@@ -138,7 +144,7 @@ func TestConfigClose(t *testing.T) {
 	if c.ExperimentName() != "" {
 		t.Fatal("value after Close")
 	}
-	if err := c.Validate(); err == nil {
-		t.Fatal("Validate after Close succeeded")
+	if err := c.Validate(); !errors.Is(err, air.ErrClosed) {
+		t.Fatalf("Validate after Close: %v", err)
 	}
 }

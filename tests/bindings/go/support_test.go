@@ -208,12 +208,38 @@ func (fw *fakeWS) count(t testing.TB, method, path string) int {
 	return n
 }
 
-// client is a client pointed at fw: test token, no environment, fast back-off.
-func (fw *fakeWS) client(t testing.TB, opts ...air.ClientOption) *air.Client {
+// fault adds a fault rule (tests/fakews/README.md); the next reset removes it.
+func (fw *fakeWS) fault(t testing.TB, rule map[string]interface{}) {
+	fw.call(t, "POST", "/__fakews/faults", rule, nil)
+}
+
+// stall makes the workspace sit on every request to path (a prefix when it
+// ends with "*") for stallTime before answering.
+func (fw *fakeWS) stall(t testing.TB, path string) {
+	fw.fault(t, map[string]interface{}{"path": path, "action": "delay",
+		"delay_ms": stallTime.Milliseconds(), "times": -1})
+}
+
+// stallTime is far beyond any deadline of the tests: a call that ignored
+// its context would take this long.
+const stallTime = 30 * time.Second
+
+// options are client options pointed at fw: test token, no environment,
+// fast back-off, no rate limit.
+func (fw *fakeWS) options() *air.ClientOptions {
+	return &air.ClientOptions{Host: fw.URL, Token: "dapi-test", IgnoreEnvironment: true,
+		RetryBackoff: 10 * time.Millisecond, RateLimit: air.Int(0)}
+}
+
+// client is a client made of fw.options() changed by edit (may be nil),
+// closed when the test ends.
+func (fw *fakeWS) client(t testing.TB, edit func(*air.ClientOptions)) *air.Client {
 	t.Helper()
-	all := append([]air.ClientOption{air.WithHost(fw.URL), air.WithToken("dapi-test"),
-		air.WithUseEnvironment(false), air.WithRetryBackoffMs(10)}, opts...)
-	c, err := air.NewClient(all...)
+	o := fw.options()
+	if edit != nil {
+		edit(o)
+	}
+	c, err := air.NewClient(o)
 	must(t, err)
 	t.Cleanup(func() { c.Close() })
 	return c

@@ -11,7 +11,7 @@ import subprocess
 import unittest
 
 from bindtest import SOURCE_ROOT, BUILD_ROOT, air
-from air import _lib, constants
+from air import _lib, constants, enums
 
 HEADER_DIR = os.path.join(SOURCE_ROOT, "include", "air")
 
@@ -52,8 +52,6 @@ def header_constants():
     (version macros excluded: bindings check the run-time version)."""
     out = {}
     for name, src in _headers().items():
-        if name == "version.h.in":
-            continue
         code = _strip_comments(src)
         for body in re.findall(r"enum\s+\w*\s*\{(.*?)\}", code, flags=re.S):
             for item in body.split(","):
@@ -63,14 +61,12 @@ def header_constants():
                 m = re.match(r"(AIR_\w+)\s*=\s*(.+)$", item, flags=re.S)
                 assert m, "enum member without an explicit value in %s: %r" % (name, item)
                 out[m.group(1)] = _eval(m.group(2))
+        if name == "version.h.in":
+            continue
         for m in re.finditer(r"^\s*#\s*define\s+(AIR_\w+)[ \t]+([^\n]+)$", code, flags=re.M):
             value = _eval(m.group(2))
             if value is not None:
                 out[m.group(1)] = value
-    # version.h.in carries the feature bits next to the version macros.
-    code = _strip_comments(_headers()["version.h.in"])
-    for m in re.finditer(r"^\s*#\s*define\s+(AIR_FEATURE_\w+)[ \t]+([^\n]+)$", code, flags=re.M):
-        out[m.group(1)] = _eval(m.group(2))
     return out
 
 
@@ -96,7 +92,7 @@ def header_prototypes():
 
 CALLBACKS = {"air_debug_cb": _lib.DEBUG_CB, "air_progress_cb": _lib.PROGRESS_CB,
              "air_log_record_cb": _lib.LOG_RECORD_CB, "air_log_status_cb": _lib.LOG_STATUS_CB,
-             "air_log_alert_cb": _lib.LOG_ALERT_CB, "air_log_waiting_cb": _lib.LOG_WAITING_CB}
+             "air_log_waiting_cb": _lib.LOG_WAITING_CB, "air_wait_state_cb": _lib.WAIT_STATE_CB}
 SCALARS = {"int": C.c_int, "int32_t": C.c_int32, "int64_t": C.c_int64, "uint32_t": C.c_uint32,
            "size_t": C.c_size_t}
 
@@ -154,14 +150,26 @@ class ConstantsTest(unittest.TestCase):
         for short in constants.names():
             self.assertTrue("AIR_" + short in hdr, "air.%s has no counterpart in the headers" % short)
 
-    def test_constants_exported_at_package_level(self):
-        self.assertEqual(air.ENOTFOUND, constants.ENOTFOUND)
-        self.assertEqual(air.OPT_HOST, 1)
-        self.assertEqual(air.KIND_TRANSIENT, 6)
+    def test_every_enum_member_matches_the_header(self):
+        hdr = header_constants()
+        for cls, prefix in enums.C_PREFIXES.items():
+            want = {n[len("AIR_" + prefix):]: v for n, v in hdr.items()
+                    if n.startswith("AIR_" + prefix)}
+            have = {m.name: m.value for m in cls}
+            self.assertEqual(have, want, "air.%s differs from AIR_%s*" % (cls.__name__, prefix))
+
+    def test_typed_callbacks_match_the_headers(self):
+        code = _strip_comments("".join(_headers().values()))
+        for name, cbtype in CALLBACKS.items():
+            m = re.search(r"typedef\s+int\s*\(\s*\*\s*%s\s*\)\s*\(([^)]*)\)" % name, code)
+            self.assertTrue(m, "%s not found in the headers" % name)
+            args = [a.strip() for a in m.group(1).split(",")]
+            self.assertEqual(cbtype._restype_, C.c_int)
+            self.assertEqual(len(cbtype._argtypes_), len(args), name)
 
     def test_exception_class_for_every_status(self):
         for name, value in header_constants().items():
-            if re.fullmatch(r"AIR_E[A-Z]+", name):
+            if re.fullmatch(r"AIR_E[A-Z]+", name) and name != "AIR_EDONE":
                 cls = air.error_class(value)
                 self.assertIsNot(cls, air.AirError, "no exception class for %s" % name)
                 self.assertEqual(cls.CODE, value)
@@ -196,9 +204,9 @@ class SymbolsTest(unittest.TestCase):
                               "%s argument %d is %s, declared %r" % (name, i + 1, want, have))
 
     def test_ctypes_functions_carry_the_declared_types(self):
-        fn = _lib.lib.dll.air_client_stream_logs
+        fn = _lib.lib.dll.air_client_open_logs
         self.assertEqual(fn.restype, C.c_int)
-        self.assertEqual(len(fn.argtypes), 9)
+        self.assertEqual(len(fn.argtypes), 5)
         self.assertIs(_lib.lib.dll.air_config_num_accelerators.restype, C.c_int64)
 
 
@@ -212,46 +220,66 @@ class VersionTest(unittest.TestCase):
                 m = re.search(r'#define AIR_VERSION_STRING "([^"]+)"', f.read())
             self.assertEqual(m.group(1), air.version())
 
-    def test_features_are_known_bits(self):
-        known = (air.FEATURE_HTTPS | air.FEATURE_OAUTH | air.FEATURE_SNAPSHOT
-                 | air.FEATURE_THREADSAFE)
-        self.assertEqual(air.features() & ~known, 0)
-        self.assertTrue(air.features() & air.FEATURE_THREADSAFE)
+    def test_features(self):
+        self.assertIsInstance(air.features(), air.Feature)
+        self.assertIn(air.Feature.THREADSAFE, air.features())
 
     def test_library_path_is_the_built_one(self):
         self.assertEqual(air.library_path(), os.environ["AIR_LIBRARY_PATH"])
 
 
 class ErrorsTest(unittest.TestCase):
-    def test_strerror_and_names(self):
-        self.assertEqual(air.status_name(air.ENOTFOUND), "AIR_ENOTFOUND")
-        self.assertEqual(air.kind_name(air.KIND_NOT_FOUND), "NOT_FOUND")
-        self.assertTrue(air.strerror(air.EINVAL))
+    def test_names(self):
+        self.assertEqual(air.status_name(constants.ENOTFOUND), "AIR_ENOTFOUND")
+        self.assertTrue(air.strerror(constants.EINVAL))
 
     def test_error_from_status_only(self):
-        e = air.errors.from_error(air.ENET, None)
+        e = air.errors.from_error(constants.ENET, None)
         self.assertIsInstance(e, air.NetworkError)
-        self.assertEqual((e.code, e.kind, e.kind_name), (air.ENET, air.KIND_TRANSIENT, "TRANSIENT"))
-        self.assertIsNone(e.retry_after_ms)
+        self.assertIsInstance(e, ConnectionError)
+        self.assertEqual((e.code, e.kind), (constants.ENET, air.ErrorKind.TRANSIENT))
+        self.assertIsNone(e.retry_after)
         self.assertEqual(e.code_name, "AIR_ENET")
 
-    def test_global_init_refcount(self):
-        air.global_init()
-        air.global_init()
-        air.global_cleanup()
-        air.global_cleanup()
+    def test_python_bases(self):
+        self.assertTrue(issubclass(air.ConfigError, ValueError))
+        self.assertTrue(issubclass(air.TimedOutError, TimeoutError))
+        self.assertTrue(issubclass(air.NotFoundError, LookupError))
+        self.assertTrue(issubclass(air.LocalIOError, OSError))
+        self.assertTrue(issubclass(air.AirFileNotFoundError, FileNotFoundError))
+        self.assertTrue(issubclass(air.AirFilePermissionError, PermissionError))
+        for cls in (air.ConfigError, air.TimedOutError, air.AirFileNotFoundError):
+            self.assertTrue(issubclass(cls, air.AirError))
+
+    def test_errors_pickle_with_their_details(self):
+        import pickle
+        e = air.ConfigError("x.yaml:1:2: f: bad", field="f", file="x.yaml", line=1, column=2)
+        again = pickle.loads(pickle.dumps(e))
+        self.assertEqual((type(again), str(again), again.field, again.line, again.kind),
+                         (air.ConfigError, "x.yaml:1:2: f: bad", "f", 1, air.ErrorKind.INVALID_CONFIG))
 
 
 class InterruptTest(unittest.TestCase):
     def test_trigger_reset(self):
-        with air.Interrupt() as intr:
-            self.assertFalse(intr.is_triggered)
+        intr = air.Interrupt()
+        self.assertFalse(intr.is_triggered)
+        intr.trigger()
+        self.assertTrue(intr.is_triggered)
+        intr.reset()
+        self.assertFalse(intr.is_triggered)
+
+    def test_linked_call_interrupt_follows_the_flag(self):
+        from air._call import Call
+        intr = air.Interrupt()
+        intr.trigger()
+        with Call(intr) as call:  # started while triggered: raised at once
+            self.assertEqual(_lib.lib.air_interrupt_is_triggered(call.interrupt), 1)
+        intr.reset()
+        with Call(intr, None) as call:
+            self.assertEqual(_lib.lib.air_interrupt_is_triggered(call.interrupt), 0)
             intr.trigger()
-            self.assertTrue(intr.is_triggered)
-            intr.reset()
-            self.assertFalse(intr.is_triggered)
-        with self.assertRaises(ValueError):
-            intr.trigger()
+            self.assertEqual(_lib.lib.air_interrupt_is_triggered(call.interrupt), 1)
+        self.assertEqual(intr._calls, set())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,92 @@
+package air
+
+/*
+#include <air/air.h>
+*/
+import "C"
+
+import "context"
+
+// CancelOutcome is one entry of a cancellation report.
+type CancelOutcome struct {
+	RunID   int64
+	Status  Status // OK when cancellation was requested, else the failure
+	Message string // why it failed, or ""
+}
+
+// CancelReport lists the outcome of every run of a cancellation.
+type CancelReport struct {
+	Outcomes []CancelOutcome
+	Failures int
+}
+
+func cancelReportFromC(rep *C.air_cancel_report) *CancelReport {
+	out := &CancelReport{Failures: int(C.air_cancel_report_failures(rep))}
+	n := C.air_cancel_report_count(rep)
+	for i := C.size_t(0); i < n; i++ {
+		out.Outcomes = append(out.Outcomes, CancelOutcome{
+			RunID:   int64(C.air_cancel_report_run_id(rep, i)),
+			Status:  Status(C.air_cancel_report_status(rep, i)),
+			Message: gostr(C.air_cancel_report_message(rep, i)),
+		})
+	}
+	return out
+}
+
+// CancelRun requests the cancellation of one run; the run stops
+// asynchronously (Wait for it).
+func (c *Client) CancelRun(ctx context.Context, runID int64) error {
+	k, err := c.begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return err
+	}
+	defer C.air_call_options_free(o)
+	var e *C.air_error
+	return k.result(C.air_client_cancel_run(k.h, C.int64_t(runID), o, &e), e)
+}
+
+// CancelRuns requests the cancellation of several runs: one failing id does
+// not stop the others, the report has every outcome. The context (or Close)
+// stops the whole call.
+func (c *Client) CancelRuns(ctx context.Context, runIDs []int64) (*CancelReport, error) {
+	return c.cancelMany(ctx, func(h *C.air_client, o *C.air_call_options, rep **C.air_cancel_report, e **C.air_error) C.int {
+		var ids *C.int64_t
+		if len(runIDs) > 0 {
+			// A Go slice of integers may be passed: libair reads it during the call only.
+			ids = (*C.int64_t)(&runIDs[0])
+		}
+		return C.air_client_cancel_runs(h, ids, C.size_t(len(runIDs)), o, rep, e)
+	})
+}
+
+// CancelAll requests the cancellation of every active AI Runtime run of the caller.
+func (c *Client) CancelAll(ctx context.Context) (*CancelReport, error) {
+	return c.cancelMany(ctx, func(h *C.air_client, o *C.air_call_options, rep **C.air_cancel_report, e **C.air_error) C.int {
+		return C.air_client_cancel_all(h, o, rep, e)
+	})
+}
+
+func (c *Client) cancelMany(ctx context.Context, f func(*C.air_client, *C.air_call_options, **C.air_cancel_report, **C.air_error) C.int) (*CancelReport, error) {
+	k, err := c.begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer k.end()
+	o, err := k.callOptions()
+	if err != nil {
+		return nil, err
+	}
+	defer C.air_call_options_free(o)
+	var rep *C.air_cancel_report
+	var e *C.air_error
+	if err := k.result(f(k.h, o, &rep, &e), e); err != nil {
+		return nil, err
+	}
+	defer C.air_cancel_report_free(rep)
+	return cancelReportFromC(rep), nil
+}

@@ -1,0 +1,104 @@
+"""Small results of client calls: submission progress and outcome, pools,
+image pushes, MLflow links."""
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+
+from .enums import Phase
+
+if TYPE_CHECKING:
+    from .client import Client
+    from .interrupt import Interrupt
+    from .logs import LogStream
+    from .runs import Run
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A submission progress notification."""
+
+    phase: Phase
+    """What the submission is doing."""
+    bytes_done: int
+    """Bytes transferred so far in this phase (upload phases), else 0."""
+    bytes_total: int
+    """Total bytes of this phase when known, else 0."""
+    detail: Optional[str]
+    """What the phase works on (a path, a policy name), or None."""
+
+
+@dataclass(frozen=True)
+class Submission:
+    """The outcome of Client.submit(): the run it started."""
+
+    run_id: int
+    """The Jobs run id."""
+    dashboard_url: str
+    """"<host>/jobs/runs/<id>"."""
+    idempotency_token: str
+    """The idempotency token that was sent (submitting again with it never starts a second run)."""
+    launch_dir: str
+    """The workspace directory holding command.sh and the other artifacts."""
+    code_source_path: Optional[str]
+    """code_source_path sent with the run, or None without code_source."""
+    snapshot_reused: bool
+    """True when an identical code snapshot was already uploaded."""
+    client: "Client" = field(repr=False, compare=False)
+    """The client that submitted it (used by wait(), logs(), get(), cancel())."""
+
+    def wait(self, timeout: Union[float, timedelta, None] = None, *,
+             poll_interval: Union[float, timedelta, None] = None,
+             on_state: Optional[Callable[["Run"], object]] = None,
+             interrupt: Optional["Interrupt"] = None) -> "Run":
+        """Wait for the run to finish; see Client.wait()."""
+        return self.client.wait(self.run_id, timeout=timeout, poll_interval=poll_interval,
+                                on_state=on_state, interrupt=interrupt)
+
+    def logs(self, **kwargs: Any) -> "LogStream":
+        """The run's log records; see Client.logs()."""
+        return self.client.logs(self.run_id, **kwargs)
+
+    def get(self, **kwargs: Any) -> "Run":
+        """A snapshot of the run; see Client.get_run()."""
+        return self.client.get_run(self.run_id, **kwargs)
+
+    def cancel(self) -> None:
+        """Request cancellation of the run."""
+        self.client.cancel_run(self.run_id)
+
+
+@dataclass(frozen=True)
+class Pool:
+    """A provisioned GPU pool (a value for compute.pool_id)."""
+
+    id: str
+    """Bare pool id."""
+    accelerator_type: Optional[str]
+    """Accelerator type of the pool."""
+    reserved_accelerators: int
+    """Reserved accelerators."""
+    used_accelerators: Optional[int]
+    """Accelerators in use; None when the workspace does not report usage."""
+    idle_accelerators: Optional[int]
+    """Idle accelerators; None when the workspace does not report usage."""
+
+
+@dataclass(frozen=True)
+class ImagePush:
+    """The result of Client.push_image()."""
+
+    uc_image: str
+    """"<catalog>.<schema>.<artifact>:<tag>": the environment.unity_catalog_image value."""
+    registry_image: Optional[str]
+    """The full registry reference "<host>/<catalog>.<schema>.<artifact>:<tag>"."""
+
+
+@dataclass(frozen=True)
+class MlflowLinks:
+    """MLflow pages of a run; None while not known yet."""
+
+    run_url: Optional[str]
+    """"<host>/ml/experiments/<exp>/runs/<run>"."""
+    experiment_url: Optional[str]
+    """"<host>/ml/experiments/<exp>"."""

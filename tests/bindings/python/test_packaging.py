@@ -1,0 +1,204 @@
+"""Packaging of the Python binding: where ``import air`` finds libair
+without environment variables (the wheel's bundled copy, the system loader,
+pkg-config's libdir), the ImportError when nothing is found, ``pip install``
+of the source folder into fresh virtual environments, a wheel that bundles
+libair.so.1 (then the example runs with nothing but host and token), and
+``meson install`` into the directory the interpreter imports from."""
+
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import zipfile
+
+from bindtest import BUILD_ROOT, PACKAGE_DIR, SOURCE_ROOT, TOKEN
+from fakews_client import FakeWS
+
+PY = sys.executable
+LIBRARY = os.environ["AIR_LIBRARY_PATH"]
+EXAMPLE = os.path.join(SOURCE_ROOT, "examples", "python", "sweep.py")
+PRINT_PATH = "import air; print(air.library_path()); print(air.__file__)"
+
+
+def run(cmd, env=None, cwd=None, check=True):
+    """Run @cmd; on failure the test fails with its output."""
+    done = subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=300)
+    if check and done.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s" % (" ".join(cmd), done.returncode, done.stdout))
+    return done
+
+
+def clean_env(**extra):
+    """The environment without anything that points at libair or the sources."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("AIR_LIBRARY_PATH", "LD_LIBRARY_PATH", "PYTHONPATH", "PKG_CONFIG_PATH")}
+    env.update(extra)
+    return env
+
+
+def have_build_tools():
+    probe = run([PY, "-c", "import setuptools, wheel, pip, venv"], check=False)
+    return probe.returncode == 0
+
+
+def system_has_libair():
+    probe = run([PY, "-c", "import ctypes; ctypes.CDLL('libair.so.1')"], env=clean_env(),
+                check=False)
+    return probe.returncode == 0
+
+
+class PackagingCase(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="air-pkg.")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def package_copy(self, name="src"):
+        """A copy of bindings/python (builds write into the source folder)."""
+        dst = os.path.join(self.tmp, name)
+        shutil.copytree(PACKAGE_DIR, dst, ignore=shutil.ignore_patterns(
+            "build", "dist", "*.egg-info", "_libs", "__pycache__"))
+        return dst
+
+    def venv(self, name):
+        """A fresh virtual environment (system site packages give it pip,
+        setuptools and wheel from Debian: no index is reachable)."""
+        d = os.path.join(self.tmp, name)
+        run([PY, "-m", "venv", "--system-site-packages", "--without-pip", d])
+        return os.path.join(d, "bin", "python")
+
+    def pip(self, py, *args, env=None, cwd=None):
+        return run([py, "-m", "pip", "--disable-pip-version-check", "--no-input", "--quiet"]
+                   + list(args), env=env, cwd=cwd)
+
+    def lib_dir(self, name):
+        """A directory holding libair.so.1 (a link to the built library)."""
+        d = os.path.join(self.tmp, name)
+        os.makedirs(d)
+        os.symlink(LIBRARY, os.path.join(d, "libair.so.1"))
+        return d
+
+
+class DiscoveryTest(PackagingCase):
+    def import_air(self, env):
+        return run([PY, "-c", PRINT_PATH], env=dict(env, PYTHONPATH=PACKAGE_DIR), check=False)
+
+    def no_pkg_config(self):
+        empty = os.path.join(self.tmp, "no-pc")
+        os.makedirs(empty, exist_ok=True)
+        return {"PKG_CONFIG_LIBDIR": empty}
+
+    def test_explicit_path_wins_and_fails_clearly(self):
+        done = self.import_air(clean_env(AIR_LIBRARY_PATH="/nonexistent/libair.so.1"))
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("ImportError: air: AIR_LIBRARY_PATH=/nonexistent/libair.so.1", done.stdout)
+
+    def test_nothing_found_says_what_was_tried(self):
+        if system_has_libair():
+            self.skipTest("libair.so.1 is installed on this system")
+        done = self.import_air(clean_env(**self.no_pkg_config()))
+        self.assertNotEqual(done.returncode, 0)
+        for what in ("ImportError", "bundled", "system loader", "pkg-config",
+                     "set AIR_LIBRARY_PATH"):
+            self.assertIn(what, done.stdout)
+
+    def test_system_loader(self):
+        env = clean_env(LD_LIBRARY_PATH=self.lib_dir("ld"), **self.no_pkg_config())
+        done = self.import_air(env)
+        self.assertEqual(done.returncode, 0, done.stdout)
+        self.assertEqual(done.stdout.splitlines()[0], "libair.so.1")
+
+    def test_pkg_config_libdir(self):
+        if shutil.which("pkg-config") is None:
+            self.skipTest("no pkg-config")
+        if system_has_libair():
+            self.skipTest("libair.so.1 is installed on this system")
+        libdir = self.lib_dir("prefix-lib")
+        pcdir = os.path.join(self.tmp, "pc")
+        os.makedirs(pcdir)
+        with open(os.path.join(pcdir, "libair.pc"), "w") as f:
+            f.write("libdir=%s\nName: libair\nDescription: test\nVersion: 1.0.0\n"
+                    "Libs: -L${libdir} -lair\n" % libdir)
+        done = self.import_air(clean_env(PKG_CONFIG_LIBDIR=pcdir))
+        self.assertEqual(done.returncode, 0, done.stdout)
+        self.assertEqual(done.stdout.splitlines()[0], os.path.join(libdir, "libair.so.1"))
+
+
+# CI installs them (.ci/install-deps): there a missing tool fails the tests.
+@unittest.skipUnless(have_build_tools() or os.environ.get("AIR_TEST_CI"),
+                     "needs pip, setuptools, wheel and venv (Debian: python3-pip "
+                     "python3-setuptools python3-wheel python3-venv)")
+class PipTest(PackagingCase):
+    def test_pip_install_source_folder(self):
+        py = self.venv("venv-src")
+        self.pip(py, "install", "--no-build-isolation", "--no-index", self.package_copy())
+        done = run([py, "-c", PRINT_PATH], env=clean_env(AIR_LIBRARY_PATH=LIBRARY), cwd=self.tmp)
+        path, module = done.stdout.splitlines()
+        self.assertEqual(path, LIBRARY)
+        self.assertTrue(module.startswith(os.path.join(self.tmp, "venv-src")), module)
+        self.assertTrue(os.path.exists(os.path.join(os.path.dirname(module), "py.typed")))
+
+    def test_wheels(self):
+        src = self.package_copy("plain")
+        self.pip(PY, "wheel", "--no-build-isolation", "--no-index", "--no-deps",
+                 "-w", os.path.join(self.tmp, "dist-plain"), src)
+        self.assertEqual([os.path.basename(p) for p in glob.glob(self.tmp + "/dist-plain/*.whl")],
+                         ["libair-1.0.0-py3-none-any.whl"])
+        src = self.package_copy("bundled")
+        self.pip(PY, "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w",
+                 os.path.join(self.tmp, "dist"), src, env=clean_env(AIR_BUNDLE_LIBRARY=LIBRARY))
+        wheels = glob.glob(os.path.join(self.tmp, "dist", "*.whl"))
+        self.assertEqual(len(wheels), 1)
+        self.assertRegex(os.path.basename(wheels[0]), r"^libair-1\.0\.0-py3-none-linux_\w+\.whl$")
+        with zipfile.ZipFile(wheels[0]) as z:
+            names = z.namelist()
+        self.assertIn("air/_libs/libair.so.1", names)
+        self.assertIn("air/py.typed", names)
+        py = self.venv("venv-wheel")
+        self.pip(py, "install", "--no-index", wheels[0])
+        done = run([py, "-c", PRINT_PATH], env=clean_env(), cwd=self.tmp)
+        self.assertTrue(done.stdout.splitlines()[0].endswith("/air/_libs/libair.so.1"))
+
+    def test_fresh_venv_runs_the_example_with_host_and_token_only(self):
+        src = self.package_copy()
+        py = self.venv("venv-example")
+        self.pip(py, "install", "--no-build-isolation", "--no-index", ".", cwd=src,
+                 env=clean_env(AIR_BUNDLE_LIBRARY=LIBRARY))
+        with FakeWS() as fw:
+            fw.config(auto_logs=3)
+            env = {"DATABRICKS_HOST": fw.url, "DATABRICKS_TOKEN": TOKEN}
+            if os.environ.get("LD_PRELOAD"):  # sanitizer runtime of an instrumented build
+                env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]
+            done = run([py, EXAMPLE], env=env, cwd=self.tmp)
+        self.assertIn("4 of 4 runs succeeded", done.stdout)
+
+
+@unittest.skipUnless(BUILD_ROOT and shutil.which("meson"), "needs the meson build directory")
+class MesonInstallTest(PackagingCase):
+    def test_installed_where_python_imports(self):
+        intro = json.loads(run(["meson", "introspect", BUILD_ROOT, "--installed"]).stdout)
+        installed = {os.path.basename(src): dst for src, dst in intro.items()
+                     if os.path.dirname(src) == os.path.join(PACKAGE_DIR, "air")}
+        sources = {os.path.basename(p) for p in glob.glob(os.path.join(PACKAGE_DIR, "air", "*.py"))}
+        self.assertEqual(set(installed), sources | {"py.typed"}, "bindings/meson.build lists")
+        site = os.path.dirname(os.path.dirname(installed["__init__.py"]))
+        options = json.loads(run(["meson", "introspect", BUILD_ROOT, "--buildoptions"]).stdout)
+        prefix = [o["value"] for o in options if o["name"] == "prefix"][0]
+        if prefix in ("/usr", "/usr/local"):
+            path = run([PY, "-c", "import sys, json; print(json.dumps(sys.path))"],
+                       env=clean_env()).stdout
+            self.assertIn(site, json.loads(path))
+        dest = os.path.join(self.tmp, "destdir")
+        run(["meson", "install", "-C", BUILD_ROOT, "--no-rebuild", "--quiet",
+             "--destdir", dest, "--tags", "python-runtime"])
+        done = run([PY, "-c", PRINT_PATH],
+                   env=clean_env(PYTHONPATH=dest + site, AIR_LIBRARY_PATH=LIBRARY), cwd=self.tmp)
+        self.assertEqual(done.stdout.splitlines()[1], dest + installed["__init__.py"])
+
+
+if __name__ == "__main__":
+    unittest.main()
