@@ -189,9 +189,15 @@ class Package(unittest.TestCase):
         self.need_debs()
         with open(self.path("usr/lib/python3/dist-packages/air/_version.py")) as f:
             self.assertIn('__version__ = "%s"' % self.version, f.read())
-        for py in glob.glob(self.path("usr/lib/python3/dist-packages/air/*.py")):
-            run([sys.executable, "-m", "py_compile", py],
-                env=dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(self.tmp, "pycache")))
+        # Debian's python3 imports the package and loads libair1's library.
+        env = dict(self.env(), PYTHONPATH=self.path("usr/lib/python3/dist-packages"),
+                   PYTHONDONTWRITEBYTECODE="1")
+        env.pop("AIR_LIBRARY_PATH", None)
+        out = run(["/usr/bin/python3", "-c",
+                   "import air, air._version; print(air.__version__, air._version.__version__, "
+                   "air.version(), air.__file__)"], env=env)
+        self.assertEqual(out.split()[:3], [self.version] * 3)
+        self.assertTrue(out.split()[3].startswith(self.root), out)
 
     def env(self):
         return dict(os.environ, LD_LIBRARY_PATH=self.path("usr/lib/%s" % multiarch()))
