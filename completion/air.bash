@@ -103,13 +103,22 @@ _air_complete_field() {
 	COMPREPLY=("${matches[@]}")
 }
 
+# Fill the caller's meta_of (flag -> METAVAR or "-") from the help text $1.
+_air_load_flags() {
+	local name meta
+	meta_of=()
+	while read -r name meta; do
+		meta_of[$name]=$meta
+	done < <(_air_flag_table "$1")
+}
+
 _air() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev="" air=${COMP_WORDS[0]}
 	((COMP_CWORD > 0)) && prev=${COMP_WORDS[COMP_CWORD - 1]}
 	[[ $air == "~/"* ]] && air=$HOME/${air#"~/"}
-	local top cmd="" sub="" help="" table word meta i
-	local -a cmds=() subs=() words=() flags=()
-	local -A value=()
+	local top cmd="" sub="" help="" word meta i
+	local -a cmds=() subs=() words=()
+	local -A meta_of=()
 	COMPREPLY=()
 
 	top=$("$air" --help 2>/dev/null) || top=$("$air" --help 2>&1)
@@ -119,13 +128,13 @@ _air() {
 		[[ -n $word && $word != help ]] && cmds+=("$word")
 	done < <(_air_block "Available Commands:" "$top")
 	help=$top
-	table=$(_air_flag_table "$top")
+	_air_load_flags "$top"
 
 	# The command words before the cursor, skipping flags and their values.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		word=${COMP_WORDS[i]}
 		if [[ $word == -* ]]; then
-			meta=$(awk -v f="$word" '$1 == f { print $2; exit }' <<<"$table")
+			meta=${meta_of[$word]-}
 			[[ -n $meta && $meta != - && $word != *=* ]] && ((i++))
 			continue
 		fi
@@ -140,7 +149,7 @@ _air() {
 		else
 			words+=("$word")
 		fi
-		table=$(_air_flag_table "$help")
+		_air_load_flags "$help"
 	done
 
 	case $prev in
@@ -160,7 +169,7 @@ _air() {
 		;;
 	esac
 	if [[ $prev == -* && $prev != *=* ]]; then
-		meta=$(awk -v f="$prev" '$1 == f { print $2; exit }' <<<"$table")
+		meta=${meta_of[$prev]-}
 		case $meta in
 		- | "") ;;
 		*DIR*) mapfile -t COMPREPLY < <(compgen -d -- "$cur"); return ;;
@@ -170,8 +179,7 @@ _air() {
 	fi
 
 	if [[ $cur == -* ]]; then
-		mapfile -t flags < <(awk '{ print $1 }' <<<"$table" | sort -u)
-		mapfile -t COMPREPLY < <(compgen -W "${flags[*]}" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "${!meta_of[*]}" -- "$cur")
 	elif [[ -z $cmd ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "${cmds[*]} help" -- "$cur")
 	elif [[ $cmd == help ]]; then

@@ -92,7 +92,7 @@ class Package(unittest.TestCase):
 
     @classmethod
     def build_debs(cls):
-        env = dict(os.environ, DEB_BUILD_OPTIONS="parallel=%d" % (os.cpu_count() or 2))
+        env = dict(os.environ, DEB_BUILD_OPTIONS="noddebs parallel=%d" % (os.cpu_count() or 2))
         for k in ("AIR_SOURCE_ROOT", "AIR_BUILD_ROOT", "AIR_CLI", "AIR_LIBRARY_PATH",
                   "AIR_PACKAGE_TESTS", "MESON_TEST_ITERATION", "LD_LIBRARY_PATH"):
             env.pop(k, None)
