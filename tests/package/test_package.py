@@ -250,7 +250,7 @@ class Package(unittest.TestCase):
         if not shutil.which("lintian"):
             self.skipTest("lintian is not installed")
         changes = glob.glob(os.path.join(self.tmp, "*.changes"))
-        p = subprocess.run(["lintian", "--allow-root", "--no-tag-display-limit", *changes],
+        p = subprocess.run(["lintian", "--allow-root", "--tag-display-limit", "0", *changes],
                            capture_output=True, text=True, timeout=900)
         tags = [l for l in p.stdout.splitlines() if re.match(r"^[EWX]: ", l)]
         if tags:
