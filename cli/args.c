@@ -201,6 +201,30 @@ void cli_print_usage(FILE *out, const char *usage, const cli_flag *flags)
 	fprintf(out, "  %-32s %s\n", "-h, --help", "help for this command");
 }
 
+const char *cli_first_positional(int argc, char **argv, const cli_flag *flags)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const cli_flag *f;
+
+		if (!strcmp(a, "--"))
+			return i + 1 < argc ? argv[i + 1] : NULL;
+		if (a[0] != '-' || !strcmp(a, "-"))
+			return a;
+		if (a[1] == '-') {
+			const char *name = a + 2;
+			if (strchr(name, '='))
+				continue;
+			f = find_flag(flags, name, strlen(name), 0);
+		} else {
+			f = a[2] ? NULL : find_flag(flags, NULL, 0, a[1]);
+		}
+		if (f && f->kind != CLI_BOOL)
+			i++;
+	}
+	return NULL;
+}
+
 bool cli_parse_run_id(const char *s, int64_t *out)
 {
 	char *end;

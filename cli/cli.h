@@ -46,6 +46,9 @@ typedef struct cli_flag {
 bool cli_parse(int argc, char **argv, const cli_flag *flags, cli_globals *g, cli_strlist *pos,
                const char *usage);
 void cli_strlist_free(cli_strlist *l);
+/* The first argument that is neither a flag of @flags (or a global flag) nor
+ * the value of one: the subcommand word of `air list pools`. NULL when none. */
+const char *cli_first_positional(int argc, char **argv, const cli_flag *flags);
 /* True when -h or --help appears before any "--". */
 bool cli_wants_help(int argc, char **argv);
 /* Print "Usage: ...\n\nFlags:\n..." for @flags. */

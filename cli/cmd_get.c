@@ -391,8 +391,12 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 	air_error *err = NULL;
 	int64_t id;
 	air_get_options *o = NULL;
+	const char *sub = cli_first_positional(argc, argv, flags);
 	int rc;
 
+	/* `air get pool ID` has help of its own. */
+	if (sub && !strcmp(sub, "pool"))
+		return cmd_get_pool(argc, argv, g);
 	if (cli_wants_help(argc, argv)) {
 		cli_print_usage(stdout, get_usage, flags);
 		return 0;
@@ -400,10 +404,6 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 	if (!cli_parse(argc, argv, flags, g, &pos, get_usage)) {
 		cli_strlist_free(&pos);
 		return 1;
-	}
-	if (pos.count >= 1 && !strcmp(pos.items[0], "pool")) {
-		cli_strlist_free(&pos);
-		return cmd_get_pool(argc, argv, g);
 	}
 	if (pos.count != 1) {
 		cli_error("accepts 1 arg(s), received %d", pos.count);

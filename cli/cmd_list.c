@@ -238,8 +238,12 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
 	air_list_options *o = NULL;
+	const char *sub = cli_first_positional(argc, argv, flags);
 	int rc;
 
+	/* `air list pools` has flags (and help) of its own. */
+	if (sub && !strcmp(sub, "pools"))
+		return cmd_list_pools(argc, argv, g);
 	if (cli_wants_help(argc, argv)) {
 		cli_print_usage(stdout, list_usage, flags);
 		return 0;
@@ -248,11 +252,6 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		cli_strlist_free(&pos);
 		cli_strlist_free(&filters);
 		return 1;
-	}
-	if (pos.count >= 1 && !strcmp(pos.items[0], "pools")) {
-		cli_strlist_free(&pos);
-		cli_strlist_free(&filters);
-		return cmd_list_pools(argc, argv, g);
 	}
 	if (pos.count) {
 		rc = cli_error("unknown command \"%s\" for \"air list\"", pos.items[0]);

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 build=${1:?usage: fuzz/run.sh BUILD_DIR [SECONDS]}
 secs=${2:-4}
 targets=(fuzz_config fuzz_run_json fuzz_runs_list fuzz_logs_page fuzz_http_error fuzz_profile
-         fuzz_token_reply)
+         fuzz_token_reply fuzz_docker_config)
 if ! command -v clang >/dev/null; then
   echo "fuzz: clang not installed, skipped"
   exit 77

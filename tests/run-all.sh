@@ -10,6 +10,9 @@
 #      supervisor program and the CLI instrumented too)
 #   4. with clang: every libFuzzer target a few seconds over its seed corpus
 #      (fuzz/run.sh, ASan+UBSan; skipped without clang)
+#   5. packaging, on the first build: `meson dist`, the Debian packages built
+#      from the tarball (running its own tests), lintian, the packages unpacked
+#      (tests/package; AIR_PACKAGE_TESTS=1; AIR_PACKAGE_TESTS=0 leaves it out)
 # The soak suite (tests/soak) runs in builds 1-3 at its CI size; its figures
 # are printed after build 1.
 # Prints "tests: N passed, M failed" (meson's results added up) last and exits
@@ -80,7 +83,8 @@ for line in open(sys.argv[1]):
 PY
 }
 
-if setup_build release -Dbuildtype=debugoptimized; then
+# The release build makes the static library too (tests/embed links it).
+if setup_build release -Dbuildtype=debugoptimized -Ddefault_library=both; then
   run_tests release release testlog.json "${EXTRA[@]}"
   [ -f build-ci-release/meson-logs/testlog.json ] && soak_figures build-ci-release/meson-logs/testlog.json
   run_tests release valgrind testlog-valgrind.json --setup=valgrind "${c_suites[@]}" "${EXTRA[@]}"
@@ -106,6 +110,12 @@ if [ ${#EXTRA[@]} -eq 0 ]; then
     [ -z "${fok:-}" ] && { fok=0; fbad=1; }
     passed=$((passed + fok)); failed=$((failed + fbad))
   fi
+fi
+if [ "${AIR_PACKAGE_TESTS:-1}" != 0 ] && [ -f build-ci-release/build.ninja ]; then
+  echo "=== packages ==="
+  export AIR_PACKAGE_TESTS=1
+  run_tests release packages testlog.json --suite package
+  unset AIR_PACKAGE_TESTS
 fi
 
 echo "tests: $passed passed, $failed failed"

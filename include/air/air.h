@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * air.h: umbrella header of libair, a C client for Databricks AI Runtime.
  *
  * Include this one header; the others may also be included on their own.

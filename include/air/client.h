@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * client.h: a connection to one Databricks workspace.
  *
  * A client resolves its configuration the way the Databricks CLI and SDKs do
@@ -35,7 +36,7 @@ typedef enum air_option {
 	AIR_OPT_CA_FILE = 12,            /**< PEM bundle of trusted CAs */
 	AIR_OPT_HOME_DIR = 13,           /**< home directory for ~ expansion and the token cache */
 	AIR_OPT_AUTH_STORAGE = 14,       /**< U2M token storage: plaintext | secure */
-	AIR_OPT_USER_WORKSPACE_DIR = 15, /**< artifact base instead of /Workspace/Users/<me> */
+	AIR_OPT_USER_WORKSPACE_DIR = 15, /**< artifact base instead of /Workspace/Users/\<me\> */
 	AIR_OPT_DEFAULT_RUNTIME = 16,    /**< default environment channel (DATABRICKS_DL_RUNTIME_IMAGE) */
 	AIR_OPT_DISCOVERY_URL = 17,      /**< OAuth authorization-server metadata URL */
 	AIR_OPT_CONNECT_TIMEOUT_MS = 100,   /**< TCP+TLS connect timeout per attempt; default 30000 */

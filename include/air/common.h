@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * libair - client library for Databricks AI Runtime workloads.
  *
  * common.h: export and declaration macros shared by every public header.

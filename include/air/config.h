@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * config.h: the workload YAML (the file that describes an AI Runtime run).
  *
  * Life cycle: parse (syntax only) -> any number of overrides -> validate

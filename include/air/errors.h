@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * errors.h: status codes and the error object.
  *
  * Every fallible call returns an int: AIR_OK (0) or a negative AIR_E* code.

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * global.h: process-wide initialisation and release of returned memory.
  */
 #ifndef AIR_GLOBAL_H

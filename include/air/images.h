@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * images.h: container images.
  *
  * Push: a local container image goes to the workspace's artifact registry,
@@ -23,7 +24,7 @@ AIR_BEGIN_DECLS
 
 /** Options of an image push. 1..99 strings, 100..199 integers. ABI: append only. */
 typedef enum air_image_option {
-	AIR_IMAGE_SOURCE = 1,         /**< local image NAME[:TAG] or NAME@DIGEST (required) */
+	AIR_IMAGE_SOURCE = 1,         /**< local image NAME[:TAG] or NAME\@DIGEST (required) */
 	AIR_IMAGE_CATALOG = 2,        /**< destination catalog (required) */
 	AIR_IMAGE_SCHEMA = 3,         /**< destination schema (required) */
 	AIR_IMAGE_ARTIFACT = 4,       /**< ARTIFACT[:TAG]; default: the source's last component and tag */

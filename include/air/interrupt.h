@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * interrupt.h: stop a blocking call from another thread or a signal handler.
  *
  * Every call that can block (anything that may touch the network, wait or

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * logs.h: read a run's logs record by record (pull), through callbacks
  * (push), or download them to files.
  *

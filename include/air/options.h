@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * options.h: the calling convention, and the options of calls that have no
  * options type of their own.
  *

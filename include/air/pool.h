@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * pool.h: provisioned GPU pools, the values usable as compute.pool_id.
  */
 #ifndef AIR_POOL_H

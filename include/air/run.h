@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * run.h: read, list and cancel AI Runtime runs.
  *
  * An air_run is a snapshot of `jobs/runs/get` (all pages merged) plus what

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * submit.h: submit a validated workload as a Jobs run.
  *
  * air_client_submit() performs, in order: the identity lookup (cached on the

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * types.h: the opaque handle types of libair.
  *
  * No structure crosses the ABI: every handle is created by a libair function,

@@ -4,6 +4,9 @@
 * installed (`meson install` into a scratch root): a C program builds with
   pkg-config's flags, and a CMake project with find_package(libair) and the
   libair::libair target; both run and see the version they were built with;
+  with a static libair (-Ddefault_library=both or static) a program links
+  libair.a with `pkg-config --static` flags alone; the CLI's man page and
+  completion and the Python package are installed too;
 * as a meson subproject: only the library is built (no CLI, no tests, no
   Python needed), and the host project links it through dependency().
 
@@ -11,6 +14,7 @@ Needs AIR_BUILD_ROOT (a configured build) and AIR_SOURCE_ROOT.
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -82,6 +86,54 @@ class Installed(unittest.TestCase):
         cm = os.path.join(self.libdir, "cmake", "libair")
         self.assertTrue(os.path.exists(os.path.join(cm, "libairConfig.cmake")))
         self.assertTrue(os.path.exists(os.path.join(cm, "libairConfigVersion.cmake")))
+
+    def test_installed_front_ends(self):
+        if not glob.glob(os.path.join(self.root, "**", "bin", "air"), recursive=True):
+            self.skipTest("the CLI is not installed (-Dcli)")
+        share = glob.glob(os.path.join(self.root, "**", "share"), recursive=True)
+        found = lambda rel: any(os.path.exists(os.path.join(d, rel)) for d in share)
+        self.assertTrue(found("bash-completion/completions/air"))
+        if os.path.exists(os.path.join(BUILD, "docs", "man", "air.1")):
+            self.assertTrue(found("man/man1/air.1"))
+        if os.path.exists(os.path.join(BUILD, "bindings", "_version.py")):
+            versions = glob.glob(os.path.join(self.root, "**", "air", "_version.py"),
+                                 recursive=True)
+            self.assertEqual(len(versions), 1, versions)
+            with open(versions[0]) as f:
+                self.assertIn('__version__ = "%s"' % VERSION, f.read())
+            pkg = os.path.dirname(versions[0])
+            self.assertTrue(os.path.exists(os.path.join(pkg, "__init__.py")))
+
+    def pkg_config(self, *args):
+        # The .pc names the final prefix; the sysroot maps it into the scratch root.
+        env = dict(os.environ, PKG_CONFIG_PATH=self.pcdir, PKG_CONFIG_SYSROOT_DIR=self.root)
+        return run(["pkg-config", *args, "libair"], env=env).split()
+
+    def test_pkg_config_private_deps(self):
+        self.assertEqual([f for f in self.pkg_config("--libs") if f.startswith("-l")], ["-lair"])
+        flags = self.pkg_config("--static", "--libs")
+        for lib in ("-lair", "-pthread", "-lcurl", "-ljansson", "-lfyaml", "-larchive", "-lz"):
+            self.assertIn(lib, flags)
+
+    def test_static_pkg_config_consumer(self):
+        if not os.path.exists(os.path.join(self.libdir, "libair.a")):
+            self.skipTest("no libair.a: built with -Ddefault_library=shared")
+        # -l:libair.a: the archive even where libair.so is installed beside it.
+        flags = [f.replace("-lair", "-l:libair.a")
+                 for f in self.pkg_config("--static", "--cflags", "--libs")]
+        exe = os.path.join(self.tmp, "consumer-static")
+        p = subprocess.run(["cc", "-std=c99", "-Wall", "-Werror",
+                            os.path.join(HERE, "consumer.c"), "-o", exe] + flags,
+                           capture_output=True, text=True)
+        missing = re.findall(r"cannot find -l(\S+)", p.stderr)
+        if p.returncode != 0 and missing and "air" not in missing:
+            self.skipTest("development files of libcurl's or libarchive's own dependencies "
+                          "are not installed: %s" % " ".join(sorted(set(missing))))
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        needed = run(["readelf", "-d", exe])
+        self.assertNotIn("libair.so", needed)
+        out = run([exe])
+        self.assertIn("libair %s (header %s): embed string" % (VERSION, VERSION), out)
 
     def test_pkg_config_consumer(self):
         # The .pc names the final prefix; the sysroot maps it into the scratch root.
