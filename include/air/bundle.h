@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * bundle.h: turn a workload into a Declarative Automation Bundle, so that it
  * runs as a persistent job (`databricks bundle deploy`, `bundle run`) instead
  * of a one-time run. Local only: the workspace is not contacted.
@@ -76,7 +77,7 @@ AIR_EXTERN int air_config_write_bundle(const air_config *cfg, const char *output
 
 /** The output directory, absolute. @since 1.1 */
 AIR_EXTERN const char *air_bundle_dir(const air_bundle *bundle);
-/** The job's resource key (resources.jobs.<key>, the experiment name): `bundle run <key>`. @since 1.1 */
+/** The job's resource key (resources.jobs.KEY, the experiment name): `bundle run KEY`. @since 1.1 */
 AIR_EXTERN const char *air_bundle_job_key(const air_bundle *bundle);
 /** Number of files written. @since 1.1 */
 AIR_EXTERN size_t air_bundle_file_count(const air_bundle *bundle);

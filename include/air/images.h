@@ -72,7 +72,7 @@ typedef enum air_register_option {
 	                                         register the tag as it is now */
 	AIR_REGISTER_DOCKER_CONFIG_DIR = 2, /**< directory of config.json; default $DOCKER_CONFIG
 	                                         (when the client reads the environment), else
-	                                         <home>/.docker */
+	                                         $HOME/.docker */
 	AIR_REGISTER_CREDENTIALS_SCOPE = 3, /**< use credentials already stored in this secret
 	                                         scope (with AIR_REGISTER_CREDENTIALS_KEY) instead
 	                                         of the local Docker configuration */

@@ -69,7 +69,8 @@ class Completion(unittest.TestCase):
         got = self.complete("")
         for name in self.names:
             self.assertIn(name, got)
-        self.assertEqual(self.complete("r"), ["run"])
+        self.assertEqual(sorted(self.complete("r")), ["register-image", "run"])
+        self.assertEqual(self.complete("ru"), ["run"])
         self.assertEqual(sorted(self.complete("help", "")), sorted(self.names))
 
     def test_subcommands(self):
