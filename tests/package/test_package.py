@@ -173,6 +173,7 @@ class Package(unittest.TestCase):
                     "usr/lib/%s/cmake/libair/libairConfig.cmake" % ma,
                     "usr/include/air/air.h", "usr/include/air/version.h",
                     "usr/bin/air", "usr/share/man/man1/air.1.gz",
+                    "usr/libexec/libair/air-local-supervisor",
                     "usr/share/bash-completion/completions/air",
                     "usr/lib/python3/dist-packages/air/__init__.py",
                     "usr/lib/python3/dist-packages/air/_version.py"):
