@@ -2,7 +2,8 @@
 """Run the Go binding tests against the built libair.
 
 Steps: go vet of the binding and its tests; staticcheck when Debian's
-go-staticcheck is installed; the test binary of tests/bindings/go (which
+go-staticcheck is installed; the programs of examples/go built (their paths
+in $AIR_GO_EXAMPLE_<NAME>); the test binary of tests/bindings/go (which
 also builds a fresh module outside the tree and runs the binding's examples
 and the context tests from it), run with GODEBUG=cgocheck=2. In a sanitizer
 build (LD_PRELOAD set) only the test binary runs, without the fresh module:
@@ -81,6 +82,13 @@ else:
         run([staticcheck, "./..."], pkg)
     else:
         print("staticcheck not installed (Debian: go-staticcheck): skipped")
+    # The programs of examples/go, run by TestExamplePrograms.
+    examples = os.path.join(src, "examples", "go")
+    run([go, "vet", "./..."], examples)
+    for name in ("watch",):
+        exe = os.path.join(work, "example-" + name)
+        run([go, "build", "-o", exe] + ldflags + ["./" + name], examples)
+        extra["AIR_GO_EXAMPLE_" + name.upper()] = exe
 binary = os.path.join(work, "air.test")
 run([go, "test", "-c", "-o", binary] + ldflags + ["."], pkg)
 run([binary, "-test.v", "-test.count=1", "-test.timeout=600s"] + sys.argv[1:], pkg, extra)

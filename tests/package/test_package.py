@@ -173,7 +173,7 @@ class Package(unittest.TestCase):
                     "usr/lib/%s/cmake/libair/libairConfig.cmake" % ma,
                     "usr/include/air/air.h", "usr/include/air/version.h",
                     "usr/bin/air", "usr/share/man/man1/air.1.gz",
-                    "usr/libexec/libair/air-local-supervisor",
+                    "usr/lib/%s/libair/air-local-supervisor" % ma,
                     "usr/share/bash-completion/completions/air",
                     "usr/lib/python3/dist-packages/air/__init__.py",
                     "usr/lib/python3/dist-packages/air/_version.py"):
@@ -213,6 +213,17 @@ class Package(unittest.TestCase):
         man = run(["man", "-l", self.path("usr/share/man/man1/air.1.gz")],
                   env=dict(os.environ, MANWIDTH="80")) if shutil.which("man") else "air run"
         self.assertIn("air run", man)
+        # A local run, supervised by the packaged supervisor (the unpacked
+        # root is not /usr, so its path is given).
+        yaml = os.path.join(self.tmp, "local.yaml")
+        with open(yaml, "w") as f:
+            f.write("experiment_name: pkg\ncompute:\n  accelerator_type: GPU_1xA10\n"
+                    "  num_accelerators: 1\ncommand: echo packaged $NODE_RANK/$NUM_NODES\n")
+        sup = self.path("usr/lib/%s/libair/air-local-supervisor" % multiarch())
+        env = dict(self.env(), AIR_LOCAL_SUPERVISOR=sup,
+                   DATABRICKS_HOST="local://" + os.path.join(self.tmp, "local-state"))
+        out = run([air, "run", "-f", yaml, "--watch"], env=env)
+        self.assertIn("packaged 0/1", out)
 
     def test_installed_completion(self):
         self.need_debs()

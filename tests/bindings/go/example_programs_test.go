@@ -1,0 +1,65 @@
+package airtest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExamplePrograms runs examples/go/watch against a local workspace
+// (local:///<dir>): it submits the workload, prints node 0's log lines and
+// exits 0 for a run that succeeded, 1 for one that failed.
+func TestExamplePrograms(t *testing.T) {
+	exe := os.Getenv("AIR_GO_EXAMPLE_WATCH")
+	if exe == "" {
+		t.Skip("examples/go is built by run_go_tests.py in the plain build only")
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	workload := filepath.Join(dir, "train.yaml")
+	yaml := `experiment_name: watch-example
+compute:
+  accelerator_type: GPU_1xA10
+  num_accelerators: 1
+env_variables:
+  GREETING: hello
+command: |
+  echo "$GREETING from node $NODE_RANK of $NUM_NODES"
+  exit ${EXIT_CODE:-0}
+max_retries: 0
+`
+	if err := os.WriteFile(workload, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	watch := func(overrides ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(exe, append([]string{workload}, overrides...)...)
+		cmd.Env = append(os.Environ(), "DATABRICKS_HOST=local://"+state, "HOME="+dir,
+			"DATABRICKS_CONFIG_FILE="+filepath.Join(dir, "none"))
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("stderr:\n%s", stderr.String())
+		return stdout.String(), code
+	}
+
+	out, code := watch()
+	if code != 0 || !strings.Contains(out, "hello from node 0 of 1\n") ||
+		!strings.Contains(out, "ended SUCCESS\n") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+	out, code = watch("env_variables.EXIT_CODE=3")
+	if code != 1 || !strings.Contains(out, "hello from node 0 of 1\n") ||
+		!strings.Contains(out, "ended FAILED\n") {
+		t.Fatalf("a failing run: exit %d, output:\n%s", code, out)
+	}
+}
