@@ -84,11 +84,10 @@
 // Every call with options takes a pointer to an options struct (nil means
 // the defaults): ClientOptions, GetOptions, ListOptions, WaitOptions,
 // LogsOptions, DownloadOptions, SubmitOptions, ImagePushOptions,
-// RegisterImageOptions, BundleOptions. A field
-// left at its zero value takes the library's default; a pointer field (set
-// with Int) is used where zero is itself a meaningful value, as in
-// LogsOptions.TailLines. Durations are time.Duration and instants
-// time.Time.
+// RegisterImageOptions, BundleOptions. A field left at its zero value takes
+// the library's default; a pointer field (set with Int) is used where zero
+// is itself a meaningful value, as in LogsOptions.TailLines. Durations are
+// time.Duration and instants time.Time.
 //
 // # Errors
 //
