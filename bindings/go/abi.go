@@ -76,6 +76,15 @@ func Constants() map[string]int64 {
 		"AIR_IMAGE_SCHEMA": imageSchema, "AIR_IMAGE_ARTIFACT": imageArtifact,
 		"AIR_IMAGE_REGISTRY_HOST": imageRegistryHost, "AIR_IMAGE_DOCKER": imageDocker,
 		"AIR_IMAGE_DATABRICKS_CLI": imageDatabricksCLI, "AIR_IMAGE_PULL": imagePull,
+
+		"AIR_REGISTER_TAG_POLICY": registerTagPolicy, "AIR_REGISTER_DOCKER_CONFIG_DIR": registerDockerConfigDir,
+		"AIR_REGISTER_CREDENTIALS_SCOPE": registerCredentialsScope,
+		"AIR_REGISTER_CREDENTIALS_KEY":   registerCredentialsKey,
+		"AIR_REGISTER_TIMEOUT_MS":        registerTimeoutMs, "AIR_REGISTER_POLL_INTERVAL_MS": registerPollIntervalMs,
+		"AIR_REGISTER_HELPER_TIMEOUT_MS": registerHelperTimeoutMs, "AIR_REGISTER_DISCOVER": registerDiscover,
+
+		"AIR_BUNDLE_BASE_DIR": bundleBaseDir, "AIR_BUNDLE_DEFAULT_RUNTIME": bundleDefaultRuntime,
+		"AIR_BUNDLE_FORCE": bundleForce, "AIR_BUNDLE_USE_ENVIRONMENT": bundleUseEnvironment,
 	} {
 		m[n] = v
 	}

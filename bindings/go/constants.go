@@ -246,4 +246,18 @@ const (
 	imageDocker        = C.AIR_IMAGE_DOCKER
 	imageDatabricksCLI = C.AIR_IMAGE_DATABRICKS_CLI
 	imagePull          = C.AIR_IMAGE_PULL
+
+	registerTagPolicy        = C.AIR_REGISTER_TAG_POLICY
+	registerDockerConfigDir  = C.AIR_REGISTER_DOCKER_CONFIG_DIR
+	registerCredentialsScope = C.AIR_REGISTER_CREDENTIALS_SCOPE
+	registerCredentialsKey   = C.AIR_REGISTER_CREDENTIALS_KEY
+	registerTimeoutMs        = C.AIR_REGISTER_TIMEOUT_MS
+	registerPollIntervalMs   = C.AIR_REGISTER_POLL_INTERVAL_MS
+	registerHelperTimeoutMs  = C.AIR_REGISTER_HELPER_TIMEOUT_MS
+	registerDiscover         = C.AIR_REGISTER_DISCOVER
+
+	bundleBaseDir        = C.AIR_BUNDLE_BASE_DIR
+	bundleDefaultRuntime = C.AIR_BUNDLE_DEFAULT_RUNTIME
+	bundleForce          = C.AIR_BUNDLE_FORCE
+	bundleUseEnvironment = C.AIR_BUNDLE_USE_ENVIRONMENT
 )

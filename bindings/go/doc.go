@@ -2,8 +2,9 @@
 // Runtime: the serverless GPU platform where a training or inference
 // workload is described in a YAML file and submitted as a Jobs run. It
 // validates workload files offline, submits them, reads, lists, waits for
-// and cancels runs, streams and downloads their logs, lists GPU pools and
-// pushes container images, through the C library's stable ABI.
+// and cancels runs, streams and downloads their logs, lists GPU pools,
+// pushes and registers container images and writes workloads as bundles,
+// through the C library's stable ABI.
 //
 // # Building
 //
@@ -21,7 +22,7 @@
 // program's go.mod requires it and points it at the bindings/go directory
 // of the libair source tree that matches the installed library:
 //
-//	require libair/air v1.0.0
+//	require libair/air v0.0.0 // a placeholder: the replace line decides
 //	replace libair/air => /path/to/libair/bindings/go
 //
 // The package uses the standard library only. See docs/go.md in the libair
@@ -82,11 +83,11 @@
 //
 // Every call with options takes a pointer to an options struct (nil means
 // the defaults): ClientOptions, GetOptions, ListOptions, WaitOptions,
-// LogsOptions, DownloadOptions, SubmitOptions, ImagePushOptions. A field
-// left at its zero value takes the library's default; a pointer field (set
-// with Int) is used where zero is itself a meaningful value, as in
-// LogsOptions.TailLines. Durations are time.Duration and instants
-// time.Time.
+// LogsOptions, DownloadOptions, SubmitOptions, ImagePushOptions,
+// RegisterImageOptions, BundleOptions. A field left at its zero value takes
+// the library's default; a pointer field (set with Int) is used where zero
+// is itself a meaningful value, as in LogsOptions.TailLines. Durations are
+// time.Duration and instants time.Time.
 //
 // # Errors
 //
@@ -141,8 +142,26 @@
 // # Workload files
 //
 // LoadConfig and LoadConfigBytes parse, override and validate a workload
-// YAML file offline; Config exposes the validated values. LookupField and
-// SchemaRoot describe the schema for help texts.
+// YAML file offline; Config exposes the validated values, and
+// Config.WriteBundle writes them as a Declarative Automation Bundle
+// (databricks.yml) that runs the workload as a persistent job. LookupField
+// and SchemaRoot describe the schema for help texts.
+//
+// # Images
+//
+// PushImage pushes a local image to the workspace's artifact registry;
+// RegisterImage registers a legacy image (environment.docker_image) with
+// the workspace and waits until it is AVAILABLE, storing the credentials of
+// a private registry found in the local Docker configuration in the
+// caller's secret scope. Still not available after
+// RegisterImageOptions.Timeout is ETIMEOUT (retryable); a failed import is
+// EAPI.
+//
+// # The local workspace
+//
+// The host "local://" or "local:///some/dir" runs workloads on this
+// machine, through the same calls and without credentials
+// (FeatureLocal; docs/local.md in the libair source tree).
 //
 // # Memory
 //

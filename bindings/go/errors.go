@@ -172,3 +172,12 @@ func invalid(format string, args ...interface{}) error {
 	return &Error{Code: EINVAL, Kind: KindInvalidArgument, Message: fmt.Sprintf(format, args...),
 		RetryAfter: -1}
 }
+
+// badOption names, in the error of an option setter, the field whose
+// value libair refused ("RegisterImageOptions.TagPolicy: invalid argument").
+func badOption(err error, field string) error {
+	if e, ok := err.(*Error); ok {
+		e.Message = field + ": " + e.Message
+	}
+	return err
+}

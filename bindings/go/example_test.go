@@ -279,6 +279,58 @@ func ExampleClient_CancelRun() {
 	// Output: NOT_FOUND 400 true
 }
 
+// Register a legacy container image (environment.docker_image) and wait
+// until the workspace has it. A private registry's credentials are found in
+// the local Docker configuration; this image is public, so discovery is off.
+func ExampleClient_RegisterImage() {
+	client, err := air.NewClient(nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	reg, err := client.RegisterImage(ctx, "ubuntu:22.04", &air.RegisterImageOptions{
+		PollInterval: 10 * time.Second,
+		NoDiscover:   true,
+	})
+	if errors.Is(err, air.ETIMEOUT) {
+		log.Fatal("still importing; try again later: ", err)
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(reg.URL, reg.Status, reg.ImageUpdated)
+	// Output: docker.io/library/ubuntu:22.04 AVAILABLE true
+}
+
+// Turn a workload into a bundle for `databricks bundle deploy`, to run it
+// as a persistent job.
+func ExampleConfig_WriteBundle() {
+	dir, err := os.MkdirTemp("", "bundle-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	cfg, err := air.LoadConfigBytes([]byte(workload), "train.yaml", dir)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cfg.Close()
+	bundle, err := cfg.WriteBundle(dir, nil) // BundleOptions.Force overwrites an earlier bundle
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("databricks bundle run", bundle.JobKey)
+	for _, f := range bundle.Files {
+		fmt.Println(f)
+	}
+	// Output:
+	// databricks bundle run mnist
+	// databricks.yml
+	// generated_artifacts/training_config.yaml
+	// generated_artifacts/command.sh
+}
+
 // A workload is validated offline; an invalid one names the field and its
 // position.
 func ExampleLoadConfigBytes() {

@@ -1,6 +1,7 @@
 package airtest
 
 import (
+	"debug/elf"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -128,6 +130,104 @@ func TestConstantsMatchHeaders(t *testing.T) {
 		if _, ok := hdr[name]; !ok {
 			t.Errorf("Go constant %s has no header counterpart", name)
 		}
+	}
+}
+
+// notWrapped are the exported functions the binding deliberately does not
+// call, each with the reason.
+var notWrapped = map[string]string{
+	"air_config_load_file":               "LoadConfig composes parse, override and validate",
+	"air_config_load_buffer":             "LoadConfigBytes composes parse, override and validate",
+	"air_interrupt_wakeup_fd":            "contexts raise the interrupts: the binding installs no signal handler",
+	"air_bundle_options_set_interrupt":   "Config.WriteBundle writes local files only: it takes no context",
+	"air_bundle_options_set_deadline_ms": "Config.WriteBundle writes local files only: it takes no context",
+}
+
+var reMapSymbol = regexp.MustCompile(`(?m)^\s+(air_\w+);`)
+
+// exportedFunctions are the functions of lib/libair.map and, when
+// AIR_LIBRARY_PATH names the built library, its dynamic symbols.
+func exportedFunctions(t *testing.T) map[string]bool {
+	out := map[string]bool{}
+	b, err := os.ReadFile(filepath.Join(sourceRoot(t), "lib", "libair.map"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range reMapSymbol.FindAllStringSubmatch(string(b), -1) {
+		out[m[1]] = true
+	}
+	if lib := os.Getenv("AIR_LIBRARY_PATH"); lib != "" {
+		f, err := elf.Open(lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		syms, err := f.DynamicSymbols()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range syms {
+			if strings.HasPrefix(s.Name, "air_") && s.Section != elf.SHN_UNDEF &&
+				elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+				out[s.Name] = true
+			}
+		}
+	}
+	return out
+}
+
+// wrappedFunctions are the libair functions the binding's sources call.
+func wrappedFunctions(t *testing.T) map[string]bool {
+	dir := filepath.Join(sourceRoot(t), "bindings", "go")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+	files = append(files, filepath.Join(dir, "shim.c"))
+	goCall := regexp.MustCompile(`\bC\.(air_\w+)`)
+	cCall := regexp.MustCompile(`\b(air_\w+)\s*\(`)
+	out := map[string]bool{}
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		re := goCall
+		if strings.HasSuffix(p, ".c") {
+			re = cCall
+		}
+		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+// TestEveryExportIsWrapped: every function libair exports is called by the
+// binding, or listed in notWrapped with the reason.
+func TestEveryExportIsWrapped(t *testing.T) {
+	exported, wrapped := exportedFunctions(t), wrappedFunctions(t)
+	if len(exported) < 300 {
+		t.Fatalf("found only %d exported functions", len(exported))
+	}
+	var missing, stale []string
+	for name := range exported {
+		if !wrapped[name] && notWrapped[name] == "" {
+			missing = append(missing, name)
+		}
+	}
+	for name := range notWrapped {
+		if !exported[name] || wrapped[name] {
+			stale = append(stale, name)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(stale)
+	if len(missing) > 0 {
+		t.Errorf("exported but not wrapped by bindings/go: %s", strings.Join(missing, ", "))
+	}
+	if len(stale) > 0 {
+		t.Errorf("in notWrapped but not exported, or wrapped after all: %s", strings.Join(stale, ", "))
 	}
 }
 

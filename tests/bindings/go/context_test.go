@@ -31,6 +31,7 @@ type ctxCase struct {
 type ctxArg struct {
 	id     int64  // a run
 	docker string // a docker program
+	dir    string // a Docker configuration directory
 }
 
 // activeRun is a run that stays RUNNING for ten minutes.
@@ -178,6 +179,27 @@ var ctxCases = []ctxCase{
 			Schema: "ml", RegistryHost: "registry.invalid", Docker: a.docker})
 		return err
 	}},
+	{"RegisterImage", func(t *testing.T, fw *fakeWS, _ *air.ClientOptions) ctxArg {
+		// The workspace keeps the image PENDING: the wait must end with the context.
+		fw.images(t, map[string]interface{}{privateImage: map[string]interface{}{
+			"registered": false, "on_register": map[string]interface{}{"state": "PENDING"}}})
+		return ctxArg{}
+	}, func(ctx context.Context, c *air.Client, _ ctxArg) error {
+		_, err := c.RegisterImage(ctx, privateImage, &air.RegisterImageOptions{PollInterval: hour, NoDiscover: true})
+		return err
+	}},
+	{"RegisterImage/helper", func(t *testing.T, fw *fakeWS, _ *air.ClientOptions) ctxArg {
+		// A credential helper that takes far too long; the registration must kill it.
+		bin := t.TempDir()
+		if err := os.WriteFile(filepath.Join(bin, "docker-credential-slow"), []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+		return ctxArg{dir: dockerConfig(t, `{"credsStore":"slow"}`)}
+	}, func(ctx context.Context, c *air.Client, a ctxArg) error {
+		_, err := c.RegisterImage(ctx, privateImage, &air.RegisterImageOptions{DockerConfigDir: a.dir, HelperTimeout: hour})
+		return err
+	}},
 }
 
 // checkEnded asserts that err reports the end of ctx (want: its error)
@@ -231,7 +253,8 @@ func TestContextCancel(t *testing.T) {
 	for _, tc := range ctxCases {
 		tc := tc
 		switch tc.name {
-		case "GetRun", "Submit", "LogIter.Next", "StreamLogs", "Wait", "PushImage":
+		case "GetRun", "Submit", "LogIter.Next", "StreamLogs", "Wait", "PushImage", "RegisterImage",
+			"RegisterImage/helper":
 		default:
 			continue
 		}

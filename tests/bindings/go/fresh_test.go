@@ -47,7 +47,7 @@ func TestFreshModule(t *testing.T) {
 go 1.19
 
 require (
-	libair/air v1.0.0
+	libair/air v0.0.0
 	libair/air/tests v0.0.0
 )
 
