@@ -8,8 +8,11 @@ With AIR_BUNDLE_LIBRARY=/path/to/libair.so.1 (or the libair.so.1.x.y it
 links to) at build time, the library is copied into the package as
 air/_libs/libair.so.1, where ``import air`` looks first, and the wheel
 carries the platform tag (py3-none-linux_x86_64) instead of py3-none-any.
-The bundled library still needs its own dependencies (libcurl, jansson,
-libfyaml, libarchive, zlib) from the system.
+The local workspace's supervisor program, air-local-supervisor, goes beside
+it (where the library looks for it): $AIR_BUNDLE_SUPERVISOR, else the one
+next to the bundled library when there is one (a build tree). The bundled
+files still need their own dependencies (libcurl, jansson, libfyaml,
+libarchive, zlib) from the system.
 """
 
 import os
@@ -23,6 +26,7 @@ from setuptools.dist import Distribution
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUNDLE = os.environ.get("AIR_BUNDLE_LIBRARY")
+SUPERVISOR = "air-local-supervisor"
 VERSION_PY = ('"""Version of the libair release this package was built from (setup.py)."""\n'
               '__version__ = "%s"\n')
 
@@ -62,9 +66,20 @@ def write_version(package_dir: str) -> None:
         f.write(VERSION_PY % VERSION)
 
 
+def bundled_supervisor() -> "str | None":
+    """The supervisor program to bundle with the library, or None."""
+    path = os.environ.get("AIR_BUNDLE_SUPERVISOR")
+    if path:
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
+            raise SystemExit("AIR_BUNDLE_SUPERVISOR=%s is not an executable file" % path)
+        return path
+    beside = os.path.join(os.path.dirname(os.path.abspath(BUNDLE or ".")), SUPERVISOR)
+    return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else None
+
+
 class BuildPy(build_py):
     """build_py that writes air/_version.py and adds (or, without a bundle,
-    removes) air/_libs/libair.so.1."""
+    removes) air/_libs/ with libair.so.1 and the supervisor program."""
 
     def run(self) -> None:
         super().run()
@@ -76,6 +91,9 @@ class BuildPy(build_py):
                 raise SystemExit("AIR_BUNDLE_LIBRARY=%s is not a file" % BUNDLE)
             os.makedirs(libs)
             shutil.copyfile(BUNDLE, os.path.join(libs, "libair.so.1"))
+            supervisor = bundled_supervisor()
+            if supervisor:
+                shutil.copy(supervisor, os.path.join(libs, SUPERVISOR))  # keeps the x bits
 
 
 class Sdist(sdist):

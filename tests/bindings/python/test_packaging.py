@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import zipfile
 
@@ -25,6 +26,18 @@ LIBRARY = os.environ["AIR_LIBRARY_PATH"]
 EXAMPLE = os.path.join(SOURCE_ROOT, "examples", "python", "sweep.py")
 PRINT_PATH = ("import air; print(air.library_path()); print(air.__file__); "
               "print(air.__version__)")
+
+# Submits a one-line workload to local://$AIR_STATE and prints its state and
+# log lines (the supervisor's "[air local]" notes left out).
+LOCAL_RUN = """
+import os, air
+c = air.Client("local://" + os.environ["AIR_STATE"], use_environment=False)
+cfg = air.Config.loads("experiment_name: w\\ncommand: echo from the wheel\\n"
+                       "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\\n")
+sub = c.submit(cfg)
+run = sub.wait(120, poll_interval=0.05)
+print(run.state, [r.line for r in c.logs(sub.run_id) if not r.line.startswith("[air local]")])
+"""
 
 
 def project_version():
@@ -197,12 +210,23 @@ class PipTest(PackagingCase):
         with zipfile.ZipFile(wheels[0]) as z:
             names = z.namelist()
         self.assertIn("air/_libs/libair.so.1", names)
+        self.assertIn("air/_libs/air-local-supervisor", names)  # beside LIBRARY in the build
         self.assertIn("air/py.typed", names)
         self.assertIn("air/_version.py", names)
         py = self.venv("venv-wheel")
         self.pip(py, "install", "--no-index", wheels[0])
         done = run([py, "-c", PRINT_PATH], env=clean_env(), cwd=self.tmp)
         self.assertTrue(done.stdout.splitlines()[0].endswith("/air/_libs/libair.so.1"))
+        # the bundled supervisor runs a local workload
+        env = clean_env(AIR_STATE=os.path.join(self.tmp, "state"))
+        env.pop("AIR_LOCAL_SUPERVISOR", None)
+        done = run([py, "-c", LOCAL_RUN], env=env, cwd=self.tmp)
+        self.assertEqual(done.stdout.splitlines()[-1], "State.SUCCESS ['from the wheel']")
+        with open(os.path.join(self.tmp, "state", "jobs", "runs", "1", "status.json")) as f:
+            supervisor = json.load(f)["supervisor_pid"]
+        deadline = time.monotonic() + 120
+        while os.path.exists("/proc/%d" % supervisor) and time.monotonic() < deadline:
+            time.sleep(0.05)  # it ends once the run's files are final
 
     def test_fresh_venv_runs_the_example_with_host_and_token_only(self):
         src = self.package_copy()
