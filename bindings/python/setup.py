@@ -1,28 +1,89 @@
-"""Build hook of the package (the metadata is in pyproject.toml).
+"""Build hook of the package (the other metadata is in pyproject.toml).
 
-With AIR_BUNDLE_LIBRARY=/path/to/libair.so.1 (or the libair.so.1.0.0 it
+The version is libair's: project() in the meson.build of the libair sources
+this folder lies in (../../meson.build), else the air/_version.py of a tree
+that carries one (an sdist). Built packages get air/_version.py with it.
+
+With AIR_BUNDLE_LIBRARY=/path/to/libair.so.1 (or the libair.so.1.x.y it
 links to) at build time, the library is copied into the package as
 air/_libs/libair.so.1, where ``import air`` looks first, and the wheel
 carries the platform tag (py3-none-linux_x86_64) instead of py3-none-any.
-The bundled library still needs its own dependencies (libcurl, jansson,
-libfyaml, libarchive, zlib) from the system.
+The local workspace's supervisor program, air-local-supervisor, goes beside
+it (where the library looks for it): $AIR_BUNDLE_SUPERVISOR, else the one
+next to the bundled library when there is one (a build tree). The bundled
+files still need their own dependencies (libcurl, jansson, libfyaml,
+libarchive, zlib) from the system.
 """
 
 import os
+import re
 import shutil
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
+from setuptools.command.sdist import sdist
 from setuptools.dist import Distribution
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 BUNDLE = os.environ.get("AIR_BUNDLE_LIBRARY")
+SUPERVISOR = "air-local-supervisor"
+VERSION_PY = ('"""Version of the libair release this package was built from (setup.py)."""\n'
+              '__version__ = "%s"\n')
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def package_version() -> str:
+    """libair's version: from ../../meson.build, else air/_version.py."""
+    meson = os.path.join(HERE, "..", "..", "meson.build")
+    generated = os.path.join(HERE, "air", "_version.py")
+    if os.path.isfile(meson):
+        m = re.search(r"\bproject\(\s*'libair'[^)]*?\bversion\s*:\s*'([^']+)'", _read(meson), re.S)
+        if not m:
+            raise SystemExit("%s: no version in project()" % meson)
+        return m.group(1)
+    if os.path.isfile(generated):
+        m = re.search(r"^__version__\s*=\s*\"([^\"]+)\"", _read(generated), re.M)
+        if not m:
+            raise SystemExit("%s: no __version__" % generated)
+        return m.group(1)
+    raise SystemExit("libair's version is unknown: %s is not in the libair sources "
+                     "(no ../../meson.build) and has no air/_version.py" % HERE)
+
+
+VERSION = package_version()
+
+
+def write_version(package_dir: str) -> None:
+    """Write <package_dir>/_version.py."""
+    path = os.path.join(package_dir, "_version.py")
+    if os.path.lexists(path):
+        os.remove(path)  # may be a hard link to the source tree's copy
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(VERSION_PY % VERSION)
+
+
+def bundled_supervisor() -> "str | None":
+    """The supervisor program to bundle with the library, or None."""
+    path = os.environ.get("AIR_BUNDLE_SUPERVISOR")
+    if path:
+        if not os.path.isfile(path) or not os.access(path, os.X_OK):
+            raise SystemExit("AIR_BUNDLE_SUPERVISOR=%s is not an executable file" % path)
+        return path
+    beside = os.path.join(os.path.dirname(os.path.abspath(BUNDLE or ".")), SUPERVISOR)
+    return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else None
 
 
 class BuildPy(build_py):
-    """build_py that adds (or, without a bundle, removes) air/_libs/libair.so.1."""
+    """build_py that writes air/_version.py and adds (or, without a bundle,
+    removes) air/_libs/ with libair.so.1 and the supervisor program."""
 
     def run(self) -> None:
         super().run()
+        write_version(os.path.join(self.build_lib, "air"))
         libs = os.path.join(self.build_lib, "air", "_libs")
         shutil.rmtree(libs, ignore_errors=True)
         if BUNDLE:
@@ -30,6 +91,17 @@ class BuildPy(build_py):
                 raise SystemExit("AIR_BUNDLE_LIBRARY=%s is not a file" % BUNDLE)
             os.makedirs(libs)
             shutil.copyfile(BUNDLE, os.path.join(libs, "libair.so.1"))
+            supervisor = bundled_supervisor()
+            if supervisor:
+                shutil.copy(supervisor, os.path.join(libs, SUPERVISOR))  # keeps the x bits
+
+
+class Sdist(sdist):
+    """sdist whose tree carries air/_version.py: it builds without meson.build."""
+
+    def make_release_tree(self, base_dir: str, files: "list[str]") -> None:
+        super().make_release_tree(base_dir, files)
+        write_version(os.path.join(base_dir, "air"))
 
 
 class BinaryDistribution(Distribution):
@@ -39,7 +111,7 @@ class BinaryDistribution(Distribution):
         return True
 
 
-cmdclass = {"build_py": BuildPy}
+cmdclass = {"build_py": BuildPy, "sdist": Sdist}
 options = {}
 
 if BUNDLE:
@@ -58,4 +130,4 @@ if BUNDLE:
     cmdclass["bdist_wheel"] = PlatformWheel
     options["distclass"] = BinaryDistribution
 
-setup(cmdclass=cmdclass, **options)
+setup(version=VERSION, cmdclass=cmdclass, **options)

@@ -34,25 +34,29 @@ from .interrupt import Interrupt
 from .listing import RunListing
 from .logs import (DownloadEntry, DownloadReport, LogRecord, LogsSummary, LogStream,
                    alert_patterns, match_alert)
-from .results import ImagePush, MlflowLinks, Pool, Progress, Submission
+from .results import Bundle, ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
 from .runs import CancelOutcome, CancelReport, Iteration, Run, SweepStats
 from .schema import Field, field, schema
 
-__version__ = "1.0.0"
+try:
+    # Generated at install time (meson, or setup.py) from the project version.
+    from ._version import __version__  # type: ignore[import]
+except ImportError:  # the source tree: the version of the library it loaded
+    __version__ = str(_L.air_version_string().decode())
 
 __all__ = [
     "AbortedError", "AirError", "AirFileNotFoundError", "AirFilePermissionError", "ApiError",
-    "AuthError", "CallInterruptedError", "CancelOutcome", "CancelReport", "Change", "Client",
-    "CodeSourceForm", "Config", "ConfigError", "ConflictError", "DebugType", "DownloadEntry",
-    "DownloadReport", "ErrorKind", "Feature", "FeatureDisabledError", "Field", "FieldKind",
-    "ImagePush", "InternalError", "Interrupt", "InvalidArgumentError", "Iteration",
-    "LocalIOError", "LogRecord", "LogSource", "LogStream", "LogsSummary", "MlflowLinks",
-    "NetworkError", "NotFoundError", "NotValidatedError", "OutOfMemoryError", "Permission",
-    "PermissionDeniedError", "Phase", "Pool", "Principal", "Progress", "ProtocolError",
-    "RateLimitError", "RejectedError", "Run", "RunListing", "Secret", "ServerError",
-    "SnapshotError", "State", "Submission", "SweepStats", "TimedOutError", "UnsupportedError",
-    "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns", "constants",
-    "error_class", "features", "field", "library_path", "match_alert", "schema",
+    "AuthError", "Bundle", "CallInterruptedError", "CancelOutcome", "CancelReport", "Change",
+    "Client", "CodeSourceForm", "Config", "ConfigError", "ConflictError", "DebugType",
+    "DownloadEntry", "DownloadReport", "ErrorKind", "Feature", "FeatureDisabledError", "Field",
+    "FieldKind", "ImagePush", "ImageRegistration", "InternalError", "Interrupt",
+    "InvalidArgumentError", "Iteration", "LocalIOError", "LogRecord", "LogSource", "LogStream",
+    "LogsSummary", "MlflowLinks", "NetworkError", "NotFoundError", "NotValidatedError",
+    "OutOfMemoryError", "Permission", "PermissionDeniedError", "Phase", "Pool", "Principal",
+    "Progress", "ProtocolError", "RateLimitError", "RejectedError", "Run", "RunListing", "Secret",
+    "ServerError", "SnapshotError", "State", "Submission", "SweepStats", "TimedOutError",
+    "UnsupportedError", "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns",
+    "constants", "error_class", "features", "field", "library_path", "match_alert", "schema",
     "status_name", "strerror", "version", "version_number",
 ]
 

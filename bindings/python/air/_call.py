@@ -26,12 +26,16 @@ signals to the main thread only): stop them with an air.Interrupt.
 import ctypes as C
 import signal
 import threading
+import time
 import traceback
-from typing import Any, Callable, List, Optional, Sequence, Set
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Set
 
 from . import constants as K
 from ._lib import lib, pythonapi_check_signals
-from .errors import from_error
+from .errors import PathArg, check, from_error
+
+if TYPE_CHECKING:
+    from ._opts import Options
 
 # Guards the links between air.Interrupt objects and CallInterrupts, and the
 # C interrupts' reset and free against a concurrent trigger. Re-entrant: a
@@ -236,3 +240,22 @@ class Call:
                 err.value = None
             self.intr.reset()
             self.spurious = False
+
+
+def blocking(opts: "Options", links: Sequence[Optional[Linkable]],
+             invoke: Callable[[C.c_void_p], int], timeout_ms: Optional[int] = None,
+             path: PathArg = None, resumable: bool = True) -> None:
+    """Run invoke(err), a C call taking @opts, with the interrupt of a Call
+    linked to @links on the options and @timeout_ms (None or 0: none) as the
+    deadline of all its attempts together; raise its error."""
+    end = None if not timeout_ms else time.monotonic() + timeout_ms / 1000.0
+    with Call(*links) as call:
+        opts.set_interrupt(call.interrupt)
+
+        def before() -> None:
+            if end is not None:
+                opts.set_deadline_ms(max(1, int((end - time.monotonic()) * 1000)))
+
+        err = C.c_void_p()
+        rc = call.run(lambda: invoke(err), err, resumable=resumable, before=before)
+        check(rc, err, path)

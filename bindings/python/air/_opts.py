@@ -3,9 +3,10 @@
 import ctypes as C
 from typing import Any, Optional
 
+from . import constants as K
 from ._lib import lib
 from ._util import enc
-from .errors import check
+from .errors import check, error_class, strerror
 
 
 class Options:
@@ -21,15 +22,23 @@ class Options:
     def _fn(self, what: str) -> Any:
         return getattr(lib, "air_%s_options_%s" % (self._kind, what))
 
-    def set_int(self, opt: int, value: Optional[int]) -> None:
-        """Set integer option @opt unless @value is None."""
+    def set_int(self, opt: int, value: Optional[int], what: Optional[str] = None) -> None:
+        """Set integer option @opt unless @value is None; a refusal names
+        the parameter @what when given."""
         if value is not None:
-            check(int(self._fn("set_int")(self.handle, opt, int(value))))
+            self._check(int(self._fn("set_int")(self.handle, opt, int(value))), what, value)
 
-    def set_str(self, opt: int, value: "Optional[str]") -> None:
-        """Set string option @opt unless @value is None."""
+    def set_str(self, opt: int, value: "Optional[str]", what: Optional[str] = None) -> None:
+        """Set string option @opt unless @value is None; a refusal names
+        the parameter @what when given."""
         if value is not None:
-            check(int(self._fn("set_str")(self.handle, opt, enc(value))))
+            self._check(int(self._fn("set_str")(self.handle, opt, enc(value))), what, value)
+
+    @staticmethod
+    def _check(rc: int, what: Optional[str], value: object) -> None:
+        if rc != K.OK and what is not None:
+            raise error_class(rc)("%s: %s: %r" % (what, strerror(rc), value), code=rc)
+        check(rc)
 
     def set_interrupt(self, intr: Optional[int]) -> None:
         """The call's air_interrupt."""

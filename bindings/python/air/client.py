@@ -1,6 +1,7 @@
 """Client: one Databricks workspace, and everything done through it."""
 
 import ctypes as C
+import os
 import threading
 import time
 import uuid
@@ -9,7 +10,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
                     Union)
 
 from . import constants as K
-from ._call import Call, trampoline
+from ._call import blocking, trampoline
 from ._lib import DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB, lib
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
@@ -19,7 +20,7 @@ from .errors import check
 from .interrupt import Interrupt
 from .listing import RunListing
 from .logs import DownloadReport, LogStream
-from .results import ImagePush, MlflowLinks, Pool, Progress, Submission
+from .results import ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
 from .runs import CancelReport, Run
 
 _STR_OPTIONS = {
@@ -180,17 +181,8 @@ class Client:
         """Run invoke(client, err) with the interrupt and deadline on @opts;
         raise its error."""
         ms = millis(timeout, "timeout")
-        end = None if not ms else time.monotonic() + ms / 1000.0
-        with self._use() as h, Call(interrupt, self._interrupt) as call:
-            opts.set_interrupt(call.interrupt)
-
-            def before() -> None:
-                if end is not None:
-                    opts.set_deadline_ms(max(1, int((end - time.monotonic()) * 1000)))
-
-            err = C.c_void_p()
-            rc = call.run(lambda: invoke(h, err), err, before=before)
-            check(rc, err, path)
+        with self._use() as h:
+            blocking(opts, (interrupt, self._interrupt), lambda err: invoke(h, err), ms, path)
 
     def _simple(self, interrupt: Optional[Interrupt], timeout: Optional[Seconds],
                 invoke: Callable[[int, Optional[int], C.c_void_p], int]) -> None:
@@ -513,6 +505,65 @@ class Client:
         finally:
             take_str(uc)
             take_str(reg)
+
+    def register_image(self, url: str, *, tag_policy: Optional[str] = None,
+                       credentials: Optional[Tuple[str, str]] = None, discover: bool = True,
+                       docker_config_dir: Optional[StrPath] = None,
+                       timeout: Optional[Seconds] = None,
+                       poll_interval: Optional[Seconds] = None,
+                       helper_timeout: Optional[Seconds] = None,
+                       interrupt: Optional[Interrupt] = None) -> ImageRegistration:
+        """Register the legacy container image @url (environment.docker_image)
+        with the workspace and wait until it is AVAILABLE (``air
+        register-image``). Since libair 1.1.
+
+        The URL is normalised ("ubuntu" -> "docker.io/library/ubuntu:latest").
+        @credentials: (scope, key) of a secret already holding
+        base64("user:password"); otherwise (unless @discover is False, which
+        registers anonymously) credentials of a private registry are looked
+        up in the Docker configuration (@docker_config_dir, default
+        $DOCKER_CONFIG or ~/.docker) and stored in the caller's secret scope;
+        they never appear in errors or traces. @tag_policy: None, "" or
+        "latest". @timeout: how long to wait for AVAILABLE (default 60
+        minutes), then TimedOutError (kind TRANSIENT); @poll_interval: between
+        reads of the registration (default 5 s); @helper_timeout: per run of
+        a docker-credential-* helper (default 10 s). A FAILED import raises
+        ApiError with the workspace's message; a registry or secret scope
+        that refuses access PermissionDeniedError.
+        """
+        if credentials is not None:
+            if (isinstance(credentials, (str, bytes)) or len(credentials) != 2
+                    or not all(isinstance(x, str) for x in credentials)):
+                raise TypeError("credentials takes a (scope, key) pair of strings")
+        scope, key = credentials if credentials is not None else (None, None)
+        out = C.c_void_p()
+        try:
+            with Options("register_image") as opts:
+                opts.set_str(K.REGISTER_TAG_POLICY, tag_policy, "tag_policy")
+                opts.set_str(K.REGISTER_CREDENTIALS_SCOPE, scope, "credentials")
+                opts.set_str(K.REGISTER_CREDENTIALS_KEY, key, "credentials")
+                opts.set_str(K.REGISTER_DOCKER_CONFIG_DIR, None if docker_config_dir is None
+                             else os.fspath(docker_config_dir), "docker_config_dir")
+                for opt, secs, what in ((K.REGISTER_TIMEOUT_MS, timeout, "timeout"),
+                                        (K.REGISTER_POLL_INTERVAL_MS, poll_interval,
+                                         "poll_interval"),
+                                        (K.REGISTER_HELPER_TIMEOUT_MS, helper_timeout,
+                                         "helper_timeout")):
+                    opts.set_int(opt, millis(secs, what), what)
+                opts.set_int(K.REGISTER_DISCOVER, 1 if discover else 0)
+                self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_register_image(
+                    h, enc(url), opts.handle, C.byref(out), C.byref(err))))
+            r = out.value
+            return ImageRegistration(
+                dec(lib.air_image_registration_url(r)) or "",
+                dec(lib.air_image_registration_manifest_sha256(r)),
+                dec(lib.air_image_registration_status(r)) or "",
+                bool(lib.air_image_registration_image_updated(r)),
+                bool(lib.air_image_registration_cached(r)),
+                dec(lib.air_image_registration_credentials_scope(r)),
+                dec(lib.air_image_registration_credentials_key(r)))
+        finally:
+            lib.air_image_registration_free(out)
 
 
 def _debug_args(kind: int, text: Optional[int], length: int, _ud: Any) -> Tuple[Any, ...]:

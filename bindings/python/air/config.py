@@ -2,15 +2,22 @@
 
 import ctypes as C
 import json
+import os
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterable, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, TypeVar
 
 from . import constants as K
+from ._call import blocking
 from ._config_values import ConfigValues
 from ._lib import lib
+from ._opts import Options
 from ._override_check import check_override
-from ._util import StrPath, bytes_at, dec, enc, take_str
+from ._util import Seconds, StrPath, bytes_at, dec, enc, millis, take_str
 from .errors import ConfigError, check
+from .results import Bundle
+
+if TYPE_CHECKING:
+    from .interrupt import Interrupt
 
 _T = TypeVar("_T", bound="Config")
 
@@ -223,6 +230,54 @@ class Config(ConfigValues):
         """True when the dotted field path is written (non-null) in the
         effective document: tells an explicit value from a default."""
         return bool(lib.air_config_is_set(self._handle, enc(path)))
+
+    # ---- bundle ----------------------------------------------------------------
+
+    def write_bundle(self, output_dir: Optional[StrPath] = None, *,
+                     base_dir: Optional[StrPath] = None, default_runtime: Optional[str] = None,
+                     force: bool = False, use_environment: bool = True,
+                     interrupt: Optional["Interrupt"] = None,
+                     timeout: Optional[Seconds] = None) -> Bundle:
+        """Write this validated workload as a Declarative Automation Bundle
+        into @output_dir (created when missing; default: the config's base
+        directory), so that it runs as a persistent job (``air
+        convert-to-dabs``). Local only. Since libair 1.1.
+
+        Writes databricks.yml and generated_artifacts/ (training_config.yaml,
+        command.sh and the sidecars a submission uploads). The code source's
+        root must lie inside @output_dir. @base_dir: what relative
+        code_source.root_path values resolve against (default the config's).
+        @default_runtime: the environment channel when the YAML names no
+        environment.version (default $DATABRICKS_DL_RUNTIME_IMAGE unless
+        @use_environment is False, else "6"). Without @force an existing file
+        is refused with ConflictError naming it; with it, files are
+        overwritten and sidecars the workload no longer has removed.
+        Fields a bundle cannot express raise UnsupportedError (``field``
+        names them). Every check is made before the first file is written.
+        """
+        h = self._handle
+        out = C.c_void_p()
+        try:
+            with Options("bundle") as opts:
+                opts.set_str(K.BUNDLE_BASE_DIR, None if base_dir is None else os.fspath(base_dir),
+                             "base_dir")
+                opts.set_str(K.BUNDLE_DEFAULT_RUNTIME, default_runtime, "default_runtime")
+                opts.set_int(K.BUNDLE_FORCE, 1 if force else 0)
+                opts.set_int(K.BUNDLE_USE_ENVIRONMENT, 1 if use_environment else 0)
+                # A forced write may start again after a signal whose handler
+                # returned; another would find its own first files in the way.
+                blocking(opts, (interrupt,), lambda err: int(lib.air_config_write_bundle(
+                    h, enc(output_dir), opts.handle, C.byref(out), C.byref(err))),
+                    millis(timeout, "timeout"), resumable=force)
+            b = out.value
+            return Bundle(
+                dec(lib.air_bundle_dir(b)) or "", dec(lib.air_bundle_job_key(b)) or "",
+                [dec(lib.air_bundle_file(b, i)) or ""
+                 for i in range(int(lib.air_bundle_file_count(b)))],
+                [dec(lib.air_bundle_removed(b, i)) or ""
+                 for i in range(int(lib.air_bundle_removed_count(b)))])
+        finally:
+            lib.air_bundle_free(out)
 
     def _values_handle(self) -> int:
         return self._handle

@@ -1,9 +1,9 @@
-"""Small results of client calls: submission progress and outcome, pools,
-image pushes, MLflow links."""
+"""Small results of calls: submission progress and outcome, pools, image
+pushes and registrations, MLflow links, bundles."""
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
 
 from .enums import Phase
 
@@ -92,6 +92,51 @@ class ImagePush:
     """"<catalog>.<schema>.<artifact>:<tag>": the environment.unity_catalog_image value."""
     registry_image: Optional[str]
     """The full registry reference "<host>/<catalog>.<schema>.<artifact>:<tag>"."""
+
+
+@dataclass(frozen=True)
+class ImageRegistration:
+    """The result of Client.register_image(): the image is AVAILABLE."""
+
+    url: str
+    """The normalised image URL that was registered ("docker.io/library/ubuntu:22.04")."""
+    manifest_sha256: Optional[str]
+    """The image's manifest digest as the workspace reports it, or None."""
+    status: str
+    """The registration state: "AVAILABLE"."""
+    image_updated: bool
+    """True when this call changed the image the workspace runs: a first
+    registration, or a digest different from the one registered before."""
+    cached: bool
+    """True when the workspace already had this very image (same digest)."""
+    credentials_scope: Optional[str]
+    """Secret scope of the credentials the registration used; None when anonymous."""
+    credentials_key: Optional[str]
+    """Secret key of the credentials the registration used; None when anonymous."""
+
+    @property
+    def credentials(self) -> Optional[Tuple[str, str]]:
+        """(scope, key) of the credentials used, or None when anonymous."""
+        if self.credentials_scope is None or self.credentials_key is None:
+            return None
+        return (self.credentials_scope, self.credentials_key)
+
+
+@dataclass(frozen=True)
+class Bundle:
+    """The result of Config.write_bundle(): a Declarative Automation Bundle
+    (deploy it with ``databricks bundle deploy``, run it with
+    ``databricks bundle run <job_key>``)."""
+
+    dir: str
+    """The output directory, absolute."""
+    job_key: str
+    """The job's resource key (resources.jobs.<key>, the experiment name)."""
+    files: List[str]
+    """The files written, relative to ``dir``, in order ("databricks.yml",
+    "generated_artifacts/command.sh", ...)."""
+    removed: List[str]
+    """Stale generated artifacts removed (force only), relative to ``dir``."""
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ def call(client, kind):
     elif kind == "push":
         client.push_image("example/img:1", "main", "images", registry_host="r.container.example",
                           docker=ARG)
+    elif kind == "register":
+        client.register_image(ARG, poll_interval=60, discover=False)
     elif kind == "nested":
         client.submit(air.Config.loads(MINIMAL_YAML), idempotency_key="sigint-nested",
                       progress=lambda p: client.get_run(555) if p.phase is air.Phase.SUBMIT

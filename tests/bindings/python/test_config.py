@@ -1,12 +1,13 @@
 """Workload YAML through the Python binding: load, parse, override (checked
 at once), validation errors with field path and position, typed values and
 what they read after a failed override or validation, Python exceptions for
-files, serialisation, the schema."""
+files, serialisation, the schema, bundles (Config.write_bundle)."""
 
 import errno
 import glob
 import json
 import os
+import pathlib
 import tempfile
 import unittest
 from datetime import timedelta
@@ -308,6 +309,91 @@ class SchemaTest(unittest.TestCase):
         self.assertEqual(air.accelerator_gpus_per_node("GPU_8xH100"), 8)
         self.assertEqual(air.accelerator_gpus_per_node("TPU"), 0)
         self.assertEqual(air.accelerator_display_name("GPU_8xH100"), "H100")
+
+
+class BundleTest(unittest.TestCase):
+    def setUp(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.dir = pathlib.Path(tmp.name)
+        (self.dir / "src").mkdir()
+
+    def load(self, extra=""):
+        cfg = air.Config.loads(MINIMAL_YAML + extra, name="w.yaml", base_dir=self.dir)
+        self.addCleanup(cfg.close)
+        return cfg
+
+    def test_files_written(self):
+        cfg = self.load("code_source: {root_path: src}\nenv_variables: {A: x}\n")
+        b = cfg.write_bundle(self.dir / "out" / "..", default_runtime="5")
+        self.assertIsInstance(b, air.Bundle)
+        self.assertEqual(b.dir, os.path.realpath(self.dir))
+        self.assertEqual(b.job_key, "bindings-test")
+        self.assertEqual(b.files, ["databricks.yml", "generated_artifacts/training_config.yaml",
+                                   "generated_artifacts/command.sh",
+                                   "generated_artifacts/env_vars.json"])
+        self.assertEqual(b.removed, [])
+        for rel in b.files:
+            self.assertTrue((self.dir / rel).is_file(), rel)
+        yml = (self.dir / "databricks.yml").read_text()
+        self.assertIn("bindings-test", yml)
+        self.assertIn("code_source_path: ./src", yml)
+        self.assertIn("environment_version: \"5\"", yml.replace("'", "\""))
+
+    def test_default_output_dir_is_the_base_dir(self):
+        b = self.load().write_bundle(use_environment=False)
+        self.assertEqual(b.dir, os.path.realpath(self.dir))
+        self.assertTrue((self.dir / "databricks.yml").is_file())
+
+    def test_refused_without_force_naming_the_file(self):
+        cfg = self.load("env_variables: {A: x}\n")
+        cfg.write_bundle(str(self.dir))
+        before = (self.dir / "databricks.yml").read_bytes()
+        with self.assertRaises(air.ConflictError) as cm:
+            cfg.write_bundle(str(self.dir))
+        self.assertIn("databricks.yml already exists", str(cm.exception))
+        self.assertEqual(cm.exception.kind, air.ErrorKind.CONFLICT)
+        (self.dir / "databricks.yml").unlink()
+        with self.assertRaises(air.ConflictError) as cm:
+            self.load().write_bundle(self.dir)
+        self.assertIn("generated_artifacts/training_config.yaml already exists",
+                      str(cm.exception))
+        self.assertFalse((self.dir / "databricks.yml").exists(), "nothing is written")
+        # force: overwritten, and the sidecar the workload no longer has removed
+        b = self.load().write_bundle(self.dir, force=True)
+        self.assertEqual(b.removed, ["generated_artifacts/env_vars.json"])
+        self.assertFalse((self.dir / "generated_artifacts" / "env_vars.json").exists())
+        self.assertEqual((self.dir / "databricks.yml").read_bytes(), before)
+
+    def test_fields_a_bundle_cannot_express(self):
+        with self.assertRaises(air.UnsupportedError) as cm:
+            self.load("usage_policy_name: team\n").write_bundle(self.dir)
+        self.assertEqual(cm.exception.field, "usage_policy_name")
+        self.assertFalse((self.dir / "databricks.yml").exists())
+
+    def test_code_source_outside_the_output_dir(self):
+        cfg = self.load("code_source: {root_path: src}\n")
+        with tempfile.TemporaryDirectory() as elsewhere:
+            with self.assertRaises(air.InvalidArgumentError) as cm:
+                cfg.write_bundle(os.path.join(elsewhere, "b"))
+        self.assertEqual(cm.exception.field, "code_source.root_path")
+
+    def test_not_validated(self):
+        cfg = air.Config.parses(MINIMAL_YAML, name="w.yaml", base_dir=str(self.dir))
+        self.addCleanup(cfg.close)
+        with self.assertRaises(air.ConfigError):
+            cfg.write_bundle(self.dir)
+
+    def test_interrupt(self):
+        stop = air.Interrupt()
+        stop.trigger()
+        with self.assertRaises(air.CallInterruptedError):
+            self.load().write_bundle(self.dir, interrupt=stop)
+        self.assertFalse((self.dir / "databricks.yml").exists())
+
+    def test_argument_types(self):
+        with self.assertRaises(TypeError):
+            self.load().write_bundle(42)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -2,16 +2,19 @@
 without environment variables (the wheel's bundled copy, the system loader,
 pkg-config's libdir), the ImportError when nothing is found, ``pip install``
 of the source folder into fresh virtual environments, a wheel that bundles
-libair.so.1 (then the example runs with nothing but host and token), and
+libair.so.1 (then the example runs with nothing but host and token), the
+package version taken from meson.build (or an sdist's air/_version.py), and
 ``meson install`` into the directory the interpreter imports from."""
 
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 import zipfile
 
@@ -21,7 +24,29 @@ from fakews_client import FakeWS
 PY = sys.executable
 LIBRARY = os.environ["AIR_LIBRARY_PATH"]
 EXAMPLE = os.path.join(SOURCE_ROOT, "examples", "python", "sweep.py")
-PRINT_PATH = "import air; print(air.library_path()); print(air.__file__)"
+PRINT_PATH = ("import air; print(air.library_path()); print(air.__file__); "
+              "print(air.__version__)")
+
+# Submits a one-line workload to local://$AIR_STATE and prints its state and
+# log lines (the supervisor's "[air local]" notes left out).
+LOCAL_RUN = """
+import os, air
+c = air.Client("local://" + os.environ["AIR_STATE"], use_environment=False)
+cfg = air.Config.loads("experiment_name: w\\ncommand: echo from the wheel\\n"
+                       "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\\n")
+sub = c.submit(cfg)
+run = sub.wait(120, poll_interval=0.05)
+print(run.state, [r.line for r in c.logs(sub.run_id) if not r.line.startswith("[air local]")])
+"""
+
+
+def project_version():
+    """The version in project() of meson.build."""
+    with open(os.path.join(SOURCE_ROOT, "meson.build")) as f:
+        return re.search(r"\bproject\([^)]*?\bversion\s*:\s*'([^']+)'", f.read()).group(1)
+
+
+VERSION = project_version()
 
 
 def run(cmd, env=None, cwd=None, check=True):
@@ -57,11 +82,21 @@ class PackagingCase(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="air-pkg.")
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
-    def package_copy(self, name="src"):
-        """A copy of bindings/python (builds write into the source folder)."""
-        dst = os.path.join(self.tmp, name)
+    def package_copy(self, name="src", meson_build=True, version_py=None):
+        """A copy of bindings/python (builds write into the source folder) at
+        <name>/bindings/python, with a copy of meson.build at <name>/ (as in
+        the libair sources) unless @meson_build is False; @version_py: the
+        text of air/_version.py to add (as in an sdist)."""
+        root = os.path.join(self.tmp, name)
+        dst = os.path.join(root, "bindings", "python")
         shutil.copytree(PACKAGE_DIR, dst, ignore=shutil.ignore_patterns(
-            "build", "dist", "*.egg-info", "_libs", "__pycache__"))
+            "build", "dist", "*.egg-info", "_libs", "__pycache__", "_version.py"))
+        if meson_build:
+            shutil.copyfile(os.path.join(SOURCE_ROOT, "meson.build"),
+                            os.path.join(root, "meson.build"))
+        if version_py is not None:
+            with open(os.path.join(dst, "air", "_version.py"), "w") as f:
+                f.write(version_py)
         return dst
 
     def venv(self, name):
@@ -137,31 +172,61 @@ class PipTest(PackagingCase):
         py = self.venv("venv-src")
         self.pip(py, "install", "--no-build-isolation", "--no-index", self.package_copy())
         done = run([py, "-c", PRINT_PATH], env=clean_env(AIR_LIBRARY_PATH=LIBRARY), cwd=self.tmp)
-        path, module = done.stdout.splitlines()
+        path, module, version = done.stdout.splitlines()
         self.assertEqual(path, LIBRARY)
         self.assertTrue(module.startswith(os.path.join(self.tmp, "venv-src")), module)
         self.assertTrue(os.path.exists(os.path.join(os.path.dirname(module), "py.typed")))
+        self.assertTrue(os.path.exists(os.path.join(os.path.dirname(module), "_version.py")))
+        self.assertEqual(version, VERSION)
+        meta = run([py, "-c", "import importlib.metadata as m; print(m.version('libair'))"],
+                   env=clean_env(), cwd=self.tmp)
+        self.assertEqual(meta.stdout.strip(), VERSION)
+
+    def test_version_of_a_tree_without_meson_build(self):
+        py = self.venv("venv-sdist")
+        self.pip(py, "install", "--no-build-isolation", "--no-index", self.package_copy(
+            "sdist", meson_build=False, version_py='__version__ = "7.8.9"\n'))
+        done = run([py, "-c", PRINT_PATH], env=clean_env(AIR_LIBRARY_PATH=LIBRARY), cwd=self.tmp)
+        self.assertEqual(done.stdout.splitlines()[2], "7.8.9")
+        done = run([py, "-m", "pip", "--disable-pip-version-check", "--no-input", "install",
+                    "--no-build-isolation", "--no-index",
+                    self.package_copy("orphan", meson_build=False)], check=False)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("libair's version is unknown", done.stdout)
 
     def test_wheels(self):
         src = self.package_copy("plain")
         self.pip(PY, "wheel", "--no-build-isolation", "--no-index", "--no-deps",
                  "-w", os.path.join(self.tmp, "dist-plain"), src)
         self.assertEqual([os.path.basename(p) for p in glob.glob(self.tmp + "/dist-plain/*.whl")],
-                         ["libair-1.0.0-py3-none-any.whl"])
+                         ["libair-%s-py3-none-any.whl" % VERSION])
         src = self.package_copy("bundled")
         self.pip(PY, "wheel", "--no-build-isolation", "--no-index", "--no-deps", "-w",
                  os.path.join(self.tmp, "dist"), src, env=clean_env(AIR_BUNDLE_LIBRARY=LIBRARY))
         wheels = glob.glob(os.path.join(self.tmp, "dist", "*.whl"))
         self.assertEqual(len(wheels), 1)
-        self.assertRegex(os.path.basename(wheels[0]), r"^libair-1\.0\.0-py3-none-linux_\w+\.whl$")
+        self.assertRegex(os.path.basename(wheels[0]),
+                         r"^libair-%s-py3-none-linux_\w+\.whl$" % re.escape(VERSION))
         with zipfile.ZipFile(wheels[0]) as z:
             names = z.namelist()
         self.assertIn("air/_libs/libair.so.1", names)
+        self.assertIn("air/_libs/air-local-supervisor", names)  # beside LIBRARY in the build
         self.assertIn("air/py.typed", names)
+        self.assertIn("air/_version.py", names)
         py = self.venv("venv-wheel")
         self.pip(py, "install", "--no-index", wheels[0])
         done = run([py, "-c", PRINT_PATH], env=clean_env(), cwd=self.tmp)
         self.assertTrue(done.stdout.splitlines()[0].endswith("/air/_libs/libair.so.1"))
+        # the bundled supervisor runs a local workload
+        env = clean_env(AIR_STATE=os.path.join(self.tmp, "state"))
+        env.pop("AIR_LOCAL_SUPERVISOR", None)
+        done = run([py, "-c", LOCAL_RUN], env=env, cwd=self.tmp)
+        self.assertEqual(done.stdout.splitlines()[-1], "State.SUCCESS ['from the wheel']")
+        with open(os.path.join(self.tmp, "state", "jobs", "runs", "1", "status.json")) as f:
+            supervisor = json.load(f)["supervisor_pid"]
+        deadline = time.monotonic() + 120
+        while os.path.exists("/proc/%d" % supervisor) and time.monotonic() < deadline:
+            time.sleep(0.05)  # it ends once the run's files are final
 
     def test_fresh_venv_runs_the_example_with_host_and_token_only(self):
         src = self.package_copy()
@@ -198,6 +263,7 @@ class MesonInstallTest(PackagingCase):
         done = run([PY, "-c", PRINT_PATH],
                    env=clean_env(PYTHONPATH=dest + site, AIR_LIBRARY_PATH=LIBRARY), cwd=self.tmp)
         self.assertEqual(done.stdout.splitlines()[1], dest + installed["__init__.py"])
+        self.assertEqual(done.stdout.splitlines()[2], VERSION)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,17 @@ class EveryCallTest(SigintCase):
         self.hold("/api/2.0/ai-training/provisioned-capacities")
         self.interrupt("pools", 0, self.pending("/api/2.0/ai-training/provisioned-capacities"))
 
+    def test_register_image_between_polls(self):
+        image = "myreg.io/team/train:v3"
+        self.fw.images({image: {"registered": False, "on_register": {"state": "PENDING"}}})
+        self.interrupt("register", image, lambda: any(
+            r["status"] == 200 for r in self.fw.requests(
+                method="POST", path="/api/2.0/ai-compute-manager/images", bodies=False)))
+
+    def test_register_image_request(self):
+        self.hold("/api/2.0/ai-compute-manager/images:get")
+        self.interrupt("register", "ubuntu", self.pending("/api/2.0/ai-compute-manager/images:get"))
+
     def test_image_push_kills_the_helper(self):
         with tempfile.TemporaryDirectory() as d:
             marker = os.path.join(d, "docker.pid")

@@ -1,8 +1,10 @@
 """The Python binding against the fake workspace (tests/fakews): the client,
 submit, get, wait, lazy listings, cancel, the log iterator, downloads,
-pools, errors as Python exceptions, exceptions raised in callbacks,
+pools, image registration, errors as Python exceptions, exceptions raised in callbacks,
 interrupts from another thread, one client shared by threads, and closing."""
 
+import base64
+import json
 import os
 import tempfile
 import threading
@@ -504,6 +506,130 @@ class PoolsTest(WorkspaceCase):
         self.fw.config(features={"pools": False})
         with self.assertRaises(air.FeatureDisabledError):
             self.client().list_pools()
+
+
+IMAGE = "myreg.io/team/train:v3"
+IMAGES = "/api/2.0/ai-compute-manager/images"
+PASSWORD = "s3cret-Pa55word"
+AUTH_B64 = base64.b64encode(b"alice:" + PASSWORD.encode()).decode()
+
+
+class RegisterImageTest(WorkspaceCase):
+    def setUp(self):
+        super().setUp()
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        self.docker_dir = tmp.name
+
+    def docker_config(self, obj):
+        with open(os.path.join(self.docker_dir, "config.json"), "w") as f:
+            json.dump(obj, f)
+
+    def register(self, url=IMAGE, client=None, **kw):
+        kw.setdefault("docker_config_dir", self.docker_dir)
+        kw.setdefault("poll_interval", 0.01)
+        return (client or self.client()).register_image(url, **kw)
+
+    def test_anonymous_first_registration_then_cached(self):
+        reg = self.register("ubuntu")
+        self.assertIsInstance(reg, air.ImageRegistration)
+        self.assertEqual(reg.url, "docker.io/library/ubuntu:latest")
+        self.assertEqual(reg.status, "AVAILABLE")
+        self.assertEqual(len(reg.manifest_sha256), 64)
+        self.assertEqual((reg.image_updated, reg.cached), (True, False))
+        self.assertIsNone(reg.credentials)
+        self.assertIsNone(reg.credentials_scope)
+        again = self.register("ubuntu")
+        self.assertEqual((again.image_updated, again.cached), (False, True))
+        self.assertEqual(again.manifest_sha256, reg.manifest_sha256)
+        with self.assertRaises(AttributeError):
+            reg.status = "x"  # type: ignore[misc]
+
+    def test_private_registry_credentials_are_stored_and_kept_secret(self):
+        self.fw.images({IMAGE: {"registered": False, "requires_credentials": True}})
+        self.docker_config({"auths": {"https://myreg.io/v2/": {"auth": AUTH_B64}}})
+        trace = []
+        c = self.client(debug=lambda kind, text: trace.append(text))
+        reg = self.register(client=c)
+        scope = "docker-credentials-tester@databricks.com"
+        self.assertEqual(reg.credentials, (scope, "myreg.io-alice-local"))
+        secrets = self.fw.call("GET", "/__fakews/secrets")["scopes"]
+        self.assertEqual(secrets[scope]["myreg.io-alice-local"], AUTH_B64)
+        self.assertEqual(json.loads(self.fw.last("POST", IMAGES)["body"]),
+                         {"docker_image_url": IMAGE, "credentials_scope": scope,
+                          "credentials_key": "myreg.io-alice-local"})
+        text = "\n".join(trace)
+        self.assertTrue(text)
+        self.assertNotIn(PASSWORD, text)
+        self.assertNotIn(AUTH_B64, text)
+
+    def test_explicit_credentials(self):
+        self.fw.call("POST", "/__fakews/secrets", {"scopes": {"team": {"reg": "dTpw"}}})
+        self.fw.images({IMAGE: {"registered": False, "requires_credentials": True}})
+        reg = self.register(credentials=("team", "reg"))
+        self.assertEqual((reg.credentials_scope, reg.credentials_key), ("team", "reg"))
+        self.assertEqual(self.fw.count(path="/api/2.0/secrets/put"), 0)
+
+    def test_private_registry_without_credentials_is_permission_denied(self):
+        self.fw.images({IMAGE: {"registered": False, "requires_credentials": True}})
+        with self.assertRaises(air.PermissionDeniedError) as cm:
+            self.register(discover=False)
+        self.assertIs(cm.exception.kind, air.ErrorKind.PERMANENT)
+
+    def test_pending_until_the_timeout_is_transient(self):
+        self.fw.images({IMAGE: {"registered": False, "on_register": {"state": "PENDING"}}})
+        with self.assertRaises(air.TimedOutError) as cm:
+            self.register(timeout=timedelta(milliseconds=100))
+        e = cm.exception
+        self.assertIsInstance(e, TimeoutError)
+        self.assertIs(e.kind, air.ErrorKind.TRANSIENT)
+        self.assertTrue(e.retryable)
+        self.assertIn("still PENDING", str(e))
+        self.assertIn(IMAGE, str(e))
+
+    def test_failed_import_is_permanent(self):
+        self.fw.images({IMAGE: {"registered": False, "on_register": {
+            "state": "IMPORTING",
+            "states": [{"state": "FAILED", "status_message": "manifest unknown"}]}}})
+        with self.assertRaises(air.ApiError) as cm:
+            self.register()
+        self.assertIs(cm.exception.kind, air.ErrorKind.PERMANENT)
+        self.assertFalse(cm.exception.retryable)
+        self.assertIn("manifest unknown", str(cm.exception))
+
+    def test_arguments(self):
+        with self.assertRaises(air.InvalidArgumentError) as cm:
+            self.register(tag_policy="auto")
+        self.assertIn("tag_policy", str(cm.exception))
+        with self.assertRaises(air.InvalidArgumentError) as cm:
+            self.register(timeout=0)
+        self.assertIn("timeout", str(cm.exception))
+        with self.assertRaises(TypeError):
+            self.register(credentials="team/reg")  # type: ignore[arg-type]
+        with self.assertRaises(air.InvalidArgumentError):
+            self.register("  ")
+        self.assertEqual(self.fw.count(path=IMAGES), 0)
+        self.assertEqual(self.register(tag_policy="latest").status, "AVAILABLE")
+
+    def test_interrupt_from_another_thread_ends_the_wait(self):
+        self.fw.images({IMAGE: {"registered": False, "on_register": {"state": "PENDING"}}})
+        intr = air.Interrupt()
+        errors = []
+
+        def call():
+            try:
+                self.register(poll_interval=60, interrupt=intr)
+            except BaseException as exc:
+                errors.append(exc)
+
+        t = threading.Thread(target=call)
+        t.start()
+        while not self.fw.count("POST", IMAGES):
+            time.sleep(0.01)
+        intr.trigger()
+        t.join(60)
+        self.assertFalse(t.is_alive())
+        self.assertEqual([type(e) for e in errors], [air.CallInterruptedError])
 
 
 class ThreadsTest(WorkspaceCase):

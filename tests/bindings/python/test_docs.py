@@ -1,0 +1,91 @@
+"""docs/python.md names only what the package has: every ``air.X`` chain
+resolves, and every method, attribute and keyword argument it shows on the
+usual receivers (``client.``, ``cfg.``, ``sub.``, ``reg.``, ...) exists."""
+
+import inspect
+import os
+import re
+import unittest
+
+from bindtest import SOURCE_ROOT, air
+
+PAGE = os.path.join(SOURCE_ROOT, "docs", "python.md")
+
+# The variable names the page uses, and what they hold.
+RECEIVERS = {
+    "client": air.Client, "cfg": air.Config, "trial": air.Config, "sub": air.Submission,
+    "submission": air.Submission, "run": air.Run, "stream": air.LogStream,
+    "rec": air.LogRecord, "reg": air.ImageRegistration, "bundle": air.Bundle,
+    "stop": air.Interrupt, "error": air.AirError,
+}
+
+
+def read_page():
+    with open(PAGE, encoding="utf-8") as f:
+        return f.read()
+
+
+def has(cls, name):
+    """@cls has @name: a class attribute, a dataclass field or an attribute
+    its methods assign (self.name = ...)."""
+    if hasattr(cls, name) or name in getattr(cls, "__dataclass_fields__", {}):
+        return True
+    return re.search(r"\bself\.%s\s*[:=]" % re.escape(name), inspect.getsource(cls)) is not None
+
+
+def call_arguments(text, start):
+    """The text between the parenthesis at @start and its match."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1:i]
+    return text[start + 1:]
+
+
+class PythonPageTest(unittest.TestCase):
+    def test_air_names_resolve(self):
+        unknown = []
+        for m in re.finditer(r"(?<![\w/.])air((?:\.\w+)+)", read_page()):
+            obj = air
+            for part in m.group(1).split(".")[1:]:
+                if isinstance(obj, type) and part in getattr(obj, "__dataclass_fields__", {}):
+                    break
+                if not hasattr(obj, part):
+                    unknown.append("air" + m.group(1))
+                    break
+                obj = getattr(obj, part)
+        self.assertEqual(sorted(set(unknown)), [])
+
+    def test_methods_attributes_and_keywords_exist(self):
+        text = read_page()
+        problems = []
+        pattern = r"(?<![\w.])(%s)\.(\w+)(\()?" % "|".join(RECEIVERS)
+        for m in re.finditer(pattern, text):
+            cls, name = RECEIVERS[m.group(1)], m.group(2)
+            if not has(cls, name):
+                problems.append("%s.%s" % (cls.__name__, name))
+                continue
+            if not m.group(3):
+                continue
+            params = inspect.signature(getattr(cls, name)).parameters
+            if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+                continue
+            for kw in re.findall(r"(?<![\w.=])(\w+)\s*=(?!=)", call_arguments(text, m.end() - 1)):
+                if kw not in params:
+                    problems.append("%s.%s(%s=)" % (cls.__name__, name, kw))
+        self.assertEqual(sorted(set(problems)), [])
+
+    def test_every_public_client_call_is_documented(self):
+        text = read_page()
+        for name, _ in inspect.getmembers(air.Client, inspect.isfunction):
+            if not name.startswith("_"):
+                self.assertIn(name, text, "docs/python.md does not mention Client.%s" % name)
+        self.assertIn("write_bundle", text)
+
+
+if __name__ == "__main__":
+    unittest.main()

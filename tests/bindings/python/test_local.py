@@ -1,0 +1,121 @@
+"""The Python binding against the local workspace (local:///<dir>,
+docs/local.md): a workload submitted through air.Client runs on this
+machine, the waiter sees it succeed and the log iterator gives its lines;
+a sleeping one is cancelled and its process ends.
+
+The library finds its supervisor program next to itself in the build tree
+(AIR_LIBRARY_PATH). Nothing depends on the machine's speed: the tests wait
+for states, lines and files; PATIENCE_S only ends a hang."""
+
+import json
+import os
+import shutil
+import tempfile
+import time
+import unittest
+
+from bindtest import air
+
+PATIENCE_S = 120
+
+ECHO_ENV = """\
+experiment_name: py-local-echo
+compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
+env_variables: {AIR_PY_GREETING: hello from python}
+command: |
+  echo "greeting=$AIR_PY_GREETING"
+  echo "rank=$NODE_RANK nodes=$NUM_NODES"
+"""
+
+SLEEPER = """\
+experiment_name: py-local-sleep
+compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
+command: |
+  echo $$ > "%s.tmp" && mv "%s.tmp" "%s"
+  echo started
+  exec sleep 600
+"""
+
+
+def alive(pid):
+    """True while @pid runs (a zombie has ended)."""
+    try:
+        os.kill(pid, 0)
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except (ProcessLookupError, FileNotFoundError):
+        return False
+
+
+class LocalTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="air-py-local-")
+        self.state = os.path.join(self.tmp, "state")
+        self.client = air.Client("local://" + self.state, use_environment=False)
+
+    def tearDown(self):
+        try:
+            self.client.cancel_all()
+            runs = os.path.join(self.state, "jobs", "runs")
+            for run_id in os.listdir(runs) if os.path.isdir(runs) else ():
+                self.client.wait(int(run_id), timeout=PATIENCE_S, poll_interval=0.05)
+                with open(os.path.join(runs, run_id, "status.json")) as f:
+                    pid = json.load(f).get("supervisor_pid")
+                if pid:
+                    self.wait_until(lambda: not alive(pid), "supervisor %d to end" % pid)
+        finally:
+            self.client.close()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def wait_until(self, cond, what):
+        deadline = time.monotonic() + PATIENCE_S
+        while not cond():
+            if time.monotonic() > deadline:
+                self.fail("waited %d s for %s" % (PATIENCE_S, what))
+            time.sleep(0.05)
+
+    def submit(self, yaml):
+        with air.Config.loads(yaml, name="workload.yaml", base_dir=self.tmp) as cfg:
+            return self.client.submit(cfg)
+
+    def test_the_host_selects_the_local_workspace(self):
+        self.assertIn(air.Feature.LOCAL, air.features())
+        self.client.resolve()
+        self.assertEqual(self.client.host, "local://" + self.state)
+        self.assertEqual(self.client.auth_type, "local")
+
+    def test_submit_wait_and_read_the_logs(self):
+        sub = self.submit(ECHO_ENV)
+        self.assertTrue(sub.dashboard_url.startswith("local://" + self.state), sub.dashboard_url)
+        states = []
+        run = sub.wait(PATIENCE_S, poll_interval=0.05, on_state=lambda r: states.append(r.state))
+        self.assertIs(run.state, air.State.SUCCESS, run.state_message)
+        self.assertTrue(run.succeeded)
+        self.assertEqual(states[-1], air.State.SUCCESS)
+        lines = [rec.line for rec in self.client.logs(sub.run_id, timeout=PATIENCE_S)]
+        # without GPUs, the supervisor's warning "[air local] ..." comes first
+        self.assertEqual([ln for ln in lines if not ln.startswith("[air local]")],
+                         ["greeting=hello from python", "rank=0 nodes=1"])
+        self.assertEqual(self.client.get_run(sub.run_id).experiment_name, "py-local-echo")
+
+    def test_cancel_a_sleeping_run(self):
+        pid_file = os.path.join(self.tmp, "node.pid")
+        sub = self.submit(SLEEPER % (pid_file, pid_file, pid_file))
+        stream = self.client.logs(sub.run_id, poll_interval=0.05, timeout=PATIENCE_S)
+        for rec in stream:
+            if rec.line == "started":
+                break
+        stream.close()
+        self.wait_until(lambda: os.path.exists(pid_file), pid_file)
+        with open(pid_file) as f:
+            pid = int(f.read())
+        self.assertTrue(alive(pid))
+        self.assertIs(self.client.get_run(sub.run_id).state, air.State.RUNNING)
+        sub.cancel()
+        run = sub.wait(PATIENCE_S, poll_interval=0.05)
+        self.assertIs(run.state, air.State.CANCELED)
+        self.wait_until(lambda: not alive(pid), "the node's process %d to end" % pid)
+
+
+if __name__ == "__main__":
+    unittest.main()
