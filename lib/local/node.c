@@ -21,6 +21,22 @@ static void on_supervisor_death(int sig)
 	kill(0, SIGKILL);
 }
 
+/* A stop signal reached the guard: pass it on to the group once (the guard's
+ * own copy comes back here and is dropped). It is blocked until the command
+ * has been forked, so a stop that comes earlier is held, never lost. */
+static volatile sig_atomic_t stop_passed_on;
+
+static void on_stop(int sig)
+{
+	int saved = errno;
+
+	if (!stop_passed_on) {
+		stop_passed_on = 1;
+		kill(0, sig);
+	}
+	errno = saved;
+}
+
 static void say(const char *a, const char *b, const char *c)
 {
 	char msg[1024];
@@ -40,13 +56,27 @@ static void close_from(int lowest)
 		close(fd);
 }
 
+static void default_dispositions(void)
+{
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+}
+
+/* The signals held from the guard's fork until its command has been forked. */
+static void stop_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGHUP);
+}
+
 static void default_signals(void)
 {
 	sigset_t none;
 
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	default_dispositions();
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
@@ -66,10 +96,11 @@ static void run_command(const air__lnode_spec *s)
 	_exit(127);
 }
 
-/* In the guard: never returns. */
+/* In the guard, which starts with the stop signals blocked: never returns. */
 static void guard(const air__lnode_spec *s, pid_t supervisor)
 {
 	struct sigaction sa;
+	sigset_t held;
 	pid_t cmd;
 	int st, nul = open("/dev/null", O_RDONLY);
 
@@ -78,13 +109,15 @@ static void guard(const air__lnode_spec *s, pid_t supervisor)
 		_exit(126);
 	/* Nothing of the supervisor's: not its lock, not the other nodes' pipes. */
 	close_from(3);
-	default_signals();
+	default_dispositions();
 	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_supervisor_death;
 	sigaction(SIGHUP, &sa, NULL);
-	/* SIGTERM to the group is for the command; the guard waits for it. */
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGINT, SIG_IGN);
+	/* A stop is for the command and its children; the guard waits for them. */
+	sa.sa_handler = on_stop;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 #ifdef __linux__
 	if (prctl(PR_SET_PDEATHSIG, SIGHUP) != 0)
 		kill(0, SIGKILL);
@@ -99,6 +132,10 @@ static void guard(const air__lnode_spec *s, pid_t supervisor)
 		say("cannot start the node: ", strerror(errno), "");
 		_exit(126);
 	}
+	/* The command exists (its copy of a held stop is delivered once it has
+	 * restored the default actions): stops may be passed on now. */
+	stop_signals(&held);
+	sigprocmask(SIG_UNBLOCK, &held, NULL);
 	while (waitpid(cmd, &st, 0) < 0)
 		if (errno != EINTR)
 			_exit(126);
@@ -107,10 +144,17 @@ static void guard(const air__lnode_spec *s, pid_t supervisor)
 
 pid_t air__lnode_start(const air__lnode_spec *spec)
 {
-	pid_t me = getpid(), g = fork();
+	sigset_t held, before;
+	pid_t me = getpid(), g;
 
+	/* The guard starts with the stop signals blocked: one sent before it
+	 * has set its handlers waits for them. */
+	stop_signals(&held);
+	sigprocmask(SIG_BLOCK, &held, &before);
+	g = fork();
 	if (g == 0)
 		guard(spec, me);
+	sigprocmask(SIG_SETMASK, &before, NULL);
 	if (g > 0)
 		setpgid(g, g); /* also done by the guard: whichever runs first */
 	return g;

@@ -318,11 +318,13 @@ typedef struct attempt {
 	air__buf msg;
 } attempt;
 
+/* SIGKILL goes to each node's group; any other signal to its guard, which
+ * passes it on to the group once the command runs (node.c). */
 static void signal_nodes(attempt *t, int sig)
 {
 	for (int64_t n = 0; n < t->s->nodes; n++)
 		if (t->nd[n].guard > 0)
-			kill(-t->nd[n].guard, sig);
+			kill(sig == SIGKILL ? -t->nd[n].guard : t->nd[n].guard, sig);
 }
 
 /* Stop every node (SIGTERM now, SIGKILL after the grace period). */

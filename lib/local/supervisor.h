@@ -5,10 +5,11 @@
  *
  * A node is two processes: a guard, forked by the supervisor, leader of a
  * new process group, and the command (bash command.sh), the guard's child
- * in that group. The supervisor stops a node by signalling the group
- * (SIGTERM, which the guard ignores, then SIGKILL), and after the guard
- * exits kills what is left of the group before reaping it (so the group id
- * cannot have been reused). The guard holds no lock; it exits with the
+ * in that group. The supervisor stops a node with SIGTERM to the guard,
+ * which passes it on to its whole group once the command has started (a
+ * stop that comes earlier waits for it), then SIGKILL to the group; after
+ * the guard exits it kills what is left of the group before reaping it (so
+ * the group id cannot have been reused). The guard holds no lock; it exits with the
  * command's status, and when the supervisor dies (its parent-death signal)
  * it kills its whole group, so no node outlives a killed supervisor.
  */

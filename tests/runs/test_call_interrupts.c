@@ -434,6 +434,48 @@ static int do_push_image(const stop *s, air_error **err)
 	return rc;
 }
 
+static air_register_image_options *register_opts(const stop *s)
+{
+	air_register_image_options *o = NULL;
+
+	ASSERT_EQ_INT(air_register_image_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_register_image_options_set_int(o, AIR_REGISTER_DISCOVER, 0), AIR_OK);
+	ASSERT_EQ_INT(air_register_image_options_set_interrupt(o, s->intr), AIR_OK);
+	ASSERT_EQ_INT(air_register_image_options_set_deadline_ms(o, s->deadline_ms), AIR_OK);
+	return o;
+}
+
+static int do_register_image(const stop *s, air_error **err)
+{
+	air_register_image_options *o = register_opts(s);
+	air_image_registration *r = NULL;
+	int rc;
+
+	hold_every_request();
+	rc = air_client_register_image(client, "reg.example/team/img:1", o, &r, err);
+	ASSERT_NULL(r);
+	air_register_image_options_free(o);
+	return rc;
+}
+
+/* The registration stays PENDING: the call sleeps between its reads. */
+static int do_register_image_sleeping(const stop *s, air_error **err)
+{
+	air_register_image_options *o = register_opts(s);
+	air_image_registration *r = NULL;
+	int rc;
+
+	json_decref(fakews_callf(fw, "POST", "/__fakews/images",
+	                         "{\"images\":{\"reg.example/team/img:1\":{\"registered\":false,"
+	                         "\"on_register\":{\"state\":\"PENDING\"}}}}"));
+	ASSERT_EQ_INT(air_register_image_options_set_int(o, AIR_REGISTER_POLL_INTERVAL_MS, HOLD_MS),
+	              AIR_OK);
+	rc = air_client_register_image(client, "reg.example/team/img:1", o, &r, err);
+	ASSERT_NULL(r);
+	air_register_image_options_free(o);
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	int (*run)(const stop *s, air_error **err);
@@ -460,6 +502,8 @@ static const struct {
 	{"air_client_download_logs", do_download_logs},
 	{"air_client_submit", do_submit},
 	{"air_client_push_image", do_push_image},
+	{"air_client_register_image", do_register_image},
+	{"air_client_register_image (sleeping)", do_register_image_sleeping},
 };
 
 /* ---- the runs ---------------------------------------------------------------------- */
