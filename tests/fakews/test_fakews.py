@@ -139,13 +139,13 @@ class StartStop(unittest.TestCase):
                              stdout=stdout)
         self.addCleanup(self.cleanup_proc, p)
         while not os.path.exists(pf):
-            if time.monotonic() - t0 > 10 or p.poll() is not None:
+            # a wait, not a measure (~0.5 s idle)
+            if time.monotonic() - t0 > 60 or p.poll() is not None:
                 self.fail("fakews did not start")
             time.sleep(0.002)
-        took = time.monotonic() - t0
         with open(pf) as f:
             port = int(f.read())
-        return p, port, took
+        return p, port
 
     @staticmethod
     def cleanup_proc(p):
@@ -158,7 +158,7 @@ class StartStop(unittest.TestCase):
     def test_port_file_appears_once_the_socket_listens(self):
         # How fast it starts is measured by bench/, not asserted here.
         for _ in range(3):
-            p, port, _ = self.start_raw()
+            p, port = self.start_raw()
             s = socket.create_connection(("127.0.0.1", port), timeout=5)
             s.close()
             p.send_signal(signal.SIGTERM)
@@ -166,14 +166,14 @@ class StartStop(unittest.TestCase):
 
     def test_prints_url_and_stops_on_sigterm_and_sigint(self):
         for sig in (signal.SIGTERM, signal.SIGINT):
-            p, port, _ = self.start_raw(stdout=subprocess.PIPE)
+            p, port = self.start_raw(stdout=subprocess.PIPE)
             line = p.stdout.readline().decode()
             self.assertEqual(line.strip(), "fakews listening on http://127.0.0.1:%d" % port)
             p.send_signal(sig)
             self.assertEqual(p.wait(10), 0)
 
     def test_shutdown_endpoint(self):
-        p, port, _ = self.start_raw("--quiet")
+        p, port = self.start_raw("--quiet")
         c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         c.request("POST", "/__fakews/shutdown")
         self.assertEqual(c.getresponse().status, 200)
@@ -182,14 +182,14 @@ class StartStop(unittest.TestCase):
 
     def test_exits_when_parent_is_gone(self):
         parent = subprocess.Popen(["sleep", "0.3"])
-        p, _port, _ = self.start_raw("--quiet", "--parent-pid", str(parent.pid))
+        p, _port = self.start_raw("--quiet", "--parent-pid", str(parent.pid))
         parent.wait()
         self.assertEqual(p.wait(5), 0)
 
     def test_options_token_user_config_and_log(self):
         d = tempfile.mkdtemp()
         log = os.path.join(d, "log")
-        p, port, _ = self.start_raw("--quiet", "--token", "t1", "--token", "t2", "--user", "u@x.com",
+        p, port = self.start_raw("--quiet", "--token", "t1", "--token", "t2", "--user", "u@x.com",
                                     "--config", '{"latency_ms": 1, "features": {"logs": false}}',
                                     "--log", log)
         try:
@@ -1244,21 +1244,18 @@ class Logs(Base):
         self.assertEqual(page[1], {"time_unix_nano": str(1700000000 * NS + 1000), "body": "step 1",
                                    "node_index": 0})
 
-    def test_a_million_synthetic_records_are_cheap(self):
+    def test_a_million_synthetic_records_page_without_being_materialised(self):
         rid = self.fw.create_run(RUN(1, "SUCCESS"))
         self.fw.add_logs(rid, synthetic={"count": 1000000, "start_ns": 1700000000 * NS, "step_ns": 1000000,
                                          "text": "line {i} of node {node}"})
-        t0 = time.monotonic()
         first = self.fetch(rid, page_size=100)
         last = self.fetch(rid, ascending=False, page_size=10000)
         mid = self.fetch(rid, page_size=10, **{"from": 1700000500})
-        took = time.monotonic() - t0
-        self.assertLess(took, 2.0)
         self.assertEqual(first["log_records"][0]["body"], "line 0 of node 0")
         self.assertEqual(last["log_records"][0]["body"], "line 999999 of node 0")
         self.assertEqual(len(last["log_records"]), 10000)
         self.assertEqual(mid["log_records"][0]["body"], "line 500000 of node 0")
-        # follow tokens deep into the block quickly
+        # follow tokens deep into the block
         page = self.fetch(rid, page_size=10000, **{"from": 1700000990})
         n = len(page["log_records"])
         while page.get("next_page_token"):

@@ -415,7 +415,8 @@ static void expect_prompt_interrupt(air_logs_options *o, int64_t id)
 	pthread_create(&th, NULL, trigger_later, &t);
 	t0 = now_ms();
 	ASSERT_EQ_INT(stream(id, o, &s, NULL, &err), AIR_EINTERRUPTED);
-	ASSERT_TRUE(now_ms() - t0 < 2000);
+	/* Raised at 300 ms; a stream that ignored it would follow for ever. */
+	ASSERT_TRUE(now_ms() - t0 < 10000);
 	ASSERT_TRUE(now_ms() - t0 >= 250);
 	pthread_join(th, NULL);
 	air_error_free(err);

@@ -30,9 +30,9 @@
 
 extern char **environ;
 
-#define START_TIMEOUT_MS 5000
+#define START_TIMEOUT_MS 60000 /* a wait, not a measure: ~0.5 s idle */
 #define STOP_TIMEOUT_MS  3000
-#define CALL_TIMEOUT_MS  10000
+#define CALL_TIMEOUT_MS  60000
 
 struct fakews {
 	pid_t pid;

@@ -77,7 +77,7 @@ def script_path():
 class FakeWS:
     """A fakews server process and its control API."""
 
-    START_TIMEOUT = 5.0
+    START_TIMEOUT = 60.0  # a wait, not a measure: ~0.5 s idle
 
     def __init__(self, log=None, args=()):
         self.proc = None

@@ -286,9 +286,11 @@ AIR_TEST(transport__backoff_grows_with_the_attempt)
 	g3 = req_time(reqs, 3) - req_time(reqs, 2);
 	air_test_note("gaps: %lld ms after attempt 1, %lld ms after attempt 3", (long long)g1,
 	              (long long)g3);
-	/* attempt n waits n units + 5..75 ms of jitter (unit 100 ms) */
-	ASSERT_TRUE(g1 >= 100 && g1 < 300);
-	ASSERT_TRUE(g3 >= 300 && g3 < 500);
+	/* Attempt n waits n units + 5..75 ms of jitter (unit 100 ms): the lower
+	 * bounds are the behaviour; the upper ones, 10x the most expected, only
+	 * catch a wait that never ends. */
+	ASSERT_TRUE(g1 >= 100 && g1 < 1750);
+	ASSERT_TRUE(g3 >= 300 && g3 < 3750);
 	json_decref(reqs);
 	air_client_free(c);
 }

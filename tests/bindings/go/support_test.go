@@ -99,7 +99,7 @@ func startFakeWS(t testing.TB) *fakeWS {
 	}
 	fw := &fakeWS{cmd: cmd, dir: dir}
 	t.Cleanup(fw.stop)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a wait, not a measure: ~0.5 s idle
 	for {
 		b, err := os.ReadFile(portFile)
 		if err == nil && strings.HasSuffix(string(b), "\n") {
