@@ -2,6 +2,6 @@ module libair/examples
 
 go 1.19
 
-require libair/air v1.0.0
+require libair/air v0.0.0 // a placeholder: the replace line decides
 
 replace libair/air => ../../bindings/go

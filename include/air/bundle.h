@@ -38,7 +38,8 @@ typedef enum air_bundle_option {
 	AIR_BUNDLE_DEFAULT_RUNTIME = 2,  /**< environment channel used when the YAML names no
 	                                      environment.version ("CLIENT-GPU-6", "5",
 	                                      "databricks_ai_v6"); default:
-	                                      $DATABRICKS_DL_RUNTIME_IMAGE, else "6", as air run */
+	                                      $DATABRICKS_DL_RUNTIME_IMAGE, else "6", as for
+	                                      air_client_submit() */
 	AIR_BUNDLE_FORCE = 100,          /**< 1: overwrite an existing databricks.yml and generated
 	                                      artifacts (and remove sidecars the workload no longer
 	                                      has); default 0: refuse */

@@ -7,8 +7,9 @@ VERSION is meson.project_version(). It must be the version of the generated
 header (AIR_VERSION_STRING), of `air --version` (the CLI's build version and
 the loaded library's), of libair.pc, of the CMake package, of the Python
 package's generated air/_version.py, of the newest entry of docs/NEWS.md and
-debian/changelog; and of any version constant the bindings spell out
-(`__version__ = "..."` in the Python package, `Version = "..."` in Go).
+debian/changelog, of the output the README and the guides show; and of any
+version constant the bindings spell out (`__version__ = "..."` in the Python
+package, `Version = "..."` in Go).
 """
 import glob
 import os
@@ -76,6 +77,20 @@ class Version(unittest.TestCase):
         for path in glob.glob(os.path.join(SRC, "bindings", "go", "**", "*.go"), recursive=True):
             for v in re.findall(r"\bVersion\w*\s*=\s*\"(\d+\.\d+\.\d+[^\"]*)\"", read(path)):
                 self.assertEqual(v, VERSION, path)
+
+    def test_guides_show_this_version(self):
+        # Output shown in the README and the guides ("libair X.Y.Z", "air
+        # version X.Y.Z"); docs/NEWS.md is history and keeps its versions.
+        pages = [os.path.join(SRC, "README.md")] + sorted(
+            glob.glob(os.path.join(SRC, "docs", "*.md")))
+        stale = []
+        for path in pages:
+            if os.path.basename(path) == "NEWS.md":
+                continue
+            for v in re.findall(r"\b(?:libair|air version) (\d+\.\d+\.\d+)\b", read(path)):
+                if v != VERSION:
+                    stale.append("%s: %s" % (os.path.relpath(path, SRC), v))
+        self.assertEqual(stale, [])
 
     def test_release_notes_and_changelog(self):
         news = re.search(r"^## (\S+)", read(os.path.join(SRC, "docs", "NEWS.md")), re.M)

@@ -5,9 +5,10 @@
    libair-VERSION.tar.xz: only tracked files, with debian/ and LICENSE.
 2. `dpkg-buildpackage -us -uc -b` builds the Debian packages from the
    extracted tarball. The build runs the tarball's own tests (the suites of
-   debian/rules: unit, config, headers, abi, docs), so this is also the
-   tarball's test run. Without dpkg-buildpackage the tarball is built and
-   tested with meson directly.
+   debian/rules: unit, config, headers, abi), so this is also the tarball's
+   test run; the tarball holds exactly the checkout's tracked files, whose
+   whole suite the other steps of tests/run-all.sh run. Without
+   dpkg-buildpackage the tarball is built and tested with meson directly.
 3. lintian reports no error (warnings are printed).
 4. The .debs are unpacked (dpkg -x) into a scratch root: every file lands
    where the guides say, the programs run from there, a C program builds
