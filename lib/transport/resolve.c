@@ -341,7 +341,8 @@ static int no_host_error(resolver *r, air_error **err)
 		                  "no host configured: set DATABRICKS_HOST or use a profile with a host");
 	return air__failf(err, AIR_EAUTH, 0,
 	                  "no default profile is configured: pass --profile or create one "
-	                  "(databricks configure, or databricks auth login)");
+	                  "(databricks configure, or databricks auth login), or set "
+	                  "DATABRICKS_HOST (local:// runs workloads on this machine)");
 }
 
 static int check_auth_type(const air__cfg *cfg, air_error **err)

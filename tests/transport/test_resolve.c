@@ -180,6 +180,8 @@ AIR_TEST(options__use_environment_0_ignores_every_variable)
 	ASSERT_EQ_INT(tc_set_int(c, AIR_OPT_USE_ENVIRONMENT, 0), AIR_OK);
 	ASSERT_EQ_INT(tc_resolve(c, &err), AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "no default profile");
+	/* ... and the ways out: a profile, or a host (the local one included). */
+	ASSERT_CONTAINS(air_error_message(err), "set DATABRICKS_HOST (local://");
 	air_error_free(err);
 	/* Not even HOME: no default config file is found. */
 	ASSERT_NULL(c->cfg.home);
