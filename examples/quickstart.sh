@@ -12,8 +12,10 @@ root=$PWD
 build=${AIR_BUILD_DIR:-build}
 
 bash .ci/install-deps
+echo "== building libair and air in $build/ (about a minute the first time)"
 [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
 ninja -C "$build" >/dev/null
+echo
 air="$root/$build/cli/air"
 
 echo "== air run --dry-run (offline validation)"
