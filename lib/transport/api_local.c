@@ -88,8 +88,8 @@ static int serve_one(air_client *c, const air__ctx *ctx, const air__http_req *re
 	resp->attempts = 1;
 	reply.body = reply.org_id = NULL;
 	if (resp->status >= 400) {
-		e = air__http_reply_error(c->secrets, lreq.method, lreq.path, resp->status, resp->body,
-		                          resp->body_len, NULL, -1, NULL);
+		e = air__local_reply_error(c->secrets, lreq.method, lreq.path, resp->status,
+		                           resp->body, resp->body_len);
 		rc = air__fail(err, air__secrets_redact(c->secrets, e));
 	}
 	air__free(p);

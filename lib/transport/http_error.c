@@ -308,9 +308,12 @@ bool air__http_transient_message(const char *msg)
 	return (p = strstr(msg, "worker env ")) != NULL && strstr(p + 11, " not found") != NULL;
 }
 
-air_error *air__http_reply_error(air__secrets *secrets, const char *method, const char *path,
-                                 int32_t status, const char *body, size_t body_len,
-                                 const char *request_id, int64_t retry_after_ms, bool *retry)
+/* A workspace's reply names its request and status; the local workspace's
+ * message stands alone (its requests are not HTTP). */
+static air_error *reply_error(air__secrets *secrets, const char *method, const char *path,
+                              int32_t status, const char *body, size_t body_len,
+                              const char *request_id, int64_t retry_after_ms, bool *retry,
+                              bool local)
 {
 	reply_info ri;
 	int code;
@@ -330,7 +333,11 @@ air_error *air__http_reply_error(air__secrets *secrets, const char *method, cons
 	scrub(secrets, &rid);
 	clip(&ri.message, MAX_MESSAGE);
 	clip(&ri.code, MAX_CODE);
-	if (ri.code && !ri.code_synthesized)
+	if (local && ri.code && !ri.code_synthesized)
+		e = air__error_new(code, kind, "%s (%s)", ri.message ? ri.message : "", ri.code);
+	else if (local)
+		e = air__error_new(code, kind, "%s", ri.message ? ri.message : "");
+	else if (ri.code && !ri.code_synthesized)
 		e = air__error_new(code, kind, "%s %.*s: %s (%s, HTTP %d)", method ? method : "?",
 		                   (int)plen, path ? path : "", ri.message ? ri.message : "",
 		                   ri.code, (int)status);
@@ -343,4 +350,18 @@ air_error *air__http_reply_error(air__secrets *secrets, const char *method, cons
 	air__free(ri.code);
 	air__free(ri.message);
 	return e;
+}
+
+air_error *air__http_reply_error(air__secrets *secrets, const char *method, const char *path,
+                                 int32_t status, const char *body, size_t body_len,
+                                 const char *request_id, int64_t retry_after_ms, bool *retry)
+{
+	return reply_error(secrets, method, path, status, body, body_len, request_id,
+	                   retry_after_ms, retry, false);
+}
+
+air_error *air__local_reply_error(air__secrets *secrets, const char *method, const char *path,
+                                  int32_t status, const char *body, size_t body_len)
+{
+	return reply_error(secrets, method, path, status, body, body_len, NULL, -1, NULL, true);
 }

@@ -77,6 +77,22 @@ AIR_TEST(local__identity_is_the_local_user)
 	air_free(user);
 }
 
+/* A refusal reads as the local workspace's message, classified as from a
+ * workspace, without a request line or an HTTP status. */
+AIR_TEST(local__a_missing_run_is_not_found_in_plain_words)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_error *err = NULL;
+	air_run *run = NULL;
+
+	ASSERT_EQ_INT(air_client_get_run(c, 424242, NULL, &run, &err), AIR_ENOTFOUND);
+	ASSERT_NULL(run);
+	ASSERT_EQ_STR(air_error_message(err), "Run 424242 does not exist. (INVALID_PARAMETER_VALUE)");
+	ASSERT_EQ_INT(air_error_http_status(err), 400);
+	air_error_free(err);
+}
+
 /* ---- runs ----------------------------------------------------------------------- */
 
 AIR_TEST(local__one_node_runs_to_success_with_its_logs)
