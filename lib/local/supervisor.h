@@ -9,9 +9,9 @@
  * which passes it on to its whole group once the command has started (a
  * stop that comes earlier waits for it), then SIGKILL to the group; after
  * the guard exits it kills what is left of the group before reaping it (so
- * the group id cannot have been reused). The guard holds no lock; it exits with the
- * command's status, and when the supervisor dies (its parent-death signal)
- * it kills its whole group, so no node outlives a killed supervisor.
+ * the group id cannot have been reused). The guard holds no lock; it exits
+ * with the command's status, and when the supervisor dies (its parent-death
+ * signal) it kills its whole group, so no node outlives a killed supervisor.
  */
 #ifndef AIR_LOCAL_SUPERVISOR_H
 #define AIR_LOCAL_SUPERVISOR_H

@@ -318,6 +318,7 @@ static air_error *reply_error(air__secrets *secrets, const char *method, const c
 	reply_info ri;
 	int code;
 	int32_t kind;
+	const char *msg;
 	air_error *e;
 	size_t plen = path ? strcspn(path, "?") : 0; /* query values never reach errors */
 	char *rid = request_id ? air__strdup(request_id) : NULL; /* a header may quote one too */
@@ -333,18 +334,17 @@ static air_error *reply_error(air__secrets *secrets, const char *method, const c
 	scrub(secrets, &rid);
 	clip(&ri.message, MAX_MESSAGE);
 	clip(&ri.code, MAX_CODE);
+	msg = ri.message ? ri.message : "";
 	if (local && ri.code && !ri.code_synthesized)
-		e = air__error_new(code, kind, "%s (%s)", ri.message ? ri.message : "", ri.code);
+		e = air__error_new(code, kind, "%s (%s)", msg, ri.code);
 	else if (local)
-		e = air__error_new(code, kind, "%s", ri.message ? ri.message : "");
+		e = air__error_new(code, kind, "%s", msg);
 	else if (ri.code && !ri.code_synthesized)
 		e = air__error_new(code, kind, "%s %.*s: %s (%s, HTTP %d)", method ? method : "?",
-		                   (int)plen, path ? path : "", ri.message ? ri.message : "",
-		                   ri.code, (int)status);
+		                   (int)plen, path ? path : "", msg, ri.code, (int)status);
 	else
 		e = air__error_new(code, kind, "%s %.*s: %s (HTTP %d)", method ? method : "?",
-		                   (int)plen, path ? path : "", ri.message ? ri.message : "",
-		                   (int)status);
+		                   (int)plen, path ? path : "", msg, (int)status);
 	air__error_set_http(e, status, ri.code, rid, retry_after_ms);
 	air__free(rid);
 	air__free(ri.code);

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "local/endpoints.h"
 #include "local/supervisor.h"
+#include "local_support.h"
 #include "test.h"
 
 /* ---- hosts and paths ------------------------------------------------------------- */
@@ -380,6 +380,27 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 
 /* ---- node processes ------------------------------------------------------------------ */
 
+/* Start a node running @body with /bin/sh; *@out is the read end of its
+ * output. */
+static pid_t start_node(const char *body, int *out)
+{
+	static char *env[] = {"PATH=/usr/bin:/bin", NULL};
+	char script[4200];
+	air__lnode_spec spec;
+	int p[2];
+	pid_t g;
+
+	snprintf(script, sizeof(script), "%s/command.sh", air_test_tmpdir());
+	air_test_write_file(script, body, strlen(body));
+	ASSERT_EQ_INT(pipe(p), 0);
+	spec = (air__lnode_spec){"/bin/sh", script, air_test_tmpdir(), env, p[1]};
+	g = air__lnode_start(&spec);
+	ASSERT_TRUE(g > 0);
+	close(p[1]);
+	*out = p[0];
+	return g;
+}
+
 /* The guard's exit status, or -1 if it is still there after 60 s (then its
  * group is killed). */
 static int guard_status(pid_t g)
@@ -402,81 +423,35 @@ static int guard_status(pid_t g)
  * which ends on SIGTERM: 128 + 15, not the SIGKILL of the grace period. */
 AIR_TEST(local_unit__a_stop_as_a_node_starts_reaches_its_command)
 {
-	static const char body[] = "sleep 300\n";
-	char script[4200];
-	char *env[] = {"PATH=/usr/bin:/bin", NULL};
-
-	snprintf(script, sizeof(script), "%s/command.sh", air_test_tmpdir());
-	air_test_write_file(script, body, strlen(body));
 	for (int round = 0; round < 20; round++) {
-		int p[2];
-		air__lnode_spec spec;
-		pid_t g;
+		int out;
+		pid_t g = start_node("sleep 300\n", &out);
 		int status;
 
-		ASSERT_EQ_INT(pipe(p), 0);
-		spec = (air__lnode_spec){"/bin/sh", script, air_test_tmpdir(), env, p[1]};
-		g = air__lnode_start(&spec);
-		ASSERT_TRUE(g > 0);
-		close(p[1]);
 		ASSERT_EQ_INT(kill(g, SIGTERM), 0);
 		status = guard_status(g);
 		kill(-g, SIGKILL); /* whatever the group has left */
-		close(p[0]);
+		close(out);
 		if (status != 128 + SIGTERM)
 			FAIL("round %d: the node ended with %d, not %d", round, status, 128 + SIGTERM);
 	}
 }
 
-/* Whether @pid has ended (a zombie has: reaping it is its parent's business). */
-static bool ended(pid_t pid)
-{
-	char path[64], stat[512] = "";
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return true;
-	n = fread(stat, 1, sizeof(stat) - 1, f);
-	fclose(f);
-	stat[n] = 0;
-	return strstr(stat, ") Z ") != NULL;
-}
-
 /* A stop while the command runs ends the command and its children. */
 AIR_TEST(local_unit__a_stop_ends_the_command_and_its_children)
 {
-	char script[4200], pidfile[4200], body[12800], *pid_text = NULL;
-	char *env[] = {"PATH=/usr/bin:/bin", NULL};
-	int p[2];
-	air__lnode_spec spec;
-	pid_t g, child;
+	char pidfile[4200], body[8600];
+	int out;
+	pid_t g;
+	long child;
 
-	snprintf(script, sizeof(script), "%s/command.sh", air_test_tmpdir());
 	snprintf(pidfile, sizeof(pidfile), "%s/child.pid", air_test_tmpdir());
-	snprintf(body, sizeof(body), "sleep 300 &\necho $! > '%s.tmp' && mv '%s.tmp' '%s'\nwait\n",
-	         pidfile, pidfile, pidfile);
-	air_test_write_file(script, body, strlen(body));
-	ASSERT_EQ_INT(pipe(p), 0);
-	spec = (air__lnode_spec){"/bin/sh", script, air_test_tmpdir(), env, p[1]};
-	g = air__lnode_start(&spec);
-	ASSERT_TRUE(g > 0);
-	close(p[1]);
-	for (int i = 0; i < 6000 && !pid_text; i++) {
-		pid_text = air_test_read_file(pidfile, NULL);
-		if (!pid_text)
-			usleep(10 * 1000);
-	}
-	ASSERT_NOT_NULL(pid_text);
-	child = (pid_t)atol(pid_text);
-	free(pid_text);
+	snprintf(body, sizeof(body), "sleep 300 &\necho $! > '%s'\nwait\n", pidfile);
+	g = start_node(body, &out);
+	child = local_read_pid(pidfile);
 	ASSERT_EQ_INT(kill(g, SIGTERM), 0);
 	ASSERT_EQ_INT(guard_status(g), 128 + SIGTERM);
-	for (int i = 0; i < 6000 && !ended(child); i++)
-		usleep(10 * 1000);
-	ASSERT_TRUE(ended(child));
+	local_wait_gone(child);
 	kill(-g, SIGKILL);
-	close(p[0]);
+	close(out);
 }

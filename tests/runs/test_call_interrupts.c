@@ -434,46 +434,42 @@ static int do_push_image(const stop *s, air_error **err)
 	return rc;
 }
 
-static air_register_image_options *register_opts(const stop *s)
+/* A registration whose request is held, or (@pending) that stays PENDING, so
+ * that the call sleeps between its reads. */
+static int register_image(const stop *s, bool pending, air_error **err)
 {
 	air_register_image_options *o = NULL;
+	air_image_registration *r = NULL;
+	int rc;
 
 	ASSERT_EQ_INT(air_register_image_options_new(&o), AIR_OK);
 	ASSERT_EQ_INT(air_register_image_options_set_int(o, AIR_REGISTER_DISCOVER, 0), AIR_OK);
 	ASSERT_EQ_INT(air_register_image_options_set_interrupt(o, s->intr), AIR_OK);
 	ASSERT_EQ_INT(air_register_image_options_set_deadline_ms(o, s->deadline_ms), AIR_OK);
-	return o;
+	if (pending) {
+		json_decref(fakews_callf(fw, "POST", "/__fakews/images",
+		                         "{\"images\":{\"reg.example/team/img:1\":{\"registered\":false,"
+		                         "\"on_register\":{\"state\":\"PENDING\"}}}}"));
+		ASSERT_EQ_INT(air_register_image_options_set_int(o, AIR_REGISTER_POLL_INTERVAL_MS,
+		                                                 HOLD_MS),
+		              AIR_OK);
+	} else {
+		hold_every_request();
+	}
+	rc = air_client_register_image(client, "reg.example/team/img:1", o, &r, err);
+	ASSERT_NULL(r);
+	air_register_image_options_free(o);
+	return rc;
 }
 
 static int do_register_image(const stop *s, air_error **err)
 {
-	air_register_image_options *o = register_opts(s);
-	air_image_registration *r = NULL;
-	int rc;
-
-	hold_every_request();
-	rc = air_client_register_image(client, "reg.example/team/img:1", o, &r, err);
-	ASSERT_NULL(r);
-	air_register_image_options_free(o);
-	return rc;
+	return register_image(s, false, err);
 }
 
-/* The registration stays PENDING: the call sleeps between its reads. */
 static int do_register_image_sleeping(const stop *s, air_error **err)
 {
-	air_register_image_options *o = register_opts(s);
-	air_image_registration *r = NULL;
-	int rc;
-
-	json_decref(fakews_callf(fw, "POST", "/__fakews/images",
-	                         "{\"images\":{\"reg.example/team/img:1\":{\"registered\":false,"
-	                         "\"on_register\":{\"state\":\"PENDING\"}}}}"));
-	ASSERT_EQ_INT(air_register_image_options_set_int(o, AIR_REGISTER_POLL_INTERVAL_MS, HOLD_MS),
-	              AIR_OK);
-	rc = air_client_register_image(client, "reg.example/team/img:1", o, &r, err);
-	ASSERT_NULL(r);
-	air_register_image_options_free(o);
-	return rc;
+	return register_image(s, true, err);
 }
 
 static const struct {
