@@ -50,6 +50,7 @@ typedef struct xfer {
 	bool error_cut;        /* an error reply was cut at AIR__HTTP_ERROR_BODY_MAX */
 	bool too_big;          /* the reply went past max_reply */
 	bool retry_expired;    /* the retry deadline passed during the attempt */
+	bool retry_timer;      /* the attempt's total timeout is what the retry deadline left */
 	air_error *last_err;   /* the previous attempt's error, once a retry is scheduled */
 	int abort_rc;          /* set by a callback that stopped the transfer */
 	char errbuf[CURL_ERROR_SIZE];
@@ -398,7 +399,8 @@ static void set_options(xfer *x, CURL *e)
 
 	/* No attempt outlives the call's deadline, nor (unless it is a bulk
 	 * transfer that keeps moving) the retry deadline; progress checks both. */
-	if (set->retry_deadline_ms > 0 && !is_bulk(r) && retry_left < left)
+	x->retry_timer = set->retry_deadline_ms > 0 && !is_bulk(r) && retry_left < left;
+	if (x->retry_timer)
 		left = retry_left;
 	if (left < INT64_MAX && (total_ms == 0 || left < total_ms))
 		total_ms = left > 0 ? left : 1;
@@ -660,9 +662,11 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 		finish(x, x->abort_rc, abort_error(x, x->abort_rc));
 		return;
 	}
+	/* The attempt's timer was the retry deadline (libcurl may fire it a
+	 * millisecond or two before our clock reaches it). */
 	if (!x->retry_expired && res == CURLE_OPERATION_TIMEDOUT && deadline > 0 &&
-	    air__mono_ms() - x->first_ms >= deadline)
-		x->retry_expired = true; /* the attempt's timer was the retry deadline */
+	    air__mono_ms() - x->first_ms + (x->retry_timer ? 2 : 0) >= deadline)
+		x->retry_expired = true;
 	if (x->retry_expired) {
 		finish_retry_expired(x, deadline);
 		return;
