@@ -336,8 +336,8 @@ static int drain_page(air_log_iter *it, air_error **err)
 		air__logs_query(&q, true, it->from, it->to, it->token, 0, s->o.attempt, s->node);
 		if (!air__buf_oom(&q))
 			prefetch(s, it->path, &q);
-		air__buf_dispose(&q);
 	}
+	air__buf_dispose(&q);
 	return rc;
 }
 
