@@ -2,7 +2,8 @@
  * logs_bench.c: throughput and memory of air_client_stream_logs().
  *
  * A fake workspace serves a followed (RUNNING) run with 100 000 and then
- * 1 000 000 synthetic records. Following is what streams without bound: a
+ * 1 000 000 synthetic records, read through the record callback
+ * (air_client_stream_logs()) and through the iterator (air_log_iter_next()). Following is what streams without bound: a
  * finished run only yields its tail (10 000 lines by default), and a tail of
  * a million would measure a buffer, not a stream. The record callback counts
  * and, at the last expected record, marks the run finished so that the next
@@ -15,8 +16,9 @@
  * resetting it through /proc/self/clear_refs; ru_maxrss when that is not
  * allowed). Each phase runs ROUNDS times, alternating with its raw
  * counterpart, and the fastest round counts (the server and other load share
- * the machine); RSS is the highest of the rounds. The last line is one JSON
- * object with every figure.
+ * the machine); RSS is the highest of the rounds. The ratios are the
+ * stream's (and the iterator's) wall and CPU time over the raw fetch's. The
+ * last line is one JSON object with every figure.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -161,6 +163,53 @@ static phase stream_phase(fakews *fw, int64_t n, bool per_phase)
 	return p;
 }
 
+/* The same through the iterator: the records pulled one by one. */
+static phase iter_phase(fakews *fw, int64_t n, bool per_phase)
+{
+	counter c = {fw, make_run(fw, n), n, 0};
+	air_client *client = fakews_client(fw);
+	air_logs_options *o = NULL;
+	air_log_iter *it = NULL;
+	const air_log_record *rec;
+	air_error *err = NULL;
+	phase p = {0};
+	double t0, c0;
+	int rc;
+
+	air_logs_options_new(&o);
+	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
+	reset_peak();
+	t0 = now_s();
+	c0 = cpu_s();
+	rc = air_client_open_logs(client, c.run_id, o, &it, &err);
+	while (rc == AIR_OK && (rc = air_log_iter_next(it, &rec, &err)) == AIR_OK)
+		count_record(rec, &c);
+	p.wall_s = now_s() - t0;
+	p.cpu_s = cpu_s() - c0;
+	p.rss_kib = peak_kib(per_phase);
+	p.records = air_logs_summary_records(air_log_iter_summary(it));
+	if (rc != AIR_EDONE || p.records != n) {
+		fprintf(stderr, "iterator over %lld records failed: %s (got %lld)\n", (long long)n,
+		        err ? air_error_message(err) : air_strerror(rc), (long long)p.records);
+		exit(1);
+	}
+	air_log_iter_free(it);
+	air_logs_options_free(o);
+	air_error_free(err);
+	air_client_free(client);
+	return p;
+}
+
+/* Keep the fastest round's times and the highest peak RSS. */
+static void keep_best(phase *best, phase p, int round)
+{
+	long rss = round && best->rss_kib > p.rss_kib ? best->rss_kib : p.rss_kib;
+
+	if (!round || p.wall_s < best->wall_s)
+		*best = p;
+	best->rss_kib = rss;
+}
+
 /* The same page chain without parsing records: only the token is looked up. */
 static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 {
@@ -209,7 +258,7 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 int main(void)
 {
 	static const int64_t sizes[2] = {100000, 1000000};
-	phase st[2], raw[2];
+	phase st[2], it[2], raw[2];
 	bool per_phase = reset_peak();
 	fakews *fw;
 
@@ -218,32 +267,33 @@ int main(void)
 	fw = fakews_start();
 	for (int i = 0; i < 2; i++) {
 		for (int r = 0; r < ROUNDS; r++) {
-			phase a = raw_phase(fw, sizes[i], per_phase), b = stream_phase(fw, sizes[i], per_phase);
-			long raw_rss = r ? (raw[i].rss_kib > a.rss_kib ? raw[i].rss_kib : a.rss_kib) : a.rss_kib;
-			long st_rss = r ? (st[i].rss_kib > b.rss_kib ? st[i].rss_kib : b.rss_kib) : b.rss_kib;
-			if (!r || a.wall_s < raw[i].wall_s)
-				raw[i] = a;
-			if (!r || b.wall_s < st[i].wall_s)
-				st[i] = b;
-			raw[i].rss_kib = raw_rss;
-			st[i].rss_kib = st_rss;
+			keep_best(&raw[i], raw_phase(fw, sizes[i], per_phase), r);
+			keep_best(&st[i], stream_phase(fw, sizes[i], per_phase), r);
+			keep_best(&it[i], iter_phase(fw, sizes[i], per_phase), r);
 		}
 		printf("%8lld records: stream %.2f s (%.0f records/s, client CPU %.2f s, peak RSS %ld KiB); "
-		       "raw fetch %.2f s (client CPU %.2f s, peak RSS %ld KiB); ratio %.3f\n",
+		       "iterator %.2f s (client CPU %.2f s, peak RSS %ld KiB); "
+		       "raw fetch %.2f s (client CPU %.2f s, peak RSS %ld KiB); "
+		       "ratio %.3f, CPU ratio %.2f (iterator %.3f, %.2f)\n",
 		       (long long)sizes[i], st[i].wall_s, (double)sizes[i] / st[i].wall_s, st[i].cpu_s,
-		       st[i].rss_kib, raw[i].wall_s, raw[i].cpu_s, raw[i].rss_kib,
-		       st[i].wall_s / raw[i].wall_s);
+		       st[i].rss_kib, it[i].wall_s, it[i].cpu_s, it[i].rss_kib, raw[i].wall_s,
+		       raw[i].cpu_s, raw[i].rss_kib, st[i].wall_s / raw[i].wall_s,
+		       st[i].cpu_s / raw[i].cpu_s, it[i].wall_s / raw[i].wall_s,
+		       it[i].cpu_s / raw[i].cpu_s);
 	}
 	printf("peak RSS measured %s\n", per_phase ? "per phase (VmHWM reset through clear_refs)"
 	                                           : "for the whole process (ru_maxrss)");
 	printf("{\"bench\":\"logs\",\"rss_per_phase\":%s", per_phase ? "true" : "false");
 	for (int i = 0; i < 2; i++)
 		printf(",\"records_%lld\":{\"stream_s\":%.3f,\"records_per_s\":%.0f,\"stream_cpu_s\":%.3f,"
-		       "\"stream_rss_kib\":%ld,\"raw_s\":%.3f,\"raw_cpu_s\":%.3f,\"raw_rss_kib\":%ld,"
-		       "\"ratio\":%.3f}",
+		       "\"stream_rss_kib\":%ld,\"iter_s\":%.3f,\"iter_cpu_s\":%.3f,\"iter_rss_kib\":%ld,"
+		       "\"raw_s\":%.3f,\"raw_cpu_s\":%.3f,\"raw_rss_kib\":%ld,"
+		       "\"ratio\":%.3f,\"cpu_ratio\":%.3f,\"iter_ratio\":%.3f,\"iter_cpu_ratio\":%.3f}",
 		       (long long)sizes[i], st[i].wall_s, (double)sizes[i] / st[i].wall_s, st[i].cpu_s,
-		       st[i].rss_kib, raw[i].wall_s, raw[i].cpu_s, raw[i].rss_kib,
-		       st[i].wall_s / raw[i].wall_s);
+		       st[i].rss_kib, it[i].wall_s, it[i].cpu_s, it[i].rss_kib, raw[i].wall_s,
+		       raw[i].cpu_s, raw[i].rss_kib, st[i].wall_s / raw[i].wall_s,
+		       st[i].cpu_s / raw[i].cpu_s, it[i].wall_s / raw[i].wall_s,
+		       it[i].cpu_s / raw[i].cpu_s);
 	printf(",\"rss_growth_kib\":%ld}\n", st[1].rss_kib - st[0].rss_kib);
 	fakews_stop(fw);
 	return 0;

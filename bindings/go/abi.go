@@ -61,7 +61,7 @@ func Constants() map[string]int64 {
 
 		"AIR_LIST_LIMIT": listLimit, "AIR_LIST_ALL_STATUS": listAllStatus,
 		"AIR_LIST_ALL_USERS": listAllUsers, "AIR_LIST_MAX_INSPECTED": listMaxInspected,
-		"AIR_LIST_WORKSPACE_ID": listWorkspaceID, "AIR_LIST_MLFLOW": listMLflow,
+		"AIR_LIST_WORKSPACE_ID": listWorkspaceID, "AIR_LIST_MLFLOW": listMLflow, "AIR_LIST_CACHE": listCache,
 
 		"AIR_WAIT_POLL_INTERVAL_MS": waitPollIntervalMs,
 

@@ -223,6 +223,7 @@ const (
 	listMaxInspected = C.AIR_LIST_MAX_INSPECTED
 	listWorkspaceID  = C.AIR_LIST_WORKSPACE_ID
 	listMLflow       = C.AIR_LIST_MLFLOW
+	listCache        = C.AIR_LIST_CACHE
 
 	waitPollIntervalMs = C.AIR_WAIT_POLL_INTERVAL_MS
 

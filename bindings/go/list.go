@@ -19,6 +19,7 @@ type ListOptions struct {
 	Filters       []string // "KEY=VALUE": user, experiment, accelerator_type, num_accelerators
 	NoWorkspaceID bool     // do not probe the workspace id for the dashboard URLs
 	MLflow        bool     // also resolve MLflow ids and run names (best-effort)
+	NoCache       bool     // neither read nor write the on-disk cache of finished runs
 }
 
 // RunIter walks a run listing, newest first, fetching pages as it goes:
@@ -94,6 +95,9 @@ func listOptions(o *C.air_list_options, opts *ListOptions) error {
 	}
 	if opts.MLflow {
 		ints[listMLflow] = 1
+	}
+	if opts.NoCache {
+		ints[listCache] = 0
 	}
 	for opt, v := range ints {
 		if err := check(C.air_list_options_set_int(o, opt, C.int64_t(v)), nil); err != nil {

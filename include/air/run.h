@@ -195,9 +195,13 @@ typedef enum air_list_option {
 	AIR_LIST_MAX_INSPECTED = 103, /**< stop after inspecting this many runs; default 2000 */
 	AIR_LIST_WORKSPACE_ID = 104,  /**< 1 (default): probe the workspace id for dashboard URLs
 	                                   (failure tolerated: "?o=0"); 0: no probe */
-	AIR_LIST_MLFLOW = 105         /**< 1: also resolve MLflow ids and run names of the runs
+	AIR_LIST_MLFLOW = 105,        /**< 1: also resolve MLflow ids and run names of the runs
 	                                   returned (runs/get-output of tasks[0], mlflow/runs/get,
 	                                   up to 8 in parallel, best-effort); default 0 */
+	AIR_LIST_CACHE = 106          /**< 1 (default): keep what is fetched for finished runs in
+	                                   the on-disk list cache and read it back instead of asking
+	                                   again (off when DATABRICKS_CACHE_ENABLED=false); 0: neither
+	                                   read nor write it. @since 1.2 */
 } air_list_option;
 
 /** Create listing options with defaults. @since 1.0 */

@@ -160,10 +160,13 @@ air__ytype air__yscalar_resolve(const char *s, size_t len)
 	/* Fast path: nulls, booleans and numbers start with one of these. */
 	if (len > 0 && !strchr("~nNtTfF0123456789-+.", s[0]))
 		return AIR__YT_STR;
+	if (len > 5)
+		goto numbers; /* longer than any null or boolean word */
 	if (is_one_of(s, len, nulls))
 		return AIR__YT_NULL;
 	if (is_one_of(s, len, bools))
 		return AIR__YT_BOOL;
+numbers:
 	if (is_core_int(s, len))
 		return AIR__YT_INT;
 	if (is_core_float(s, len))

@@ -280,11 +280,34 @@ static int scalar_text(builder *b, struct fy_event *ev, const char **text, size_
 	const struct fy_iter_chunk *c = NULL;
 	int e = 0;
 
-	if (fy_token_scalar_style(tok) == FYSS_PLAIN && from && to && from->line == to->line &&
-	    from->input_pos <= to->input_pos && to->input_pos <= b->len) {
+	enum fy_scalar_style style = fy_token_scalar_style(tok);
+	bool one_line = from && to && from->line == to->line && from->input_pos <= to->input_pos &&
+	                to->input_pos <= b->len;
+
+	if (style == FYSS_PLAIN && one_line) {
 		*text = b->data + from->input_pos;
 		*len = to->input_pos - from->input_pos;
 		return 0;
+	}
+	/* A quoted scalar on one line without escapes is its span between the
+	 * quotes. */
+	if ((style == FYSS_DOUBLE_QUOTED || style == FYSS_SINGLE_QUOTED) && one_line &&
+	    to->input_pos > from->input_pos) {
+		char q = style == FYSS_DOUBLE_QUOTED ? '"' : '\'';
+		size_t start = from->input_pos, end = to->input_pos, n;
+		const char *in;
+
+		/* The start mark may be on the opening quote or just after it. */
+		if (b->data[start] != q && start > 0 && b->data[start - 1] == q)
+			start--;
+		in = b->data + start;
+		n = end - start;
+		if (n >= 2 && in[0] == q && in[n - 1] == q && !memchr(in + 1, q, n - 2) &&
+		    (style == FYSS_SINGLE_QUOTED || !memchr(in + 1, '\\', n - 2))) {
+			*text = in + 1;
+			*len = n - 2;
+			return 0;
+		}
 	}
 	air__buf_clear(&b->text);
 	fy_token_iter_start(tok, b->iter);

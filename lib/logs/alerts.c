@@ -1,120 +1,131 @@
 /*
- * alerts.c: the fatal-pattern ALERT detection of docs/runs-and-logs.md.6.
+ * alerts.c: the fatal-pattern ALERT detection of docs/runs-and-logs.md.
  *
- * The patterns are RE2 syntax; POSIX regcomp() has no \d, \s, \b or (?:...),
- * so each one carries a hand translation to ERE (REG_ICASE for "(?i)"), with
- * ASCII classes spelt out so that the locale cannot change them. Most lines
- * match nothing: a lower-cased literal every match must contain is checked
- * first, so regexec() only runs on candidates.
+ * The patterns are RE2 syntax, which PCRE2 reads as it is for these 21
+ * (\d, \s and \b are ASCII without PCRE2_UCP; "(?i)" inside a group applies
+ * to that group only). They are compiled once per process: one alternation
+ * of all of them, each wrapped in a group of its own, JIT-compiled when the
+ * platform has a JIT, so a line is scanned once whatever it contains; and
+ * each pattern alone, used only on the rare line that matches, to find the
+ * first pattern in table order (the alternation reports the leftmost match).
+ * Lines are matched as bytes (no UTF-8 check: a log line may be anything)
+ * with their length (they may contain NUL bytes), and "$" matches only at
+ * the very end, as in RE2.
  */
 #include "core/core.h"
 
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 #include <pthread.h>
-#include <regex.h>
 #include <string.h>
 
-#define SP "[ \t\n\r\f\v]"
-#define WORD "A-Za-z0-9_"
-
-static const struct alert_pattern {
-	const char *re2;       /* as specified (air_log_alert_pattern) */
-	const char *ere;       /* POSIX extended translation */
-	bool icase;
-	const char *literal;   /* lower-case substring every match contains */
-} patterns[] = {
-	{"(?i)CUDA out of memory", "CUDA out of memory", true, "cuda out of memory"},
-	{"(?i)Out of memory: Kill(ed)? process", "Out of memory: Kill(ed)? process", true,
-	 "out of memory: kill"},
-	{"(?i)signal\\s+(9|SIGKILL|SIGTERM)", "signal" SP "+(9|SIGKILL|SIGTERM)", true, "signal"},
-	{"Watchdog caught collective operation timeout",
-	 "Watchdog caught collective operation timeout", false, "watchdog caught collective"},
-	{"(?i)NCCL WARN .*(Conn|Net|IB|timeout|unhandled)",
-	 "NCCL WARN .*(Conn|Net|IB|timeout|unhandled)", true, "nccl warn "},
-	{"Got async error event", "Got async error event", false, "got async error event"},
-	{"transport/net_ib\\.cc:\\d+.*WARN", "transport/net_ib\\.cc:[0-9]+.*WARN", false,
-	 "transport/net_ib.cc:"},
-	{"(?i)CUDA(?: runtime)? error", "CUDA( runtime)? error", true, "cuda"},
-	{"(?i)an illegal memory access was encountered", "an illegal memory access was encountered",
-	 true, "an illegal memory access was encountered"},
-	{"CUDA kernel errors might be asynchronously reported",
-	 "CUDA kernel errors might be asynchronously reported", false,
-	 "cuda kernel errors might be asynchronously reported"},
-	{"(?i)segmentation fault", "segmentation fault", true, "segmentation fault"},
-	{"composer\\.utils\\..*Error", "composer\\.utils\\..*Error", false, "composer.utils."},
-	{"(?i)composer.*OutOfMemory", "composer.*OutOfMemory", true, "composer"},
-	{"torch\\.distributed\\..*(?:Error|Exception)", "torch\\.distributed\\..*(Error|Exception)",
-	 false, "torch.distributed."},
-	{"(?i)(?:TCPStore|Store).*timed?\\s*out", "(TCPStore|Store).*timed?" SP "*out", true,
-	 "store"},
-	/* \b before the number: "Xid" precedes it, so a non-word character must. */
-	{"Xid.*\\b(48|63|64|79|94|95)\\b",
-	 "Xid.*[^" WORD "](48|63|64|79|94|95)([^" WORD "]|$)", false, "xid"},
-	{"streaming\\.base\\..*(?:Error|Exception)", "streaming\\.base\\..*(Error|Exception)", false,
-	 "streaming.base."},
-	{"^\\s*Killed\\s*$", "^" SP "*Killed" SP "*$", false, "killed"},
-	{"\\[MLflow Logger\\]\\[Warning\\] No new logs have been emitted",
-	 "\\[MLflow Logger\\]\\[Warning\\] No new logs have been emitted", false,
-	 "[mlflow logger][warning] no new logs have been emitted"},
-	{"ERROR: Script failed with exit code [1-9]\\d* after \\d+s",
-	 "ERROR: Script failed with exit code [1-9][0-9]* after [0-9]+s", false,
-	 "error: script failed with exit code "},
-	{"(?i)command not found", "command not found", true, "command not found"},
+static const char *const patterns[] = {
+	"(?i)CUDA out of memory",
+	"(?i)Out of memory: Kill(ed)? process",
+	"(?i)signal\\s+(9|SIGKILL|SIGTERM)",
+	"Watchdog caught collective operation timeout",
+	"(?i)NCCL WARN .*(Conn|Net|IB|timeout|unhandled)",
+	"Got async error event",
+	"transport/net_ib\\.cc:\\d+.*WARN",
+	"(?i)CUDA(?: runtime)? error",
+	"(?i)an illegal memory access was encountered",
+	"CUDA kernel errors might be asynchronously reported",
+	"(?i)segmentation fault",
+	"composer\\.utils\\..*Error",
+	"(?i)composer.*OutOfMemory",
+	"torch\\.distributed\\..*(?:Error|Exception)",
+	"(?i)(?:TCPStore|Store).*timed?\\s*out",
+	"Xid.*\\b(48|63|64|79|94|95)\\b",
+	"streaming\\.base\\..*(?:Error|Exception)",
+	"^\\s*Killed\\s*$",
+	"\\[MLflow Logger\\]\\[Warning\\] No new logs have been emitted",
+	"ERROR: Script failed with exit code [1-9]\\d* after \\d+s",
+	"(?i)command not found",
 };
 
 #define NPATTERNS ((int32_t)AIR__ARRAY_SIZE(patterns))
+#define COMPILE_FLAGS PCRE2_DOLLAR_ENDONLY
 
-static regex_t compiled[AIR__ARRAY_SIZE(patterns)];
-static bool compiled_ok[AIR__ARRAY_SIZE(patterns)];
+static struct {
+	pcre2_code *any;                  /* every pattern, as one alternation */
+	uint32_t group[AIR__ARRAY_SIZE(patterns)]; /* the group of pattern i in @any */
+	pcre2_code *one[AIR__ARRAY_SIZE(patterns)];
+	uint32_t ovector_pairs;           /* enough for @any and every one[i] */
+	bool ok;
+} re;
 static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
+
+static pcre2_code *compile(const char *text, size_t len)
+{
+	int code;
+	PCRE2_SIZE at;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)text, len, COMPILE_FLAGS, &code, &at, NULL);
+
+	if (c)
+		pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* no JIT here: interpreted */
+	return c;
+}
 
 /* Compiled once per process and never freed (like a static table). */
 static void compile_all(void)
 {
-	for (int32_t i = 0; i < NPATTERNS; i++)
-		compiled_ok[i] = regcomp(&compiled[i], patterns[i].ere,
-		                         REG_EXTENDED | REG_NOSUB |
-		                                 (patterns[i].icase ? REG_ICASE : 0)) == 0;
+	air__buf all = AIR__BUF_INIT;
+	uint32_t next_group = 1, caps;
+
+	re.ok = true;
+	for (int32_t i = 0; i < NPATTERNS; i++) {
+		if (!(re.one[i] = compile(patterns[i], PCRE2_ZERO_TERMINATED)) ||
+		    pcre2_pattern_info(re.one[i], PCRE2_INFO_CAPTURECOUNT, &caps) != 0) {
+			re.ok = false;
+			break;
+		}
+		air__buf_printf(&all, "%s(%s)", i ? "|" : "", patterns[i]);
+		re.group[i] = next_group;
+		next_group += 1 + caps;
+	}
+	re.ovector_pairs = next_group;
+	if (re.ok && !air__buf_oom(&all))
+		re.any = compile(all.ptr, all.len);
+	re.ok = re.ok && re.any;
+	air__buf_dispose(&all);
 }
 
 int32_t air_log_alert_pattern_count(void) { return NPATTERNS; }
 
 const char *air_log_alert_pattern(int32_t pattern)
 {
-	return pattern >= 1 && pattern <= NPATTERNS ? patterns[pattern - 1].re2 : NULL;
+	return pattern >= 1 && pattern <= NPATTERNS ? patterns[pattern - 1] : NULL;
 }
 
-static bool has_literal(const char *lower, size_t len, const char *lit)
+static bool matches(const pcre2_code *c, const char *line, size_t len, pcre2_match_data *md)
 {
-	return memmem(lower, len, lit, strlen(lit)) != NULL;
+	return pcre2_match(c, (PCRE2_SPTR)line, len, 0, 0, md, NULL) >= 0;
 }
 
 int32_t air_log_match_alert(const char *line, size_t len)
 {
-	char stack[512], *lower;
+	pcre2_match_data *md;
 	int32_t found = 0;
 
 	if (!line)
 		return 0;
 	pthread_once(&compile_once, compile_all);
-	lower = len < sizeof(stack) ? stack : air__malloc(len);
-	if (!lower)
+	if (!re.ok || !(md = pcre2_match_data_create(re.ovector_pairs, NULL)))
 		return 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		lower[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
-	}
-	for (int32_t i = 0; i < NPATTERNS && !found; i++) {
-		regmatch_t m[1];
+	if (matches(re.any, line, len, md)) {
+		const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 
-		if (!compiled_ok[i] || !has_literal(lower, len, patterns[i].literal))
-			continue;
-		/* REG_STARTEND: the line is not NUL-terminated and may contain NULs. */
-		m[0].rm_so = 0;
-		m[0].rm_eo = (regoff_t)len;
-		if (regexec(&compiled[i], line, 1, m, REG_STARTEND) == 0)
-			found = i + 1;
+		/* The leftmost match is pattern k; an earlier pattern may match
+		 * further right, and wins. */
+		for (int32_t i = 0; i < NPATTERNS && !found; i++)
+			if (ov[2 * re.group[i]] != PCRE2_UNSET)
+				found = i + 1;
+		for (int32_t i = 0; i + 1 < found; i++)
+			if (matches(re.one[i], line, len, md)) {
+				found = i + 1;
+				break;
+			}
 	}
-	if (lower != stack)
-		air__free(lower);
+	pcre2_match_data_free(md);
 	return found;
 }

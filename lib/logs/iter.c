@@ -85,26 +85,73 @@ static int restart(void *ud)
 	return 0;
 }
 
+/* The first attempt at @query: the request started ahead for it when there
+ * is one (any other is abandoned), else a request now. */
+static int first_attempt(air__stream *s, const char *path, const char *query,
+                         air__http_req *req, air__http_resp *resp, air_error **e)
+{
+	air__http_pending *p = s->pending;
+	bool same = p && !strcmp(air__buf_cstr(&s->pending_query), query);
+
+	s->pending = NULL;
+	if (same) {
+		int rc = air__http_end(p, e);
+		*resp = s->pending_resp;
+		s->pending_resp = (air__http_resp)AIR__HTTP_RESP_INIT;
+		return rc;
+	}
+	air__http_drop(p);
+	air__http_resp_clear(&s->pending_resp);
+	air__buf_clear(&s->body);
+	return air__http_do(s->c, &s->ctx, req, resp, e);
+}
+
+static void page_request(air__stream *s, const char *path, const char *query, air__http_req *req)
+{
+	*req = (air__http_req){0};
+	req->method = "GET";
+	req->path = path;
+	req->query = query;
+	req->sink = collect;
+	req->sink_ud = &s->body;
+	req->sink_reset = restart;
+	req->max_reply = AIR__LOGS_PAGE_MAX;
+}
+
+/* Request the page at @query now, to be read by the next fetch_page() of
+ * the same query while the current page's records are handed out. */
+static void prefetch(air__stream *s, const char *path, const air__buf *query)
+{
+	air__http_drop(s->pending);
+	s->pending = NULL;
+	air__http_resp_clear(&s->pending_resp);
+	air__buf_clear(&s->pending_query);
+	air__buf_put(&s->pending_query, query->ptr, query->len);
+	if (air__buf_oom(&s->pending_query))
+		return; /* fetched when it is needed instead */
+	page_request(s, path, air__buf_cstr(&s->pending_query), &s->pending_req);
+	air__buf_clear(&s->body);
+	s->pending = air__http_begin(s->c, &s->ctx, &s->pending_req, &s->pending_resp);
+}
+
 /* One page of the log endpoint into s->page, with the per-page error table:
  * AIR_OK, FALLBACK, or a fatal error. Transient failures are retried here
  * after the poll interval. */
 static int fetch_page(air__stream *s, const char *path, const char *query, air_error **err)
 {
-	for (;;) {
-		air__http_req req = {0};
+	for (bool first = true;; first = false) {
+		air__http_req req;
 		air__http_resp resp = AIR__HTTP_RESP_INIT;
 		air_error *e = NULL;
 		int rc;
 
-		req.method = "GET";
-		req.path = path;
-		req.query = query;
-		req.sink = collect;
-		req.sink_ud = &s->body;
-		req.sink_reset = restart;
-		req.max_reply = AIR__LOGS_PAGE_MAX;
-		air__buf_clear(&s->body);
-		rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
+		page_request(s, path, query, &req);
+		if (first) {
+			rc = first_attempt(s, path, query, &req, &resp, &e);
+		} else {
+			air__buf_clear(&s->body);
+			rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
+		}
 		if (rc == AIR_EABORTED && air__buf_oom(&s->body))
 			rc = AIR_ENOMEM;
 		if (rc == AIR_OK)
@@ -152,21 +199,14 @@ static int next_token(json_t *seen, const char *next, char **token)
 
 /* ---- the tail of a finished run (or a static view, or one pass) --------------- */
 
-typedef struct tail_line {
-	char *line;
-	size_t len;
-	int64_t time_ns;
-} tail_line;
-
-/* Pages come newest first: collect up to the target, queue oldest to newest. */
+/* Pages come newest first: queue up to the target, then turn the queue
+ * around so that it runs oldest to newest. */
 static int tail(air_log_iter *it, air_error **err)
 {
 	air__stream *s = &it->s;
-	int64_t target = air__logs_tail_target(&s->o);
+	int64_t target = air__logs_tail_target(&s->o), n = 0;
 	char *token = NULL;
 	json_t *seen = json_object();
-	tail_line *lines = NULL;
-	size_t n = 0, cap = 0;
 	int rc = seen ? AIR_OK : air__oom(err);
 
 	while (rc == AIR_OK && target > 0) {
@@ -178,31 +218,25 @@ static int tail(air_log_iter *it, air_error **err)
 		air__buf_dispose(&q);
 		if (rc != AIR_OK)
 			break;
-		for (size_t i = 0; rc == AIR_OK && i < page->n && (int64_t)n < target; i++, n++) {
-			if (n == cap) {
-				tail_line *p = air__realloc(lines, (cap = cap ? cap * 2 : 256) * sizeof(*p));
-				if (!p) {
-					rc = air__oom(err);
-					break;
-				}
-				lines = p;
-			}
-			lines[n].line = air__strndup(page->recs[i].body, page->recs[i].len);
-			lines[n].len = page->recs[i].len;
-			lines[n].time_ns = page->recs[i].time_ns;
-			if (!lines[n].line)
-				rc = air__oom(err);
-		}
+		/* Copied: the next page is parsed over this one. */
+		for (size_t i = 0; rc == AIR_OK && i < page->n && n < target; i++, n++)
+			rc = air__stream_emit(s, page->recs[i].body, page->recs[i].len,
+			                      page->recs[i].time_ns, err);
 		if (rc == AIR_OK && next_token(seen, page->next_token, &token) != AIR_OK)
 			rc = air__oom(err);
-		if ((int64_t)n >= target || !token)
+		if (n >= target || !token)
 			break;
 	}
-	for (size_t i = n; rc == AIR_OK && i > 0; i--)
-		rc = air__stream_emit(s, lines[i - 1].line, lines[i - 1].len, lines[i - 1].time_ns, err);
-	for (size_t i = 0; i < n; i++)
-		air__free(lines[i].line);
-	air__free(lines);
+	for (size_t i = 0, j = s->qn; rc == AIR_OK && i + 1 < j; i++, j--) {
+		air__queued t = s->q[i];
+		s->q[i] = s->q[j - 1];
+		s->q[j - 1] = t;
+	}
+	if (rc != AIR_OK) {
+		/* Nothing of an unfinished tail is handed out. */
+		s->delivered -= (int64_t)s->qn;
+		s->qn = 0;
+	}
 	air__free(token);
 	json_decref(seen);
 	if (rc == AIR_OK && s->delivered == 0)
@@ -267,9 +301,11 @@ static int drain_page(air_log_iter *it, air_error **err)
 
 	air__logs_query(&q, true, it->from, it->to, it->token, 0, s->o.attempt, s->node);
 	rc = air__buf_oom(&q) ? air__oom(err) : fetch_page(s, it->path, air__buf_cstr(&q), err);
-	air__buf_dispose(&q);
-	if (rc != AIR_OK)
+	air__buf_clear(&q);
+	if (rc != AIR_OK) {
+		air__buf_dispose(&q);
 		return rc;
+	}
 	for (size_t i = 0; rc == AIR_OK && i < page->n; i++) {
 		const air__log_rec *r = &page->recs[i];
 
@@ -277,12 +313,14 @@ static int drain_page(air_log_iter *it, air_error **err)
 			int seen_before;
 			if (r->time_ns < it->last_t)
 				continue;
-			if ((seen_before = air__dedup_check(&it->dd, r->time_ns, r->body, r->len)) < 0)
+			if ((seen_before = air__dedup_check(&it->dd, r->time_ns, r->body, r->len)) < 0) {
+				air__buf_dispose(&q);
 				return air__oom(err);
+			}
 			if (seen_before)
 				continue;
 		}
-		rc = air__stream_emit(s, r->body, r->len, r->time_ns, err);
+		rc = air__stream_emit_page(s, r->body, r->len, r->time_ns, err);
 		if (r->time_ns != 0)
 			it->last_t = r->time_ns;
 	}
@@ -292,6 +330,14 @@ static int drain_page(air_log_iter *it, air_error **err)
 		rc = air__oom(err);
 	if (rc == AIR_OK && !it->token)
 		it->next = STEP_AFTER;
+	if (rc == AIR_OK && it->token) {
+		/* Ask for the next page now: the server prepares it while this
+		 * one is handed out. */
+		air__logs_query(&q, true, it->from, it->to, it->token, 0, s->o.attempt, s->node);
+		if (!air__buf_oom(&q))
+			prefetch(s, it->path, &q);
+	}
+	air__buf_dispose(&q);
 	return rc;
 }
 
@@ -414,8 +460,12 @@ static int fail(air_log_iter *it, int rc, air_error **err)
 	return rc;
 }
 
+/* Records handed out between two moves of a transfer started ahead. */
+#define PUMP_EVERY 128
+
 int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **err)
 {
+	const air__queued *q;
 	air__stream *s;
 	int rc;
 
@@ -441,12 +491,16 @@ int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **
 	/* The first line ends the wait: a display erases the message first. */
 	if (s->waiting_shown && (rc = air__stream_end_waiting(s, err)) != AIR_OK)
 		return fail(it, rc, err);
-	it->rec.line = s->batch.ptr + s->q[s->qpos].off;
-	it->rec.len = s->q[s->qpos].len;
-	it->rec.time_ns = s->q[s->qpos].time_ns;
+	q = &s->q[s->qpos];
+	it->rec.line = q->line ? q->line : s->batch.ptr + q->off;
+	it->rec.len = q->len;
+	it->rec.time_ns = q->time_ns;
 	it->rec.node = s->node;
 	it->rec.source = s->source;
-	it->rec.alert = air_log_match_alert(it->rec.line, it->rec.len);
+	it->rec.alert = -1; /* air_log_record_alert() computes it when asked */
+	/* Keep the next page's transfer moving while records are handed out. */
+	if (s->pending && (s->qpos & (PUMP_EVERY - 1)) == 0)
+		air__http_pump(s->pending);
 	s->qpos++;
 	it->sum.records++;
 	*rec = &it->rec;
@@ -463,6 +517,9 @@ void air_log_iter_free(air_log_iter *it)
 	air_run_free(it->s.run);
 	air__free(it->s.reported_state);
 	air__free(it->s.no_logs);
+	air__http_drop(it->s.pending);
+	air__http_resp_clear(&it->s.pending_resp);
+	air__buf_dispose(&it->s.pending_query);
 	air__buf_dispose(&it->s.body);
 	air__log_page_dispose(&it->s.page);
 	air__buf_dispose(&it->s.batch);

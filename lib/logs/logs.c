@@ -143,28 +143,58 @@ const char *air_log_record_line(const air_log_record *rec, size_t *len_out)
 int64_t air_log_record_time_ns(const air_log_record *rec) { return rec ? rec->time_ns : 0; }
 int32_t air_log_record_node(const air_log_record *rec) { return rec ? rec->node : 0; }
 int32_t air_log_record_source(const air_log_record *rec) { return rec ? rec->source : 0; }
-int32_t air_log_record_alert(const air_log_record *rec) { return rec ? rec->alert : 0; }
+/* Computed the first time it is asked for: most readers never ask. */
+int32_t air_log_record_alert(const air_log_record *rec)
+{
+	air_log_record *r = (air_log_record *)rec; /* the iterator's own record */
+
+	if (!r)
+		return 0;
+	if (r->alert < 0)
+		r->alert = air_log_match_alert(r->line, r->len);
+	return r->alert;
+}
+
+static air__queued *queue_slot(air__stream *s, air_error **err)
+{
+	if (s->qn == s->qcap) {
+		size_t cap = s->qcap ? s->qcap * 2 : 256;
+		air__queued *q = air__realloc(s->q, cap * sizeof(*q));
+		if (!q) {
+			air__oom(err);
+			return NULL;
+		}
+		s->q = q;
+		s->qcap = cap;
+	}
+	return &s->q[s->qn];
+}
 
 int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_ns,
                      air_error **err)
 {
-	air__queued *q;
+	air__queued *q = queue_slot(s, err);
 
-	if (s->qn == s->qcap) {
-		size_t cap = s->qcap ? s->qcap * 2 : 256;
-		if (!(q = air__realloc(s->q, cap * sizeof(*q))))
-			return air__oom(err);
-		s->q = q;
-		s->qcap = cap;
-	}
-	q = &s->q[s->qn];
-	q->off = s->batch.len;
-	q->len = len;
-	q->time_ns = time_ns;
+	if (!q)
+		return AIR_ENOMEM;
+	*q = (air__queued){NULL, s->batch.len, len, time_ns};
 	air__buf_put(&s->batch, line, len);
 	air__buf_putc(&s->batch, '\0');
 	if (air__buf_oom(&s->batch))
 		return air__oom(err);
+	s->qn++;
+	s->delivered++;
+	return AIR_OK;
+}
+
+int air__stream_emit_page(air__stream *s, const char *line, size_t len, int64_t time_ns,
+                          air_error **err)
+{
+	air__queued *q = queue_slot(s, err);
+
+	if (!q)
+		return AIR_ENOMEM;
+	*q = (air__queued){line, 0, len, time_ns};
 	s->qn++;
 	s->delivered++;
 	return AIR_OK;

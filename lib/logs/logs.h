@@ -35,7 +35,7 @@ struct air_log_record {
 	int64_t time_ns;
 	int32_t node;
 	int32_t source;
-	int32_t alert;     /* first matching fatal pattern, 0 when none */
+	int32_t alert;     /* first matching fatal pattern, 0 when none, -1 until asked */
 };
 
 struct air_logs_summary {
@@ -108,8 +108,10 @@ int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len);
 
 /* ---- an iteration in progress (iter.c, mlflow.c, waiting.c) ------------------ */
 
-/* One queued record; its text is at @off in the batch buffer. */
+/* One queued record: its text in the parsed page (@line, zero-copy), or
+ * at @off in the batch buffer (@line NULL). */
 typedef struct air__queued {
+	const char *line;
 	size_t off, len;
 	int64_t time_ns;
 } air__queued;
@@ -132,7 +134,13 @@ typedef struct air__stream {
 	char *no_logs;
 	bool waiting_shown;      /* a waiting message is up (not yet ended with NULL) */
 	air__buf body;           /* the page being read, reused */
-	air__log_page page;      /* the page parsed, reused */
+	air__log_page page;      /* the page parsed, reused; queued records point into it */
+	/* The next page of a chain, requested while the current one is handed
+	 * out (into @body, which the parsed page no longer needs). */
+	air__http_pending *pending;
+	air__http_req pending_req;
+	air__http_resp pending_resp;
+	air__buf pending_query;
 	air__buf batch;          /* texts of the queued records */
 	air__queued *q;          /* the queue: q[qpos..qn) not handed out yet */
 	size_t qn, qpos, qcap;
@@ -141,6 +149,10 @@ typedef struct air__stream {
 /* Queue one record (its text is copied). */
 int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_ns,
                      air_error **err);
+/* Queue one record of s->page without copying it (@line is NUL-terminated
+ * and stays until the page is parsed again, after the queue is empty). */
+int air__stream_emit_page(air__stream *s, const char *line, size_t len, int64_t time_ns,
+                          air_error **err);
 /* Set s->no_logs from the run's state. */
 int air__stream_set_no_logs(air__stream *s, air_error **err);
 /* "No logs" text: terminal runs name the final state (+ ": <message>"). */

@@ -35,14 +35,23 @@ void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, cons
 
 /* ---- de-dup set ---------------------------------------------------------------- */
 
-/* FNV-1a, finished with a murmur-style mix; 0 is reserved for empty slots. */
+/* Eight bytes a step, multiply-xorshift mixed, finished with a murmur-style
+ * mix; 0 is reserved for empty slots. */
 static uint64_t hash_body(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
+	const uint64_t k = 0x9E3779B97F4A7C15ULL;
+	uint64_t h = 1469598103934665603ULL ^ ((uint64_t)n * k), w;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
+	}
+	if (n) {
+		w = 0;
+		memcpy(&w, s, n);
+		h = (h ^ w) * k;
+		h ^= h >> 29;
 	}
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;

@@ -120,12 +120,16 @@ static bool string(scanner *s, bool keep, const char **out, size_t *len_out)
 	if (s->p >= s->end || *s->p != '"')
 		return fail(s, "expected a string");
 	s->p++;
-	for (;;) {
-		const char *q = s->p;
+	for (const char *quote = NULL;;) {
+		const char *q, *bs;
 
-		/* Copy the plain run up to the next quote or escape in one go. */
-		while (q < s->end && *q != '"' && *q != '\\')
-			q++;
+		/* Copy the plain run up to the next quote or escape in one go
+		 * (each quote is looked for once: escapes do not rescan). */
+		if (!quote || quote < s->p)
+			quote = memchr(s->p, '"', (size_t)(s->end - s->p));
+		q = quote ? quote : s->end;
+		if ((bs = memchr(s->p, '\\', (size_t)(q - s->p))) != NULL)
+			q = bs;
 		if (keep) {
 			memcpy(o, s->p, (size_t)(q - s->p));
 			o += q - s->p;

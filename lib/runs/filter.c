@@ -132,6 +132,7 @@ void air__list_options_defaults(air_list_options *o)
 	o->limit = 20;
 	o->max_inspected = 2000;
 	o->workspace_probe = true;
+	o->cache = true;
 }
 
 void air__list_options_dispose(air_list_options *o)
@@ -206,6 +207,7 @@ int air_list_options_set_int(air_list_options *opts, int32_t opt, int64_t value)
 	case AIR_LIST_ALL_USERS:
 	case AIR_LIST_WORKSPACE_ID:
 	case AIR_LIST_MLFLOW:
+	case AIR_LIST_CACHE:
 		if (!flag)
 			return AIR_EINVAL;
 		if (opt == AIR_LIST_ALL_STATUS)
@@ -214,6 +216,8 @@ int air_list_options_set_int(air_list_options *opts, int32_t opt, int64_t value)
 			opts->all_users = value;
 		else if (opt == AIR_LIST_WORKSPACE_ID)
 			opts->workspace_probe = value;
+		else if (opt == AIR_LIST_CACHE)
+			opts->cache = value;
 		else
 			opts->mlflow = value;
 		return AIR_OK;

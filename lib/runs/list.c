@@ -163,7 +163,7 @@ static void parallel_get(air_run_iter *it, air_run **rows, size_t n, const char 
 
 	for (size_t i = 0; i < n; i++) {
 		air_run *r = rows[i];
-		if (output_round ? r->first_task_run_id <= 0 : !r->mlflow_run_id)
+		if (r->cache_mlflow || (output_round ? r->first_task_run_id <= 0 : !r->mlflow_run_id))
 			continue;
 		air__buf_init(&qs[m]);
 		if (output_round)
@@ -198,11 +198,32 @@ static void parallel_get(air_run_iter *it, air_run **rows, size_t n, const char 
 
 static void resolve_mlflow(air_run_iter *it)
 {
+	/* Finished runs listed before with their MLflow ids need no request. */
+	for (size_t i = it->pos; it->cache_dir && i < it->n_ready; i++) {
+		air_run *r = it->ready[i];
+		json_t *entry = r->terminal && !r->cache_mlflow ? air__list_cache_get(it->cache_dir, r->id)
+		                                                : NULL;
+		r->cache_mlflow = r->cache_mlflow ||
+		                  air__list_cache_apply_mlflow(entry, r, air__client_host(it->client));
+		json_decref(entry);
+	}
 	for (size_t i = it->pos; i < it->n_ready; i += MLFLOW_PARALLEL) {
 		size_t n = it->n_ready - i < MLFLOW_PARALLEL ? it->n_ready - i : MLFLOW_PARALLEL;
 
 		parallel_get(it, it->ready + i, n, "/api/2.2/jobs/runs/get-output", true);
 		parallel_get(it, it->ready + i, n, "/api/2.0/mlflow/runs/get", false);
+	}
+}
+
+/* Keep the finished runs of the batch just queued that the cache lacks. */
+static void remember(air_run_iter *it)
+{
+	for (size_t i = it->pos; it->cache_dir && i < it->n_ready; i++) {
+		const air_run *r = it->ready[i];
+		bool fresh = r->from_get && !r->cache_hit;
+
+		if (r->terminal && (fresh || (r->cache_hit && it->opts.mlflow && !r->cache_mlflow)))
+			air__list_cache_put(it->cache_dir, r, it->opts.mlflow || r->cache_mlflow);
 	}
 }
 
@@ -256,6 +277,8 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 	 * foreign: the listing does not look the caller up when one is given
 	 *, so it cannot know the name is the caller's. */
 	it->use_index = it->opts.all_status && !it->opts.all_users && !it->opts.user;
+	if (it->opts.cache)
+		it->cache_dir = air__list_cache_dir(client);
 	*out = it;
 	return AIR_OK;
 }
@@ -277,6 +300,8 @@ int air_run_iter_next(air_run_iter *iter, const air_run **run, air_error **err)
 		/* Best-effort look-ups give up quietly: an interrupt must still end it. */
 		if (rc == AIR_OK && iter->opts.mlflow)
 			resolve_mlflow(iter);
+		if (rc == AIR_OK)
+			remember(iter);
 		if (rc == AIR_OK)
 			rc = air__ctx_check(&iter->ctx, "listing runs", err);
 		if (rc != AIR_OK) {
@@ -307,5 +332,6 @@ void air_run_iter_free(air_run_iter *iter)
 	air__free(iter->token);
 	json_decref(iter->seen_tokens);
 	air__free(iter->ids);
+	air__free(iter->cache_dir);
 	air__free(iter);
 }

@@ -14,6 +14,7 @@ struct air_list_options {
 	bool all_status, all_users;
 	bool workspace_probe;    /* AIR_LIST_WORKSPACE_ID */
 	bool mlflow;             /* AIR_LIST_MLFLOW */
+	bool cache;              /* AIR_LIST_CACHE */
 	char *user;              /* filters; NULL when not given */
 	char *experiment;
 	char *accel_type;
@@ -73,6 +74,7 @@ struct air_run_iter {
 	char *token;
 	json_t *seen_tokens;
 	int64_t inspected;
+	char *cache_dir;             /* the list cache of the host, or NULL (off) */
 	/* index strategy */
 	air__index_entry *ids;
 	size_t n_ids, id_pos;
@@ -86,5 +88,19 @@ int air__iter_make_row(air_run_iter *it, json_t *obj, air_run **out, air_error *
 /* Index strategy: queue the next batch; falls back to the scan strategy
  * (use_index = false) when the index cannot be read. */
 int air__index_fill(air_run_iter *it, air_error **err);
+
+/* ---- the list cache (list_cache.c): finished runs kept on disk ---- */
+
+/* The host's cache folder (created 0700), or NULL when the cache is off
+ * (DATABRICKS_CACHE_ENABLED=false, a local:// host) or unusable. */
+char *air__list_cache_dir(air_client *c);
+/* The entry of @run_id ({"run": runs/get object, "mlflow": {...}?}), or NULL
+ * (a miss; a damaged or expired entry is removed). @dir may be NULL. */
+json_t *air__list_cache_get(const char *dir, int64_t run_id);
+/* Keep a terminal run (with its MLflow ids and name when @with_mlflow);
+ * failures are silent. @dir may be NULL. */
+void air__list_cache_put(const char *dir, const air_run *run, bool with_mlflow);
+/* Apply the MLflow part of @entry to @run; false when it has none. */
+bool air__list_cache_apply_mlflow(const json_t *entry, air_run *run, const char *host);
 
 #endif /* AIR_RUNS_LIST_H */

@@ -179,34 +179,55 @@ static int hydrate_batch(air_run_iter *it, air_error **err)
 	air__http_req reqs[HYDRATE_BATCH] = {{0}};
 	air__http_resp resps[HYDRATE_BATCH];
 	air__buf qs[HYDRATE_BATCH];
+	json_t *cached[HYDRATE_BATCH];
+	size_t slot[HYDRATE_BATCH], m = 0; /* the request of id k, when not cached */
 	air_run *rows[HYDRATE_BATCH];
 	size_t nrows = 0;
 	air_error *e = NULL;
 	int rc = AIR_OK;
 
 	for (size_t k = 0; k < n; k++) {
-		air__buf_init(&qs[k]);
-		air__query_run_id(&qs[k], it->ids[it->id_pos + k].run_id);
-		memset(&reqs[k], 0, sizeof(reqs[k]));
-		reqs[k].method = "GET";
-		reqs[k].path = "/api/2.2/jobs/runs/get";
-		reqs[k].query = air__buf_cstr(&qs[k]);
-		resps[k] = (air__http_resp)AIR__HTTP_RESP_INIT;
+		int64_t id = it->ids[it->id_pos + k].run_id;
+
+		/* A finished run listed before is read from the list cache. */
+		if ((cached[k] = air__list_cache_get(it->cache_dir, id)) != NULL)
+			continue;
+		slot[k] = m;
+		air__buf_init(&qs[m]);
+		air__query_run_id(&qs[m], id);
+		memset(&reqs[m], 0, sizeof(reqs[m]));
+		reqs[m].method = "GET";
+		reqs[m].path = "/api/2.2/jobs/runs/get";
+		reqs[m].query = air__buf_cstr(&qs[m]);
+		resps[m] = (air__http_resp)AIR__HTTP_RESP_INIT;
+		m++;
 	}
-	air__http_do_many(it->client, &it->ctx, reqs, n, resps, &e);
+	if (m)
+		air__http_do_many(it->client, &it->ctx, reqs, m, resps, &e);
 	air_error_free(e);
 	for (size_t k = 0; k < n; k++) {
 		json_t *obj = NULL;
 		air_run *row = NULL;
 
-		if (rc == AIR_OK)
-			rc = hydrated(it, it->ids[it->id_pos + k].run_id, &resps[k], &obj, err);
+		if (rc == AIR_OK && cached[k])
+			obj = json_incref(json_object_get(cached[k], "run"));
+		else if (rc == AIR_OK)
+			rc = hydrated(it, it->ids[it->id_pos + k].run_id, &resps[slot[k]], &obj, err);
 		if (rc == AIR_OK && obj)
 			rc = air__iter_make_row(it, obj, &row, err);
+		if (row) {
+			row->from_get = true;
+			row->cache_hit = cached[k] != NULL;
+			row->cache_mlflow = air__list_cache_apply_mlflow(cached[k], row,
+			                                                 air__client_host(it->client));
+		}
 		if (row && air__list_task_filters_match(&it->opts, row))
 			rows[nrows++] = row;
 		else
 			air_run_free(row);
+		json_decref(cached[k]);
+	}
+	for (size_t k = 0; k < m; k++) {
 		air__http_resp_clear(&resps[k]);
 		air__buf_dispose(&qs[k]);
 	}

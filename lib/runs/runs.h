@@ -47,6 +47,9 @@ struct air_run {
 	size_t n_iters;
 	char *config_yaml;                   /* AIR_GET_CONFIG */
 	size_t config_len;
+	/* listings: where the row came from (list_cache.c) */
+	bool from_get;                       /* json is a runs/get object */
+	bool cache_hit, cache_mlflow;        /* json / MLflow part read from the list cache */
 };
 
 struct air_get_options {

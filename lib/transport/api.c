@@ -36,6 +36,59 @@ int air__http_do(air_client *c, const air__ctx *ctx, const air__http_req *req,
 	return rc;
 }
 
+struct air__http_pending {
+	air__http_async *async;     /* NULL: answered at once (local, or not started) */
+	int rc;
+	air_error *err;
+};
+
+air__http_pending *air__http_begin(air_client *c, const air__ctx *ctx, const air__http_req *req,
+                                   air__http_resp *resp)
+{
+	air__http_pending *p = air__calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (!c || !req || !resp)
+		p->rc = air__failf(&p->err, AIR_EINVAL, 0, "no client, request or reply");
+	else if ((p->rc = air__client_ensure_resolved(c, ctx, &p->err)) != AIR_OK)
+		;
+	else if (c->local)
+		p->rc = air__api_local(c, ctx, req, 1, resp, &p->err);
+	else if ((p->rc = air__http_start(&c->http, ctx, req, resp, &p->async)) != AIR_OK)
+		p->rc = air__oom(&p->err);
+	return p;
+}
+
+void air__http_pump(air__http_pending *p)
+{
+	if (p && p->async)
+		air__http_async_pump(p->async);
+}
+
+int air__http_end(air__http_pending *p, air_error **err)
+{
+	int rc;
+
+	if (!p)
+		return air__oom(err);
+	if (p->async)
+		rc = air__http_finish(p->async, err);
+	else if ((rc = p->rc) != AIR_OK && p->err)
+		air__fail(err, p->err);
+	air__free(p);
+	return rc;
+}
+
+void air__http_drop(air__http_pending *p)
+{
+	if (!p)
+		return;
+	air__http_cancel(p->async);
+	air_error_free(p->err);
+	air__free(p);
+}
+
 int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
                       air__http_resp *resps, air_error **err)
 {

@@ -50,6 +50,7 @@ typedef struct xfer {
 	bool error_cut;        /* an error reply was cut at AIR__HTTP_ERROR_BODY_MAX */
 	bool too_big;          /* the reply went past max_reply */
 	bool retry_expired;    /* the retry deadline passed during the attempt */
+	bool retry_timer;      /* the attempt's total timeout is what the retry deadline left */
 	air_error *last_err;   /* the previous attempt's error, once a retry is scheduled */
 	int abort_rc;          /* set by a callback that stopped the transfer */
 	char errbuf[CURL_ERROR_SIZE];
@@ -62,6 +63,7 @@ struct engine {
 	xfer *x;
 	size_t n;
 	int aborted;           /* AIR_EINTERRUPTED / AIR_EABORTED for the whole call */
+	size_t running;        /* transfers in the multi handle */
 	int64_t up_total;
 	int64_t up_reported;
 };
@@ -397,7 +399,8 @@ static void set_options(xfer *x, CURL *e)
 
 	/* No attempt outlives the call's deadline, nor (unless it is a bulk
 	 * transfer that keeps moving) the retry deadline; progress checks both. */
-	if (set->retry_deadline_ms > 0 && !is_bulk(r) && retry_left < left)
+	x->retry_timer = set->retry_deadline_ms > 0 && !is_bulk(r) && retry_left < left;
+	if (x->retry_timer)
 		left = retry_left;
 	if (left < INT64_MAX && (total_ms == 0 || left < total_ms))
 		total_ms = left > 0 ? left : 1;
@@ -659,9 +662,11 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 		finish(x, x->abort_rc, abort_error(x, x->abort_rc));
 		return;
 	}
+	/* The attempt's timer was the retry deadline (libcurl may fire it a
+	 * millisecond or two before our clock reaches it). */
 	if (!x->retry_expired && res == CURLE_OPERATION_TIMEDOUT && deadline > 0 &&
-	    air__mono_ms() - x->first_ms >= deadline)
-		x->retry_expired = true; /* the attempt's timer was the retry deadline */
+	    air__mono_ms() - x->first_ms + (x->retry_timer ? 2 : 0) >= deadline)
+		x->retry_expired = true;
 	if (x->retry_expired) {
 		finish_retry_expired(x, deadline);
 		return;
@@ -775,105 +780,124 @@ static void abort_all(engine *g)
 	}
 }
 
+/* One turn of the engine: stop everything on an interrupt or the deadline,
+ * start what is due and move the running transfers without waiting. False
+ * once nothing is pending; *next is the delay until a waiting request is due. */
+static bool turn(engine *g, int64_t *next)
+{
+	bool pending = false;
+	int still = 0;
+	CURLMsg *msg;
+
+	if (air__ctx_interrupted(&g->ctx))
+		g->aborted = AIR_EINTERRUPTED;
+	else if (g->ctx.deadline && air__ctx_remaining(&g->ctx) == 0)
+		g->aborted = AIR_ETIMEOUT;
+	if (g->aborted) {
+		abort_all(g);
+		return false;
+	}
+	*next = start_due(g, &g->running);
+	for (size_t i = 0; i < g->n; i++)
+		pending = pending || g->x[i].state != X_DONE;
+	if (!pending || g->running == 0)
+		return pending;
+	curl_multi_perform(g->xc->multi, &still);
+	while ((msg = curl_multi_info_read(g->xc->multi, &still)) != NULL) {
+		char *priv = NULL;
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+		complete_attempt(g, (xfer *)(void *)priv, msg->data.result);
+		g->running--;
+	}
+	report_progress(g);
+	return true;
+}
+
 static void drive(engine *g)
 {
 	air_interrupt *intrs[2] = {g->ctx.intr, g->ctx.client_intr};
 	struct curl_waitfd wfd[2];
 	int fds[2];
-	size_t nfd = air__ctx_fds(&g->ctx, fds), running = 0;
+	size_t nfd = air__ctx_fds(&g->ctx, fds);
+	int64_t next;
 
 	/* The interrupts' pipes wake curl_multi_poll() the moment one is raised. */
 	for (size_t i = 0; i < nfd; i++)
 		wfd[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
-	for (;;) {
-		int64_t next, slice, left;
-		bool pending = false;
-		int still = 0;
-		CURLMsg *msg;
+	while (turn(g, &next)) {
+		int64_t left = air__ctx_remaining(&g->ctx), slice;
+		bool done = true;
 
-		if (air__ctx_interrupted(&g->ctx))
-			g->aborted = AIR_EINTERRUPTED;
-		else if (g->ctx.deadline && air__ctx_remaining(&g->ctx) == 0)
-			g->aborted = AIR_ETIMEOUT;
-		if (g->aborted) {
-			abort_all(g);
-			return;
-		}
-		next = start_due(g, &running);
 		for (size_t i = 0; i < g->n; i++)
-			pending = pending || g->x[i].state != X_DONE;
-		if (!pending)
+			done = done && g->x[i].state == X_DONE;
+		if (done)
 			return;
-		left = air__ctx_remaining(&g->ctx);
-		if (running == 0) {
+		if (g->running == 0) {
 			/* Everything waits (back-off, Retry-After, rate limit). */
 			slice = next < left ? next : left;
 			air__wait_interrupts(intrs, 2, slice < POLL_SLICE_MS ? slice : POLL_SLICE_MS);
 			continue;
 		}
-		curl_multi_perform(g->xc->multi, &still);
-		while ((msg = curl_multi_info_read(g->xc->multi, &still)) != NULL) {
-			char *priv = NULL;
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
-			complete_attempt(g, (xfer *)(void *)priv, msg->data.result);
-			running--;
-		}
-		report_progress(g);
 		slice = POLL_SLICE_MS;
 		if (next < slice)
 			slice = next;
 		if (left < slice)
 			slice = left;
-		if (running > 0 && slice > 0)
+		if (slice > 0)
 			curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
 	}
 }
 
-int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http_req *reqs,
-                  size_t n, air__http_resp *resps, air_error **err)
+/* Check and prepare @n requests into @g (zeroed), and borrow a transfer context. */
+static int engine_open(engine *g, const air__http_env *env, const air__ctx *ctx,
+                       const air__http_req *reqs, size_t n, air__http_resp *resps,
+                       air_error **err)
 {
-	engine g = {env, {0}, NULL, NULL, n, 0, 0, 0};
 	int rc = AIR_OK;
-	size_t bad = n;
 
+	g->env = env;
+	g->n = n;
 	if (ctx)
-		g.ctx = *ctx;
-	if (!g.ctx.client_intr)
-		g.ctx.client_intr = env->client_intr;
-	if (n == 0)
-		return AIR_OK;
+		g->ctx = *ctx;
+	if (!g->ctx.client_intr)
+		g->ctx.client_intr = env->client_intr;
 	if (!reqs || !resps)
 		return air__failf(err, AIR_EINVAL, 0, "no requests or replies");
-	if (!(g.x = air__calloc(n, sizeof(*g.x))))
+	if (!(g->x = air__calloc(n, sizeof(*g->x))))
 		return air__oom(err);
 	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
-		xfer *x = &g.x[i];
-		x->g = &g;
+		xfer *x = &g->x[i];
+		x->g = g;
 		x->req = &reqs[i];
 		x->resp = &resps[i];
 		x->retry_after_ms = -1;
 		air__http_resp_clear(x->resp);
-		g.up_total += (int64_t)reqs[i].body_len;
+		g->up_total += (int64_t)reqs[i].body_len;
 		rc = prepare(x, err);
 	}
 	if (rc == AIR_OK)
-		rc = air__ctx_check(&g.ctx, NULL, err);
-	if (rc == AIR_OK && !(g.xc = air__transport_checkout(env->tp)))
+		rc = air__ctx_check(&g->ctx, NULL, err);
+	if (rc == AIR_OK && !(g->xc = air__transport_checkout(g->env->tp)))
 		rc = air__oom(err);
-	if (rc == AIR_OK) {
-		drive(&g);
-		report_progress(&g);
-	}
-	for (size_t i = 0; i < n; i++) {
-		xfer *x = &g.x[i];
-		if (rc == AIR_OK && x->rc != AIR_OK && bad == n)
+	return rc;
+}
+
+/* Release what @g holds; @rc is AIR_OK when the requests ran: then the
+ * lowest-index failure, if any, is returned. */
+static int engine_close(engine *g, int rc, air_error **err)
+{
+	size_t bad = g->n;
+
+	for (size_t i = 0; g->x && i < g->n; i++) {
+		xfer *x = &g->x[i];
+		if (rc == AIR_OK && x->rc != AIR_OK && bad == g->n)
 			bad = i;
 		else
 			air_error_free(x->err);
 		if (x->easy)
-			air__xfer_ctx_put_easy(g.xc, x->easy);
+			air__xfer_ctx_put_easy(g->xc, x->easy);
 		free_headers(x);
 		air__buf_dispose(&x->body);
 		air__buf_dispose(&x->head);
@@ -883,9 +907,84 @@ int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http
 		air__free(x->url);
 		air__free(x->where);
 	}
-	if (rc == AIR_OK && bad < n)
-		rc = air__fail(err, g.x[bad].err);
-	air__transport_checkin(env->tp, g.xc);
-	air__free(g.x);
+	if (rc == AIR_OK && bad < g->n)
+		rc = air__fail(err, g->x[bad].err);
+	if (g->xc)
+		air__transport_checkin(g->env->tp, g->xc);
+	air__free(g->x);
 	return rc;
+}
+
+int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http_req *reqs,
+                  size_t n, air__http_resp *resps, air_error **err)
+{
+	engine g = {0};
+	int rc;
+
+	if (n == 0)
+		return AIR_OK;
+	if ((rc = engine_open(&g, env, ctx, reqs, n, resps, err)) == AIR_OK) {
+		drive(&g);
+		report_progress(&g);
+	}
+	return engine_close(&g, rc, err);
+}
+
+struct air__http_async {
+	engine g;
+	int rc;                 /* a failure before the request could start */
+	air_error *err;
+};
+
+int air__http_start(const air__http_env *env, const air__ctx *ctx, const air__http_req *req,
+                    air__http_resp *resp, air__http_async **out)
+{
+	air__http_async *a = air__calloc(1, sizeof(*a));
+	int64_t next;
+
+	*out = a;
+	if (!a)
+		return AIR_ENOMEM;
+	if ((a->rc = engine_open(&a->g, env, ctx, req, 1, resp, &a->err)) == AIR_OK)
+		turn(&a->g, &next); /* sends the request */
+	return AIR_OK;
+}
+
+void air__http_async_pump(air__http_async *a)
+{
+	int64_t next;
+
+	if (a && a->rc == AIR_OK && a->g.x[0].state != X_DONE)
+		turn(&a->g, &next);
+}
+
+int air__http_finish(air__http_async *a, air_error **err)
+{
+	int rc;
+
+	if (!a)
+		return air__oom(err);
+	if (a->rc == AIR_OK) {
+		drive(&a->g);
+		report_progress(&a->g);
+	} else if (a->err) {
+		air__fail(err, a->err);
+	}
+	rc = engine_close(&a->g, a->rc, err);
+	air__free(a);
+	return rc;
+}
+
+void air__http_cancel(air__http_async *a)
+{
+	if (!a)
+		return;
+	if (a->rc == AIR_OK) {
+		a->g.aborted = AIR_EABORTED;
+		abort_all(&a->g);
+	}
+	air_error_free(a->err);
+	a->err = NULL;
+	engine_close(&a->g, AIR_EABORTED, NULL);
+	air__free(a);
 }

@@ -147,6 +147,16 @@ typedef struct air__http_env {
 int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http_req *reqs,
                   size_t n, air__http_resp *resps, air_error **err);
 
+/* One request run in steps on the calling thread (air__http_begin() of
+ * transport.h): started (the request is sent), pumped without waiting, then
+ * finished (waits like air__http_run() and frees @a) or cancelled. */
+typedef struct air__http_async air__http_async;
+int air__http_start(const air__http_env *env, const air__ctx *ctx, const air__http_req *req,
+                    air__http_resp *resp, air__http_async **out);
+void air__http_async_pump(air__http_async *a);
+int air__http_finish(air__http_async *a, air_error **err);
+void air__http_cancel(air__http_async *a);
+
 /* A debug message through env->debug, scrubbed of every secret. */
 void air__http_debug(const air__http_env *env, int32_t type, const char *fmt, ...)
 	AIR__PRINTF(3, 4);

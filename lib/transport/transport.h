@@ -55,6 +55,23 @@ int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *r
                       air__http_resp *resps, air_error **err);
 
 /*
+ * One request started now and finished later on the calling thread, so that
+ * the caller works while the server answers (the next page of a log chain):
+ * air__http_begin() sends it (a local:// client answers it at once),
+ * air__http_pump() moves it on without waiting (from the same thread), and
+ * air__http_end() waits for the outcome, like air__http_do(), and releases
+ * the handle; air__http_drop() abandons it. @req and @resp (and the sink's
+ * data) must outlive the handle. Never fails itself: a request that cannot
+ * start reports why from air__http_end().
+ */
+typedef struct air__http_pending air__http_pending;
+air__http_pending *air__http_begin(air_client *c, const air__ctx *ctx, const air__http_req *req,
+                                   air__http_resp *resp);
+void air__http_pump(air__http_pending *p);
+int air__http_end(air__http_pending *p, air_error **err);
+void air__http_drop(air__http_pending *p);
+
+/*
  * JSON API call: @body (borrowed, may be NULL) is sent compact with
  * Content-Type application/json; the reply is parsed into *out (an empty
  * body gives an empty object). @out and @resp may be NULL.

@@ -350,7 +350,7 @@ class Client:
 
     def list_runs(self, *, limit: Optional[int] = None, all_status: bool = False,
                   all_users: bool = False, max_inspected: Optional[int] = None,
-                  workspace_id: bool = True, mlflow: bool = False,
+                  workspace_id: bool = True, mlflow: bool = False, cache: bool = True,
                   filters: Union[Mapping[str, object], Iterable[str], None] = None,
                   interrupt: Optional[Interrupt] = None,
                   timeout: Optional[Seconds] = None) -> RunListing:
@@ -359,7 +359,8 @@ class Client:
         20). Pages are read as you iterate. @filters: {"experiment": "x"} or
         ["experiment=x"] (user, experiment, accelerator_type,
         num_accelerators). @workspace_id False skips the workspace id probe
-        of the dashboard URLs; @mlflow also resolves MLflow ids."""
+        of the dashboard URLs; @mlflow also resolves MLflow ids; @cache False
+        neither reads nor writes the on-disk cache of finished runs."""
         if isinstance(filters, Mapping):
             items: List[str] = ["%s=%s" % kv for kv in filters.items()]
         else:
@@ -369,7 +370,8 @@ class Client:
             if value is not None:
                 ints.append((opt, int(value)))
         ints += [(K.LIST_ALL_STATUS, int(all_status)), (K.LIST_ALL_USERS, int(all_users)),
-                 (K.LIST_WORKSPACE_ID, int(workspace_id)), (K.LIST_MLFLOW, int(mlflow))]
+                 (K.LIST_WORKSPACE_ID, int(workspace_id)), (K.LIST_MLFLOW, int(mlflow)),
+                 (K.LIST_CACHE, int(cache))]
         return RunListing(self, ints, items, interrupt, millis(timeout, "timeout"))
 
     def cancel_run(self, run_id: int, *, interrupt: Optional[Interrupt] = None,

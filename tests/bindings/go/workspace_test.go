@@ -594,3 +594,36 @@ func TestPollMLflowLinks(t *testing.T) {
 		t.Fatalf("links %q %q", runURL, expURL)
 	}
 }
+
+// The second AllStatus listing asks nothing about a finished run: the
+// library's on-disk list cache, the same call as C and Python.
+func TestListCacheSparesFinishedRuns(t *testing.T) {
+	fw := workspace(t)
+	t.Setenv("DATABRICKS_CACHE_ENABLED", "true")
+	t.Setenv("DATABRICKS_CACHE_DIR", t.TempDir())
+	fw.newRun(t, "done-0", false)
+	fw.newRun(t, "done-1", false)
+	fw.newRun(t, "busy", true)
+	c := fw.client(t, nil)
+	list := func() int {
+		it := c.ListRuns(context.Background(), &air.ListOptions{AllStatus: true})
+		defer it.Close()
+		n := 0
+		for it.Next() {
+			n++
+		}
+		must(t, it.Err())
+		return n
+	}
+	const get = "/api/2.2/jobs/runs/get"
+	if n := list(); n != 3 {
+		t.Fatalf("first listing: %d runs", n)
+	}
+	before := fw.count(t, "GET", get)
+	if n := list(); n != 3 {
+		t.Fatalf("second listing: %d runs", n)
+	}
+	if asked := fw.count(t, "GET", get) - before; asked != 1 {
+		t.Fatalf("second listing read %d runs, want only the active one", asked)
+	}
+}

@@ -321,6 +321,32 @@ class RunsTest(WorkspaceCase):
         with self.assertRaises(air.InvalidArgumentError):
             self.client().list_runs(filters=["no-equals-sign"])
 
+    def test_list_cache_spares_finished_runs(self):
+        """The second --all-status listing asks nothing about a finished run
+        (the library's on-disk list cache, the same call as C and Go)."""
+        done = [self.new_run(name="done-%d" % i) for i in range(2)]
+        active = self.new_run(name="busy", active=True)
+        old = {k: os.environ.get(k) for k in ("DATABRICKS_CACHE_ENABLED", "DATABRICKS_CACHE_DIR")}
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ.update(DATABRICKS_CACHE_ENABLED="true", DATABRICKS_CACHE_DIR=tmp)
+            try:
+                c = self.client()
+                first = sorted(r.run_id for r in c.list_runs(all_status=True))
+                self.fw.clear_requests()
+                second = sorted(r.run_id for r in c.list_runs(all_status=True))
+            finally:
+                for k, v in old.items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
+        asked = [r["query"].get("run_id") for r in self.fw.requests("GET", GET)]
+        asked = [v[0] if isinstance(v, list) else v for v in asked]
+        self.assertEqual(first, sorted(done + [active]))
+        self.assertEqual(second, first)
+        self.assertEqual([a for a in asked if int(a) in done], [])
+        self.assertIn(str(active), [str(a) for a in asked])
+
     def test_cancel(self):
         rid = self.new_run(active=True)
         c = self.client()
