@@ -123,6 +123,13 @@ void cli_list_table_free(cli_list_table *t)
 	free(t->cells);
 }
 
+/* What the command line asks for. */
+typedef struct list_args {
+	int64_t limit;
+	bool all_status, all_users;
+	cli_strlist filters;
+} list_args;
+
 static int build_options(const cli_globals *g, int64_t limit, bool all_status, bool all_users,
                          const cli_strlist *filters, air_list_options **out)
 {
@@ -167,7 +174,52 @@ static bool interactive(const cli_globals *g, bool limit_given)
 	       *term && strcmp(term, "dumb") != 0;
 }
 
-static int run_listing(const cli_globals *g, const air_list_options *o, bool pager)
+/* Finished runs an active-only listing left out, up to @cap + 1 (the
+ * listing stops there); -1 when they could not be counted. */
+static int64_t count_finished(const cli_globals *g, air_client *c, const list_args *a,
+                              int64_t cap)
+{
+	air_list_options *o = NULL;
+	air_run_iter *it = NULL;
+	const air_run *run;
+	int64_t n = 0;
+	int rc;
+
+	if (build_options(g, cap + 1, true, a->all_users, &a->filters, &o) != 0)
+		return -1;
+	rc = air_list_options_set_int(o, AIR_LIST_MLFLOW, 0);
+	if (rc == AIR_OK)
+		rc = air_client_list_runs(c, o, &it, NULL);
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, NULL)) == AIR_OK)
+		n += air_run_is_terminal(run) != 0;
+	air_run_iter_free(it);
+	air_list_options_free(o);
+	return rc == AIR_EDONE ? n : -1;
+}
+
+/* Nothing to show. Without --all-status, say how many finished runs there
+ * are and how to see them (stdout keeps its single line). */
+static void print_no_runs(const cli_globals *g, air_client *c, const list_args *a)
+{
+	int64_t n = a->all_status ? 0 : count_finished(g, c, a, a->limit);
+
+	puts(n > 0 ? "No active runs found." : "No runs found.");
+	fflush(stdout);
+	if (n <= 0)
+		return;
+	if (n > a->limit)
+		fprintf(stderr, "more than %" PRId64 " finished runs are not shown", a->limit);
+	else
+		fprintf(stderr, "%" PRId64 " finished run%s not shown", n, n == 1 ? " is" : "s are");
+	if (a->filters.count)
+		fprintf(stderr, "; add --all-status to list them.\n");
+	else
+		fprintf(stderr, "; `air list --all-status%s` lists them.\n",
+		        a->all_users ? " --all-users" : "");
+}
+
+static int run_listing(const cli_globals *g, const air_list_options *o, const list_args *a,
+                       bool pager)
 {
 	air_client *c = NULL;
 	air_run_iter *it = NULL;
@@ -180,7 +232,10 @@ static int run_listing(const cli_globals *g, const air_list_options *o, bool pag
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, &err);
 	if (rc == AIR_OK && pager) {
-		rc = cli_list_pager(it);
+		bool empty = false;
+		rc = cli_list_pager(it, &empty);
+		if (empty)
+			print_no_runs(g, c, a);
 		json_decref(rows);
 		air_run_iter_free(it);
 		air_client_free(c);
@@ -209,9 +264,9 @@ static int run_listing(const cli_globals *g, const air_list_options *o, bool pag
 			if (t.n)
 				table_print(&t);
 			else
-				puts("No runs found.");
+				print_no_runs(g, c, a);
 			fflush(stdout);
-			rc = 0;
+			rc = cli_interrupted() ? cli_report_interrupted() : 0;
 		}
 	}
 	json_decref(rows);
@@ -224,16 +279,16 @@ static int run_listing(const cli_globals *g, const air_list_options *o, bool pag
 
 int cmd_list(int argc, char **argv, cli_globals *g)
 {
-	int64_t limit = 20;
-	bool all_status = false, all_users = false, limit_given = false, pager;
-	cli_strlist filters = {NULL, 0}, pos = {NULL, 0};
+	list_args a = {20, false, false, {NULL, 0}};
+	bool limit_given = false, pager;
+	cli_strlist pos = {NULL, 0};
 	const cli_flag flags[] = {
-		{"all-status", 0, CLI_BOOL, &all_status, NULL, NULL, "include finished runs", false},
-		{"all-users", 0, CLI_BOOL, &all_users, NULL, NULL, "include other users' runs", false},
-		{"limit", 0, CLI_INT, &limit, &limit_given, "N",
+		{"all-status", 0, CLI_BOOL, &a.all_status, NULL, NULL, "include finished runs", false},
+		{"all-users", 0, CLI_BOOL, &a.all_users, NULL, NULL, "include other users' runs", false},
+		{"limit", 0, CLI_INT, &a.limit, &limit_given, "N",
 		 "most runs to show (default 20; on a terminal, without it, an interactive view pages "
 		 "through all of them)", false},
-		{"filter", 0, CLI_STRING_LIST, &filters, NULL, "KEY=VALUE",
+		{"filter", 0, CLI_STRING_LIST, &a.filters, NULL, "KEY=VALUE",
 		 "user, experiment (glob), accelerator_type, num_accelerators; repeatable", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
@@ -250,7 +305,7 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 	}
 	if (!cli_parse(argc, argv, flags, g, &pos, list_usage)) {
 		cli_strlist_free(&pos);
-		cli_strlist_free(&filters);
+		cli_strlist_free(&a.filters);
 		return 1;
 	}
 	if (pos.count) {
@@ -258,12 +313,13 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stderr, list_usage, flags);
 	} else {
 		pager = interactive(g, limit_given);
-		rc = build_options(g, pager ? CLI_PAGER_LIMIT : limit, all_status, all_users, &filters, &o);
+		rc = build_options(g, pager ? CLI_PAGER_LIMIT : a.limit, a.all_status, a.all_users,
+		                   &a.filters, &o);
 		if (rc == 0)
-			rc = run_listing(g, o, pager);
+			rc = run_listing(g, o, &a, pager);
 	}
 	air_list_options_free(o);
 	cli_strlist_free(&pos);
-	cli_strlist_free(&filters);
+	cli_strlist_free(&a.filters);
 	return rc;
 }

@@ -191,7 +191,7 @@ static void print_plain(view *v)
 	fflush(stdout);
 }
 
-int cli_list_pager(air_run_iter *it)
+int cli_list_pager(air_run_iter *it, bool *empty)
 {
 	view v;
 	SCREEN *screen = NULL;
@@ -202,8 +202,7 @@ int cli_list_pager(air_run_iter *it)
 	/* The first run before the screen changes: nothing to page through, or a
 	 * failure, is reported like the plain listing does. */
 	if (fetch_until(&v, 1) == AIR_OK && v.t.n == 0) {
-		puts("No runs found.");
-		fflush(stdout);
+		*empty = true;
 	} else if (v.rc == AIR_OK) {
 		/* The terminal's characters (UTF-8 names); control characters from
 		 * the workspace are drawn visibly (^[), never sent raw. */

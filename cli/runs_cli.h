@@ -78,8 +78,8 @@ void cli_list_table_free(cli_list_table *t);
 /* Show the runs of @it a screen at a time, fetching more as the user scrolls
  * (arrows, j/k, space, b, PgUp/PgDn, g/G), until q; Ctrl-C interrupts
  * ("Error: interrupted", 1). Errors are reported after the screen is
- * restored. "No runs found." without opening the view when there are none.
- * Returns the exit code. */
-int cli_list_pager(air_run_iter *it);
+ * restored. When there are no runs, *@empty is set without opening the
+ * view. Returns the exit code. */
+int cli_list_pager(air_run_iter *it, bool *empty);
 
 #endif /* AIR_RUNS_CLI_H */

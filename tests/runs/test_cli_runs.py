@@ -298,6 +298,32 @@ class ListTest(CliCase):
         self.assertEqual(len(out.splitlines()), 1)
         self.assertIn("No runs", out)
 
+    def test_no_active_runs_counts_finished_ones(self):
+        for rid in (1, 2, 3):
+            self.fw.create_run(listed(rid, 1700000000000 + rid, state="SUCCESS"))
+        self.fw.create_run(listed(4, 1700000000004, user="other@x", state="FAILED"))
+        rc, out, err = self.air("list")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "No active runs found.\n")
+        self.assertIn("3 finished runs", err)
+        self.assertIn("air list --all-status", err)
+        # --limit bounds the count (the listing pages no further than needed).
+        rc, out, err = self.air("list", "--limit", "2")
+        self.assertEqual((rc, out), (0, "No active runs found.\n"))
+        self.assertIn("more than 2 finished runs", err)
+        # The other users' runs count with --all-users; the JSON output is as before.
+        rc, out, err = self.air("list", "--all-users")
+        self.assertIn("4 finished runs", err)
+        self.assertIn("air list --all-status --all-users", err)
+        self.fw.clear_requests()
+        rc, out, err = self.air("list", "-o", "json")
+        self.assertEqual((rc, self.envelope(out)["data"], err), (0, {"runs": []}, ""))
+        self.assertEqual(self.fw.count("GET", "/api/2.2/jobs/runs/list"), 1)
+        # Nothing finished either: the plain line, no hint.
+        self.fw.reset()
+        rc, out, err = self.air("list")
+        self.assertEqual((rc, out, err), (0, "No runs found.\n", ""))
+
     def test_index_s39(self):
         self.fw.create_run(std_run(12))
         self.fw.fault(path="/api/2.0/ai-training/workflows", query={"page_token": "t"}, times=-1,
