@@ -167,6 +167,12 @@ static const char logs_usage[] =
 	"air logs RUN_ID [--tail N | --lines N] [--minutes N] [--node N] [--retry N] "
 	"[--download-to DIR] [--sanitize]";
 
+static const char logs_description[] =
+	"Print the logs of a run (node 0 unless --node). An active run is followed until it ends:\n"
+	"following is the default, so there is no --follow flag, and the exit status is the run's\n"
+	"outcome. A finished run prints its last lines (--tail). Ctrl-C stops following; the run\n"
+	"keeps going (air cancel RUN_ID stops it).\n";
+
 typedef struct logs_args {
 	int64_t lines, tail, minutes, node, retry;
 	bool lines_seen, tail_seen, node_seen, review, sanitize;
@@ -319,6 +325,7 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 	int rc;
 
 	if (cli_wants_help(argc, argv)) {
+		fputs(logs_description, stdout);
 		cli_print_usage(stdout, logs_usage, flags);
 		return 0;
 	}

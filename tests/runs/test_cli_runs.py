@@ -491,6 +491,14 @@ class CancelTest(CliCase):
 
 
 class LogsTest(CliCase):
+    def test_help_says_an_active_run_is_followed(self):
+        rc, out, _ = self.air("logs", "--help")
+        self.assertEqual(rc, 0)
+        about = out.split("Usage:")[0]
+        self.assertIn("An active run is followed until it ends", about)
+        self.assertIn("no --follow flag", about)
+        self.assertIn("air cancel RUN_ID", about)
+
     def test_tail_s45(self):
         self.fw.create_run(std_run(123))
         self.fw.add_logs(123, records=STD_RECORDS)
