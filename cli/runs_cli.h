@@ -38,10 +38,17 @@ int64_t cli_logs_poll_ms(const air_client *c);
 /* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
  * (JSON); with @watch also STATUS events. In text mode on an interactive
  * stderr, also the waiting message of a run without lines. The callbacks are
- * set on @opts for the call and removed after it. Returns the library status. */
+ * set on @opts for the call and removed after it. Returns the library status;
+ * after Ctrl-C, AIR_EINTERRUPTED once cli_report_follow_interrupted() has
+ * reported it. */
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, air_error **err);
+
+/* After Ctrl-C while following run @run_id: "Error: interrupted", then
+ * (unless the run was seen @ended) that the run keeps going and how to stop
+ * it, on stderr. Returns 1. */
+int cli_report_follow_interrupted(int64_t run_id, bool ended);
 
 /* The waiting line on stderr (waiting.c), an air_log_waiting_cb taking a
  * cli_waiting: a message replaces the line in place, NULL erases it. */
