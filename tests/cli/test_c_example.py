@@ -3,6 +3,7 @@ workspace: it submits a shipped workload, streams the run's logs to the end
 and exits with the run's outcome."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -58,6 +59,25 @@ class CExampleTest(unittest.TestCase):
         p = self.run_example()
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("FAILED", p.stderr)
+
+    def test_ctrl_c_says_the_run_keeps_going(self):
+        self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 3600000, "result": "SUCCESS"},
+                       auto_logs={"count": 3600000, "text": "step {i}"})
+        p = subprocess.Popen([EXAMPLE, WORKLOAD], env=self.env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            for line in p.stdout:  # a log line: the run is being followed
+                if line.startswith("step "):
+                    break
+            p.send_signal(signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("run 555 keeps going; `air cancel 555` stops it", err)
+        self.assertEqual(self.fw.count("POST", "/api/2.2/jobs/runs/cancel"), 0)
 
     def test_invalid_override_is_reported_before_any_request(self):
         p = self.run_example("--override", "compute.num_accelerators=0")

@@ -1,12 +1,18 @@
 package airtest
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"libair/air"
 )
 
 // TestExamplePrograms runs examples/go/watch against a local workspace
@@ -62,4 +68,67 @@ max_retries: 0
 		!strings.Contains(out, "ended FAILED\n") {
 		t.Fatalf("a failing run: exit %d, output:\n%s", code, out)
 	}
+}
+
+// TestExampleWatchCtrlC interrupts examples/go/watch while it follows a long
+// run: it exits 1 and says on stderr that the run keeps going and how to
+// stop it; the run is still active afterwards.
+func TestExampleWatchCtrlC(t *testing.T) {
+	exe := os.Getenv("AIR_GO_EXAMPLE_WATCH")
+	if exe == "" {
+		t.Skip("examples/go is built by run_go_tests.py in the plain build only")
+	}
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	workload := filepath.Join(dir, "long.yaml")
+	yaml := `experiment_name: watch-ctrl-c
+compute:
+  accelerator_type: GPU_1xA10
+  num_accelerators: 1
+command: |
+  echo started
+  sleep 600
+max_retries: 0
+`
+	if err := os.WriteFile(workload, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, workload)
+	cmd.Env = append(os.Environ(), "DATABRICKS_HOST=local://"+state, "HOME="+dir,
+		"DATABRICKS_CONFIG_FILE="+filepath.Join(dir, "none"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() && lines.Text() != "started" {
+	}
+	must(t, cmd.Process.Signal(syscall.SIGINT))
+	for lines.Scan() {
+	}
+	err = cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v, stderr:\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "run 1 keeps going; `air cancel 1` stops it\n") {
+		t.Fatalf("stderr:\n%s", stderr.String())
+	}
+	c, err := air.NewClient(&air.ClientOptions{Host: "local://" + state, IgnoreEnvironment: true})
+	must(t, err)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run, err := c.GetRun(ctx, 1, nil)
+	must(t, err)
+	if run.State.IsTerminal() {
+		t.Fatalf("the run ended with the example: %v", run.State)
+	}
+	must(t, c.CancelRun(ctx, 1))
+	_, err = c.Wait(ctx, 1, &air.WaitOptions{PollInterval: 50 * time.Millisecond})
+	must(t, err)
 }

@@ -4,6 +4,7 @@ with idempotency keys (running it again starts nothing new), follows the
 first run's logs and prints the results table."""
 
 import os
+import signal
 import subprocess
 import sys
 import unittest
@@ -38,6 +39,33 @@ class SweepExampleTest(unittest.TestCase):
         table = [ln.split() for ln in out.splitlines() if ln.split()[-2:-1] == ["SUCCESS"]]
         self.assertEqual([(row[0], row[1]) for row in table],
                          [("0.001", "16"), ("0.001", "32"), ("0.0003", "16"), ("0.0003", "32")])
+
+    def test_ctrl_c_says_the_runs_keep_going(self):
+        with FakeWS() as fw:
+            fw.config(lifecycle={"pending_ms": 0, "running_ms": 3600000, "result": "SUCCESS"},
+                      auto_logs={"count": 3600000, "text": "step {i}"})
+            env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
+            env.update(DATABRICKS_HOST=fw.url, DATABRICKS_TOKEN=TOKEN, PYTHONPATH=PACKAGE_DIR,
+                       HOME=fw._dir)
+            p = subprocess.Popen([sys.executable, EXAMPLE], env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, universal_newlines=True)
+            try:
+                for line in p.stdout:  # following the first run's logs
+                    if line.startswith("[node 0]"):
+                        break
+                p.send_signal(signal.SIGINT)
+                _, err = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+            cancels = fw.count("POST", "/api/2.2/jobs/runs/cancel")
+        self.assertEqual(p.returncode, 1, err)
+        # the fake numbers runs (and their tasks) 555, 557, ...
+        self.assertIn("runs 555 557 559 561 keep going; `air cancel 555 557 559 561` stops them",
+                      err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(cancels, 0)
 
 
 if __name__ == "__main__":
