@@ -238,7 +238,7 @@ static int run_listing(const cli_globals *g, const air_list_options *o, const li
 			print_no_runs(g, c, a);
 		json_decref(rows);
 		air_run_iter_free(it);
-		air_client_free(c);
+		cli_client_free(c);
 		return rc;
 	}
 	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, &err)) == AIR_OK) {
@@ -273,7 +273,7 @@ static int run_listing(const cli_globals *g, const air_list_options *o, const li
 	cli_list_table_free(&t);
 	air_error_free(err);
 	air_run_iter_free(it);
-	air_client_free(c);
+	cli_client_free(c);
 	return rc;
 }
 

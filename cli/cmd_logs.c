@@ -393,7 +393,7 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 	} else {
 		rc = 1;
 	}
-	air_client_free(c);
+	cli_client_free(c);
 	air_logs_options_free(o);
 	return rc;
 }

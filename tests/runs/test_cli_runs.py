@@ -248,6 +248,62 @@ class GetTest(CliCase):
         self.assertIn("/jobs/runs/40?o=", out)
 
 
+class PermissionDeniedTest(CliCase):
+    """A 403 PERMISSION_DENIED ends, in text mode, with the official tool's
+    identity block and next steps (CLI_AND_OUTPUT.md §3.4)."""
+
+    DENIED = {"error_code": "PERMISSION_DENIED", "message": "User cannot view this run"}
+
+    def assert_block(self, err, profile=None):
+        lines = err.splitlines()
+        self.assertTrue(lines[0].startswith("Error: "), err)
+        rest = lines[1:]
+        if profile:
+            self.assertIn("Profile: " + profile, rest)
+        self.assertIn("Host: " + self.fw.url, rest)
+        self.assertIn("Auth type: pat", rest)
+        steps = rest[rest.index("Next steps:") + 1:]
+        self.assertEqual(len(steps), 3, err)
+        self.assertIn("required permissions", steps[0])
+        self.assertIn("databricks auth describe", steps[1])
+        self.assertIn("databricks auth login --profile <name>", steps[2])
+        self.assertLess(rest.index("Host: " + self.fw.url), rest.index("Next steps:"))
+
+    def test_get_text_and_json(self):
+        self.fw.create_run(std_run(123))
+        self.fw.fault(path="/api/2.2/jobs/runs/get", status=403, times=-1, body=self.DENIED)
+        rc, out, err = self.air("get", "123")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("User cannot view this run", err.splitlines()[0])
+        self.assert_block(err)
+        doc = self.expect_error(["get", "123"], "INTERNAL_ERROR", "TRANSIENT", True)
+        self.assertNotIn("Next steps", json.dumps(doc))
+
+    def test_submit_text_with_a_profile(self):
+        with open(self.env["DATABRICKS_CONFIG_FILE"], "w") as f:
+            f.write("[dev]\nhost = %s\ntoken = dapi-test\n" % self.fw.url)
+        path = os.path.join(self.home, "valid.yaml")
+        with open(path, "w") as f:
+            f.write(VALID_YAML)
+        self.fw.fault(method="POST", path="/api/2.2/jobs/runs/submit", status=403, times=-1,
+                      body=self.DENIED)
+        env = {"DATABRICKS_HOST": "", "DATABRICKS_TOKEN": ""}
+        rc, out, err = self.air("run", "-f", path, "-p", "dev", env=env)
+        self.assertEqual((rc, out), (1, ""))
+        self.assert_block(err[err.index("Error: "):], profile="dev")
+        # -o json: the plain error line alone
+        rc, out, err = self.air("run", "-f", path, "-p", "dev", "-o", "json", env=env)
+        self.assertEqual((rc, out), (1, ""))
+        self.assertNotIn("Next steps", err)
+
+    def test_other_errors_have_no_block(self):
+        self.fw.fault(path="/api/2.2/jobs/runs/get", status=400, times=-1,
+                      body={"error_code": "INVALID_PARAMETER_VALUE", "message": "bad"})
+        rc, _, err = self.air("get", "123")
+        self.assertEqual(rc, 1)
+        self.assertNotIn("Next steps", err)
+
+
 class ListTest(CliCase):
     def s38_runs(self):
         self.fw.create_run(listed(1, 1700000004000))
