@@ -843,6 +843,20 @@ class WatchTest(CliCase):
         self.assertEqual(out.splitlines()[-1], json.dumps(ev[-1], separators=(",", ":")))
         self.assertEqual(self.fw.count("GET", "/api/2.0/mlflow/runs/get"), 0)
 
+    def test_json_run_finished_before_the_first_poll(self):
+        # As docs/cli.md says: STATUS events are the states the polls saw, so
+        # a run that ended before the first poll has no RUNNING; its lines
+        # (the tail) follow the STATUS event of the poll that fetched them.
+        self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 0, "result": "SUCCESS"},
+                       auto_logs={"count": 2, "text": "step {i}"})
+        rc, out, err = self.submit("-o", "json")
+        self.assertEqual(rc, 0, err)
+        ev = self.jsonl(out)
+        self.assertEqual([(e.get("type"), e.get("status") or e.get("line")) for e in ev[:-1]],
+                         [("SUBMITTED", None), ("STATUS", "SUCCESS"), ("LOG", "step 0"),
+                          ("LOG", "step 1")])
+        self.assertEqual(ev[-1]["data"]["status"], "SUCCESS")
+
     def test_text_failure_s54(self):
         self.lifecycle("FAILED")
         rc, out, err = self.submit()
