@@ -62,8 +62,8 @@ replace libair/air/tests => %s
 	build := append(base, "GOCACHE="+filepath.Join(dir, "gocache"), "GOPATH="+filepath.Join(dir, "gopath"),
 		"GOPROXY=off", "GOFLAGS=-mod=mod", "GOSUMDB=off", "GO111MODULE=on", "CGO_ENABLED=1",
 		"PKG_CONFIG_PATH="+os.Getenv("PKG_CONFIG_PATH"))
-	// A build tree's .pc has no run path yet: docs/go.md gives the linker
-	// flag that adds it (an installed libair needs none).
+	// A build tree's .pc gives its run path; a .pc without one (a prefix
+	// outside the loader's path) needs the linker flag of docs/go.md.
 	var flags []string
 	if dirs := libDirsWithoutRunPath(t, build); len(dirs) > 0 {
 		flags = []string{"-ldflags=-r " + strings.Join(dirs, ":")}
