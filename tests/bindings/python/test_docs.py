@@ -1,9 +1,13 @@
 """docs/python.md names only what the package has: every ``air.X`` chain
 resolves, and every method, attribute and keyword argument it shows on the
-usual receivers (``client.``, ``cfg.``, ``sub.``, ``reg.``, ...) exists."""
+usual receivers (``client.``, ``cfg.``, ``sub.``, ``reg.``, ...) exists.
+help() of the public names reads as Python documentation: types rather than
+ForwardRef(...), no @param-style markup, and Client's says how to reach the
+local workspace."""
 
 import inspect
 import os
+import pydoc
 import re
 import unittest
 
@@ -85,6 +89,23 @@ class PythonPageTest(unittest.TestCase):
             if not name.startswith("_"):
                 self.assertIn(name, text, "docs/python.md does not mention Client.%s" % name)
         self.assertIn("write_bundle", text)
+
+
+class HelpTest(unittest.TestCase):
+    def test_help_reads_as_python(self):
+        problems = []
+        for name in air.__all__:
+            text = pydoc.render_doc(getattr(air, name), renderer=pydoc.plaintext)
+            if "ForwardRef" in text:
+                problems.append("%s: ForwardRef in a signature" % name)
+            markup = sorted(set(re.findall(r"(?<![\w.@])@[a-z_]\w*", text)))
+            if markup:
+                problems.append("%s: %s" % (name, ", ".join(markup)))
+        self.assertEqual(problems, [])
+
+    def test_client_says_how_to_reach_the_local_workspace(self):
+        self.assertIn("local://", inspect.getdoc(air.Client))
+        self.assertIn("Args:", inspect.getdoc(air.Client.logs))
 
 
 if __name__ == "__main__":
