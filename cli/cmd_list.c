@@ -62,9 +62,12 @@ const char *const cli_list_headers[CLI_LIST_COLS] = {
 /* A cell: the server's text cleaned for the terminal, "-" when missing. */
 static char *dup_or_dash(const char *s) { return strdup(s && *s ? cli_clean(s) : "-"); }
 
+static char *dup_or_null(const char *s) { return s && *s ? strdup(s) : NULL; }
+
 void cli_list_table_add(cli_list_table *t, const air_run *run)
 {
 	char *(*cells)[NCOLS] = realloc(t->cells, (t->n + 1) * sizeof(*cells));
+	cli_list_run *runs;
 	row_times tm = times_of(run);
 	char buf[64];
 	const char *name = air_run_mlflow_run_name(run), *mid = air_run_mlflow_run_id(run);
@@ -72,6 +75,13 @@ void cli_list_table_add(cli_list_table *t, const air_run *run)
 	if (!cells)
 		return;
 	t->cells = cells;
+	if (!(runs = realloc(t->runs, (t->n + 1) * sizeof(*runs))))
+		return;
+	t->runs = runs;
+	runs[t->n].run_id = air_run_id(run);
+	runs[t->n].dashboard_url = dup_or_null(air_run_dashboard_url(run));
+	runs[t->n].mlflow_url = dup_or_null(air_run_mlflow_run_url(run));
+	runs[t->n].state_message = dup_or_null(air_run_state_message(run));
 	snprintf(buf, sizeof(buf), "%" PRId64, air_run_id(run));
 	cells[t->n][0] = strdup(buf);
 	cells[t->n][1] = dup_or_dash(air_run_experiment_name(run));
@@ -117,10 +127,15 @@ static void table_print(const cli_list_table *t)
 
 void cli_list_table_free(cli_list_table *t)
 {
-	for (size_t r = 0; r < t->n; r++)
+	for (size_t r = 0; r < t->n; r++) {
 		for (int c = 0; c < NCOLS; c++)
 			free(t->cells[r][c]);
+		free(t->runs[r].dashboard_url);
+		free(t->runs[r].mlflow_url);
+		free(t->runs[r].state_message);
+	}
 	free(t->cells);
+	free(t->runs);
 }
 
 /* What the command line asks for. */
@@ -226,14 +241,14 @@ static int run_listing(const cli_globals *g, const air_list_options *o, const li
 	air_error *err = NULL;
 	const air_run *run;
 	json_t *rows = json_array();
-	cli_list_table t = {NULL, 0};
+	cli_list_table t = {NULL, NULL, 0};
 	int rc = cli_client_new(g, &c, &err);
 
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, &err);
 	if (rc == AIR_OK && pager) {
 		bool empty = false;
-		rc = cli_list_pager(it, &empty);
+		rc = cli_list_pager(c, it, &empty);
 		if (empty)
 			print_no_runs(g, c, a);
 		json_decref(rows);
