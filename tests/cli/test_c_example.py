@@ -3,7 +3,6 @@ workspace: it submits a shipped workload, streams the run's logs to the end
 and exits with the run's outcome."""
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -11,6 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.environ["AIR_SOURCE_ROOT"], "tests", "support"))
 from fakews_client import FakeWS  # noqa: E402
+from interrupting import interrupt, line_starting  # noqa: E402
 
 EXAMPLE = sys.argv.pop(1) if len(sys.argv) > 1 else os.environ["AIR_C_EXAMPLE"]
 WORKLOAD = os.path.join(os.environ["AIR_SOURCE_ROOT"], "examples", "single-gpu.yaml")
@@ -63,19 +63,9 @@ class CExampleTest(unittest.TestCase):
     def test_ctrl_c_says_the_run_keeps_going(self):
         self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 3600000, "result": "SUCCESS"},
                        auto_logs={"count": 3600000, "text": "step {i}"})
-        p = subprocess.Popen([EXAMPLE, WORKLOAD], env=self.env, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-        try:
-            for line in p.stdout:  # a log line: the run is being followed
-                if line.startswith("step "):
-                    break
-            p.send_signal(signal.SIGINT)
-            _, err = p.communicate(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        self.assertEqual(p.returncode, 1, err)
+        # Once a log line shows, the run is being followed.
+        rc, _, err = interrupt([EXAMPLE, WORKLOAD], self.env, line_starting("step "))
+        self.assertEqual(rc, 1, err)
         self.assertIn("run 555 keeps going; `air cancel 555` stops it", err)
         self.assertEqual(self.fw.count("POST", "/api/2.2/jobs/runs/cancel"), 0)
 

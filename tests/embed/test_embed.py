@@ -48,14 +48,26 @@ def project_version():
     raise AssertionError("no version in meson.build")
 
 
-class Installed(unittest.TestCase):
-    """What `meson install` puts in a prefix is enough to build against."""
+class ScratchCase(unittest.TestCase):
+    """Tests of the configured build (AIR_BUILD_ROOT) with a scratch directory."""
 
     @classmethod
     def setUpClass(cls):
         if not BUILD:
             raise unittest.SkipTest("AIR_BUILD_ROOT is not set")
         cls.tmp = tempfile.mkdtemp(prefix="air-embed-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class Installed(ScratchCase):
+    """What `meson install` puts in a prefix is enough to build against."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
         cls.root = os.path.join(cls.tmp, "root")
         run(["meson", "install", "-C", BUILD, "--no-rebuild", "--quiet", "--destdir", cls.root])
         pcs = glob.glob(os.path.join(cls.root, "**", "pkgconfig", "libair.pc"), recursive=True)
@@ -67,10 +79,6 @@ class Installed(unittest.TestCase):
         if not os.path.isdir(cls.prefix):
             cls.prefix = os.path.commonpath([cls.libdir, glob.glob(
                 os.path.join(cls.root, "**", "include", "air"), recursive=True)[0]])
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def check_consumer(self, exe):
         env = dict(os.environ, LD_LIBRARY_PATH=self.libdir)
@@ -187,18 +195,8 @@ def clean_env(**extra):
     return env
 
 
-class BuildTree(unittest.TestCase):
+class BuildTree(ScratchCase):
     """Programs built against the build tree, as docs/c.md and README.md say."""
-
-    @classmethod
-    def setUpClass(cls):
-        if not BUILD:
-            raise unittest.SkipTest("AIR_BUILD_ROOT is not set")
-        cls.tmp = tempfile.mkdtemp(prefix="air-tree-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_uninstalled_pc_exposes_include_only(self):
         # A program with a config.h of its own in another directory, reached

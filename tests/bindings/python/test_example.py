@@ -4,13 +4,13 @@ with idempotency keys (running it again starts nothing new), follows the
 first run's logs and prints the results table."""
 
 import os
-import signal
 import subprocess
 import sys
 import unittest
 
 from bindtest import PACKAGE_DIR, SOURCE_ROOT, TOKEN
 from fakews_client import FakeWS
+from interrupting import interrupt, line_starting
 
 EXAMPLE = os.path.join(SOURCE_ROOT, "examples", "python", "sweep.py")
 
@@ -47,20 +47,10 @@ class SweepExampleTest(unittest.TestCase):
             env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
             env.update(DATABRICKS_HOST=fw.url, DATABRICKS_TOKEN=TOKEN, PYTHONPATH=PACKAGE_DIR,
                        HOME=fw._dir)
-            p = subprocess.Popen([sys.executable, EXAMPLE], env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE, universal_newlines=True)
-            try:
-                for line in p.stdout:  # following the first run's logs
-                    if line.startswith("[node 0]"):
-                        break
-                p.send_signal(signal.SIGINT)
-                _, err = p.communicate(timeout=60)
-            finally:
-                if p.poll() is None:
-                    p.kill()
-                    p.wait()
+            # Interrupted while it follows the first run's logs.
+            rc, _, err = interrupt([sys.executable, EXAMPLE], env, line_starting("[node 0]"))
             cancels = fw.count("POST", "/api/2.2/jobs/runs/cancel")
-        self.assertEqual(p.returncode, 1, err)
+        self.assertEqual(rc, 1, err)
         # the fake numbers runs (and their tasks) 555, 557, ...
         self.assertIn("runs 555 557 559 561 keep going; `air cancel 555 557 559 561` stops them",
                       err)
