@@ -362,6 +362,15 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stdout, logs_usage, flags);
 		return 0;
 	}
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		/* Flags of other tools' log commands: the behaviour is the default. */
+		if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f")) {
+			cli_error("unknown flag: %s (air logs follows an active run until it ends by "
+			          "default: leave the flag out)", argv[i]);
+			cli_print_usage(stderr, logs_usage, flags);
+			return 1;
+		}
+	}
 	if (!cli_parse(argc, argv, flags, g, &pos, logs_usage)) {
 		cli_strlist_free(&pos);
 		return 1;

@@ -554,6 +554,14 @@ class LogsTest(CliCase):
         self.assertIn("An active run is followed until it ends", about)
         self.assertIn("no --follow flag", about)
         self.assertIn("air cancel RUN_ID", about)
+        # --follow and -f are not flags of the official tool: the error says
+        # that following is the default.
+        for flag in ("--follow", "-f"):
+            rc, out, err = self.air("logs", "123", flag)
+            self.assertEqual((rc, out), (1, ""))
+            self.assertIn("unknown flag: %s (air logs follows an active run until it ends by "
+                          "default" % flag, err)
+        self.assertEqual(self.paths(), [])
 
     def test_tail_s45(self):
         self.fw.create_run(std_run(123))
