@@ -220,9 +220,7 @@ static void show_logs(view *v)
 	draw_status(" loading the logs... ");
 	refresh();
 	n = cli_logs_snapshot(v->c, run->run_id, max, &lines, why, sizeof(why));
-	if (cli_interrupted())
-		n = 0;
-	else if (n < 0)
+	if (n < 0 && !cli_interrupted())
 		snprintf(v->note, sizeof(v->note), "Logs of run %s: %s", v->t.cells[v->sel][0], why);
 	snprintf(title, sizeof(title), "Logs of run %s (node 0), the last %d lines", v->t.cells[v->sel][0],
 	         n > 0 ? n : 0);
