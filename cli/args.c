@@ -108,6 +108,7 @@ static bool apply_globals(cli_globals *g)
 		g->debug = true;
 	if (g_local)
 		g->local = true;
+	cli_set_json_output(g->json);
 	return true;
 }
 

@@ -60,8 +60,10 @@ bool cli_parse_run_id(const char *s, int64_t *out);
 /* "Error: <message>" on stderr. Returns 1 (the failure exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the library error as "Error: ..." on stderr and return 1 ("Error:
- * interrupted" after Ctrl-C). */
+ * interrupted" after Ctrl-C); in text mode followed by cli_print_access_hint(). */
 int cli_error_air(const air_error *err, int rc);
+/* Whether the output mode is JSON (-o json); set while the flags are read. */
+void cli_set_json_output(bool on);
 /* Success envelope {"v":1,"ts":...,"data":@data} pretty-printed on stdout. Steals @data. Returns 0. */
 int cli_print_data(json_t *data);
 /* Error envelope on stdout; returns 1. */
@@ -101,6 +103,12 @@ void cli_clean_release(void);
 /* ---- client (client.c) ---- */
 /* A client configured from the globals (profile, debug trace). */
 int cli_client_new(const cli_globals *g, air_client **out, air_error **err);
+/* air_client_free() for a client of cli_client_new(). */
+void cli_client_free(air_client *c);
+/* After an "Error:" line in text mode: for a 403 PERMISSION_DENIED, the
+ * profile, host and auth type of the client and what to check next (the
+ * official tool's block), on stderr. */
+void cli_print_access_hint(const air_error *err);
 
 /* ---- Ctrl-C (interrupt.c) ----
  * SIGINT and SIGTERM raise one air_interrupt that every blocking call gets in

@@ -160,7 +160,7 @@ static int cancel_listed(const cli_globals *g, char **args, int n)
 	}
 	outcomes_free(&out);
 	outcomes_free(&done);
-	air_client_free(c);
+	cli_client_free(c);
 	free(ids);
 	free(slot);
 	return rc;
@@ -280,7 +280,7 @@ static int cancel_all(const cli_globals *g, bool yes)
 	outcomes_free(&out);
 	air_error_free(err);
 	air_free(me);
-	air_client_free(c);
+	cli_client_free(c);
 	return rc;
 }
 

@@ -29,11 +29,14 @@ static void print_text(const air_bundle *b)
 		printf("  %s\n", air_bundle_file(b, i));
 	for (size_t i = 0; i < air_bundle_removed_count(b); i++)
 		printf("  %s (removed: no longer part of the workload)\n", air_bundle_removed(b, i));
-	printf("\nNext steps, in %s:\n", air_bundle_dir(b));
-	printf("  databricks bundle validate       check the bundle\n");
-	printf("  databricks bundle deploy         create the job in the workspace\n");
-	printf("  databricks bundle run %-10s run it\n", key);
-	printf("  databricks bundle destroy        remove the persistent job again\n");
+	/* The official tool's closing block, word for word, then how to remove
+	 * the persistent job again. */
+	printf("\nTo deploy and run this workload as a bundle:\n");
+	printf("  1. databricks bundle validate\n");
+	printf("  2. databricks bundle deploy\n");
+	printf("  3. databricks bundle run %s\n", key);
+	printf("Run them in %s; `databricks bundle destroy` removes the job again.\n",
+	       air_bundle_dir(b));
 	fflush(stdout);
 }
 

@@ -52,6 +52,8 @@ int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error
 	} else {
 		out = report(g, "INTERNAL_ERROR", "TRANSIENT", true, msg);
 	}
+	if (!g->json)
+		cli_print_access_hint(err);
 	free(text);
 	return out;
 }
@@ -89,7 +91,7 @@ int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char *
 	if (rc != AIR_OK) {
 		cli_runs_fail(g, (flags & CLI_OPEN_CANCEL) ? CLI_STAGE_CANCEL : stage, rc, err);
 		air_error_free(err);
-		air_client_free(c);
+		cli_client_free(c);
 		air_free(me);
 		return 1;
 	}
@@ -430,6 +432,6 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 	air_error_free(err);
 	air_run_free(run);
 	air_get_options_free(o);
-	air_client_free(c);
+	cli_client_free(c);
 	return rc;
 }

@@ -70,7 +70,7 @@ static int push(const cli_globals *g, const char *source, const char *catalog, c
 	if (rc == AIR_OK)
 		rc = air_client_push_image(client, o, &uc, &remote, &err);
 	air_image_push_options_free(o);
-	air_client_free(client);
+	cli_client_free(client);
 	if (rc != AIR_OK) {
 		cli_error_air(err, rc);
 		air_error_free(err);

@@ -62,9 +62,12 @@ const char *const cli_list_headers[CLI_LIST_COLS] = {
 /* A cell: the server's text cleaned for the terminal, "-" when missing. */
 static char *dup_or_dash(const char *s) { return strdup(s && *s ? cli_clean(s) : "-"); }
 
+static char *dup_or_null(const char *s) { return s && *s ? strdup(s) : NULL; }
+
 void cli_list_table_add(cli_list_table *t, const air_run *run)
 {
 	char *(*cells)[NCOLS] = realloc(t->cells, (t->n + 1) * sizeof(*cells));
+	cli_list_run *runs;
 	row_times tm = times_of(run);
 	char buf[64];
 	const char *name = air_run_mlflow_run_name(run), *mid = air_run_mlflow_run_id(run);
@@ -72,6 +75,13 @@ void cli_list_table_add(cli_list_table *t, const air_run *run)
 	if (!cells)
 		return;
 	t->cells = cells;
+	if (!(runs = realloc(t->runs, (t->n + 1) * sizeof(*runs))))
+		return;
+	t->runs = runs;
+	runs[t->n].run_id = air_run_id(run);
+	runs[t->n].dashboard_url = dup_or_null(air_run_dashboard_url(run));
+	runs[t->n].mlflow_url = dup_or_null(air_run_mlflow_run_url(run));
+	runs[t->n].state_message = dup_or_null(air_run_state_message(run));
 	snprintf(buf, sizeof(buf), "%" PRId64, air_run_id(run));
 	cells[t->n][0] = strdup(buf);
 	cells[t->n][1] = dup_or_dash(air_run_experiment_name(run));
@@ -117,11 +127,23 @@ static void table_print(const cli_list_table *t)
 
 void cli_list_table_free(cli_list_table *t)
 {
-	for (size_t r = 0; r < t->n; r++)
+	for (size_t r = 0; r < t->n; r++) {
 		for (int c = 0; c < NCOLS; c++)
 			free(t->cells[r][c]);
+		free(t->runs[r].dashboard_url);
+		free(t->runs[r].mlflow_url);
+		free(t->runs[r].state_message);
+	}
 	free(t->cells);
+	free(t->runs);
 }
+
+/* What the command line asks for. */
+typedef struct list_args {
+	int64_t limit;
+	bool all_status, all_users;
+	cli_strlist filters;
+} list_args;
 
 static int build_options(const cli_globals *g, int64_t limit, bool all_status, bool all_users,
                          const cli_strlist *filters, air_list_options **out)
@@ -167,23 +189,71 @@ static bool interactive(const cli_globals *g, bool limit_given)
 	       *term && strcmp(term, "dumb") != 0;
 }
 
-static int run_listing(const cli_globals *g, const air_list_options *o, bool pager)
+/* Finished runs an active-only listing left out, up to @cap + 1 (the
+ * listing stops there); -1 when they could not be counted. */
+static int64_t count_finished(const cli_globals *g, air_client *c, const list_args *a,
+                              int64_t cap)
+{
+	air_list_options *o = NULL;
+	air_run_iter *it = NULL;
+	const air_run *run;
+	int64_t n = 0;
+	int rc;
+
+	if (build_options(g, cap + 1, true, a->all_users, &a->filters, &o) != 0)
+		return -1;
+	rc = air_list_options_set_int(o, AIR_LIST_MLFLOW, 0);
+	if (rc == AIR_OK)
+		rc = air_client_list_runs(c, o, &it, NULL);
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, NULL)) == AIR_OK)
+		n += air_run_is_terminal(run) != 0;
+	air_run_iter_free(it);
+	air_list_options_free(o);
+	return rc == AIR_EDONE ? n : -1;
+}
+
+/* Nothing to show. Without --all-status, say how many finished runs there
+ * are and how to see them (stdout keeps its single line). */
+static void print_no_runs(const cli_globals *g, air_client *c, const list_args *a)
+{
+	int64_t n = a->all_status ? 0 : count_finished(g, c, a, a->limit);
+
+	puts(n > 0 ? "No active runs found." : "No runs found.");
+	fflush(stdout);
+	if (n <= 0)
+		return;
+	if (n > a->limit)
+		fprintf(stderr, "more than %" PRId64 " finished runs are not shown", a->limit);
+	else
+		fprintf(stderr, "%" PRId64 " finished run%s not shown", n, n == 1 ? " is" : "s are");
+	if (a->filters.count)
+		fprintf(stderr, "; add --all-status to list them.\n");
+	else
+		fprintf(stderr, "; `air list --all-status%s` lists them.\n",
+		        a->all_users ? " --all-users" : "");
+}
+
+static int run_listing(const cli_globals *g, const air_list_options *o, const list_args *a,
+                       bool pager)
 {
 	air_client *c = NULL;
 	air_run_iter *it = NULL;
 	air_error *err = NULL;
 	const air_run *run;
 	json_t *rows = json_array();
-	cli_list_table t = {NULL, 0};
+	cli_list_table t = {NULL, NULL, 0};
 	int rc = cli_client_new(g, &c, &err);
 
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, &err);
 	if (rc == AIR_OK && pager) {
-		rc = cli_list_pager(it);
+		bool empty = false;
+		rc = cli_list_pager(c, it, &empty);
+		if (empty)
+			print_no_runs(g, c, a);
 		json_decref(rows);
 		air_run_iter_free(it);
-		air_client_free(c);
+		cli_client_free(c);
 		return rc;
 	}
 	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, &err)) == AIR_OK) {
@@ -209,31 +279,31 @@ static int run_listing(const cli_globals *g, const air_list_options *o, bool pag
 			if (t.n)
 				table_print(&t);
 			else
-				puts("No runs found.");
+				print_no_runs(g, c, a);
 			fflush(stdout);
-			rc = 0;
+			rc = cli_interrupted() ? cli_report_interrupted() : 0;
 		}
 	}
 	json_decref(rows);
 	cli_list_table_free(&t);
 	air_error_free(err);
 	air_run_iter_free(it);
-	air_client_free(c);
+	cli_client_free(c);
 	return rc;
 }
 
 int cmd_list(int argc, char **argv, cli_globals *g)
 {
-	int64_t limit = 20;
-	bool all_status = false, all_users = false, limit_given = false, pager;
-	cli_strlist filters = {NULL, 0}, pos = {NULL, 0};
+	list_args a = {20, false, false, {NULL, 0}};
+	bool limit_given = false, pager;
+	cli_strlist pos = {NULL, 0};
 	const cli_flag flags[] = {
-		{"all-status", 0, CLI_BOOL, &all_status, NULL, NULL, "include finished runs", false},
-		{"all-users", 0, CLI_BOOL, &all_users, NULL, NULL, "include other users' runs", false},
-		{"limit", 0, CLI_INT, &limit, &limit_given, "N",
+		{"all-status", 0, CLI_BOOL, &a.all_status, NULL, NULL, "include finished runs", false},
+		{"all-users", 0, CLI_BOOL, &a.all_users, NULL, NULL, "include other users' runs", false},
+		{"limit", 0, CLI_INT, &a.limit, &limit_given, "N",
 		 "most runs to show (default 20; on a terminal, without it, an interactive view pages "
 		 "through all of them)", false},
-		{"filter", 0, CLI_STRING_LIST, &filters, NULL, "KEY=VALUE",
+		{"filter", 0, CLI_STRING_LIST, &a.filters, NULL, "KEY=VALUE",
 		 "user, experiment (glob), accelerator_type, num_accelerators; repeatable", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
@@ -250,7 +320,7 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 	}
 	if (!cli_parse(argc, argv, flags, g, &pos, list_usage)) {
 		cli_strlist_free(&pos);
-		cli_strlist_free(&filters);
+		cli_strlist_free(&a.filters);
 		return 1;
 	}
 	if (pos.count) {
@@ -258,12 +328,13 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stderr, list_usage, flags);
 	} else {
 		pager = interactive(g, limit_given);
-		rc = build_options(g, pager ? CLI_PAGER_LIMIT : limit, all_status, all_users, &filters, &o);
+		rc = build_options(g, pager ? CLI_PAGER_LIMIT : a.limit, a.all_status, a.all_users,
+		                   &a.filters, &o);
 		if (rc == 0)
-			rc = run_listing(g, o, pager);
+			rc = run_listing(g, o, &a, pager);
 	}
 	air_list_options_free(o);
 	cli_strlist_free(&pos);
-	cli_strlist_free(&filters);
+	cli_strlist_free(&a.filters);
 	return rc;
 }

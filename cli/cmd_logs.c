@@ -82,6 +82,8 @@ void cli_logs_sanitize(bool on)
 typedef struct printer {
 	const cli_globals *g;
 	int32_t node;
+	bool watch;          /* STATUS events (JSON) */
+	bool ended;          /* the run was seen in a final state */
 } printer;
 
 /* A line: raw (text), or a LOG event preceded by an ALERT event when the line
@@ -111,16 +113,39 @@ static int on_record(const air_log_record *rec, void *ud)
 	return 0;
 }
 
+/* Whether display state @name is a final one. */
+static bool final_state(const char *name)
+{
+	for (int32_t s = AIR_STATE_TERMINATED; s < AIR_STATE_OTHER; s++)
+		if (air_state_name(s) && !strcmp(air_state_name(s), name))
+			return true;
+	return false;
+}
+
+/* Remembers whether the run ended; STATUS events for --watch in JSON. */
 static int on_status(const char *current, const char *previous, void *ud)
 {
-	json_t *e = event("STATUS");
+	printer *p = ud;
+	json_t *e;
 
-	(void)ud;
+	p->ended = final_state(current);
+	if (!(p->g->json && p->watch))
+		return 0;
+	e = event("STATUS");
 	json_object_set_new(e, "status", json_string(current));
 	if (previous)
 		json_object_set_new(e, "previous_status", json_string(previous));
 	cli_print_jsonl(e);
 	return 0;
+}
+
+int cli_report_follow_interrupted(int64_t run_id, bool ended)
+{
+	cli_report_interrupted();
+	if (!ended)
+		fprintf(stderr, "Run %" PRId64 " keeps going; `air cancel %" PRId64 "` stops it.\n",
+		        run_id, run_id);
+	return 1;
 }
 
 int64_t cli_logs_poll_ms(const air_client *c)
@@ -140,24 +165,28 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, air_error **err)
 {
-	printer p = {g, node};
+	printer p = {g, node, watch, false};
 	cli_waiting w = {false};
 	/* The waiting message is for people: text mode on a terminal only (it
 	 * costs a runs/get-output every fifth poll until lines arrive). */
 	air_log_waiting_cb waiting = !g->json && cli_isatty_stderr() ? cli_waiting_line : NULL;
-	/* STATUS events only for --watch in JSON. */
-	air_log_status_cb status = g->json && watch ? on_status : NULL;
 	int rc = air_logs_options_set_record_cb(opts, on_record, &p);
 
 	if (rc == AIR_OK)
-		rc = air_logs_options_set_status_cb(opts, status, NULL);
+		rc = air_logs_options_set_status_cb(opts, on_status, &p);
 	if (rc == AIR_OK)
 		rc = air_logs_options_set_waiting_cb(opts, waiting, &w);
 	if (rc == AIR_OK)
 		rc = air_client_stream_logs(c, run_id, opts, summary, err);
 	/* @p and @w die here: leave no dangling pointer in @opts. */
 	air_logs_options_set_record_cb(opts, NULL, NULL);
+	air_logs_options_set_status_cb(opts, NULL, NULL);
 	air_logs_options_set_waiting_cb(opts, NULL, NULL);
+	/* Ctrl-C: following stops, the run does not. */
+	if (rc == AIR_EINTERRUPTED || cli_interrupted()) {
+		cli_report_follow_interrupted(run_id, p.ended);
+		rc = AIR_EINTERRUPTED;
+	}
 	return rc;
 }
 
@@ -166,6 +195,12 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 static const char logs_usage[] =
 	"air logs RUN_ID [--tail N | --lines N] [--minutes N] [--node N] [--retry N] "
 	"[--download-to DIR] [--sanitize]";
+
+static const char logs_description[] =
+	"Print the logs of a run (node 0 unless --node). An active run is followed until it ends:\n"
+	"following is the default, so there is no --follow flag, and the exit status is the run's\n"
+	"outcome. A finished run prints its last lines (--tail). Ctrl-C stops following; the run\n"
+	"keeps going (air cancel RUN_ID stops it).\n";
 
 typedef struct logs_args {
 	int64_t lines, tail, minutes, node, retry;
@@ -279,6 +314,10 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 	air_error *err = NULL;
 	int rc = cli_logs_stream(g, c, id, o, node, false, &sum, &err);
 
+	if (rc == AIR_EINTERRUPTED) { /* reported */
+		air_error_free(err);
+		return 1;
+	}
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 		air_error_free(err);
@@ -319,8 +358,18 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 	int rc;
 
 	if (cli_wants_help(argc, argv)) {
+		fputs(logs_description, stdout);
 		cli_print_usage(stdout, logs_usage, flags);
 		return 0;
+	}
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		/* Flags of other tools' log commands: the behaviour is the default. */
+		if (!strcmp(argv[i], "--follow") || !strcmp(argv[i], "-f")) {
+			cli_error("unknown flag: %s (air logs follows an active run until it ends by "
+			          "default: leave the flag out)", argv[i]);
+			cli_print_usage(stderr, logs_usage, flags);
+			return 1;
+		}
 	}
 	if (!cli_parse(argc, argv, flags, g, &pos, logs_usage)) {
 		cli_strlist_free(&pos);
@@ -353,7 +402,7 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 	} else {
 		rc = 1;
 	}
-	air_client_free(c);
+	cli_client_free(c);
 	air_logs_options_free(o);
 	return rc;
 }

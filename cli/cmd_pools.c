@@ -95,7 +95,7 @@ int cmd_list_pools(int argc, char **argv, cli_globals *g)
 	fflush(stdout);
 	air_error_free(err);
 	air_pool_list_free(list);
-	air_client_free(c);
+	cli_client_free(c);
 	return rc;
 }
 
@@ -169,6 +169,6 @@ int cmd_get_pool(int argc, char **argv, cli_globals *g)
 	fflush(stdout);
 	air_error_free(err);
 	air_pool_free(pool);
-	air_client_free(c);
+	cli_client_free(c);
 	return rc;
 }

@@ -122,7 +122,7 @@ static int register_image(const cli_globals *g, const char *url, const char *tag
 	rc = rc == AIR_OK ? print_result(g, r) : report_failure(g, rc, err);
 	air_image_registration_free(r);
 	air_error_free(err);
-	air_client_free(client);
+	cli_client_free(client);
 	air_register_image_options_free(o);
 	return rc;
 }

@@ -20,12 +20,19 @@ int cli_error(const char *fmt, ...)
 	return 1;
 }
 
+static bool json_output;
+
+void cli_set_json_output(bool on) { json_output = on; }
+
 int cli_error_air(const air_error *err, int rc)
 {
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
 		return cli_report_interrupted();
 	/* Messages quote the server: cleaned for the terminal. */
-	return cli_error("%s", err ? cli_clean_lines(air_error_message(err)) : air_strerror(rc));
+	cli_error("%s", err ? cli_clean_lines(air_error_message(err)) : air_strerror(rc));
+	if (!json_output)
+		cli_print_access_hint(err);
+	return 1;
 }
 
 void cli_now_rfc3339(char out[32])

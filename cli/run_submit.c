@@ -178,6 +178,6 @@ int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_re
 	}
 out:
 	air_submission_free(sub);
-	air_client_free(client);
+	cli_client_free(client);
 	return rc;
 }

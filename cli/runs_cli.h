@@ -38,10 +38,17 @@ int64_t cli_logs_poll_ms(const air_client *c);
 /* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
  * (JSON); with @watch also STATUS events. In text mode on an interactive
  * stderr, also the waiting message of a run without lines. The callbacks are
- * set on @opts for the call and removed after it. Returns the library status. */
+ * set on @opts for the call and removed after it. Returns the library status;
+ * after Ctrl-C, AIR_EINTERRUPTED once cli_report_follow_interrupted() has
+ * reported it. */
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, air_error **err);
+
+/* After Ctrl-C while following run @run_id: "Error: interrupted", then
+ * (unless the run was seen @ended) that the run keeps going and how to stop
+ * it, on stderr. Returns 1. */
+int cli_report_follow_interrupted(int64_t run_id, bool ended);
 
 /* The waiting line on stderr (waiting.c), an air_log_waiting_cb taking a
  * cli_waiting: a message replaces the line in place, NULL erases it. */
@@ -60,9 +67,15 @@ json_t *cli_json_text(const char *s, size_t len);
 
 /* ---- the run table of `air list` (cmd_list.c) ---- */
 #define CLI_LIST_COLS 8
-/* Rows as cell strings ("-" for unknown values). */
+/* What the interactive view shows of a row beyond its cells (NULL: unknown). */
+typedef struct cli_list_run {
+	int64_t run_id;
+	char *dashboard_url, *mlflow_url, *state_message;
+} cli_list_run;
+/* Rows as cell strings ("-" for unknown values), and their runs. */
 typedef struct cli_list_table {
 	char *(*cells)[CLI_LIST_COLS];
+	cli_list_run *runs;
 	size_t n;
 } cli_list_table;
 /* "Run ID", "Experiment", "Status", "Started", "Duration", "MLflow", "User", "Accelerators" */
@@ -72,14 +85,26 @@ void cli_list_table_add(cli_list_table *t, const air_run *run);
 void cli_list_table_widths(const cli_list_table *t, size_t w[CLI_LIST_COLS]);
 void cli_list_table_free(cli_list_table *t);
 
-/* ---- the interactive `air list` (list_pager.c) ---- */
+/* ---- the interactive `air list` (list_pager.c, list_actions.c) ---- */
 /* The listing limit of the interactive view: it pages through everything. */
 #define CLI_PAGER_LIMIT 100000
 /* Show the runs of @it a screen at a time, fetching more as the user scrolls
- * (arrows, j/k, space, b, PgUp/PgDn, g/G), until q; Ctrl-C interrupts
- * ("Error: interrupted", 1). Errors are reported after the screen is
- * restored. "No runs found." without opening the view when there are none.
- * Returns the exit code. */
-int cli_list_pager(air_run_iter *it);
+ * (arrows and j/k select a row, space, b, PgUp/PgDn, g/G), until q: Enter
+ * opens the selected run's MLflow page in a browser, i shows its details, L
+ * a snapshot of its logs (read through @c). Ctrl-C interrupts ("Error:
+ * interrupted", 1). Errors are reported after the screen is restored. When
+ * there are no runs, *@empty is set without opening the view. Returns the
+ * exit code. */
+int cli_list_pager(air_client *c, air_run_iter *it, bool *empty);
+
+/* Start a browser on @url: each command of $BROWSER (':'-separated; "%s" is
+ * replaced by the URL, else it is appended), then xdg-open. True when one
+ * started and did not fail at once; else false with the reason in @why. */
+bool cli_open_url(const char *url, char *why, size_t n);
+/* The last @max lines of node 0 of run @run_id (one pass, no following),
+ * cleaned for the terminal, oldest first, in *@lines (free each and the
+ * array); returns their count, or -1 with the reason in @why. */
+int cli_logs_snapshot(air_client *c, int64_t run_id, size_t max, char ***lines, char *why,
+                      size_t n);
 
 #endif /* AIR_RUNS_CLI_H */

@@ -11,12 +11,12 @@
 // The package finds libair with pkg-config ("#cgo pkg-config: libair"), so
 // no CGO_CFLAGS or CGO_LDFLAGS are needed. With libair installed nothing is
 // to be set (or PKG_CONFIG_PATH, for a prefix pkg-config does not search).
-// With a build tree that is not installed, point pkg-config at it and give
-// the program libair's directory as its run path, so that it runs without
-// LD_LIBRARY_PATH:
+// With a build tree that is not installed, point pkg-config at it; its .pc
+// gives the program the tree's libair directory as its run path, so that it
+// runs without LD_LIBRARY_PATH:
 //
 //	export PKG_CONFIG_PATH=<build>/meson-uninstalled
-//	go build -ldflags="-r <build>/lib"
+//	go build
 //
 // The module path is libair/air. It is not served by a module proxy: a
 // program's go.mod requires it and points it at the bindings/go directory

@@ -13,6 +13,12 @@ it (where the library looks for it): $AIR_BUNDLE_SUPERVISOR, else the one
 next to the bundled library when there is one (a build tree). The bundled
 files still need their own dependencies (libcurl, jansson, libfyaml,
 libarchive, zlib) from the system.
+
+Without a bundle, a package built from the libair sources records the
+library of that tree's build directory (build/, or $AIR_BUILD_DIR) in
+air/_source_tree.py, so that ``import air`` loads that tree's libair with
+nothing set; when the tree has no built library, the file says so and the
+ImportError explains it.
 """
 
 import os
@@ -55,6 +61,9 @@ def package_version() -> str:
 
 
 VERSION = package_version()
+SOURCE_TREE_PY = ('"""The libair source tree this package was built from (setup.py)."""\n'
+                  'SOURCE = %r\n'
+                  'LIBRARY = %r  # its build\'s libair.so.1 at install time, or None\n')
 
 
 def write_version(package_dir: str) -> None:
@@ -77,13 +86,29 @@ def bundled_supervisor() -> "str | None":
     return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else None
 
 
+def write_source_tree(package_dir: str) -> None:
+    """Write <package_dir>/_source_tree.py when built from the libair sources."""
+    root = os.path.abspath(os.path.join(HERE, "..", ".."))
+    path = os.path.join(package_dir, "_source_tree.py")
+    if os.path.lexists(path):
+        os.remove(path)
+    if BUNDLE or not os.path.isfile(os.path.join(root, "meson.build")):
+        return
+    build = os.path.join(root, os.environ.get("AIR_BUILD_DIR") or "build")
+    library = os.path.join(build, "lib", "libair.so.1")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(SOURCE_TREE_PY % (root, library if os.path.exists(library) else None))
+
+
 class BuildPy(build_py):
-    """build_py that writes air/_version.py and adds (or, without a bundle,
-    removes) air/_libs/ with libair.so.1 and the supervisor program."""
+    """build_py that writes air/_version.py and air/_source_tree.py and adds
+    (or, without a bundle, removes) air/_libs/ with libair.so.1 and the
+    supervisor program."""
 
     def run(self) -> None:
         super().run()
         write_version(os.path.join(self.build_lib, "air"))
+        write_source_tree(os.path.join(self.build_lib, "air"))
         libs = os.path.join(self.build_lib, "air", "_libs")
         shutil.rmtree(libs, ignore_errors=True)
         if BUNDLE:

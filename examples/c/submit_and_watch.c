@@ -6,7 +6,8 @@
  * Loads and validates the workload, submits it to the workspace configured
  * the usual way (DATABRICKS_HOST/DATABRICKS_TOKEN, ~/.databrickscfg, ...),
  * then reads the logs of node 0 record by record until the run ends. Ctrl-C
- * stops whatever is running. Exit status 0 when the run succeeded.
+ * stops whatever is running (a submitted run goes on: the program says how
+ * to stop it). Exit status 0 when the run succeeded.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -103,6 +104,9 @@ int main(int argc, char **argv)
 	}
 	if (rc != AIR_EDONE) {
 		fail("logs", rc, err);
+		if (rc == AIR_EINTERRUPTED) /* Ctrl-C stopped the reading, not the run */
+			fprintf(stderr, "run %lld keeps going; `air cancel %lld` stops it\n",
+			        (long long)air_submission_run_id(sub), (long long)air_submission_run_id(sub));
 		goto out;
 	}
 	if (air_logs_summary_no_logs_message(air_log_iter_summary(logs)))

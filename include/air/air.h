@@ -10,7 +10,7 @@
 
 #include "common.h"
 #include "types.h"
-#include "version.h"
+#include <air/version.h> /* generated: in a build tree, under the build directory's include/ */
 #include "global.h"
 #include "errors.h"
 #include "interrupt.h"

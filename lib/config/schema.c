@@ -60,12 +60,14 @@ static const air__field compute_fields[] = {
 	INT("num_accelerators", "no",
 	    "Total number of GPUs (not nodes). It must be a positive multiple of the GPUs per node "
 	    "of accelerator_type, e.g. 8, 16, 24 for GPU_8xH100; nodes = num_accelerators / GPUs "
-	    "per node. Every workload sets it: validation fails without it."),
+	    "per node. Every workload sets it: validation requires it, although the schema's "
+	    "Required label says no (as in the official tool's help)."),
 	STR("accelerator_type", "no",
 	    "GPU type, matched case-sensitively: GPU_1xA10 (1 A10 per node), GPU_8xH100 (8 H100 "
 	    "per node) or GPU_1xH100 (1 H100 per node). Availability differs per workspace; see "
 	    "https://docs.databricks.com/aws/en/compute/serverless/gpu for the current list. Every "
-	    "workload sets it: validation fails without it."),
+	    "workload sets it: validation requires it, although the schema's Required label says no "
+	    "(as in the official tool's help)."),
 	STR("pool_id", "no",
 	    "Id of a provisioned GPU pool (provisioned capacity) to run in; `air list pools` "
 	    "shows them. At most 255 characters; surrounding spaces are ignored."),

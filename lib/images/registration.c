@@ -285,18 +285,32 @@ static int wait_available(reg *r, air_error **err)
 	return rc;
 }
 
+/* The image is AVAILABLE: one more read, only for a newer digest. As in the
+ * official tool, a failed read is no failure: the digest of the last reply
+ * (the registration's or the last poll's) stands. An interruption is. */
 static int result(reg *r, air_image_registration **out, air_error **err)
 {
 	const json_t *img;
 	const char *digest;
 	air_image_registration *res;
 	json_t *reply = NULL;
-	int rc = air__image_get(r->c, r->ctx, r->req->url, &reply, err);
+	air_error *e = NULL;
+	int rc = air__image_get(r->c, r->ctx, r->req->url, &reply, &e);
 
-	if (rc != AIR_OK)
-		return rc;
+	if (rc == AIR_EINTERRUPTED || rc == AIR_ENOMEM)
+		return air__fail(err, e);
+	if (rc != AIR_OK) {
+		air__client_debug(r->c, AIR_DEBUG_INFO, "re-reading the registration of %s failed (%s); "
+		                  "keeping the digest of the last reply", r->req->url,
+		                  air_error_message(e));
+		air_error_free(e);
+	}
 	air__image_reply_state(reply, &img);
 	digest = air__json_nonempty(img, "manifest_sha256");
+	if (!digest) {
+		air__image_reply_state(r->reply, &img);
+		digest = air__json_nonempty(img, "manifest_sha256");
+	}
 	res = air__image_registration_new(r->req->url, digest, "AVAILABLE", r->scope, r->key);
 	if (!res) {
 		json_decref(reply);

@@ -109,6 +109,8 @@ char *air__lsecrets_file(const air__local *ws);
 /* ---- the supervisor (spawn.c) ---- */
 /* Whether the supervisor program can be found; *path gets it (air__free()). */
 bool air__lsupervisor_path(const air__local *ws, char **path);
+/* Why it cannot, where it was looked for and how to fix it (air__free()). */
+char *air__lsupervisor_missing(void);
 /*
  * Start the supervisor of @run_id: it inherits @lock_fd (the run's lock,
  * held) and receives @secrets; it detaches itself, so no child is left to

@@ -75,6 +75,27 @@ bool air__lsupervisor_path(const air__local *ws, char **path)
 	return executable(*path);
 }
 
+char *air__lsupervisor_missing(void)
+{
+	const char *env = getenv(AIR__LOCAL_SUPERVISOR_ENV);
+	char *dir, *why;
+
+	if (env && *env)
+		return air__sprintf("the local runtime's supervisor program is not an executable file: "
+		                    "%s=%s; point it at %s (installed in %s, built in a build tree's "
+		                    "lib/) or unset it",
+		                    AIR__LOCAL_SUPERVISOR_ENV, env, AIR__LOCAL_SUPERVISOR,
+		                    AIR_LOCAL_LIBEXECDIR);
+	dir = library_dir();
+	why = air__sprintf("the local runtime is not installed: its supervisor program %s is "
+	                   "neither beside libair (in %s) nor in %s; install libair with it "
+	                   "(meson install) or set %s to the program's path",
+	                   AIR__LOCAL_SUPERVISOR, dir ? dir : "an unknown directory",
+	                   AIR_LOCAL_LIBEXECDIR, AIR__LOCAL_SUPERVISOR_ENV);
+	air__free(dir);
+	return why;
+}
+
 /* Send the secret values into @fd (a socket) and close it. */
 static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 {

@@ -431,11 +431,12 @@ int air__lsubmit_run(air__lcall *c)
 	if (!read_payload(c, &s, &rc))
 		goto out;
 	if (!air__lsupervisor_path(c->ws, &program)) {
-		rc = air__lreply_error(c, 500, "INTERNAL_ERROR",
-		                       "the local runtime is not installed: its supervisor program %s "
-		                       "is missing (set %s to its path)",
-		                       program ? program : AIR__LOCAL_SUPERVISOR,
-		                       AIR__LOCAL_SUPERVISOR_ENV);
+		/* An installation problem, not a server's hiccup: PERMANENT. */
+		char *why = air__lsupervisor_missing();
+		rc = why ? air__fail(c->err, air__error_new(AIR_EUNSUPPORTED, AIR_KIND_PERMANENT, "%s",
+		                                            why))
+		         : air__oom(c->err);
+		air__free(why);
 		goto out;
 	}
 	runs = air__lpath(c->ws->dir, "jobs/runs");

@@ -10,6 +10,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.environ["AIR_SOURCE_ROOT"], "tests", "support"))
 from fakews_client import FakeWS  # noqa: E402
+from interrupting import interrupt, line_starting  # noqa: E402
 
 EXAMPLE = sys.argv.pop(1) if len(sys.argv) > 1 else os.environ["AIR_C_EXAMPLE"]
 WORKLOAD = os.path.join(os.environ["AIR_SOURCE_ROOT"], "examples", "single-gpu.yaml")
@@ -58,6 +59,15 @@ class CExampleTest(unittest.TestCase):
         p = self.run_example()
         self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
         self.assertIn("FAILED", p.stderr)
+
+    def test_ctrl_c_says_the_run_keeps_going(self):
+        self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 3600000, "result": "SUCCESS"},
+                       auto_logs={"count": 3600000, "text": "step {i}"})
+        # Once a log line shows, the run is being followed.
+        rc, _, err = interrupt([EXAMPLE, WORKLOAD], self.env, line_starting("step "))
+        self.assertEqual(rc, 1, err)
+        self.assertIn("run 555 keeps going; `air cancel 555` stops it", err)
+        self.assertEqual(self.fw.count("POST", "/api/2.2/jobs/runs/cancel"), 0)
 
     def test_invalid_override_is_reported_before_any_request(self):
         p = self.run_example("--override", "compute.num_accelerators=0")

@@ -6,7 +6,6 @@ usage: test_c_examples.py CHECK_WORKLOAD WAIT_RUNS
 """
 import glob
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -14,6 +13,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.environ["AIR_SOURCE_ROOT"], "tests", "support"))
 from fakews_client import FakeWS  # noqa: E402
+from interrupting import interrupt  # noqa: E402
 
 SRC = os.environ["AIR_SOURCE_ROOT"]
 CHECK_WORKLOAD = WAIT_RUNS = None
@@ -95,18 +95,10 @@ class WaitRuns(unittest.TestCase):
         for i in range(301, 305):
             self.fw.create_run({"run_id": i, "tasks": [],
                                 "state": {"life_cycle_state": "RUNNING"}})
-        proc = subprocess.Popen([WAIT_RUNS, "301", "302", "303", "304"], env=self.env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            # Every thread has read its run once before the signal comes.
-            self.fw_wait_reads(4)
-            proc.send_signal(signal.SIGINT)
-            out, err = proc.communicate(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate()
-        self.assertEqual(proc.returncode, 1, out + err)
+        # Every thread has read its run once before the signal comes.
+        rc, out, err = interrupt([WAIT_RUNS, "301", "302", "303", "304"], self.env,
+                                 lambda proc: self.fw_wait_reads(4))
+        self.assertEqual(rc, 1, out + err)
         self.assertEqual(len(out.splitlines()), 4, out)
         self.assertTrue(all("interrupt" in l for l in out.splitlines()), out)
 

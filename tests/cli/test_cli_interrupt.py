@@ -139,14 +139,19 @@ class InterruptCase(unittest.TestCase):
         self.addCleanup(p.kill)
         return p
 
-    def assert_interrupted(self, p, sig=signal.SIGINT):
-        """Interrupt @p and check how it ended; returns its stdout."""
+    def assert_interrupted(self, p, sig=signal.SIGINT, run_id=None):
+        """Interrupt @p and check how it ended; returns its stdout. With
+        @run_id, a followed run: stderr also says it keeps going and how to
+        stop it."""
         rc, took = p.interrupt(sig)
         self.assertIsNotNone(rc, "still running %d s after the signal" % STOP_BOUND_S)
         self.assertEqual(rc, 1, p.text(err=True))
         self.assertLess(took, STOP_BOUND_S)
         self.assertEqual(group_members(p.p.pid), [], "processes left behind")
-        self.assertTrue(p.text(err=True).endswith("Error: interrupted\n"), p.text(err=True))
+        end = "Error: interrupted\n"
+        if run_id is not None:
+            end += "Run %d keeps going; `air cancel %d` stops it.\n" % (run_id, run_id)
+        self.assertTrue(p.text(err=True).endswith(end), p.text(err=True))
         return p.text()
 
     def yaml(self):
@@ -182,14 +187,14 @@ class LogsFollow(InterruptCase):
         self.active_run()
         p = self.start("logs", "123")
         self.assertTrue(p.wait_output("step 2\n"), p.text(err=True))
-        self.assertEqual(self.assert_interrupted(p), "step 1\nstep 2\n")
+        self.assertEqual(self.assert_interrupted(p, run_id=123), "step 1\nstep 2\n")
         self.assertGreaterEqual(self.fw.count("GET", LOGS % 123), 1)
 
     def test_json_sigterm(self):
         self.active_run()
         p = self.start("logs", "123", "-o", "json")
         self.assertTrue(p.wait_output('"step 2"'), p.text(err=True))
-        out = self.assert_interrupted(p, signal.SIGTERM)
+        out = self.assert_interrupted(p, signal.SIGTERM, run_id=123)
         # Only the events: no error envelope after an interruption.
         self.assertEqual([(e["type"], e["line"]) for e in map(json.loads, out.splitlines())],
                          [("LOG", "step 1"), ("LOG", "step 2")])
@@ -207,7 +212,7 @@ class RunWatch(InterruptCase):
         self.long_run()
         p = self.start("run", "-f", self.yaml(), "--watch")
         self.assertTrue(p.wait_output("step 0\n"), p.text(err=True))
-        out = self.assert_interrupted(p)
+        out = self.assert_interrupted(p, run_id=555)
         self.assertIn("Monitoring run 555", out)
         self.assertEqual(self.fw.count("POST", "/api/2.2/jobs/runs/cancel"), 0)
 
@@ -215,7 +220,7 @@ class RunWatch(InterruptCase):
         self.long_run()
         p = self.start("run", "-f", self.yaml(), "--watch", "-o", "json")
         self.assertTrue(p.wait_output('"step 0"'), p.text(err=True))
-        events = [json.loads(line) for line in self.assert_interrupted(p).splitlines()]
+        events = [json.loads(line) for line in self.assert_interrupted(p, run_id=555).splitlines()]
         self.assertEqual(events[0]["type"], "SUBMITTED")
         # No terminal line: the last event is a log line.
         self.assertEqual(events[-1]["type"], "LOG")

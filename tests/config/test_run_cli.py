@@ -269,6 +269,15 @@ class RunCli(unittest.TestCase):
         rc, out, err = self.air("run", "-h", "config.environment.docker_image.url")
         self.assertIn("  Required: when environment.docker_image is set\n", out)
 
+        # The schema's label is "no" (as in the official tool's help), while
+        # validation needs both: the description says so instead of
+        # contradicting the label.
+        for path in ("config.compute.num_accelerators", "config.compute.accelerator_type"):
+            rc, out, err = self.air("run", "-h", path)
+            self.assertIn("  Required: no\n", out)
+            about = " ".join(out.split("\n\n")[0].split())
+            self.assertIn("validation requires it, although the schema's Required label says no", about)
+
         rc, out, err = self.air("run", "-h", "config.code_source.snapshot.git.remote")
         self.assertIn("  Type:     bool or string\n", out)
 

@@ -11,6 +11,8 @@ usage: check_guides.py [CC]
 * Every `air ...` command in a shell block of README.md, docs/*.md and the
   examples of air(1) is a command of `air --help` with flags its
   `--help` lists (tests/docs/cli_surface.py).
+* The API table of docs/go.md gives each call the results its Go
+  declaration has (bindings/go).
 """
 import glob
 import os
@@ -58,6 +60,26 @@ def command_lines(body):
             seg = seg.strip().rstrip(")")
             if re.match(r"^(\S*/)?air\s|^(\S*/)?air$", seg) and "air_" not in seg.split()[0]:
                 yield seg
+
+
+def go_results():
+    """{function or method name: its results without the error} of the exported
+    functions of bindings/go ("" for an error alone)."""
+    out = {}
+    for path in glob.glob(os.path.join(SRC, "bindings", "go", "*.go")):
+        text = read(path)
+        for m in re.finditer(r"^func (?:\([^)]*\) )?([A-Z]\w*)\(", text, re.M):
+            depth, i = 1, m.end()
+            while depth:  # the parameters may hold func types
+                depth += {"(": 1, ")": -1}.get(text[i], 0)
+                i += 1
+            results = text[i:text.index("{", i)].strip()
+            if results.startswith("("):
+                results = results[1:-1]
+            parts = [r.strip() for r in results.split(",") if r.strip()]
+            parts = [p.split()[-1] for p in parts if p.split()[-1] != "error"]
+            out[m.group(1)] = ", ".join(parts)
+    return out
 
 
 class Guides(unittest.TestCase):
@@ -155,6 +177,30 @@ class Guides(unittest.TestCase):
     def flag_takes_value(self, words, flag):
         cmd = self.commands.get(tuple(words))
         return bool(cmd) and any(flag in (f.long, f.short) and f.metavar for f in cmd.flags)
+
+    def test_go_api_table_matches_the_binding(self):
+        decls = go_results()
+        text = read(os.path.join(SRC, "docs", "go.md"))
+        table = text[text.index("## The API"):]
+        rows, wrong = 0, []
+        for line in table[table.index("|---"):].splitlines()[1:]:
+            if not line.startswith("| `"):
+                break
+            calls_cell, _, returns_cell = [c.strip() for c in line.strip("|").split("|")]
+            calls = [c for c in re.findall(r"`([^`]+)`", calls_cell) if not c.endswith("*")]
+            types = [t for t in re.findall(r"`([^`]+)`", returns_cell) if t != "error"]
+            if not types and "error" not in returns_cell:
+                continue  # described in words ("run and experiment URLs")
+            for i, call in enumerate(calls):
+                name = re.match(r"(?:\w+\.)?(\w+)", call).group(1)
+                want = types[i] if len(types) == len(calls) else (types[0] if types else "")
+                if decls.get(name) != want:
+                    wrong.append("%s returns %s, the table says %s" % (
+                        call, decls.get(name, "(not declared)") or "only an error",
+                        want or "nothing"))
+                rows += 1
+        self.assertEqual(wrong, [], "docs/go.md, The API")
+        self.assertGreater(rows, 20)
 
     def test_commands_exist(self):
         sources = [(p, read(p)) for p in pages()]

@@ -8,7 +8,13 @@
   libair.a with `pkg-config --static` flags alone; the CLI's man page and
   completion and the Python package are installed too;
 * as a meson subproject: only the library is built (no CLI, no tests, no
-  Python needed), and the host project links it through dependency().
+  Python needed), and the host project links it through dependency();
+* from the build tree, not installed: a program built with the uninstalled
+  .pc alone runs without LD_LIBRARY_PATH and keeps its own "config.h"; a
+  CMake project finds the tree's libairConfig.cmake (-Dlibair_DIR);
+* installed under a prefix the loader does not search: the installed air
+  starts (its run path) and runs a workload on the local workspace with the
+  installed supervisor.
 
 Needs AIR_BUILD_ROOT (a configured build) and AIR_SOURCE_ROOT.
 """
@@ -42,14 +48,26 @@ def project_version():
     raise AssertionError("no version in meson.build")
 
 
-class Installed(unittest.TestCase):
-    """What `meson install` puts in a prefix is enough to build against."""
+class ScratchCase(unittest.TestCase):
+    """Tests of the configured build (AIR_BUILD_ROOT) with a scratch directory."""
 
     @classmethod
     def setUpClass(cls):
         if not BUILD:
             raise unittest.SkipTest("AIR_BUILD_ROOT is not set")
         cls.tmp = tempfile.mkdtemp(prefix="air-embed-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+
+class Installed(ScratchCase):
+    """What `meson install` puts in a prefix is enough to build against."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
         cls.root = os.path.join(cls.tmp, "root")
         run(["meson", "install", "-C", BUILD, "--no-rebuild", "--quiet", "--destdir", cls.root])
         pcs = glob.glob(os.path.join(cls.root, "**", "pkgconfig", "libair.pc"), recursive=True)
@@ -61,10 +79,6 @@ class Installed(unittest.TestCase):
         if not os.path.isdir(cls.prefix):
             cls.prefix = os.path.commonpath([cls.libdir, glob.glob(
                 os.path.join(cls.root, "**", "include", "air"), recursive=True)[0]])
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def check_consumer(self, exe):
         env = dict(os.environ, LD_LIBRARY_PATH=self.libdir)
@@ -170,6 +184,86 @@ class Installed(unittest.TestCase):
                             "-DCMAKE_PREFIX_PATH=" + self.prefix], capture_output=True, text=True)
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("libair", p.stdout + p.stderr)
+
+
+def clean_env(**extra):
+    """The environment without a library path: what finds libair must be the
+    program's own run path."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_LIBRARY_PATH", "PKG_CONFIG_PATH", "AIR_LOCAL_SUPERVISOR")}
+    env.update(extra)
+    return env
+
+
+class BuildTree(ScratchCase):
+    """Programs built against the build tree, as docs/c.md and README.md say."""
+
+    def test_uninstalled_pc_exposes_include_only(self):
+        # A program with a config.h of its own in another directory, reached
+        # through -I after libair's flags.
+        prog = os.path.join(self.tmp, "src", "prog.c")
+        os.makedirs(os.path.dirname(prog))
+        os.makedirs(os.path.join(self.tmp, "gen"))
+        with open(os.path.join(self.tmp, "gen", "config.h"), "w") as f:
+            f.write("#define MY_OWN_CONFIG 1\n")
+        with open(prog, "w") as f:
+            f.write('#include <stdio.h>\n#include <air/air.h>\n#include "config.h"\n'
+                    "int main(void) { printf(\"%d %s\\n\", MY_OWN_CONFIG, air_version_string());"
+                    " return 0; }\n")
+        env = clean_env(PKG_CONFIG_PATH=os.path.join(BUILD, "meson-uninstalled"))
+        # (-I flags of the dependencies may follow: libcurl's, say)
+        ours = [f for f in run(["pkg-config", "--cflags", "libair"], env=env).split()
+                if f.startswith(("-I" + os.path.realpath(BUILD), "-I" + os.path.realpath(SRC)))]
+        self.assertEqual(sorted(ours), sorted(["-I" + os.path.realpath(os.path.join(BUILD, "include")),
+                                               "-I" + os.path.realpath(os.path.join(SRC, "include"))]))
+        exe = os.path.join(self.tmp, "prog")
+        run(["cc", "-std=c99", "-Wall", "-Werror", prog, "-o", exe]
+            + run(["pkg-config", "--cflags", "--libs", "libair"], env=env).split()
+            + ["-I", os.path.join(self.tmp, "gen")])
+        self.assertEqual(run([exe], env=clean_env()), "1 %s\n" % VERSION)
+
+    def test_cmake_package_of_the_build_tree(self):
+        if not shutil.which("cmake"):
+            self.skipTest("cmake is not installed")
+        src = os.path.join(self.tmp, "cmake-src")
+        os.makedirs(src)
+        shutil.copy(os.path.join(HERE, "CMakeLists.txt"), src)
+        shutil.copy(os.path.join(HERE, "consumer.c"), src)
+        build = os.path.join(self.tmp, "cmake-build")
+        run(["cmake", "-S", src, "-B", build, "-Dlibair_DIR=" + os.path.join(BUILD, "lib")],
+            env=clean_env())
+        run(["cmake", "--build", build], env=clean_env())
+        out = run([os.path.join(build, "consumer")], env=clean_env())
+        self.assertIn("libair %s (header %s): embed string" % (VERSION, VERSION), out)
+
+
+class NonSystemPrefix(unittest.TestCase):
+    """`meson setup --prefix=$HOME/.local`, then `meson install`: the air it
+    installs starts without LD_LIBRARY_PATH (an install run path)."""
+
+    def test_installed_air_starts_and_runs_locally(self):
+        if not BUILD or not os.path.exists(os.path.join(BUILD, "cli", "air")):
+            self.skipTest("needs a configured build with the CLI")
+        with tempfile.TemporaryDirectory(prefix="air-prefix-") as tmp:
+            prefix, build = os.path.join(tmp, "prefix"), os.path.join(tmp, "build")
+            # The library and the CLI only, unoptimised: what the test needs.
+            run(["meson", "setup", build, SRC, "--prefix=" + prefix, "-Dbuildtype=plain",
+                 "-Dcli=enabled", "-Dtests=disabled", "-Dbindings=disabled", "-Dman=disabled",
+                 "-Ddocs=disabled", "-Dfuzzers=disabled"])
+            run(["ninja", "-C", build])
+            run(["meson", "install", "-C", build, "--quiet"])
+            air = os.path.join(prefix, "bin", "air")
+            home = os.path.join(tmp, "home")
+            os.makedirs(home)
+            env = clean_env(HOME=home, DATABRICKS_CONFIG_FILE=os.path.join(home, "none"))
+            self.assertEqual(run([air, "--version"], env=env),
+                             "air version %s (libair %s)\n" % (VERSION, VERSION))
+            workload = os.path.join(tmp, "hello.yaml")
+            with open(workload, "w") as f:
+                f.write("experiment_name: hello\ncommand: echo hello from the prefix\n"
+                        "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n")
+            out = run([air, "--local", "run", "-f", workload, "--watch"], env=env)
+            self.assertIn("hello from the prefix\n", out)
 
 
 class Subproject(unittest.TestCase):

@@ -531,7 +531,12 @@ AIR_TEST(local__a_missing_supervisor_program_fails_the_submission)
 	setenv("AIR_LOCAL_SUPERVISOR", "/nonexistent/air-local-supervisor", 1);
 	ASSERT_NE_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_OK);
 	unsetenv("AIR_LOCAL_SUPERVISOR");
-	ASSERT_CONTAINS(air_error_message(err), "/nonexistent/air-local-supervisor");
+	/* An installation problem: retrying cannot help, the message says what
+	 * to fix. */
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_PERMANENT);
+	ASSERT_EQ_INT(air_error_retryable(err), 0);
+	ASSERT_CONTAINS(air_error_message(err), "AIR_LOCAL_SUPERVISOR=/nonexistent/air-local-supervisor");
+	ASSERT_CONTAINS(air_error_message(err), "not an executable file");
 	air_error_free(err);
 	ASSERT_EQ_INT(count_runs(c), 0);
 	air_config_free(cfg);

@@ -1,9 +1,12 @@
 """`air list` on a terminal without --limit: the interactive view
 (CLI_AND_OUTPUT.md §2.3), driven in a tmux pane (send-keys, capture-pane). It
 shows a screen of runs, fetches more only as the user scrolls (the runs/list
-requests are counted), moves with arrows, j/k, space and b, quits with q and
-honours Ctrl-C, also in the middle of a fetch. A dumb terminal, --limit or
--o json give the plain output."""
+requests are counted), selects a row with arrows and j/k, moves a screen with
+space and b, quits with q and honours Ctrl-C, also in the middle of a fetch.
+On the selected run, Enter opens its MLflow page with $BROWSER (a fake one
+here) or shows the URL when no browser starts, i shows its details and L a
+snapshot of its logs. A dumb terminal, --limit or -o json give the plain
+output."""
 
 import os
 import re
@@ -72,14 +75,15 @@ class ListPager(unittest.TestCase):
         return subprocess.run([TMUX, "-S", self.sock, "-f", self.conf, *args], capture_output=True,
                               text=True, check=check, timeout=30)
 
-    def start(self, *args, term=None):
-        """`air list ARGS` in a detached pane; its TERM is tmux's unless @term."""
+    def start(self, *args, term=None, rows=ROWS):
+        """`air list ARGS` in a detached pane of @rows; its TERM is tmux's
+        unless @term."""
         env = " ".join("%s=%s" % (k, shlex.quote(v)) for k, v in self.vars.items())
         term_arg = "TERM=%s" % term if term else 'TERM="$TERM"'
         cmd = "env -i %s %s %s list %s 2>%s; echo $? >%s" % (
             term_arg, env, shlex.quote(AIR), " ".join(map(shlex.quote, args)), shlex.quote(self.err),
             shlex.quote(self.exit))
-        self.tmux("new-session", "-d", "-x", "120", "-y", str(ROWS), "-s", "t", cmd)
+        self.tmux("new-session", "-d", "-x", "120", "-y", str(rows), "-s", "t", cmd)
 
     def screen(self, history=False):
         r = self.tmux("capture-pane", "-p", "-t", "t", *(["-S", "-"] if history else []), check=False)
@@ -142,14 +146,21 @@ class ListPager(unittest.TestCase):
         self.assertIn("RUNNING", lines[1])
         first = self.lists()
         self.assertLessEqual(first, 2)  # a screen's worth, not all 4 pages
+        # j/k and the arrows move the selection (shown in the status line);
+        # the screen follows once it leaves it.
+        self.wait_screen(r"Runs 1-10 of 10\+  \[%d\]" % self.ids[-1])
         self.keys("j")
-        self.wait_screen(r"Runs 2-11 of")
+        self.wait_screen(r"Runs 1-10 of 10\+  \[%d\]" % self.ids[-2])
         self.keys("k")
-        self.wait_screen(r"Runs 1-10 of")
+        self.wait_screen(r"Runs 1-10 of \d+\+  \[%d\]" % self.ids[-1])
         self.keys("Down")
-        self.wait_screen(r"Runs 2-11 of")
+        self.wait_screen(r"\[%d\]" % self.ids[-2])
         self.keys("Up")
-        self.wait_screen(r"Runs 1-10 of")
+        self.wait_screen(r"\[%d\]" % self.ids[-1])
+        self.keys("j" * 10)
+        self.wait_screen(r"Runs 2-11 of \d+\+?  \[%d\]" % self.ids[-11])
+        self.keys("g")
+        self.wait_screen(r"Runs 1-10 of \d+\+?  \[%d\]" % self.ids[-1])
         self.keys("Space")
         text = self.wait_screen(r"Runs 11-20 of \d+\+? ")
         self.assertTrue(text.splitlines()[1].startswith("%d " % self.ids[-11]))
@@ -168,6 +179,61 @@ class ListPager(unittest.TestCase):
         rc, err = self.wait_exit()
         self.assertEqual((rc, err), (0, ""))
         self.assertEqual(self.lists(), 4)
+
+    def test_enter_opens_the_mlflow_page_i_details_l_logs(self):
+        newest = self.ids[-1]
+        self.fw.set_output(newest, {"ai_runtime_task_output": {"mlflow_experiment_id": "exp1",
+                                                               "mlflow_run_id": "run1"}})
+        self.fw.set_output(self.ids[-2], {})  # no MLflow run (yet)
+        self.fw.add_logs(newest, [{"time_unix_nano": 1700000041000000000 + i, "body": "hello %d" % i}
+                                  for i in range(3)])
+        mlflow = self.fw.url + "/ml/experiments/exp1/runs/run1"
+        # A browser that notes what it was asked to open.
+        opened = os.path.join(self.tmp.name, "opened")
+        browser = os.path.join(self.tmp.name, "fake-browser")
+        with open(browser, "w") as f:
+            f.write("#!/bin/sh\necho \"$@\" >> %s\n" % shlex.quote(opened))
+        os.chmod(browser, 0o755)
+        self.vars["BROWSER"] = browser
+        self.start(rows=20)  # room for the details
+        self.wait_screen(r"\[%d\]" % newest)
+        self.keys("Enter")
+        self.wait_screen(re.escape("Opened in the browser: " + mlflow))
+        with open(opened) as f:
+            self.assertEqual(f.read(), mlflow + "\n")
+        # i: the details of the selected run; any key goes back.
+        self.keys("i")
+        text = self.wait_screen(r"(?s)Run %d\n.*State message" % newest)
+        self.assertIn("exp-39", text)
+        self.assertIn("Dashboard       %s/jobs/runs/%d" % (self.fw.url, newest), text)
+        self.assertIn("MLflow run URL  " + mlflow, text)
+        self.keys("x")
+        self.wait_screen(r"Runs 1-18 of")
+        # L: the run's log lines as they are now.
+        self.keys("L")
+        text = self.wait_screen(r"Logs of run %d \(node 0\)" % newest)
+        self.assertEqual([l for l in text.splitlines() if l.startswith("hello ")],
+                         ["hello 0", "hello 1", "hello 2"])
+        self.keys("x")
+        self.wait_screen(r"Runs 1-18 of")
+        # Another run, without MLflow ids yet: its Jobs page.
+        self.keys("j", "Enter")
+        self.wait_screen(re.escape("Opened in the browser: %s/jobs/runs/%d" % (self.fw.url,
+                                                                               self.ids[-2])))
+        self.keys("q")
+        rc, err = self.wait_exit()
+        self.assertEqual((rc, err), (0, ""))
+
+        # No browser can be started: the URL is shown instead.
+        self.restart()
+        del self.vars["BROWSER"]
+        self.vars["PATH"] = self.tmp.name  # no xdg-open there
+        self.start()
+        self.wait_screen(r"\[%d\]" % newest)
+        self.keys("Enter")
+        self.wait_screen(re.escape("MLflow run: %s   (no browser could be started" % mlflow))
+        self.keys("q")
+        self.assertEqual(self.wait_exit(), (0, ""))
 
     def test_ctrl_c_in_the_view_and_during_a_fetch(self):
         self.start()

@@ -248,6 +248,62 @@ class GetTest(CliCase):
         self.assertIn("/jobs/runs/40?o=", out)
 
 
+class PermissionDeniedTest(CliCase):
+    """A 403 PERMISSION_DENIED ends, in text mode, with the official tool's
+    identity block and next steps (CLI_AND_OUTPUT.md §3.4)."""
+
+    DENIED = {"error_code": "PERMISSION_DENIED", "message": "User cannot view this run"}
+
+    def assert_block(self, err, profile=None):
+        lines = err.splitlines()
+        self.assertTrue(lines[0].startswith("Error: "), err)
+        rest = lines[1:]
+        if profile:
+            self.assertIn("Profile: " + profile, rest)
+        self.assertIn("Host: " + self.fw.url, rest)
+        self.assertIn("Auth type: pat", rest)
+        steps = rest[rest.index("Next steps:") + 1:]
+        self.assertEqual(len(steps), 3, err)
+        self.assertIn("required permissions", steps[0])
+        self.assertIn("databricks auth describe", steps[1])
+        self.assertIn("databricks auth login --profile <name>", steps[2])
+        self.assertLess(rest.index("Host: " + self.fw.url), rest.index("Next steps:"))
+
+    def test_get_text_and_json(self):
+        self.fw.create_run(std_run(123))
+        self.fw.fault(path="/api/2.2/jobs/runs/get", status=403, times=-1, body=self.DENIED)
+        rc, out, err = self.air("get", "123")
+        self.assertEqual((rc, out), (1, ""))
+        self.assertIn("User cannot view this run", err.splitlines()[0])
+        self.assert_block(err)
+        doc = self.expect_error(["get", "123"], "INTERNAL_ERROR", "TRANSIENT", True)
+        self.assertNotIn("Next steps", json.dumps(doc))
+
+    def test_submit_text_with_a_profile(self):
+        with open(self.env["DATABRICKS_CONFIG_FILE"], "w") as f:
+            f.write("[dev]\nhost = %s\ntoken = dapi-test\n" % self.fw.url)
+        path = os.path.join(self.home, "valid.yaml")
+        with open(path, "w") as f:
+            f.write(VALID_YAML)
+        self.fw.fault(method="POST", path="/api/2.2/jobs/runs/submit", status=403, times=-1,
+                      body=self.DENIED)
+        env = {"DATABRICKS_HOST": "", "DATABRICKS_TOKEN": ""}
+        rc, out, err = self.air("run", "-f", path, "-p", "dev", env=env)
+        self.assertEqual((rc, out), (1, ""))
+        self.assert_block(err[err.index("Error: "):], profile="dev")
+        # -o json: the plain error line alone
+        rc, out, err = self.air("run", "-f", path, "-p", "dev", "-o", "json", env=env)
+        self.assertEqual((rc, out), (1, ""))
+        self.assertNotIn("Next steps", err)
+
+    def test_other_errors_have_no_block(self):
+        self.fw.fault(path="/api/2.2/jobs/runs/get", status=400, times=-1,
+                      body={"error_code": "INVALID_PARAMETER_VALUE", "message": "bad"})
+        rc, _, err = self.air("get", "123")
+        self.assertEqual(rc, 1)
+        self.assertNotIn("Next steps", err)
+
+
 class ListTest(CliCase):
     def s38_runs(self):
         self.fw.create_run(listed(1, 1700000004000))
@@ -297,6 +353,32 @@ class ListTest(CliCase):
         self.assertEqual(rc, 0)
         self.assertEqual(len(out.splitlines()), 1)
         self.assertIn("No runs", out)
+
+    def test_no_active_runs_counts_finished_ones(self):
+        for rid in (1, 2, 3):
+            self.fw.create_run(listed(rid, 1700000000000 + rid, state="SUCCESS"))
+        self.fw.create_run(listed(4, 1700000000004, user="other@x", state="FAILED"))
+        rc, out, err = self.air("list")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, "No active runs found.\n")
+        self.assertIn("3 finished runs", err)
+        self.assertIn("air list --all-status", err)
+        # --limit bounds the count (the listing pages no further than needed).
+        rc, out, err = self.air("list", "--limit", "2")
+        self.assertEqual((rc, out), (0, "No active runs found.\n"))
+        self.assertIn("more than 2 finished runs", err)
+        # The other users' runs count with --all-users; the JSON output is as before.
+        rc, out, err = self.air("list", "--all-users")
+        self.assertIn("4 finished runs", err)
+        self.assertIn("air list --all-status --all-users", err)
+        self.fw.clear_requests()
+        rc, out, err = self.air("list", "-o", "json")
+        self.assertEqual((rc, self.envelope(out)["data"], err), (0, {"runs": []}, ""))
+        self.assertEqual(self.fw.count("GET", "/api/2.2/jobs/runs/list"), 1)
+        # Nothing finished either: the plain line, no hint.
+        self.fw.reset()
+        rc, out, err = self.air("list")
+        self.assertEqual((rc, out, err), (0, "No runs found.\n", ""))
 
     def test_index_s39(self):
         self.fw.create_run(std_run(12))
@@ -465,6 +547,22 @@ class CancelTest(CliCase):
 
 
 class LogsTest(CliCase):
+    def test_help_says_an_active_run_is_followed(self):
+        rc, out, _ = self.air("logs", "--help")
+        self.assertEqual(rc, 0)
+        about = out.split("Usage:")[0]
+        self.assertIn("An active run is followed until it ends", about)
+        self.assertIn("no --follow flag", about)
+        self.assertIn("air cancel RUN_ID", about)
+        # --follow and -f are not flags of the official tool: the error says
+        # that following is the default.
+        for flag in ("--follow", "-f"):
+            rc, out, err = self.air("logs", "123", flag)
+            self.assertEqual((rc, out), (1, ""))
+            self.assertIn("unknown flag: %s (air logs follows an active run until it ends by "
+                          "default" % flag, err)
+        self.assertEqual(self.paths(), [])
+
     def test_tail_s45(self):
         self.fw.create_run(std_run(123))
         self.fw.add_logs(123, records=STD_RECORDS)
@@ -752,6 +850,20 @@ class WatchTest(CliCase):
         self.assertEqual(list(ev[-1].keys()), ["v", "ts", "data"])
         self.assertEqual(out.splitlines()[-1], json.dumps(ev[-1], separators=(",", ":")))
         self.assertEqual(self.fw.count("GET", "/api/2.0/mlflow/runs/get"), 0)
+
+    def test_json_run_finished_before_the_first_poll(self):
+        # As docs/cli.md says: STATUS events are the states the polls saw, so
+        # a run that ended before the first poll has no RUNNING; its lines
+        # (the tail) follow the STATUS event of the poll that fetched them.
+        self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 0, "result": "SUCCESS"},
+                       auto_logs={"count": 2, "text": "step {i}"})
+        rc, out, err = self.submit("-o", "json")
+        self.assertEqual(rc, 0, err)
+        ev = self.jsonl(out)
+        self.assertEqual([(e.get("type"), e.get("status") or e.get("line")) for e in ev[:-1]],
+                         [("SUBMITTED", None), ("STATUS", "SUCCESS"), ("LOG", "step 0"),
+                          ("LOG", "step 1")])
+        self.assertEqual(ev[-1]["data"]["status"], "SUCCESS")
 
     def test_text_failure_s54(self):
         self.lifecycle("FAILED")

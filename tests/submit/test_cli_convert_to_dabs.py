@@ -66,9 +66,14 @@ class ConvertToDabs(unittest.TestCase):
         self.assertIn(self.proj, lines[0])
         self.assertIn("train-llm", lines[0])
         self.assertEqual([l.strip() for l in lines[1:5]], FILES)
-        for step in ("databricks bundle validate", "databricks bundle deploy",
-                     "databricks bundle run train-llm", "databricks bundle destroy"):
-            self.assertTrue(any(l.strip().startswith(step) for l in lines), step)
+        # The official tool's closing block, then the way to remove the job.
+        head = lines.index("To deploy and run this workload as a bundle:")
+        self.assertEqual([l.strip() for l in lines[head + 1:head + 4]],
+                         ["1. databricks bundle validate", "2. databricks bundle deploy",
+                          "3. databricks bundle run train-llm"])
+        self.assertIn(self.proj, lines[head + 4])
+        self.assertIn("databricks bundle destroy", lines[head + 4])
+        self.assertEqual(len(lines), head + 5)
         for f in FILES:
             self.assertTrue(os.path.isfile(os.path.join(self.proj, f)), f)
         with open(os.path.join(self.proj, "databricks.yml")) as f:

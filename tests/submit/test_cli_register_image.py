@@ -94,6 +94,19 @@ class RegisterImage(unittest.TestCase):
         data = json.loads(out)["data"]
         self.assertEqual((data["image_updated"], data["cached"]), (False, True))
 
+    def test_failed_re_read_after_available_is_ignored(self):
+        # The POST already says AVAILABLE: the final read only looks for a
+        # newer digest, and a failure of it (here a 404) does not fail the
+        # command (the official tool ignores it too).
+        self.fw.fault(method="GET", path="/api/2.0/ai-compute-manager/images:get", status=404,
+                      times=-1, body={"error_code": "RESOURCE_DOES_NOT_EXIST", "message": "no"})
+        rc, out, err = self.air("register-image", IMAGE, "-o", "json")
+        self.assertEqual(rc, 0, out + err)
+        data = json.loads(out)["data"]
+        self.assertEqual((data["status"], data["image_updated"]), ("AVAILABLE", True))
+        self.assertRegex(data["manifest_sha256"], r"^[0-9a-f]{64}$")
+        self.assertEqual(self.fw.count("GET", "/api/2.0/ai-compute-manager/images:get"), 2)
+
     def test_argument_errors(self):
         for args, needle in ((["  "], "empty"), ([IMAGE, "--timeout-minutes", "0"], "--timeout-minutes"),
                              ([IMAGE, "--timeout-minutes", "-3"], "--timeout-minutes"),

@@ -182,6 +182,28 @@ AIR_TEST(register__anonymous_first_registration)
 	air_register_image_options_free(o);
 }
 
+AIR_TEST(register__a_failed_re_read_after_available_keeps_the_digest)
+{
+	air_register_image_options *o = options();
+	air_image_registration *r = NULL;
+	air_error *err = NULL;
+
+	/* The registration's reply says AVAILABLE with its digest; the final read
+	 * answers 404: the digest of the reply stands (as the official tool). */
+	fakews_faultf(flow_fw, "{\"method\":\"GET\",\"path\":\"/api/2.0/ai-compute-manager/images:get\","
+	                       "\"status\":404,\"times\":-1,\"body\":{\"error_code\":"
+	                       "\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"no\"}}");
+	ASSERT_OK(reg("ubuntu", o, &r, &err), err);
+	ASSERT_EQ_STR(air_image_registration_status(r), "AVAILABLE");
+	ASSERT_EQ_INT(strlen(air_image_registration_manifest_sha256(r)), 64);
+	ASSERT_EQ_INT(air_image_registration_image_updated(r), 1);
+	ASSERT_EQ_STR(request_log(), "GET /api/2.0/ai-compute-manager/images:get\n"
+	                             "POST /api/2.0/ai-compute-manager/images\n"
+	                             "GET /api/2.0/ai-compute-manager/images:get\n");
+	air_image_registration_free(r);
+	air_register_image_options_free(o);
+}
+
 AIR_TEST(register__inline_auths_are_stored_and_referenced)
 {
 	air_register_image_options *o = options();

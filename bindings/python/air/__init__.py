@@ -9,12 +9,16 @@
         print(rec.line)
     print(run.wait().state)
 
-Ctrl-C stops any call within a second (KeyboardInterrupt). The shared
-library is the wheel's bundled copy, else the system's libair.so.1, else the
+``air.Client("local://")`` runs workloads on this machine instead (the
+local workspace). Ctrl-C stops any call within a second (KeyboardInterrupt).
+The shared library is the wheel's bundled copy, else the build of the source
+tree the package was installed from, else the system's libair.so.1, else the
 one pkg-config knows; AIR_LIBRARY_PATH overrides. See docs/python.md.
 """
 
-from typing import Optional
+import inspect
+import sys
+from typing import Any, Dict, List, Optional, get_type_hints
 
 from . import constants
 from ._lib import lib as _L
@@ -59,6 +63,49 @@ __all__ = [
     "constants", "error_class", "features", "field", "library_path", "match_alert", "schema",
     "status_name", "strerror", "version", "version_number",
 ]
+
+
+def _resolve_annotations() -> None:
+    """Evaluate the annotations written as strings (forward and circular
+    references between the modules) of the public classes and functions, so
+    that help() shows types rather than ForwardRef('...')."""
+    names: Dict[str, Any] = {n: v for n, v in globals().items() if not n.startswith("__")}
+    functions: List[Any] = []
+    for obj in list(names.values()):
+        if isinstance(obj, type) and obj.__module__.startswith(__name__ + "."):
+            for member in vars(obj).values():
+                if isinstance(member, (classmethod, staticmethod)):
+                    member = member.__func__
+                elif isinstance(member, property):
+                    member = member.fget
+                if inspect.isfunction(member):
+                    functions.append(member)
+            own = vars(obj).get("__annotations__")
+            if own:
+                hints = _hints(obj, names)
+                if hints is not None:
+                    obj.__annotations__ = {k: hints.get(k, v) for k, v in own.items()}
+        elif inspect.isfunction(obj):
+            functions.append(obj)
+    for fn in functions:
+        hints = _hints(fn, names)
+        if hints is not None:
+            fn.__annotations__ = hints
+
+
+def _hints(obj: Any, names: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """typing.get_type_hints() of @obj, or None when some cannot be evaluated
+    on this interpreter ("str | bytes" before Python 3.10)."""
+    module = sys.modules.get(obj.__module__)
+    try:
+        hints = get_type_hints(obj, vars(module) if module else None, names)
+    except Exception:  # noqa: BLE001 - any failure leaves the strings as they are
+        return None
+    # "-> None" as written, not "-> NoneType"
+    return {k: None if v is type(None) else v for k, v in hints.items()}
+
+
+_resolve_annotations()
 
 
 def version() -> str:

@@ -107,9 +107,9 @@ def current_scope() -> Optional[Scope]:
 
 
 def trampoline(cbtype: Any, fn: Callable[..., object], adapt: Callable[..., Sequence[Any]]) -> Any:
-    """A C function pointer of @cbtype calling fn(*adapt(*c_args)). An
+    """A C function pointer of ``cbtype`` calling fn(*adapt(*c_args)). An
     exception stops the C call (return 1) and is raised when it returns; the
-    return value of @fn is ignored. Keep the result alive during the call."""
+    return value of ``fn`` is ignored. Keep the result alive during the call."""
 
     def call(*args: Any) -> int:
         try:
@@ -135,7 +135,7 @@ def _on_main_thread() -> bool:
 
 
 def _swap_wakeup_fd(fd: int) -> Optional[int]:
-    """Make @fd Python's signal wakeup descriptor; the previous one, or None
+    """Make ``fd`` Python's signal wakeup descriptor; the previous one, or None
     when this interpreter does not allow it here."""
     try:
         return signal.set_wakeup_fd(fd, warn_on_full_buffer=False)
@@ -187,7 +187,7 @@ class Call:
         return any(link._triggered for link in self.links)
 
     def once(self, fn: Callable[[], int]) -> int:
-        """Run the C call @fn once with signals routed to the interrupt;
+        """Run the C call ``fn`` once with signals routed to the interrupt;
         raise what its callbacks raised."""
         scope = Scope()
         stack = _scopes()
@@ -211,11 +211,11 @@ class Call:
 
     def run(self, fn: Callable[[], int], err: Optional[C.c_void_p] = None,
             resumable: bool = True, before: Optional[Callable[[], None]] = None) -> int:
-        """Run the C call @fn to its end. After AIR_EINTERRUPTED the signal
+        """Run the C call ``fn`` to its end. After AIR_EINTERRUPTED the signal
         handlers run (their exception propagates); when none raised and no
         linked air.Interrupt was triggered, the call was woken by a signal
-        whose handler returned: it runs again when @resumable (the failed
-        attempt's @err released, @before called before each attempt), else
+        whose handler returned: it runs again when ``resumable`` (the failed
+        attempt's ``err`` released, ``before`` called before each attempt), else
         ``spurious`` is set and AIR_EINTERRUPTED returned."""
         while True:
             if before is not None:
@@ -245,8 +245,8 @@ class Call:
 def blocking(opts: "Options", links: Sequence[Optional[Linkable]],
              invoke: Callable[[C.c_void_p], int], timeout_ms: Optional[int] = None,
              path: PathArg = None, resumable: bool = True) -> None:
-    """Run invoke(err), a C call taking @opts, with the interrupt of a Call
-    linked to @links on the options and @timeout_ms (None or 0: none) as the
+    """Run invoke(err), a C call taking ``opts``, with the interrupt of a Call
+    linked to ``links`` on the options and ``timeout_ms`` (None or 0: none) as the
     deadline of all its attempts together; raise its error."""
     end = None if not timeout_ms else time.monotonic() + timeout_ms / 1000.0
     with Call(*links) as call:

@@ -1,10 +1,12 @@
 """Finding libair: which shared library ``import air`` loads.
 
 In order: ``$AIR_LIBRARY_PATH`` when set (an explicit path; nothing else is
-tried), the copy bundled in a wheel (``air/_libs/libair.so.1``), the system
-loader (``libair.so.1`` through the ld.so cache, ``LD_LIBRARY_PATH`` and the
-standard directories), then the ``libdir`` that pkg-config reports for
-``libair`` (a prefix outside the loader's path, such as /opt/air).
+tried), the copy bundled in a wheel (``air/_libs/libair.so.1``), the build
+of the libair source tree the package was installed from (recorded by
+setup.py in ``air/_source_tree.py``), the system loader (``libair.so.1``
+through the ld.so cache, ``LD_LIBRARY_PATH`` and the standard directories),
+then the ``libdir`` that pkg-config reports for ``libair`` (a prefix outside
+the loader's path, such as /opt/air).
 """
 
 import ctypes
@@ -31,6 +33,25 @@ def _pkg_config_libdir() -> Tuple[Optional[str], str]:
     return libdir, ""
 
 
+def _source_tree_library(tried: List[str]) -> Optional[str]:
+    """The build library of the source tree the package was installed from;
+    None (and why, in @tried) when there is none."""
+    try:
+        from . import _source_tree  # type: ignore[attr-defined]
+    except ImportError:
+        return None  # not installed from a source tree
+    library: Optional[str] = _source_tree.LIBRARY
+    if library is None:
+        tried.append("the libair source tree this package was installed from (%s): it had no "
+                     "built library at install time; build it (meson setup build && ninja -C "
+                     "build), then install the package again" % _source_tree.SOURCE)
+    elif not os.path.exists(library):
+        tried.append("the build of the libair source tree this package was installed from "
+                     "(%s): absent now; rebuild it" % library)
+        library = None
+    return library
+
+
 def load() -> Tuple[ctypes.CDLL, str]:
     """The loaded library and what it was loaded from; ImportError listing
     every place tried when none works."""
@@ -46,6 +67,9 @@ def load() -> Tuple[ctypes.CDLL, str]:
         candidates.append((BUNDLED, "the copy bundled with this package"))
     else:
         tried.append("the copy bundled with this package (%s): absent" % BUNDLED)
+    built = _source_tree_library(tried)
+    if built:
+        candidates.append((built, "the build of the source tree this package was installed from"))
     candidates.append((SONAME, "the system loader"))
     for path, what in candidates:
         try:

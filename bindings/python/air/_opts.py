@@ -23,14 +23,14 @@ class Options:
         return getattr(lib, "air_%s_options_%s" % (self._kind, what))
 
     def set_int(self, opt: int, value: Optional[int], what: Optional[str] = None) -> None:
-        """Set integer option @opt unless @value is None; a refusal names
-        the parameter @what when given."""
+        """Set integer option ``opt`` unless ``value`` is None; a refusal names
+        the parameter ``what`` when given."""
         if value is not None:
             self._check(int(self._fn("set_int")(self.handle, opt, int(value))), what, value)
 
     def set_str(self, opt: int, value: "Optional[str]", what: Optional[str] = None) -> None:
-        """Set string option @opt unless @value is None; a refusal names
-        the parameter @what when given."""
+        """Set string option ``opt`` unless ``value`` is None; a refusal names
+        the parameter ``what`` when given."""
         if value is not None:
             self._check(int(self._fn("set_str")(self.handle, opt, enc(value))), what, value)
 

@@ -69,8 +69,8 @@ def _fits(kind: FieldKind, value: Any) -> bool:
 
 
 def check_override(path: str, yaml_value: Optional[str], assignment: str, source: str) -> None:
-    """Raise ConfigError when @yaml_value (None = unset) cannot fit the
-    schema field at @path; unknown paths are left to libair."""
+    """Raise ConfigError when ``yaml_value`` (None = unset) cannot fit the
+    schema field at ``path``; unknown paths are left to libair."""
     if yaml_value is None or not yaml_value.strip():
         return
     out = C.c_void_p()

@@ -7,11 +7,11 @@ from typing import Any, Optional, Union
 
 from ._lib import lib
 
-StrPath = Union[str, "os.PathLike[str]"]
+StrPath = Union[str, os.PathLike[str]]
 Seconds = Union[float, int, timedelta]
 
 
-def enc(value: Union[str, bytes, "os.PathLike[str]", None]) -> Optional[bytes]:
+def enc(value: Union[str, bytes, os.PathLike[str], None]) -> Optional[bytes]:
     """A str, bytes or path as the bytes of a C string (None stays None)."""
     if value is None:
         return None

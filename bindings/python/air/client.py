@@ -43,20 +43,48 @@ DebugFn = Callable[[DebugType, str], object]
 
 
 class Client:
-    """A connection to one Databricks workspace.
+    """A connection to one Databricks workspace, or to the local workspace.
 
     Configuration is resolved as the Databricks CLI does: the arguments, else
-    DATABRICKS_* environment variables (unless ``use_environment=False``),
-    else a ~/.databrickscfg profile. Times are seconds (int, float) or
-    timedeltas. ``debug(kind, text)`` receives a trace of requests and
-    decisions (credentials redacted; with a shared client on several threads
-    at once). ``interrupt``: an air.Interrupt that stops every call of this
-    client on every thread when triggered.
+    the DATABRICKS_* environment variables (unless ``use_environment=False``),
+    else a ~/.databrickscfg profile::
 
-    Nothing is contacted until the first call (or resolve()). A Client may be
-    shared by any number of threads. close() (or leaving a ``with`` block)
-    stops new calls; the connection is released once the calls and
-    iterators still using it are done.
+        client = air.Client()                                    # DATABRICKS_HOST, profiles...
+        client = air.Client("https://dbc-1.cloud.databricks.com", "dapi...")
+        client = air.Client(profile="dev")
+        client = air.Client("local://")                          # runs on this machine
+
+    The host ``local://`` (state in ~/.local/state/air/local) or
+    ``local:///some/dir`` is the local workspace: workloads run on this
+    machine with the platform's contract, no credentials are read and
+    nothing goes over the network (docs/local.md).
+
+    Args:
+        host: the workspace URL, or ``local://``.
+        token: a personal access token.
+        profile: a section of the configuration file (``config_file``,
+            default ~/.databrickscfg).
+        client_id, client_secret: a service principal (OAuth M2M).
+        auth_type: force one method ("pat", "oauth-m2m", "databricks-cli", ...).
+        connect_timeout, request_timeout, inactivity_timeout, retry_deadline,
+            retry_backoff: seconds (int, float) or timedeltas.
+        use_environment: False ignores the DATABRICKS_* variables.
+        debug: ``debug(kind, text)`` receives a trace of requests and
+            decisions (credentials redacted), also from other threads
+            sharing the client.
+        interrupt: an :class:`air.Interrupt` that stops every call of this
+            client, on every thread, when triggered.
+
+    The other keyword arguments are the Databricks CLI's settings of the
+    same names. Every blocking method also takes ``interrupt=`` and (except
+    where noted) ``timeout=`` (seconds or a timedelta) and raises an
+    :class:`air.AirError` subclass on failure; Ctrl-C stops it
+    (KeyboardInterrupt).
+
+    Nothing is contacted until the first call (or :meth:`resolve`). A Client
+    may be shared by any number of threads. :meth:`close` (or leaving a
+    ``with`` block) refuses new calls; the connection is released once the
+    calls and iterators still using it are done.
     """
 
     def __init__(self, host: Optional[str] = None, token: Optional[str] = None, *,
@@ -178,7 +206,7 @@ class Client:
     def _blocking(self, opts: Options, interrupt: Optional[Interrupt],
                   invoke: Callable[[int, C.c_void_p], int], timeout: Optional[Seconds] = None,
                   path: Optional[StrPath] = None) -> None:
-        """Run invoke(client, err) with the interrupt and deadline on @opts;
+        """Run invoke(client, err) with the interrupt and deadline on opts;
         raise its error."""
         ms = millis(timeout, "timeout")
         with self._use() as h:
@@ -243,12 +271,21 @@ class Client:
                progress: Optional[Callable[[Progress], object]] = None,
                interrupt: Optional[Interrupt] = None,
                timeout: Optional[Seconds] = None) -> Submission:
-        """Submit a workload (a Config, or the path of a YAML file) as a run.
+        """Submit a workload as a run.
 
-        The submission carries an idempotency key (@idempotency_key, else the
-        YAML idempotency_token, else a fresh one): submitting again with the
-        same key never starts a second run. @progress(Progress) runs on this
-        thread; an exception it raises stops the submission and propagates.
+        Args:
+            config: a validated :class:`air.Config`, or the path of a YAML file.
+            idempotency_key: submitting again with the same key never starts
+                a second run (default: the YAML's idempotency_token, else a
+                fresh key).
+            base_dir: what relative paths of the workload resolve against
+                (default: the YAML file's directory).
+            skip_preflight: skip the workspace's validation of the config.
+            progress: ``progress(Progress)``, called on this thread; an
+                exception it raises stops the submission and propagates.
+
+        Returns:
+            The :class:`air.Submission`: run id, dashboard URL, ...
         """
         own = None
         if not isinstance(config, Config):
@@ -287,8 +324,11 @@ class Client:
     def poll_mlflow_links(self, run_id: int, max_polls: int = 10, interval: Seconds = 2.0, *,
                           interrupt: Optional[Interrupt] = None,
                           timeout: Optional[Seconds] = None) -> MlflowLinks:
-        """Best-effort MLflow links of a run just submitted: polls until the
-        MLflow ids appear (once the run started), at most @max_polls times."""
+        """Best-effort MLflow links of a run just submitted.
+
+        Polls until the run's MLflow ids appear (once it has started), at
+        most ``max_polls`` times, ``interval`` apart.
+        """
         run_url = C.c_void_p()
         exp_url = C.c_void_p()
         gap = millis(interval, "interval") or 0
@@ -307,10 +347,20 @@ class Client:
                 mlflow_name: bool = False, config: bool = False,
                 require_workspace_id: bool = False, interrupt: Optional[Interrupt] = None,
                 timeout: Optional[Seconds] = None) -> Run:
-        """A snapshot of run @run_id. Optionally also resolve its MLflow ids
-        (@mlflow), run name (@mlflow_name), sweep iterations (@sweep), the
-        uploaded workload YAML (@config); @require_workspace_id fails unless
-        the dashboard URL can carry the workspace id."""
+        """A snapshot of a run.
+
+        Args:
+            run_id: the Job Run ID.
+            mlflow: also resolve its MLflow ids and links.
+            sweep: also read the iterations of a sweep.
+            mlflow_name: also read the MLflow run name.
+            config: also read the workload YAML it was submitted with.
+            require_workspace_id: fail unless the dashboard URL can carry
+                the workspace id.
+
+        Returns:
+            An :class:`air.Run`.
+        """
         out = C.c_void_p()
         try:
             with Options("get") as opts:
@@ -329,11 +379,19 @@ class Client:
              poll_interval: Optional[Seconds] = None,
              on_state: Optional[Callable[[Run], object]] = None,
              interrupt: Optional[Interrupt] = None) -> Run:
-        """Wait until run @run_id finishes and return its final snapshot,
-        whatever its result (check ``state``). @timeout: TimedOutError (also
-        a TimeoutError) when the run is still going after it. @poll_interval:
-        the pause between reads (default 3 s). @on_state(Run) is called with
-        the first snapshot and then on every state change."""
+        """Wait until a run finishes.
+
+        Args:
+            run_id: the Job Run ID.
+            timeout: raise :class:`air.TimedOutError` (also a TimeoutError)
+                when the run is still going after it.
+            poll_interval: the pause between reads (default 3 s).
+            on_state: ``on_state(Run)``, called with the first snapshot and
+                then on every state change.
+
+        Returns:
+            The final :class:`air.Run`, whatever its result (check ``state``).
+        """
         cfn = None if on_state is None else trampoline(
             WAIT_STATE_CB, on_state, lambda r, _u: (Run._from_c(r),))
         out = C.c_void_p()
@@ -354,13 +412,27 @@ class Client:
                   filters: Union[Mapping[str, object], Iterable[str], None] = None,
                   interrupt: Optional[Interrupt] = None,
                   timeout: Optional[Seconds] = None) -> RunListing:
-        """A lazy iterator over AI Runtime runs, newest first: the caller's
-        active runs unless @all_status / @all_users; at most @limit (default
-        20). Pages are read as you iterate. @filters: {"experiment": "x"} or
-        ["experiment=x"] (user, experiment, accelerator_type,
-        num_accelerators). @workspace_id False skips the workspace id probe
-        of the dashboard URLs; @mlflow also resolves MLflow ids; @cache False
-        neither reads nor writes the on-disk cache of finished runs."""
+        """AI Runtime runs, newest first, as a lazy iterator.
+
+        Pages are read as you iterate.
+
+        Args:
+            limit: at most this many runs (default 20).
+            all_status: include finished runs (default: active ones only).
+            all_users: include other users' runs (default: the caller's).
+            max_inspected: stop after inspecting this many runs.
+            workspace_id: False skips the workspace id probe of the
+                dashboard URLs.
+            mlflow: also resolve the MLflow ids of each run.
+            filters: ``{"experiment": "x"}`` or ``["experiment=x"]``; keys
+                user, experiment (a glob), accelerator_type and
+                num_accelerators.
+            cache: False neither reads nor writes the on-disk cache of
+                finished runs (default: the cache is used).
+
+        Returns:
+            A :class:`air.RunListing` of :class:`air.Run`.
+        """
         if isinstance(filters, Mapping):
             items: List[str] = ["%s=%s" % kv for kv in filters.items()]
         else:
@@ -416,16 +488,27 @@ class Client:
              on_waiting: Optional[Callable[[Optional[str]], object]] = None,
              interrupt: Optional[Interrupt] = None,
              timeout: Optional[Seconds] = None) -> LogStream:
-        """The log records of a run, in order, as an iterator read on this
-        thread: ``for rec in client.logs(run_id): print(rec.line)``.
+        """The log records of a run, in order, as an iterator read on this thread.
 
-        An active run is followed until it ends (@follow False: one pass); a
-        finished run gives its last @tail lines (default 10000). @minutes:
-        only the last N minutes. @node: the node index; @attempt: the retry
-        attempt (default the latest). @on_status(current, previous) sees the
-        run's display state change; @on_waiting(message) what a run without
-        lines yet is waiting for, then None. @timeout bounds the whole
-        iteration. The stream checks the run exists before returning.
+        ``for rec in client.logs(run_id): print(rec.line)``. An active run is
+        followed until it ends; a finished run gives its last lines. The
+        stream checks that the run exists before returning.
+
+        Args:
+            run_id: the Job Run ID.
+            follow: False reads what there is in one pass.
+            tail: the last lines of a finished run (default 10000).
+            minutes: only the lines of the last N minutes.
+            node: the node index.
+            attempt: the retry attempt (default: the latest).
+            on_status: ``on_status(current, previous)`` sees the run's
+                display state change.
+            on_waiting: ``on_waiting(message)`` says what a run without
+                lines yet is waiting for, then gets None.
+            timeout: bounds the whole iteration.
+
+        Returns:
+            A :class:`air.LogStream` of :class:`air.LogRecord`.
         """
         ints: List[Tuple[int, int]] = [(K.LOGS_FOLLOW, int(follow)), (K.LOGS_NODE, int(node))]
         for opt, value in ((K.LOGS_TAIL_LINES, tail), (K.LOGS_MINUTES, minutes),
@@ -441,8 +524,14 @@ class Client:
     def download_logs(self, run_id: int, directory: StrPath, *, node: Optional[int] = None,
                       attempt: Optional[int] = None, interrupt: Optional[Interrupt] = None,
                       timeout: Optional[Seconds] = None) -> DownloadReport:
-        """Download the MLflow log artifacts of a run into
-        <directory>/logs/node_<n>.log: every node, or @node."""
+        """Download the MLflow log artifacts of a run.
+
+        Writes ``<directory>/logs/node_<n>.log`` for every node, or for
+        ``node`` alone.
+
+        Returns:
+            An :class:`air.DownloadReport`.
+        """
         out = C.c_void_p()
         try:
             with Options("logs") as opts:
@@ -486,9 +575,20 @@ class Client:
                    docker: Optional[str] = None, databricks_cli: Optional[str] = None,
                    pull: bool = False, interrupt: Optional[Interrupt] = None,
                    timeout: Optional[Seconds] = None) -> ImagePush:
-        """Tag and push local image @source to <catalog>.<schema> of the
-        workspace's registry with the docker command (``air images push``);
-        the registry comes from @registry_host or the client's profile."""
+        """Tag and push a local image to the workspace's registry (``air images push``).
+
+        Args:
+            source: the local image, ``NAME[:TAG]`` or ``NAME@DIGEST``.
+            catalog, schema: where it goes in Unity Catalog.
+            artifact: ``ARTIFACT[:TAG]`` (default: from the source).
+            registry_host: the registry (default: from the client's profile).
+            docker, databricks_cli: the programs to run.
+            pull: pull the source even when it exists locally.
+
+        Returns:
+            An :class:`air.ImagePush`; ``uc_image`` is the value of
+            ``environment.unity_catalog_image``.
+        """
         uc = C.c_void_p()
         reg = C.c_void_p()
         try:
@@ -515,23 +615,35 @@ class Client:
                        poll_interval: Optional[Seconds] = None,
                        helper_timeout: Optional[Seconds] = None,
                        interrupt: Optional[Interrupt] = None) -> ImageRegistration:
-        """Register the legacy container image @url (environment.docker_image)
-        with the workspace and wait until it is AVAILABLE (``air
-        register-image``). Since libair 1.1.
+        """Register a legacy container image and wait until it is AVAILABLE.
 
-        The URL is normalised ("ubuntu" -> "docker.io/library/ubuntu:latest").
-        @credentials: (scope, key) of a secret already holding
-        base64("user:password"); otherwise (unless @discover is False, which
-        registers anonymously) credentials of a private registry are looked
-        up in the Docker configuration (@docker_config_dir, default
-        $DOCKER_CONFIG or ~/.docker) and stored in the caller's secret scope;
-        they never appear in errors or traces. @tag_policy: None, "" or
-        "latest". @timeout: how long to wait for AVAILABLE (default 60
-        minutes), then TimedOutError (kind TRANSIENT); @poll_interval: between
-        reads of the registration (default 5 s); @helper_timeout: per run of
-        a docker-credential-* helper (default 10 s). A FAILED import raises
-        ApiError with the workspace's message; a registry or secret scope
-        that refuses access PermissionDeniedError.
+        The image of ``environment.docker_image`` (``air register-image``);
+        since libair 1.1. The URL is normalised first ("ubuntu" becomes
+        "docker.io/library/ubuntu:latest").
+
+        Args:
+            url: the image reference.
+            tag_policy: None, "" or "latest".
+            credentials: ``(scope, key)`` of a secret already holding
+                base64("user:password").
+            discover: without ``credentials``, look the registry's
+                credentials up in the Docker configuration and store them in
+                the caller's secret scope (never in errors or traces); False
+                registers anonymously.
+            docker_config_dir: the Docker configuration (default
+                $DOCKER_CONFIG or ~/.docker).
+            timeout: how long to wait for AVAILABLE (default 60 minutes),
+                then :class:`air.TimedOutError` (kind TRANSIENT).
+            poll_interval: between reads of the registration (default 5 s).
+            helper_timeout: per run of a docker-credential-* helper
+                (default 10 s).
+
+        Returns:
+            An :class:`air.ImageRegistration`.
+
+        Raises:
+            ApiError: the import FAILED (the workspace's message).
+            PermissionDeniedError: a registry or secret scope refused access.
         """
         if credentials is not None:
             if (isinstance(credentials, (str, bytes)) or len(credentials) != 2

@@ -68,27 +68,34 @@ class Config(ConfigValues):
 
     @classmethod
     def parse(cls, path: StrPath) -> "Config":
-        """Parse the YAML file at @path without validating it. A missing file
-        raises FileNotFoundError (air.AirFileNotFoundError)."""
+        """Parse a YAML file without validating it.
+
+        A missing file raises FileNotFoundError (air.AirFileNotFoundError).
+        """
         return cls._new(lib.air_config_parse_file, enc(path), path=path)
 
     @classmethod
     def parses(cls, text: "str | bytes", name: Optional[str] = None,
                base_dir: Optional[StrPath] = None) -> "Config":
-        """Parse YAML text without validating it. @name is shown in messages;
-        relative code_source.root_path values resolve against @base_dir."""
+        """Parse YAML text without validating it.
+
+        Args:
+            text: the YAML document.
+            name: the name messages give the document.
+            base_dir: what relative code_source.root_path values resolve against.
+        """
         raw = enc(text) or b""
         return cls._new(lib.air_config_parse_buffer, raw, len(raw), enc(name), enc(base_dir))
 
     @classmethod
     def load(cls, path: StrPath, overrides: Iterable[str] = ()) -> "Config":
-        """Parse the file at @path, apply @overrides ("FIELD=VALUE") and validate."""
+        """Parse a YAML file, apply ``overrides`` ("FIELD=VALUE") and validate."""
         return cls.parse(path)._finish(overrides)
 
     @classmethod
     def loads(cls, text: "str | bytes", name: Optional[str] = None,
               base_dir: Optional[StrPath] = None, overrides: Iterable[str] = ()) -> "Config":
-        """Parse YAML text, apply @overrides and validate."""
+        """Parse YAML text (see :meth:`parses`), apply ``overrides`` and validate."""
         return cls.parses(text, name, base_dir)._finish(overrides)
 
     def _finish(self: _T, overrides: Iterable[str]) -> _T:
@@ -155,8 +162,11 @@ class Config(ConfigValues):
         return self
 
     def set(self: _T, path: str, value: Any) -> _T:
-        """Set the field at @path to a Python value (str, int, float, bool,
-        list, dict; None unsets), checked like override()."""
+        """Set the field at ``path`` to a Python value.
+
+        The value is a str, int, float, bool, list or dict (None unsets the
+        field), checked like :meth:`override`.
+        """
         try:
             text = None if value is None else json.dumps(value, ensure_ascii=False)
         except (TypeError, ValueError) as exc:
@@ -238,22 +248,32 @@ class Config(ConfigValues):
                      force: bool = False, use_environment: bool = True,
                      interrupt: Optional["Interrupt"] = None,
                      timeout: Optional[Seconds] = None) -> Bundle:
-        """Write this validated workload as a Declarative Automation Bundle
-        into @output_dir (created when missing; default: the config's base
-        directory), so that it runs as a persistent job (``air
-        convert-to-dabs``). Local only. Since libair 1.1.
+        """Write this validated workload as a Declarative Automation Bundle.
 
-        Writes databricks.yml and generated_artifacts/ (training_config.yaml,
-        command.sh and the sidecars a submission uploads). The code source's
-        root must lie inside @output_dir. @base_dir: what relative
-        code_source.root_path values resolve against (default the config's).
-        @default_runtime: the environment channel when the YAML names no
-        environment.version (default $DATABRICKS_DL_RUNTIME_IMAGE unless
-        @use_environment is False, else "6"). Without @force an existing file
-        is refused with ConflictError naming it; with it, files are
-        overwritten and sidecars the workload no longer has removed.
-        Fields a bundle cannot express raise UnsupportedError (``field``
-        names them). Every check is made before the first file is written.
+        The bundle runs the workload as a persistent job (``air
+        convert-to-dabs``): databricks.yml and generated_artifacts/
+        (training_config.yaml, command.sh and the sidecars a submission
+        uploads). Local only; since libair 1.1. Every check is made before
+        the first file is written.
+
+        Args:
+            output_dir: where to write it (created when missing; default:
+                the config's base directory). The code source's root must
+                lie inside it.
+            base_dir: what relative code_source.root_path values resolve
+                against (default: the config's).
+            default_runtime: the environment channel when the YAML names no
+                environment.version (default $DATABRICKS_DL_RUNTIME_IMAGE
+                unless ``use_environment`` is False, else "6").
+            force: overwrite existing files and remove the sidecars the
+                workload no longer has.
+
+        Returns:
+            An :class:`air.Bundle`.
+
+        Raises:
+            ConflictError: without ``force``, a file exists (it is named).
+            UnsupportedError: a field a bundle cannot express (``field``).
         """
         h = self._handle
         out = C.c_void_p()

@@ -237,11 +237,11 @@ def _s(b: Optional[bytes]) -> Optional[str]:
     return b.decode("utf-8", "replace") if b is not None else None
 
 
-PathArg = Union[str, "os.PathLike[str]", bytes, None]
+PathArg = Union[str, os.PathLike[str], bytes, None]
 
 
 def _file_error(exc: AirError, path: PathArg) -> AirError:
-    """An AIR_EIO about reading @path, with the errno, strerror and filename
+    """An AIR_EIO about reading ``path``, with the errno, strerror and filename
     of the file system's answer: FileNotFoundError or PermissionError when
     that is what it says."""
     if path is None:
@@ -266,8 +266,8 @@ def _file_error(exc: AirError, path: PathArg) -> AirError:
 
 
 def from_error(rc: int, err: "C.c_void_p | int | None", path: PathArg = None) -> AirError:
-    """The exception for status @rc, built from and releasing @err (an
-    air_error * or None). @path: the file the call read, for AIR_EIO."""
+    """The exception for status ``rc``, built from and releasing ``err`` (an
+    air_error * or None); ``path`` is the file the call read, for AIR_EIO."""
     ptr = err.value if isinstance(err, C.c_void_p) else err
     if not ptr:
         exc = error_class(rc)(strerror(rc), code=rc)
@@ -298,7 +298,7 @@ def from_error(rc: int, err: "C.c_void_p | int | None", path: PathArg = None) ->
 
 
 def check(rc: int, err: "C.c_void_p | None" = None, path: PathArg = None) -> None:
-    """Raise the exception of @rc unless it is AIR_OK; always release @err."""
+    """Raise the exception of ``rc`` unless it is AIR_OK; always release ``err``."""
     if rc == K.OK:
         if err is not None and err.value:
             lib.air_error_free(err)

@@ -80,7 +80,7 @@ def alert_patterns() -> List[str]:
 
 
 def match_alert(line: "str | bytes") -> int:
-    """Number of the first fatal pattern matching @line, or 0."""
+    """Number of the first fatal pattern that ``line`` matches, or 0."""
     raw = line.encode("utf-8") if isinstance(line, str) else line
     return int(lib.air_log_match_alert(raw, len(raw)))
 
@@ -157,7 +157,7 @@ class LogStream(Iterator[LogRecord]):
         self._open()
 
     def _skipped(self, rec: LogRecord, seen: List[int]) -> bool:
-        """After a reopen, whether @rec was delivered before."""
+        """After a reopen, whether ``rec`` was delivered before."""
         if self._skip is None:
             return False
         last_ns, same, delivered = self._skip

@@ -34,7 +34,7 @@ class Field:
     """Fixed children (objects and lists of objects), in documentation order."""
 
     def child(self, name: str) -> "Field":
-        """The child called @name (KeyError when there is none)."""
+        """The child called ``name`` (KeyError when there is none)."""
         for c in self.children:
             if c.name == name:
                 return c
@@ -55,10 +55,13 @@ def _field(ptr: int, parent: Optional[str]) -> Field:
 
 
 def field(path: str) -> Field:
-    """The schema field at @path ("compute.accelerator_type"; a leading
+    """The schema field at ``path``.
+
+    ``path`` is a field path such as "compute.accelerator_type" (a leading
     "config." is optional). An unknown path raises ConfigError with
     ``suggestion`` (the name probably meant) and the valid names in its
-    message."""
+    message.
+    """
     out = C.c_void_p()
     err = C.c_void_p()
     check(int(lib.air_schema_lookup(enc(path), C.byref(out), C.byref(err))), err)

@@ -7,7 +7,7 @@
 // The workspace and credentials come from DATABRICKS_HOST and
 // DATABRICKS_TOKEN (or a ~/.databrickscfg profile); AIR_IDEMPOTENCY_KEY, when
 // set, makes running it again attach to the same run. Ctrl-C stops following
-// at once (the run goes on).
+// at once; the run goes on, and the program says how to stop it.
 package main
 
 import (
@@ -29,16 +29,21 @@ func main() {
 	// The context ends on Ctrl-C: every call below returns promptly.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1], os.Args[2:]); err != nil {
-		if errors.Is(err, context.Canceled) {
-			err = errors.New("interrupted")
+	var runID int64 // set once the run is submitted
+	if err := run(ctx, os.Args[1], os.Args[2:], &runID); err != nil {
+		if !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "watch:", err)
+			os.Exit(1)
 		}
-		fmt.Fprintln(os.Stderr, "watch:", err)
+		fmt.Fprintln(os.Stderr, "watch: interrupted")
+		if runID != 0 { // Ctrl-C stopped the watching, not the run
+			fmt.Fprintf(os.Stderr, "run %d keeps going; `air cancel %d` stops it\n", runID, runID)
+		}
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, path string, overrides []string) error {
+func run(ctx context.Context, path string, overrides []string, runID *int64) error {
 	cfg, err := air.LoadConfig(path, overrides...)
 	if err != nil {
 		return err // names the file, line, column and field
@@ -63,6 +68,7 @@ func run(ctx context.Context, path string, overrides []string) error {
 	if err != nil {
 		return err
 	}
+	*runID = sub.RunID
 	fmt.Printf("run %d: %s\n", sub.RunID, sub.DashboardURL)
 
 	logs := client.Logs(ctx, sub.RunID, &air.LogsOptions{

@@ -15,7 +15,8 @@ import (
 // replace to the source tree), is built with PKG_CONFIG_PATH as the only
 // setting of libair (no CGO_CFLAGS, CGO_LDFLAGS or LD_LIBRARY_PATH; the go
 // tool offline: GOPROXY=off, GOFLAGS=-mod=mod, a new GOCACHE), and its
-// program runs against the fake workspace. From that module it then runs
+// program runs against the fake workspace, as does the first program of
+// docs/go.md. From that module it then runs
 // the binding's examples and this package's context tests, under
 // GODEBUG=cgocheck=2.
 func TestFreshModule(t *testing.T) {
@@ -62,8 +63,8 @@ replace libair/air/tests => %s
 	build := append(base, "GOCACHE="+filepath.Join(dir, "gocache"), "GOPATH="+filepath.Join(dir, "gopath"),
 		"GOPROXY=off", "GOFLAGS=-mod=mod", "GOSUMDB=off", "GO111MODULE=on", "CGO_ENABLED=1",
 		"PKG_CONFIG_PATH="+os.Getenv("PKG_CONFIG_PATH"))
-	// A build tree's .pc has no run path yet: docs/go.md gives the linker
-	// flag that adds it (an installed libair needs none).
+	// A build tree's .pc gives its run path; a .pc without one (a prefix
+	// outside the loader's path) needs the linker flag of docs/go.md.
 	var flags []string
 	if dirs := libDirsWithoutRunPath(t, build); len(dirs) > 0 {
 		flags = []string{"-ldflags=-r " + strings.Join(dirs, ":")}
@@ -89,6 +90,26 @@ replace libair/air/tests => %s
 	sh(build, mod, goTool, append(append([]string{"build"}, flags...), "-o", "app", ".")...)
 	if out := sh(run, mod, "./app"); out != "node 0 step 0\nnode 0 step 1\nnode 0 step 2\nSUCCESS true\n" {
 		t.Fatalf("program output %q", out)
+	}
+
+	// The first program of docs/go.md, as the page shows it, with a
+	// train.yaml in its directory.
+	page, err := os.ReadFile(filepath.Join(src, "docs", "go.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := regexp.MustCompile("(?s)## The first lines.*?\n```go\n(.*?)\n```").FindSubmatch(page)
+	if first == nil {
+		t.Fatal("docs/go.md: no Go block under \"The first lines\"")
+	}
+	docs := filepath.Join(mod, "docsprogram")
+	write(filepath.Join(docs, "main.go"), string(first[1])+"\n")
+	write(filepath.Join(docs, "train.yaml"), "experiment_name: train\ncommand: python train.py\n"+
+		"compute: {accelerator_type: GPU_8xH100, num_accelerators: 8}\n")
+	sh(build, mod, goTool, append(append([]string{"build"}, flags...), "-o", "docsprogram/train",
+		"./docsprogram")...)
+	if out := sh(run, docs, "./train"); out != "node 0 step 0\nnode 0 step 1\nnode 0 step 2\nrun ended: SUCCESS\n" {
+		t.Fatalf("docs/go.md's program printed %q", out)
 	}
 
 	// The examples, from the binding's directory as go test would run them.

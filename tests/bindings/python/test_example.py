@@ -10,6 +10,7 @@ import unittest
 
 from bindtest import PACKAGE_DIR, SOURCE_ROOT, TOKEN
 from fakews_client import FakeWS
+from interrupting import interrupt, line_starting
 
 EXAMPLE = os.path.join(SOURCE_ROOT, "examples", "python", "sweep.py")
 
@@ -38,6 +39,23 @@ class SweepExampleTest(unittest.TestCase):
         table = [ln.split() for ln in out.splitlines() if ln.split()[-2:-1] == ["SUCCESS"]]
         self.assertEqual([(row[0], row[1]) for row in table],
                          [("0.001", "16"), ("0.001", "32"), ("0.0003", "16"), ("0.0003", "32")])
+
+    def test_ctrl_c_says_the_runs_keep_going(self):
+        with FakeWS() as fw:
+            fw.config(lifecycle={"pending_ms": 0, "running_ms": 3600000, "result": "SUCCESS"},
+                      auto_logs={"count": 3600000, "text": "step {i}"})
+            env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
+            env.update(DATABRICKS_HOST=fw.url, DATABRICKS_TOKEN=TOKEN, PYTHONPATH=PACKAGE_DIR,
+                       HOME=fw._dir)
+            # Interrupted while it follows the first run's logs.
+            rc, _, err = interrupt([sys.executable, EXAMPLE], env, line_starting("[node 0]"))
+            cancels = fw.count("POST", "/api/2.2/jobs/runs/cancel")
+        self.assertEqual(rc, 1, err)
+        # the fake numbers runs (and their tasks) 555, 557, ...
+        self.assertIn("runs 555 557 559 561 keep going; `air cancel 555 557 559 561` stops them",
+                      err)
+        self.assertNotIn("Traceback", err)
+        self.assertEqual(cancels, 0)
 
 
 if __name__ == "__main__":

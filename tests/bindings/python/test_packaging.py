@@ -77,6 +77,16 @@ def system_has_libair():
     return probe.returncode == 0
 
 
+def wait_supervisor(state):
+    """Until the supervisor of run 1 in @state is gone (it ends once the run's
+    files are final), before the directory is removed."""
+    with open(os.path.join(state, "jobs", "runs", "1", "status.json")) as f:
+        supervisor = json.load(f)["supervisor_pid"]
+    deadline = time.monotonic() + 120
+    while os.path.exists("/proc/%d" % supervisor) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 class PackagingCase(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="air-pkg.")
@@ -222,11 +232,7 @@ class PipTest(PackagingCase):
         env.pop("AIR_LOCAL_SUPERVISOR", None)
         done = run([py, "-c", LOCAL_RUN], env=env, cwd=self.tmp)
         self.assertEqual(done.stdout.splitlines()[-1], "State.SUCCESS ['from the wheel']")
-        with open(os.path.join(self.tmp, "state", "jobs", "runs", "1", "status.json")) as f:
-            supervisor = json.load(f)["supervisor_pid"]
-        deadline = time.monotonic() + 120
-        while os.path.exists("/proc/%d" % supervisor) and time.monotonic() < deadline:
-            time.sleep(0.05)  # it ends once the run's files are final
+        wait_supervisor(os.path.join(self.tmp, "state"))
 
     def test_fresh_venv_runs_the_example_with_host_and_token_only(self):
         src = self.package_copy()
@@ -240,6 +246,78 @@ class PipTest(PackagingCase):
                 env["LD_PRELOAD"] = os.environ["LD_PRELOAD"]
             done = run([py, EXAMPLE], env=env, cwd=self.tmp)
         self.assertIn("4 of 4 runs succeeded", done.stdout)
+
+
+def install_block(path):
+    """The shell block under the <!-- python-install --> mark of @path."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    m = re.search(r"<!-- python-install:[^\n]*-->\n```sh\n(.*?)\n```", text, re.S)
+    if not m:
+        raise AssertionError("%s: no python-install block" % path)
+    return m.group(1)
+
+
+@unittest.skipUnless(have_build_tools() or os.environ.get("AIR_TEST_CI"),
+                     "needs pip, setuptools, wheel and venv (Debian: python3-pip "
+                     "python3-setuptools python3-wheel python3-venv)")
+@unittest.skipUnless(BUILD_ROOT and os.path.exists("/usr/bin/python3"),
+                     "needs the build directory and Debian's interpreter")
+class DocumentedInstallTest(PackagingCase):
+    """The install story of bindings/python/README.md and docs/python.md (one
+    block, the same in both) run as written, offline, in a directory laid out
+    like a libair source tree after the set-up: `import air` then loads that
+    tree's build without AIR_LIBRARY_PATH."""
+
+    BLOCK = install_block(os.path.join(PACKAGE_DIR, "README.md"))
+
+    def test_same_story_in_both_places(self):
+        self.assertEqual(install_block(os.path.join(SOURCE_ROOT, "docs", "python.md")), self.BLOCK)
+
+    def clone(self, with_build):
+        tree = os.path.join(self.tmp, "libair")
+        self.package_copy("libair")
+        if with_build:
+            os.symlink(BUILD_ROOT, os.path.join(tree, "build"))
+        return tree
+
+    def run_block(self, tree):
+        home = os.path.join(self.tmp, "home")
+        os.makedirs(home, exist_ok=True)
+        # PIP_NO_INDEX: nothing may be downloaded.
+        env = clean_env(HOME=home, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+        env.pop("AIR_LOCAL_SUPERVISOR", None)
+        return subprocess.run(["bash", "-e", "-c", self.BLOCK], cwd=tree, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, timeout=300)
+
+    def test_as_written_loads_the_trees_build(self):
+        tree = self.clone(with_build=True)
+        done = self.run_block(tree)
+        self.assertEqual(done.returncode, 0, done.stdout)
+        version, path = done.stdout.splitlines()[-1].split()
+        self.assertEqual(version, VERSION)
+        self.assertEqual(path, os.path.join(tree, "build", "lib", "libair.so.1"))
+        # The package went into the virtual environment, and runs a workload
+        # on the local workspace (the supervisor is found beside the library).
+        py = os.path.join(self.tmp, "home", "venv", "bin", "python3")
+        env = clean_env(AIR_STATE=os.path.join(self.tmp, "state"))
+        env.pop("AIR_LOCAL_SUPERVISOR", None)
+        done = run([py, "-c", LOCAL_RUN.replace("from the wheel", "from the tree")], env=env,
+                   cwd=self.tmp)
+        self.assertEqual(done.stdout.splitlines()[-1], "State.SUCCESS ['from the tree']")
+        wait_supervisor(os.path.join(self.tmp, "state"))
+
+    def test_a_tree_without_build_says_why(self):
+        if system_has_libair():
+            self.skipTest("libair.so.1 is installed on this system")
+        tree = self.clone(with_build=False)
+        done = self.run_block(tree)
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("ImportError", done.stdout)
+        self.assertIn("the libair source tree this package was installed from (%s): it had no "
+                      "built library at install time" % tree, done.stdout)
+        self.assertIn("ninja -C build", done.stdout)
 
 
 @unittest.skipUnless(BUILD_ROOT and shutil.which("meson"), "needs the meson build directory")
