@@ -333,7 +333,8 @@ static int stage(put *p, const air__bundle_file *files, size_t n, const air__ctx
 	int fd = -1, old = -1, rc;
 
 	if (air__uuid4(uuid) != AIR_OK)
-		return air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot read random bytes for a temporary name");
+		return air__failf(err, AIR_EIO, AIR_KIND_IO,
+		                  "cannot read random bytes for a temporary name");
 	snprintf(p->stage, sizeof(p->stage), "." ARTIFACTS_DIR ".%.12s.tmp", uuid);
 	snprintf(p->yml_tmp, sizeof(p->yml_tmp), "." BUNDLE_FILE ".%.12s.tmp", uuid);
 	if (mkdirat(p->art_at, p->stage, 0777) != 0)

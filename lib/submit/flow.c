@@ -2,7 +2,8 @@
  * flow.c: air_client_submit() — the sequence of docs/submit.md.1.
  *
  * Local checks come first (the snapshot plan; a plain-tar snapshot is
- * packaged here too), so a bad snapshot fails before the first request.
+ * packaged here too), so a bad snapshot fails before the first request;
+ * air_config_check_submission() makes them, and the key check, alone.
  * Then: identity (cached on the client) -> pre-flight -> token -> usage
  * policy -> experiment directory -> legacy image -> one mkdirs of the launch
  * directory and its artifacts uploaded in parallel -> code snapshot -> git
@@ -151,7 +152,8 @@ static int preflight(flow *f, air_error **err)
  * is set (a fresh one is made). */
 static int given_token(const flow *f, const char **key, air_error **err)
 {
-	const char *opt = f->opts ? f->opts->idempotency_key : NULL; /* never blank: the setter refuses that */
+	/* never blank: the setter refuses that */
+	const char *opt = f->opts ? f->opts->idempotency_key : NULL;
 	const char *yaml = f->w.idempotency_token && *f->w.idempotency_token ? f->w.idempotency_token
 	                                                                      : NULL;
 	size_t n;
