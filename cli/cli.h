@@ -149,10 +149,12 @@ int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);
 
 /* Submission half of `air run` (run_submit.c): submits @cfg and prints the
- * result; with @watch continues with cli_watch(). Returns the exit code. */
+ * result; with @watch continues with cli_watch(); with @dry_run only checks
+ * what the submission checks offline. Returns the exit code. */
 typedef struct cli_run_request {
 	const char *idempotency_key;  /* --idempotency-key or NULL */
 	bool watch;                   /* --watch */
+	bool dry_run;                 /* --dry-run (wins over --watch) */
 } cli_run_request;
 int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_request *req);
 

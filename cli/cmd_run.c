@@ -99,7 +99,7 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 		{"dry-run", 0, CLI_BOOL, &dry_run, NULL, NULL,
 		 "validate locally; no authentication, nothing submitted", false},
 		{"idempotency-key", 0, CLI_STRING, &idem, NULL, "KEY",
-		 "reuse the run of an earlier submission with this key (<= 64 chars)", false},
+		 "reuse the run of an earlier submission with this key (at most 64 bytes)", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
 
@@ -126,7 +126,7 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 	}
 	if (idem && !idem[strspn(idem, " \t\r\n")]) {
 		/* An unset shell variable must not lose exactly-once silently. */
-		cli_error("--idempotency-key is empty: give a key of 1 to 64 characters, or leave the "
+		cli_error("--idempotency-key is empty: give a key of 1 to 64 bytes, or leave the "
 		          "flag out");
 		cli_print_usage(stderr, run_usage, flags);
 		rc = 1;
@@ -141,21 +141,9 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 	rc = load_config(file, &overrides, &cfg);
 	if (rc != 0)
 		goto out;
-	if (dry_run) {
+	{
 		/* --dry-run wins over --watch: nothing is submitted or streamed. */
-		if (g->json) {
-			json_t *data = json_object();
-			json_object_set_new(data, "status", json_string("DRY_RUN_OK"));
-			json_object_set_new(data, "dry_run", json_true());
-			rc = cli_print_data(data);
-		} else {
-			fprintf(stderr,
-			        "Configuration for experiment '%s' is valid; nothing was submitted (dry run).\n",
-			        air_config_experiment_name(cfg));
-			rc = 0;
-		}
-	} else {
-		cli_run_request req = {idem, watch};
+		cli_run_request req = {idem, watch, dry_run};
 		rc = cli_run_submit(g, cfg, &req);
 	}
 out:

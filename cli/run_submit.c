@@ -112,22 +112,33 @@ static void print_mlflow_links(air_client *client, int64_t run_id)
 	air_free(exp_url);
 }
 
+/* The options of the submission (and of its dry run). */
+static int submit_options(const cli_globals *g, const cli_run_request *req, progress_state *st,
+                          air_submit_options **out)
+{
+	int rc = air_submit_options_new(out);
+
+	if (rc == AIR_OK)
+		rc = air_submit_options_set_interrupt(*out, cli_interrupt());
+	if (rc == AIR_OK && req->idempotency_key)
+		rc = air_submit_options_set_str(*out, AIR_SUBMIT_IDEMPOTENCY_KEY, req->idempotency_key);
+	if (rc == AIR_OK && !g->json)
+		rc = air_submit_options_set_progress_cb(*out, on_progress, st);
+	return rc;
+}
+
+/* Submit, or with req->dry_run only run the checks that need no workspace. */
 static int submit(const cli_globals *g, air_client *client, const air_config *cfg,
                   const cli_run_request *req, air_submission **sub)
 {
 	air_submit_options *opts = NULL;
 	progress_state st = {0, cli_isatty_stderr(), false};
 	air_error *err = NULL;
-	int rc = air_submit_options_new(&opts);
+	int rc = submit_options(g, req, &st, &opts);
 
 	if (rc == AIR_OK)
-		rc = air_submit_options_set_interrupt(opts, cli_interrupt());
-	if (rc == AIR_OK && req->idempotency_key)
-		rc = air_submit_options_set_str(opts, AIR_SUBMIT_IDEMPOTENCY_KEY, req->idempotency_key);
-	if (rc == AIR_OK && !g->json)
-		rc = air_submit_options_set_progress_cb(opts, on_progress, &st);
-	if (rc == AIR_OK)
-		rc = air_client_submit(client, cfg, opts, sub, &err);
+		rc = req->dry_run ? air_config_check_submission(cfg, opts, &err)
+		                  : air_client_submit(client, cfg, opts, sub, &err);
 	if (st.phase)
 		fputc('\n', stderr);
 	air_submit_options_free(opts);
@@ -139,12 +150,34 @@ static int submit(const cli_globals *g, air_client *client, const air_config *cf
 	return 0;
 }
 
+/* --dry-run: what the submission checks offline; no credentials, no request. */
+static int dry_run(const cli_globals *g, const air_config *cfg, const cli_run_request *req)
+{
+	json_t *data;
+
+	if (submit(g, NULL, cfg, req, NULL) != 0)
+		return 1;
+	if (!g->json) {
+		fprintf(stderr, "Configuration for experiment '%s' is valid; nothing was submitted (dry "
+		        "run).\n", air_config_experiment_name(cfg));
+		return 0;
+	}
+	data = json_object();
+	json_object_set_new(data, "status", json_string("DRY_RUN_OK"));
+	json_object_set_new(data, "dry_run", json_true());
+	return cli_print_data(data);
+}
+
 int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_request *req)
 {
 	air_client *client = NULL;
 	air_submission *sub = NULL;
 	air_error *err = NULL;
-	int rc = cli_client_new(g, &client, &err);
+	int rc;
+
+	if (req->dry_run)
+		return dry_run(g, cfg, req);
+	rc = cli_client_new(g, &client, &err);
 
 	if (rc != AIR_OK) {
 		cli_error_air(err, rc);

@@ -12,8 +12,9 @@
  *     status, request id and Retry-After passed in, a non-empty server code
  *     or none;
  *   - the message reads "<METHOD> <path without its query>: " ... "HTTP
- *     <status>)", is bounded (2000 bytes of server message, 256 of code), and
- *     is the same on a second call;
+ *     <status>)", is bounded (2000 bytes of server message, 256 of code), is
+ *     one line from the path on (the server's CR and LF escaped, in the code
+ *     too), and is the same on a second call;
  *   - with the client's token planted anywhere in the body (raw, or with a
  *     JSON escape), neither the message nor the server code holds the token,
  *     nor, at a cut ("..."), a prefix of it;
@@ -96,6 +97,7 @@ static void check_error(const air_error *e, const char *method, const char *path
 	CHECK(strncmp(msg, method ? method : "?", mlen) == 0 && msg[mlen] == ' ');
 	CHECK(strncmp(msg + mlen + 1, path, plen) == 0);
 	CHECK(msg[mlen + 1 + plen] == ':' && msg[mlen + 2 + plen] == ' ');
+	CHECK(!strpbrk(msg + mlen + 1 + plen, "\r\n") && (!code || !strpbrk(code, "\r\n")));
 	snprintf(tail, sizeof(tail), "HTTP %d)", (int)status);
 	CHECK(air__ends_with(msg, tail));
 	CHECK(strlen(msg) <= mlen + plen + (MAX_MESSAGE + 3) + (MAX_CODE + 3) + 40);

@@ -71,18 +71,8 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 	}
 	var state *callState
 	if opts != nil {
-		for _, s := range []struct {
-			opt C.int32_t
-			v   string
-		}{{submitIdempotencyKey, opts.IdempotencyKey}, {submitBaseDir, opts.BaseDir}} {
-			if s.v != "" {
-				p := cstr(s.v)
-				err := check(C.air_submit_options_set_str(o, s.opt, p), nil)
-				free(p)
-				if err != nil {
-					return nil, err
-				}
-			}
+		if err := setSubmitPaths(o, opts); err != nil {
+			return nil, err
 		}
 		if opts.SkipPreflight {
 			if err := check(C.air_submit_options_set_int(o, submitSkipPreflight, 1), nil); err != nil {
@@ -115,6 +105,65 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 		CodeSourcePath:   gostr(C.air_submission_code_source_path(sub)),
 		SnapshotReused:   C.air_submission_snapshot_reused(sub) != 0,
 	}, nil
+}
+
+// setSubmitPaths sets the idempotency key and the base directory.
+func setSubmitPaths(o *C.air_submit_options, opts *SubmitOptions) error {
+	for _, s := range []struct {
+		opt C.int32_t
+		v   string
+	}{{submitIdempotencyKey, opts.IdempotencyKey}, {submitBaseDir, opts.BaseDir}} {
+		if s.v != "" {
+			p := cstr(s.v)
+			err := check(C.air_submit_options_set_str(o, s.opt, p), nil)
+			free(p)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CheckSubmission makes the checks a submission of the validated workload
+// makes without the workspace, as `air run --dry-run` does; nothing is
+// contacted. opts may be nil; its IdempotencyKey and BaseDir are used.
+//
+// In order: the idempotency key (IdempotencyKey, else the YAML
+// idempotency_token, sent verbatim: at most 64 bytes; EINVAL with the length
+// in bytes), then with a code_source the snapshot plan (root, git state,
+// include paths) and, for a plain-tar snapshot, its packaging into a
+// temporary file that is then deleted (ESNAPSHOT). The context interrupts
+// the packaging. A workload that passes fails no local check of its
+// submission. Since libair 1.2.
+func (c *Config) CheckSubmission(ctx context.Context, opts *SubmitOptions) error {
+	if c.h == nil {
+		return closedError("Config")
+	}
+	w, err := watch(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.release()
+	var o *C.air_submit_options
+	if err := check(C.air_submit_options_new(&o), nil); err != nil {
+		return err
+	}
+	defer C.air_submit_options_free(o)
+	if err := w.apply(
+		func(i *C.air_interrupt) C.int { return C.air_submit_options_set_interrupt(o, i) },
+		func(ms C.int64_t) C.int { return C.air_submit_options_set_deadline_ms(o, ms) }); err != nil {
+		return err
+	}
+	if opts != nil {
+		if err := setSubmitPaths(o, opts); err != nil {
+			return err
+		}
+	}
+	var e *C.air_error
+	rc := C.air_config_check_submission(c.h, o, &e)
+	runtime.KeepAlive(c)
+	return w.annotate(check(rc, e))
 }
 
 // PollMLflowLinks returns the MLflow links of a run just submitted,

@@ -62,14 +62,22 @@ AIR_EXTERN int air_bundle_options_set_deadline_ms(air_bundle_options *opts, int6
 /**
  * Write the bundle of the validated @p cfg into @p output_dir (created when
  * missing; NULL: the config's base directory). Every check is made before the
- * first file is written; each file is written whole (a temporary file renamed
- * into place).
+ * first file is written. The bundle is replaced whole: the new
+ * generated_artifacts/ is built in a temporary directory beside the old one
+ * (other files the old one holds are kept, generated artifacts the workload
+ * no longer has are not), databricks.yml in a temporary file, then both are
+ * renamed into place; a failure or an interrupt leaves the old bundle as it
+ * was. databricks.yml or generated_artifacts as a symbolic link is followed
+ * only when it resolves inside @p output_dir; nothing is written or deleted
+ * through a link that leaves it.
  * @param[out] out what was written; release with air_bundle_free().
  * @return AIR_OK; AIR_ECONFIG (the config is not validated); AIR_EUNSUPPORTED
  *         (a field a bundle cannot express; air_error_field() names it);
  *         AIR_ESNAPSHOT (the code source's root does not exist); AIR_EINVAL
- *         (the root lies outside the output directory); AIR_ECONFLICT (a file
- *         exists and AIR_BUNDLE_FORCE is 0; the error names it); AIR_EIO.
+ *         (the root lies outside the output directory; databricks.yml or
+ *         generated_artifacts is a symbolic link that leaves it, or leads
+ *         nowhere: the error names it); AIR_ECONFLICT (a file exists and
+ *         AIR_BUNDLE_FORCE is 0; the error names it); AIR_EIO.
  * @since 1.1
  */
 AIR_EXTERN int air_config_write_bundle(const air_config *cfg, const char *output_dir,

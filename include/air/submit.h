@@ -99,6 +99,27 @@ AIR_EXTERN int air_client_submit(air_client *client, const air_config *cfg,
                                  const air_submit_options *opts, air_submission **out,
                                  air_error **err);
 
+/**
+ * Check @p cfg for a submission without contacting anything: the checks
+ * air_client_submit() makes without the workspace, so that a workload that
+ * passes fails no local check of its submission. In order: the configuration
+ * (validated after its last override); the idempotency key
+ * (AIR_SUBMIT_IDEMPOTENCY_KEY, else the YAML idempotency_token, used verbatim:
+ * at most 64 bytes); with a code_source, the snapshot plan (root, git state,
+ * include paths) and, for a plain-tar snapshot, its packaging into a
+ * temporary file then deleted (unreadable files, links that leave the root,
+ * the size limit). `air run --dry-run` runs it.
+ * @param opts may be NULL; its idempotency key, base directory, progress
+ *        callback (AIR_PHASE_PACKAGING), interrupt and deadline apply.
+ * @return AIR_OK; AIR_EINVAL (cfg NULL, or the key longer than 64 bytes,
+ *         naming the length in bytes and the field); AIR_ECONFIG (not
+ *         validated); AIR_ESNAPSHOT and AIR_EIO (the code snapshot);
+ *         AIR_EINTERRUPTED, AIR_ETIMEOUT, AIR_EABORTED from the options.
+ * @since 1.2
+ */
+AIR_EXTERN int air_config_check_submission(const air_config *cfg, const air_submit_options *opts,
+                                           air_error **err);
+
 /** The Jobs run id. @since 1.0 */
 AIR_EXTERN int64_t air_submission_run_id(const air_submission *sub);
 /** Dashboard URL "<host>/jobs/runs/<id>"; owned by @p sub. @since 1.0 */

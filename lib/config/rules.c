@@ -192,7 +192,7 @@ static int trimmed_required(const air_config *cfg, const air__ynode *n, const ch
 	if (len == 0)
 		return FAIL(n, field, "must not be blank");
 	if (len > limit)
-		return FAIL(n, field, "is %zu characters long; the limit is %zu", len, limit);
+		return FAIL(n, field, "is %zu bytes long; the limit is %zu", len, limit);
 	return 0;
 }
 

@@ -70,7 +70,7 @@ static const air__field compute_fields[] = {
 	    "(as in the official tool's help)."),
 	STR("pool_id", "no",
 	    "Id of a provisioned GPU pool (provisioned capacity) to run in; `air list pools` "
-	    "shows them. At most 255 characters; surrounding spaces are ignored."),
+	    "shows them. At most 255 bytes; surrounding spaces are ignored."),
 	STR("priority_class", "no",
 	    "Scheduling priority inside the pool: BEST_EFFORT (may be preempted), NORMAL or "
 	    "CRITICAL, matched case-insensitively. Requires pool_id."),
@@ -161,7 +161,7 @@ static const air__field top_fields[] = {
 	INT("timeout_minutes", "no",
 	    "Time limit of each attempt in minutes, at least 1. Default: the workspace's."),
 	STR("idempotency_token", "no",
-	    "Reuse key, at most 64 characters: submitting again with the token of an existing run "
+	    "Reuse key, at most 64 bytes: submitting again with the token of an existing run "
 	    "returns that run instead of starting a new one. The --idempotency-key flag overrides "
 	    "it."),
 	{"parameters", AIR__F_ANY_MAP, "map of string to any", "no",
@@ -183,7 +183,7 @@ static const air__field top_fields[] = {
 	 permission_fields, N(permission_fields), NULL, NULL},
 	STR("usage_policy_name", "no",
 	    "Name of the usage (budget) policy the run is billed to, resolved to its id at submit. "
-	    "At most 127 characters; excludes usage_policy_id."),
+	    "At most 127 bytes; excludes usage_policy_id."),
 	STR("usage_policy_id", "no",
 	    "Id (a UUID) of the usage policy the run is billed to; excludes usage_policy_name."),
 };

@@ -59,6 +59,10 @@ void air__buf_vprintf(air__buf *b, const char *fmt, va_list ap) AIR__PRINTF(2, 0
 /* Percent-encode @s (RFC 3986 unreserved kept); keep '/' when @keep_slash. */
 void air__buf_put_urlencoded(air__buf *b, const char *s, bool keep_slash);
 /* Append "&key=value" (or "key=value" when empty), both percent-encoded. */
+/* @s with its line breaks escaped (CR as the two characters \r, LF as \n):
+ * text from a server quoted in a message stays on one line and cannot add
+ * lines of its own. */
+void air__buf_put_one_line(air__buf *b, const char *s);
 void air__buf_query(air__buf *b, const char *key, const char *value);
 void air__buf_query_int(air__buf *b, const char *key, int64_t value);
 void air__buf_clear(air__buf *b);          /* len = 0, keeps memory */

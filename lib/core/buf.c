@@ -98,6 +98,16 @@ void air__buf_put_urlencoded(air__buf *b, const char *s, bool keep_slash)
 	}
 }
 
+void air__buf_put_one_line(air__buf *b, const char *s)
+{
+	for (size_t n; *s; s += n) {
+		n = strcspn(s, "\r\n");
+		air__buf_put(b, s, n);
+		if (s[n])
+			air__buf_puts(b, s[n++] == '\r' ? "\\r" : "\\n");
+	}
+}
+
 void air__buf_query(air__buf *b, const char *key, const char *value)
 {
 	if (b->len)

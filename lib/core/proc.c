@@ -19,6 +19,7 @@ extern char **environ;
 #define DEFAULT_STDOUT_LIMIT (64 * 1024)
 #define DEFAULT_STDERR_LIMIT (8 * 1024)
 #define POLL_SLICE_MS 50
+#define EXIT_POLL_MS 10 /* pipes closed: how often the program's exit is checked */
 
 static size_t name_len(const char *assignment)
 {
@@ -70,22 +71,25 @@ static void put_tail(air__buf *b, const char *data, size_t len, size_t limit)
 	air__buf_put(b, data, len);
 }
 
+/* @pid 0: the program was already reaped; its id may belong to another. */
 static void kill_child(pid_t pid)
 {
-	kill(pid, SIGKILL);
+	if (pid > 0)
+		kill(pid, SIGKILL);
 }
 
-/* Drain one readable pipe; returns false at EOF or on a read error. */
-static bool drain(int fd, air__proc_result *r, bool is_out, const air__proc_opts *o, size_t out_limit,
-                  size_t err_limit, pid_t pid)
+/* Read once from a readable pipe: the bytes read (0: try again), -1 at EOF
+ * or on a read error. */
+static ssize_t drain(int fd, air__proc_result *r, bool is_out, const air__proc_opts *o,
+                     size_t out_limit, size_t err_limit, pid_t pid)
 {
 	char chunk[16384];
 	ssize_t n = read(fd, chunk, sizeof(chunk));
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
+		return 0;
 	if (n <= 0)
-		return false;
+		return -1;
 	if (!is_out) {
 		put_tail(&r->err, chunk, (size_t)n, err_limit);
 	} else if (r->overflow) {
@@ -98,7 +102,7 @@ static bool drain(int fd, air__proc_result *r, bool is_out, const air__proc_opts
 	} else {
 		air__buf_put(&r->out, chunk, (size_t)n);
 	}
-	return true;
+	return n;
 }
 
 /* Write what is left of the program's input; false once it is all written
@@ -184,6 +188,28 @@ static int spawn(const char *const *argv, const air__proc_opts *o, int in_r, int
 	return AIR_OK;
 }
 
+/* Read what is already in the pipes of a program that has exited: all it
+ * wrote before exiting, without waiting for the pipes' end (a process it
+ * left behind may hold them open). What it wrote is at the front of each
+ * pipe, at most the pipe's capacity: reading stops there, as a process left
+ * behind may keep writing. */
+static void drain_after_exit(int out_fd, int err_fd, air__proc_result *r, const air__proc_opts *o,
+                             size_t out_limit, size_t err_limit)
+{
+	int fds[2] = {out_fd, err_fd};
+
+	for (int i = 0; i < 2; i++) {
+		struct pollfd pfd = {fds[i], POLLIN, 0};
+		int cap = fds[i] >= 0 ? fcntl(fds[i], F_GETPIPE_SZ) : 0;
+		ssize_t left = cap > 0 ? cap : 1 << 20, n = 0;
+
+		while (fds[i] >= 0 && left > 0 && n >= 0 && poll(&pfd, 1, 0) > 0 &&
+		       (pfd.revents & (POLLIN | POLLHUP | POLLERR)))
+			if ((n = drain(fds[i], r, fds[i] == out_fd, o, out_limit, err_limit, 0)) > 0)
+				left -= n;
+	}
+}
+
 int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc_result *r,
                   air_error **err)
 {
@@ -230,6 +256,8 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 	}
 	out_open = out_p[0] >= 0;
 
+	/* The program is done when it exits, not when its pipes end: a process it
+	 * started in the background may hold them open for as long as it lives. */
 	for (;;) {
 		struct pollfd pfd[5];
 		int nfd = 0, nio;
@@ -243,23 +271,23 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 			if (interrupted || r->timed_out || past_deadline) {
 				/* Stop reading: a grandchild may keep the pipes open. */
 				kill_child(pid);
-				out_open = err_open = false;
-				if (in_p[1] >= 0) {
-					close(in_p[1]);
-					in_p[1] = -1;
-				}
+				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+					;
+				break;
 			}
 		}
-		if (!out_open && !err_open) {
-			if (in_p[1] >= 0) { /* a program still reading its input sees the end */
-				close(in_p[1]);
-				in_p[1] = -1;
-			}
-			w = waitpid(pid, &status, r->timed_out || interrupted || past_deadline ? 0 : WNOHANG);
-			if (w == pid || (w < 0 && errno != EINTR))
-				break;
-			usleep(10 * 1000);
-			continue;
+		w = waitpid(pid, &status, WNOHANG);
+		if (w == pid) {
+			drain_after_exit(out_open ? out_p[0] : -1, err_open ? err_p[0] : -1, r, o,
+			                 out_limit, err_limit);
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+		if (!out_open && !err_open && in_p[1] >= 0) {
+			/* a program still reading its input sees the end */
+			close(in_p[1]);
+			in_p[1] = -1;
 		}
 		if (out_open)
 			pfd[nfd++] = (struct pollfd){out_p[0], POLLIN, 0};
@@ -270,7 +298,8 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 			pfd[nfd++] = (struct pollfd){in_p[1], POLLOUT, 0};
 		for (size_t i = 0; i < nifd; i++) /* an interrupt wakes the poll at once */
 			pfd[nfd++] = (struct pollfd){ifds[i], POLLIN, 0};
-		if (poll(pfd, (nfds_t)nfd, POLL_SLICE_MS) <= 0)
+		/* Both pipes ended: only the exit (or an interrupt) is waited for. */
+		if (poll(pfd, (nfds_t)nfd, nio ? POLL_SLICE_MS : EXIT_POLL_MS) <= 0)
 			continue;
 		if (in_p[1] >= 0 && (pfd[nio].revents & (POLLOUT | POLLERR | POLLHUP)) &&
 		    !feed(in_p[1], o, &in_off)) {
@@ -281,7 +310,7 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 			bool is_out = out_open && pfd[i].fd == out_p[0];
 			if (!(pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (!drain(pfd[i].fd, r, is_out, o, out_limit, err_limit, pid)) {
+			if (drain(pfd[i].fd, r, is_out, o, out_limit, err_limit, pid) < 0) {
 				if (is_out)
 					out_open = false;
 				else
@@ -290,6 +319,7 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
 		}
 	}
 	r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	r->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	if (air__buf_oom(&r->out) || air__buf_oom(&r->err))
 		rc = air__failf(err, AIR_ENOMEM, 0, "out of memory reading the output of %s", argv[0]);
 	else if (interrupted)

@@ -26,6 +26,7 @@ typedef struct air__proc_opts {
 
 typedef struct air__proc_result {
 	int exit_code;      /* exit status; -1 when killed by a signal */
+	int term_signal;    /* the signal that ended the program, else 0 */
 	bool timed_out;     /* killed after timeout_ms */
 	bool overflow;      /* killed because stdout exceeded stdout_limit */
 	air__buf out;       /* captured stdout (NUL-terminated) */
@@ -33,7 +34,9 @@ typedef struct air__proc_result {
 } air__proc_result;
 
 /*
- * Run @argv[0] (looked up on PATH) with @argv and wait for it. Returns AIR_OK
+ * Run @argv[0] (looked up on PATH) with @argv and wait for it to exit; its
+ * output is what it wrote until then (a process it left in the background
+ * holding its pipes is not waited for). Returns AIR_OK
  * once the program ran, whatever its exit status (check r->exit_code,
  * r->timed_out, r->overflow); AIR_EIO naming the program when it could not be
  * started (r->exit_code is then 127); AIR_EINTERRUPTED; AIR_ETIMEOUT when the

@@ -118,7 +118,9 @@ static int read_config(const char *path, air__buf *out, air__registry_creds *cr)
 	return air__buf_oom(out) ? AIR_ENOMEM : AIR_OK;
 }
 
-/* `docker-credential-<name> get` with the registry on stdin: {"Username","Secret"}. */
+/* `docker-credential-<name> get` with the registry on stdin: {"Username","Secret"}.
+ * A helper's output is never quoted (it may hold the credentials, even when
+ * the helper fails): notes say which helper failed and how. */
 static int run_helper(air_client *c, const air__ctx *ctx, const char *name, const char *registry,
                       int64_t timeout_ms, air__registry_creds *cr, air_error **err)
 {
@@ -129,7 +131,6 @@ static int run_helper(air_client *c, const air__ctx *ctx, const char *name, cons
 	air_error *e = NULL;
 	json_t *reply = NULL;
 	const char *user, *secret;
-	char line[256];
 	int rc;
 
 	if (!prog)
@@ -141,18 +142,22 @@ static int run_helper(air_client *c, const air__ctx *ctx, const char *name, cons
 	o.stdin_len = strlen(registry);
 	rc = air__proc_run(argv, &o, &r, &e);
 	if (rc == AIR_EIO) {
-		note(cr, "%s", air_error_message(e));
+		note(cr, "%s", air_error_message(e)); /* could not start: names the program only */
 		rc = AIR_OK;
 	} else if (rc != AIR_OK) {
 		air__fail(err, e);
 		e = NULL;
 	} else if (r.timed_out) {
 		note(cr, "%s did not answer within %lld ms", prog, (long long)timeout_ms);
-	} else if (!air__proc_ok(&r)) {
-		note(cr, "%s found no credentials for %s (%s)", prog, registry,
-		     air__proc_last_line(&r, line, sizeof(line)));
-	} else if (!(reply = air__json_parse(r.out.ptr, r.out.len, prog, NULL)) ||
-	           !(user = air__json_nonempty(reply, "Username")) ||
+	} else if (r.overflow) {
+		note(cr, "%s printed more than %d bytes", prog, HELPER_OUTPUT_MAX);
+	} else if (r.term_signal) {
+		note(cr, "%s was killed by signal %d", prog, r.term_signal);
+	} else if (r.exit_code != 0) {
+		note(cr, "%s exited with status %d: no credentials for %s", prog, r.exit_code, registry);
+	} else if (!(reply = air__json_parse(r.out.ptr, r.out.len, prog, NULL))) {
+		note(cr, "%s printed no valid JSON", prog);
+	} else if (!(user = air__json_nonempty(reply, "Username")) ||
 	           !(secret = air__json_nonempty(reply, "Secret"))) {
 		note(cr, "%s answered without a Username and a Secret", prog);
 	} else {
@@ -167,6 +172,8 @@ static int run_helper(air_client *c, const air__ctx *ctx, const char *name, cons
 	}
 	if (r.out.ptr)
 		memset(r.out.ptr, 0, r.out.cap);
+	if (r.err.ptr)
+		memset(r.err.ptr, 0, r.err.cap);
 	air__proc_result_dispose(&r);
 	air_error_free(e);
 	air__free(prog);

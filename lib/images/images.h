@@ -18,6 +18,9 @@ char *air__docker_image_normalize(const char *url);
  * object itself) and that object in *img: AVAILABLE, FAILED, IMPORTING, or
  * PENDING for anything else (absent or unknown). */
 const char *air__image_reply_state(const json_t *reply, const json_t **img);
+/* The error of an image whose import FAILED (@img as above): AIR_EAPI,
+ * PERMANENT, quoting the server's status message on one line. */
+air_error *air__image_import_failed(const char *url, const json_t *img);
 
 /* One registration. Strings are borrowed. */
 typedef struct air__register_req {

@@ -61,6 +61,19 @@ char *air__docker_image_normalize(const char *url)
 	return out;
 }
 
+air_error *air__image_import_failed(const char *url, const json_t *img)
+{
+	const char *why = air__json_nonempty(img, "status_message");
+	air__buf b = AIR__BUF_INIT;
+	air_error *e;
+
+	air__buf_put_one_line(&b, why ? why : "unknown error");
+	e = air__error_new(AIR_EAPI, AIR_KIND_PERMANENT, "image %s failed to import: %s", url,
+	                   air__buf_oom(&b) ? "unknown error" : air__buf_cstr(&b));
+	air__buf_dispose(&b);
+	return e;
+}
+
 const char *air__image_reply_state(const json_t *reply, const json_t **img)
 {
 	const json_t *inner = json_object_get(reply, "image");
@@ -264,10 +277,7 @@ static int wait_available(reg *r, air_error **err)
 		json_t *reply = NULL;
 
 		if (!strcmp(state, "FAILED")) {
-			const char *why = air__json_nonempty(img, "status_message");
-			return air__fail(err, with_field(r, air__error_new(AIR_EAPI, AIR_KIND_PERMANENT,
-			                 "image %s failed to import: %s", r->req->url,
-			                 why ? why : "unknown error")));
+			return air__fail(err, with_field(r, air__image_import_failed(r->req->url, img)));
 		}
 		if (left <= 0)
 			return air__fail(err, with_field(r, air__error_set_retryable(air__error_new(

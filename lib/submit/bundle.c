@@ -16,8 +16,6 @@
 
 #include "submit/snapshot.h"
 
-#define ARTIFACTS_DIR "generated_artifacts"
-#define BUNDLE_FILE "databricks.yml"
 #define COMMAND_PATH "./" ARTIFACTS_DIR "/command.sh"
 
 struct air_bundle_options {
@@ -184,30 +182,6 @@ static int refuse_unsupported(const air_config *cfg, const air__workload *w, air
 	return AIR_OK;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path, air_error **err)
-{
-	char *copy = air__strdup(path);
-	int rc = AIR_OK;
-
-	if (!copy)
-		return air__oom(err);
-	for (char *p = copy + 1; rc == AIR_OK; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(copy, 0777) != 0 && errno != EEXIST)
-			rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot create directory %s: %s", copy,
-			                strerror(errno));
-		*p = c;
-		if (!c)
-			break;
-	}
-	air__free(copy);
-	return rc;
-}
-
 static const char *process_env(const char *name, void *ud)
 {
 	(void)ud;
@@ -333,68 +307,6 @@ static json_t *bundle_model(const air__workload *w, const char *code_path, const
 
 /* ---- files ------------------------------------------------------------------ */
 
-typedef struct out_file {
-	char *rel;         /* relative to the output directory */
-	const char *data;
-	size_t len;
-	mode_t mode;
-} out_file;
-
-static bool exists(const char *dir, const char *rel)
-{
-	struct stat st;
-	char *path = air__sprintf("%s/%s", dir, rel);
-	bool yes = path && lstat(path, &st) == 0;
-
-	air__free(path);
-	return yes;
-}
-
-/* Write @f whole: a temporary file in the same directory renamed into place. */
-static int write_file(const char *dir, const out_file *f, air_error **err)
-{
-	char *path = air__sprintf("%s/%s", dir, f->rel);
-	char *tmp = path ? air__sprintf("%s.tmp.XXXXXX", path) : NULL;
-	size_t off = 0;
-	int fd = -1, rc = AIR_OK;
-
-	if (!tmp) {
-		air__free(path);
-		return air__oom(err);
-	}
-	if ((fd = mkstemp(tmp)) < 0) {
-		rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot create %s: %s", path, strerror(errno));
-		goto out;
-	}
-	while (off < f->len) {
-		ssize_t n = write(fd, f->data + off, f->len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot write %s: %s", path,
-			                strerror(errno));
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (fchmod(fd, f->mode) != 0 || close(fd) != 0) {
-		fd = -1;
-		rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot write %s: %s", path, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot write %s: %s", path, strerror(errno));
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc != AIR_OK)
-		unlink(tmp);
-	air__free(tmp);
-	air__free(path);
-	return rc;
-}
-
 typedef struct conv {
 	const air_config *cfg;
 	const air_bundle_options *o;
@@ -405,7 +317,7 @@ typedef struct conv {
 	char *yaml;
 	air__artifact arts[AIR__MAX_ARTIFACTS];
 	size_t n_arts;
-	out_file files[AIR__MAX_ARTIFACTS + 1];
+	air__bundle_file files[AIR__MAX_ARTIFACTS + 1];
 	size_t n_files;
 } conv;
 
@@ -476,9 +388,11 @@ static int build(conv *c, air_error **err)
 	json_decref(model);
 	if (rc != AIR_OK)
 		return rc;
-	c->files[c->n_files++] = (out_file){air__strdup(BUNDLE_FILE), c->yaml, strlen(c->yaml), 0644};
+	c->files[c->n_files++] = (air__bundle_file){air__strdup(BUNDLE_FILE), c->yaml,
+	                                            strlen(c->yaml), 0644};
 	for (size_t i = 0; i < c->n_arts; i++)
-		c->files[c->n_files++] = (out_file){air__sprintf(ARTIFACTS_DIR "/%s", c->arts[i].name),
+		c->files[c->n_files++] = (air__bundle_file){air__sprintf(ARTIFACTS_DIR "/%s",
+		                                                         c->arts[i].name),
 		                                    c->arts[i].data, c->arts[i].len,
 		                                    strcmp(c->arts[i].name, "command.sh") ? 0644 : 0755};
 	for (size_t i = 0; i < c->n_files; i++)
@@ -487,59 +401,21 @@ static int build(conv *c, air_error **err)
 	return AIR_OK;
 }
 
-/* databricks.yml and every artifact name a conversion may write. */
-static int refuse_existing(const conv *c, air_error **err)
-{
-	char rel[128];
-
-	if (c->o && c->o->force)
-		return AIR_OK;
-	for (size_t i = 0; i <= AIR__MAX_ARTIFACTS; i++) {
-		if (i == 0)
-			snprintf(rel, sizeof(rel), "%s", BUNDLE_FILE);
-		else
-			snprintf(rel, sizeof(rel), ARTIFACTS_DIR "/%s", air__artifact_names[i - 1]);
-		if (exists(c->dir, rel))
-			return air__failf(err, AIR_ECONFLICT, AIR_KIND_CONFLICT, "%s already exists in %s",
-			                  rel, c->dir);
-	}
-	return AIR_OK;
-}
-
-static bool written(const conv *c, const char *rel)
-{
-	for (size_t i = 0; i < c->n_files; i++)
-		if (!strcmp(c->files[i].rel, rel))
-			return true;
-	return false;
-}
-
+/* The bundle replaced whole; the files written and removed listed in @b. */
 static int write_all(conv *c, air_bundle *b, air_error **err)
 {
-	char *adir = air__sprintf("%s/" ARTIFACTS_DIR, c->dir), rel[128];
-	int rc = adir ? make_dirs(adir, err) : air__oom(err);
+	unsigned removed;
+	int rc = air__bundle_put(c->dir, c->files, c->n_files, c->o && c->o->force, &c->ctx, &removed,
+	                         err);
 
-	air__free(adir);
-	for (size_t i = 0; rc == AIR_OK && i < c->n_files; i++) {
-		if ((rc = air__ctx_check(&c->ctx, "writing the bundle", err)) == AIR_OK &&
-		    (rc = write_file(c->dir, &c->files[i], err)) == AIR_OK &&
-		    !list_add(&b->files, &b->n_files, c->files[i].rel))
+	for (size_t i = 0; rc == AIR_OK && i < c->n_files; i++)
+		if (!list_add(&b->files, &b->n_files, c->files[i].rel))
 			rc = air__oom(err);
-	}
-	/* A sidecar of an earlier conversion would still reach the job. */
 	for (size_t i = 0; rc == AIR_OK && i < AIR__MAX_ARTIFACTS; i++) {
-		char *path;
+		char rel[128];
 		snprintf(rel, sizeof(rel), ARTIFACTS_DIR "/%s", air__artifact_names[i]);
-		if (written(c, rel) || !exists(c->dir, rel))
-			continue;
-		if (!(path = air__sprintf("%s/%s", c->dir, rel)))
-			return air__oom(err);
-		if (unlink(path) != 0)
-			rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot remove the stale %s: %s", path,
-			                strerror(errno));
-		else if (!list_add(&b->removed, &b->n_removed, rel))
+		if ((removed & (1u << i)) && !list_add(&b->removed, &b->n_removed, rel))
 			rc = air__oom(err);
-		air__free(path);
 	}
 	return rc;
 }
@@ -589,8 +465,6 @@ int air_config_write_bundle(const air_config *cfg, const char *output_dir,
 		                      &c.code_path, err);
 	if (rc == AIR_OK)
 		rc = build(&c, err);
-	if (rc == AIR_OK)
-		rc = refuse_existing(&c, err);
 	if (rc == AIR_OK && !(b = air__calloc(1, sizeof(*b))))
 		rc = air__oom(err);
 	if (rc == AIR_OK && (!(b->dir = air__strdup(c.dir)) ||

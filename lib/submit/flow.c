@@ -2,7 +2,8 @@
  * flow.c: air_client_submit() — the sequence of docs/submit.md.1.
  *
  * Local checks come first (the snapshot plan; a plain-tar snapshot is
- * packaged here too), so a bad snapshot fails before the first request.
+ * packaged here too), so a bad snapshot fails before the first request;
+ * air_config_check_submission() makes them, and the key check, alone.
  * Then: identity (cached on the client) -> pre-flight -> token -> usage
  * policy -> experiment directory -> legacy image -> one mkdirs of the launch
  * directory and its artifacts uploaded in parallel -> code snapshot -> git
@@ -82,7 +83,7 @@ static int on_bytes(void *ud, int64_t done, int64_t total)
 
 static const char *home_dir(const air_client *c)
 {
-	const char *home = air__client_opt_str(c, AIR_OPT_HOME_DIR);
+	const char *home = c ? air__client_opt_str(c, AIR_OPT_HOME_DIR) : NULL;
 	return home ? home : getenv("HOME");
 }
 
@@ -146,28 +147,38 @@ static int preflight(flow *f, air_error **err)
 	return rc;
 }
 
-/* the option, else the YAML token, else a fresh UUIDv4; used verbatim. */
+/* The key given for the submission: the option, else the YAML token, both
+ * used verbatim, at most AIR__IDEMPOTENCY_MAX bytes; *key NULL when neither
+ * is set (a fresh one is made). */
+static int given_token(const flow *f, const char **key, air_error **err)
+{
+	/* never blank: the setter refuses that */
+	const char *opt = f->opts ? f->opts->idempotency_key : NULL;
+	const char *yaml = f->w.idempotency_token && *f->w.idempotency_token ? f->w.idempotency_token
+	                                                                      : NULL;
+	size_t n;
+
+	*key = opt ? opt : yaml;
+	if (!*key || (n = strlen(*key)) <= AIR__IDEMPOTENCY_MAX)
+		return AIR_OK;
+	return air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL,
+	                 AIR_KIND_INVALID_ARGUMENT, "the idempotency key is %zu bytes long; at most %d "
+	                 "bytes are allowed", n, AIR__IDEMPOTENCY_MAX),
+	                 opt ? "idempotency_key" : "idempotency_token"));
+}
+
+/* the given key, else a fresh UUIDv4. */
 static int choose_token(flow *f, air_error **err)
 {
-	const char *key = f->opts ? f->opts->idempotency_key : NULL;
+	const char *key;
 	char uuid[37];
+	int rc = given_token(f, &key, err);
 
-	if (key)
-		f->token = air__strdup(key); /* never blank: the setter refuses that */
-	else if (f->w.idempotency_token && *f->w.idempotency_token)
-		f->token = air__strdup(f->w.idempotency_token);
-	else if (air__uuid4(uuid) == AIR_OK)
-		f->token = air__strdup(uuid);
-	else
+	if (rc != AIR_OK)
+		return rc;
+	if (!key && air__uuid4(uuid) != AIR_OK)
 		return air__failf(err, AIR_EIO, 0, "cannot read random bytes for the idempotency token");
-	if (!f->token)
-		return air__oom(err);
-	if (strlen(f->token) > AIR__IDEMPOTENCY_MAX)
-		return air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL,
-		                 AIR_KIND_INVALID_ARGUMENT, "the idempotency key is %zu bytes long; at most "
-		                 "%d bytes are allowed", strlen(f->token), AIR__IDEMPOTENCY_MAX),
-		                 "idempotency_key"));
-	return AIR_OK;
+	return (f->token = air__strdup(key ? key : uuid)) ? AIR_OK : air__oom(err);
 }
 
 static int workspace_checks(flow *f, air_error **err)
@@ -366,6 +377,56 @@ static int result(flow *f, int64_t run_id, air_submission **out, air_error **err
 	return AIR_OK;
 }
 
+static int validated(const air_config *cfg, air_error **err)
+{
+	if (air_config_is_valid(cfg))
+		return AIR_OK;
+	return air__failf(err, AIR_ECONFIG, AIR_KIND_INVALID_CONFIG,
+	                  "the configuration has not been validated (call air_config_validate after "
+	                  "the last override)");
+}
+
+static void flow_dispose(flow *f)
+{
+	air__workload_dispose(&f->w);
+	if (f->has_snap)
+		air__snapshot_dispose(&f->snap);
+	air__free(f->user_base);
+	air__free(f->launch_dir);
+	air__free(f->command_path);
+	air__free(f->token);
+	air__free(f->policy_id);
+	air__free(f->code_source_path);
+	air__free(f->snap_dir);
+}
+
+/* The checks of a submission that need no workspace: the idempotency key
+ * (checked after the pre-flight by a submission, as the reference does),
+ * then the local checks that come first. */
+int air_config_check_submission(const air_config *cfg, const air_submit_options *opts,
+                                air_error **err)
+{
+	flow f;
+	const char *key;
+	int rc;
+
+	if (!cfg)
+		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                  "air_config_check_submission: cfg is required");
+	if ((rc = validated(cfg, err)) != AIR_OK)
+		return rc;
+	memset(&f, 0, sizeof(f));
+	f.opts = opts;
+	air__ctx_init(&f.ctx, opts ? &opts->call : NULL, NULL);
+	rc = air__workload_load(cfg, &f.w, err);
+	if (rc == AIR_OK)
+		rc = given_token(&f, &key, err);
+	if (rc == AIR_OK)
+		rc = local_checks(&f, err);
+	flow_dispose(&f);
+	return rc;
+}
+
 int air_client_submit(air_client *client, const air_config *cfg, const air_submit_options *opts,
                       air_submission **out, air_error **err)
 {
@@ -378,10 +439,8 @@ int air_client_submit(air_client *client, const air_config *cfg, const air_submi
 	if (!client || !cfg || !out)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "air_client_submit: client, cfg and out are required");
-	if (!air_config_is_valid(cfg))
-		return air__failf(err, AIR_ECONFIG, AIR_KIND_INVALID_CONFIG,
-		                  "the configuration has not been validated (call air_config_validate "
-		                  "after the last override)");
+	if ((rc = validated(cfg, err)) != AIR_OK)
+		return rc;
 	memset(&f, 0, sizeof(f));
 	f.c = client;
 	f.opts = opts;
@@ -413,15 +472,6 @@ int air_client_submit(air_client *client, const air_config *cfg, const air_submi
 		rc = result(&f, run_id, out, err);
 	if (rc == AIR_OK)
 		notify(&f, AIR_PHASE_DONE, 0, 0, (*out)->dashboard_url); /* submitted: return ignored */
-	air__workload_dispose(&f.w);
-	if (f.has_snap)
-		air__snapshot_dispose(&f.snap);
-	air__free(f.user_base);
-	air__free(f.launch_dir);
-	air__free(f.command_path);
-	air__free(f.token);
-	air__free(f.policy_id);
-	air__free(f.code_source_path);
-	air__free(f.snap_dir);
+	flow_dispose(&f);
 	return rc;
 }

@@ -69,10 +69,8 @@ int air__image_check(air_client *c, const air__ctx *ctx, const air__workload *w,
 		}
 		state = air__image_reply_state(reply, &img);
 		if (!strcmp(state, "FAILED")) {
-			const char *why = air__json_nonempty(img, "status_message");
-			rc = air__fail(err, air__error_set_field(air__error_new(AIR_EAPI, AIR_KIND_PERMANENT,
-			               "image %s failed to import: %s", url, why ? why : "unknown error"),
-			               "environment.docker_image"));
+			rc = air__fail(err, air__error_set_field(air__image_import_failed(url, img),
+			                                         "environment.docker_image"));
 		} else if (strcmp(state, "AVAILABLE") != 0) {
 			if (air__mono_ms() - start >= WAIT_LIMIT_MS)
 				rc = air__failf(err, AIR_ETIMEOUT, 0, "image %s is still %s after an hour", url,

@@ -26,10 +26,13 @@ int air__preflight_findings(const json_t *reply, air_error **err)
 	json_array_foreach(errors, i, item) {
 		const char *path = air__json_nonempty(item, "path");
 		const char *text = air__json_str(item, "message");
+		/* One line per finding, whatever the server wrote. */
 		air__buf_putc(&msg, '\n');
-		if (path)
-			air__buf_printf(&msg, "%s: ", path);
-		air__buf_puts(&msg, text ? text : "(no message)");
+		if (path) {
+			air__buf_put_one_line(&msg, path);
+			air__buf_puts(&msg, ": ");
+		}
+		air__buf_put_one_line(&msg, text ? text : "(no message)");
 	}
 	if (air__buf_oom(&msg))
 		rc = air__oom(err);

@@ -73,15 +73,23 @@ static void clip(char **s, size_t max)
 	*s = out;
 }
 
-/* Remove every secret from *@s (before it is cut). */
-static void scrub(air__secrets *secrets, char **s)
+/* Remove every secret from *@s (before it is cut); with @one_line, escape
+ * its line breaks too: the server's text stays on one line wherever it is
+ * shown. */
+static void scrub(air__secrets *secrets, char **s, bool one_line)
 {
-	air__buf b = AIR__BUF_INIT;
+	air__buf b = AIR__BUF_INIT, line = AIR__BUF_INIT;
 
-	if (!secrets || !*s)
+	if (!*s || (!secrets && !one_line))
 		return;
 	air__buf_puts(&b, *s);
-	air__secrets_scrub(secrets, &b);
+	if (secrets)
+		air__secrets_scrub(secrets, &b);
+	if (one_line && !air__buf_oom(&b)) {
+		air__buf_put_one_line(&line, air__buf_cstr(&b));
+		air__buf_dispose(&b);
+		b = line;
+	}
 	air__free(*s);
 	*s = air__buf_oom(&b) ? air__strdup("[withheld]") : air__buf_detach(&b);
 	air__buf_dispose(&b);
@@ -329,9 +337,9 @@ static air_error *reply_error(air__secrets *secrets, const char *method, const c
 		*retry = status == 429 || status == 503 || code_is(&ri, "RESOURCE_EXHAUSTED") ||
 		         code_is(&ri, "REQUEST_LIMIT_EXCEEDED") ||
 		         air__http_transient_message(ri.message);
-	scrub(secrets, &ri.message);
-	scrub(secrets, &ri.code);
-	scrub(secrets, &rid);
+	scrub(secrets, &ri.message, true);
+	scrub(secrets, &ri.code, true);
+	scrub(secrets, &rid, false);
 	clip(&ri.message, MAX_MESSAGE);
 	clip(&ri.code, MAX_CODE);
 	msg = ri.message ? ri.message : "";

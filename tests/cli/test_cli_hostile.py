@@ -96,6 +96,18 @@ class TerminalText(CliCase):
         self.assert_clean(err)
         self.assertIn("bad?]0;pwned", err)
 
+    def test_error_messages_stay_on_one_line(self):
+        """A server cannot print lines of its own on stderr: the line breaks
+        of its message are shown escaped, on the error's line."""
+        self.fw.fault(path="/api/2.2/jobs/runs/get", status=400, times=-1,
+                      body={"error_code": "INVALID_PARAMETER_VALUE",
+                            "message": "bad\r\nError: forged\nline"})
+        for args in (("get", "7"), ("logs", "7")):
+            rc, out, err = self.air(*args)
+            self.assertEqual(rc, 1)
+            self.assertEqual(len(err.splitlines()), 1, err)
+            self.assertIn("bad\\r\\nError: forged\\nline", err)
+
     def test_no_logs_message(self):
         self.fw.create_run({"run_id": 9, "state": {"life_cycle_state": "TERMINATED",
                                                     "result_state": "FAILED", "state_message": EVIL},

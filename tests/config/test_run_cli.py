@@ -335,6 +335,38 @@ class RunCli(unittest.TestCase):
         self.assertEqual(rc, 0)
         self.assertIn("  Fields:\n    user_name", out)
 
+    # ---- what the submission checks offline --------------------------------
+
+    def test_dry_run_refuses_an_idempotency_key_the_submission_refuses(self):
+        """Lengths are counted, and reported, in bytes: 40 x "é" is 80."""
+        path = self.write(VALID)
+        for key, length in (("k" * 65, 65), ("\u00e9" * 40, 80)):
+            with self.subTest(length=length):
+                rc, out, err = self.air("run", "-f", path, "--dry-run", "--idempotency-key", key)
+                self.assert_config_error(rc, out, err, "idempotency key is %d bytes long" % length,
+                                         "at most 64 bytes")
+        rc, out, err = self.air("run", "-f", path, "--dry-run", "--idempotency-key", "k" * 64)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("run", "-f", self.write(VALID + "idempotency_token: " + "\u00e9" * 40
+                                                         + "\n", "token.yaml"), "--dry-run")
+        self.assert_config_error(rc, out, err, "idempotency_token: is 80 bytes long; the limit is 64")
+
+    def test_dry_run_checks_the_code_snapshot(self):
+        """The snapshot plan and a plain-tar packaging are local: a dry run
+        refuses what the submission would refuse before its first request."""
+        rc, out, err = self.air("run", "-f", self.write(VALID + "code_source:\n  root_path: missing\n",
+                                                         "missing.yaml"), "--dry-run")
+        self.assert_config_error(rc, out, err, "missing")
+        code = os.path.join(self.dir, "code")
+        os.mkdir(code)
+        os.symlink("/etc/hostname", os.path.join(code, "escaping-link"))
+        rc, out, err = self.air("run", "-f", self.write(VALID + "code_source:\n  root_path: code\n",
+                                                         "code.yaml"), "--dry-run")
+        self.assert_config_error(rc, out, err, "escaping-link")
+        os.unlink(os.path.join(code, "escaping-link"))
+        rc, out, err = self.air("run", "-f", os.path.join(self.dir, "code.yaml"), "--dry-run")
+        self.assertEqual(rc, 0, err)
+
     # ---- examples -------------------------------------------------------
 
     def test_examples_dry_run(self):

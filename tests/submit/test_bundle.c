@@ -4,9 +4,11 @@
  * environment spec and generated artifacts are compared with what a real
  * submission of the same config sends to the fake workspace; then defaults,
  * quoting, stability, the refusals, --force and the code source's location. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <libfyaml.h>
@@ -627,4 +629,155 @@ AIR_TEST(bundle__arguments)
 	air_bundle_free(NULL);
 	air_config_free(cfg);
 	air_bundle_options_free(o);
+}
+
+/* ---- links and failures: nothing written or deleted outside, no mixed bundle ---- */
+
+/* A digest of @dir's tree: names, types, modes, link targets and contents. */
+static char *tree_digest(const char *dir)
+{
+	return strdup(sh_out("cd '%s' && (find . -printf '%%p %%y %%m %%l\\n' | LC_ALL=C sort; "
+	                     "find . -type f | LC_ALL=C sort | xargs -r sha256sum) | sha256sum", dir));
+}
+
+static air_bundle_options *forced(void)
+{
+	air_bundle_options *o = NULL;
+
+	ASSERT_EQ_INT(air_bundle_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_bundle_options_set_int(o, AIR_BUNDLE_FORCE, 1), AIR_OK);
+	return o;
+}
+
+/* A forced conversion refused because of @link (@why): nothing changed
+ * anywhere. */
+static void assert_link_refused(air_config *cfg, const char *dir, const char *outside,
+                                const char *link, const char *why)
+{
+	air_bundle_options *o = forced();
+	char *before = tree_digest(dir), *outside_before = tree_digest(outside), *after;
+	air_bundle *b = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_config_write_bundle(cfg, dir, o, &b, &err), AIR_EINVAL);
+	ASSERT_NULL(b);
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_INVALID_ARGUMENT);
+	ASSERT_CONTAINS(air_error_message(err), link);
+	ASSERT_CONTAINS(air_error_message(err), "is a symbolic link to");
+	ASSERT_CONTAINS(air_error_message(err), why);
+	air_error_free(err);
+	after = tree_digest(outside);
+	ASSERT_EQ_STR(after, outside_before);
+	free(after);
+	after = tree_digest(dir);
+	ASSERT_EQ_STR(after, before);
+	free(after);
+	free(before);
+	free(outside_before);
+	air_bundle_options_free(o);
+}
+
+AIR_TEST(bundle__links_leaving_the_bundle_are_refused)
+{
+	char dir[4096], outside[4096];
+	air_config *cfg;
+	air_bundle *b;
+	air_bundle_options *o = forced();
+
+	snprintf(dir, sizeof(dir), "%s/bundle", air_test_tmpdir());
+	snprintf(outside, sizeof(outside), "%s/outside", air_test_tmpdir());
+	sh("mkdir -p '%s/sub/gen' '%s' && echo precious > '%s/env_vars.json' && "
+	   "echo keep > '%s/command.sh' && echo mine > '%s/databricks.yml'",
+	   dir, outside, outside, outside, outside);
+	cfg = load_yaml(dir, "w.yaml", MINIMAL);
+	/* generated_artifacts itself, through a second link, and databricks.yml */
+	sh("ln -s '%s' '%s/generated_artifacts'", outside, dir);
+	assert_link_refused(cfg, dir, outside, "generated_artifacts", "outside the bundle");
+	sh("rm '%s/generated_artifacts' && ln -s '%s' '%s/hop' && "
+	   "ln -s hop/. '%s/generated_artifacts'", dir, outside, dir, dir);
+	assert_link_refused(cfg, dir, outside, "generated_artifacts", "outside the bundle");
+	sh("rm '%s/generated_artifacts' '%s/hop' && ln -s '%s/databricks.yml' '%s/databricks.yml'",
+	   dir, dir, outside, dir);
+	assert_link_refused(cfg, dir, outside, "databricks.yml", "outside the bundle");
+	sh("rm '%s/databricks.yml' && ln -s '%s/nowhere' '%s/databricks.yml'", dir, outside, dir);
+	assert_link_refused(cfg, dir, outside, "databricks.yml", "which does not exist");
+	/* a link that stays inside is written through */
+	sh("rm '%s/databricks.yml' && ln -s sub/gen '%s/generated_artifacts'", dir, dir);
+	b = convert(cfg, dir, o);
+	ASSERT_EQ_STR(files_of(b), "databricks.yml,generated_artifacts/training_config.yaml,"
+	                           "generated_artifacts/command.sh");
+	ASSERT_EQ_STR(sh_out("readlink '%s/generated_artifacts'; ls '%s/sub/gen' | tr '\\n' ' '", dir,
+	                     dir), "sub/gen\ncommand.sh training_config.yaml");
+	air_bundle_free(b);
+	/* an artifact that is a link leaving the bundle is removed, not followed */
+	sh("ln -s '%s/env_vars.json' '%s/sub/gen/env_vars.json'", outside, dir);
+	b = convert(cfg, dir, o);
+	ASSERT_EQ_INT(air_bundle_removed_count(b), 1);
+	ASSERT_EQ_STR(sh_out("cat '%s/env_vars.json'; ls -a '%s/sub/gen' | tr '\\n' ' '", outside, dir),
+	              "precious\n. .. command.sh training_config.yaml");
+	air_bundle_free(b);
+	air_bundle_options_free(o);
+	air_config_free(cfg);
+}
+
+/* A write that fails partway (the file size limit: a real EFBIG) leaves the
+ * old bundle byte for byte, the user's files in it included, and no
+ * temporary file; the next conversion replaces it whole and keeps them. */
+AIR_TEST(bundle__a_failed_write_leaves_the_old_bundle)
+{
+	char dir[4096], yaml[1 << 17];
+	air_config *old_cfg, *new_cfg;
+	air_bundle_options *o = forced();
+	air_bundle *b = NULL;
+	air_error *err = NULL;
+	struct rlimit saved, small;
+	char *before, *after;
+	int rc;
+
+	snprintf(dir, sizeof(dir), "%s/bundle", air_test_tmpdir());
+	sh("mkdir -p '%s'", dir);
+	old_cfg = load_yaml(dir, "old.yaml", MINIMAL "env_variables: {A: x}\n");
+	/* the new workload: another databricks.yml, and a training_config.yaml
+	 * larger than the limit */
+	snprintf(yaml, sizeof(yaml), "%s", MINIMAL "max_retries: 1\nparameters: {lr: 0.1}\n#");
+	memset(yaml + strlen(yaml), 'x', 100000);
+	yaml[sizeof(yaml) - 1] = '\0';
+	yaml[strlen(MINIMAL "max_retries: 1\nparameters: {lr: 0.1}\n#") + 100000] = '\n';
+	yaml[strlen(MINIMAL "max_retries: 1\nparameters: {lr: 0.1}\n#") + 100001] = '\0';
+	new_cfg = load_yaml(dir, "new.yaml", yaml);
+	air_bundle_free(convert(old_cfg, dir, o));
+	sh("mkdir -p '%s/generated_artifacts/notes' && echo mine > '%s/generated_artifacts/README' && "
+	   "echo deep > '%s/generated_artifacts/notes/n.txt'", dir, dir, dir);
+	before = tree_digest(dir);
+
+	ASSERT_EQ_INT(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	small = saved;
+	small.rlim_cur = 64 * 1024;
+	signal(SIGXFSZ, SIG_IGN);
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+	rc = air_config_write_bundle(new_cfg, dir, o, &b, &err);
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	ASSERT_EQ_INT(rc, AIR_EIO);
+	ASSERT_NULL(b);
+	ASSERT_CONTAINS(air_error_message(err), "training_config.yaml");
+	air_error_free(err);
+	after = tree_digest(dir);
+	ASSERT_EQ_STR(after, before);
+	free(after);
+
+	/* without the limit: the new bundle, the user's files kept */
+	b = convert(new_cfg, dir, o);
+	ASSERT_EQ_INT(air_bundle_removed_count(b), 1);
+	ASSERT_EQ_STR(air_bundle_removed(b, 0), "generated_artifacts/env_vars.json");
+	ASSERT_EQ_STR(sh_out("cd '%s' && ls -A | tr '\\n' ' ' && ls -A generated_artifacts | "
+	                     "tr '\\n' ' ' && cat generated_artifacts/README generated_artifacts/notes/n.txt",
+	                     dir),
+	              "databricks.yml generated_artifacts new.yaml old.yaml README command.sh "
+	              "hyperparameters.yaml notes training_config.yaml mine\ndeep");
+	air_bundle_free(b);
+	free(before);
+	air_bundle_options_free(o);
+	air_config_free(old_cfg);
+	air_config_free(new_cfg);
 }

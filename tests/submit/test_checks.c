@@ -46,6 +46,22 @@ AIR_TEST(checks__preflight_findings_listed_one_per_line)
 	json_decref(r);
 }
 
+/* A finding cannot add lines of its own: its line breaks are escaped. */
+AIR_TEST(checks__preflight_findings_stay_on_their_line)
+{
+	json_t *r = parse("{\"errors\":[{\"path\":\"a\\nb\",\"message\":\"bad\\r\\nforged: line\"}]}");
+	air_error *err = NULL;
+	const char *m;
+
+	ASSERT_EQ_INT(air__preflight_findings(r, &err), AIR_EREJECTED);
+	m = air_error_message(err);
+	ASSERT_CONTAINS(m, "\na\\nb: bad\\r\\nforged: line");
+	ASSERT_EQ_INT(strchr(strchr(m, '\n') + 1, '\n') == NULL, 1);
+	ASSERT_NULL(strchr(m, '\r'));
+	air_error_free(err);
+	json_decref(r);
+}
+
 static air_error *http_error(int code, int32_t status, const char *server_code)
 {
 	return air__error_set_http(air__error_new(code, 0, "server said no"), status, server_code, NULL, -1);

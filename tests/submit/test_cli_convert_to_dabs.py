@@ -111,6 +111,24 @@ class ConvertToDabs(unittest.TestCase):
         self.assertFalse(os.listdir(out_dir))
         self.assertEqual(self.fw.count(), 0)
 
+    def test_force_never_writes_or_deletes_through_a_link_leaving_the_bundle(self):
+        outside = os.path.join(self.tmp.name, "outside")
+        os.mkdir(outside)
+        for name, text in (("env_vars.json", "precious\n"), ("command.sh", "keep\n")):
+            with open(os.path.join(outside, name), "w") as f:
+                f.write(text)
+        os.symlink(outside, os.path.join(self.proj, "generated_artifacts"))
+        self.write("train.yaml", WORKLOAD.replace("env_variables: {A: '1'}\n", ""))
+        for mode in ([], ["-o", "json"]):
+            rc, out, err = self.air("convert-to-dabs", self.yaml, "--force", *mode)
+            self.assertEqual((rc, out), (1, ""))
+            self.assertTrue(err.startswith("Error: generated_artifacts is a symbolic link to %s"
+                                           % outside), err)
+        self.assertEqual(sorted(os.listdir(outside)), ["command.sh", "env_vars.json"])
+        with open(os.path.join(outside, "command.sh")) as f:
+            self.assertEqual(f.read(), "keep\n")
+        self.assertEqual(sorted(os.listdir(self.proj)), ["generated_artifacts", "src", "train.yaml"])
+
     def test_refusals(self):
         cases = [("usage_policy_name: team\n", "usage_policy_name"),
                  ("environment: {docker_image: {url: a/b}}\n", "environment.docker_image"),

@@ -192,6 +192,28 @@ class RegisterImage(unittest.TestCase):
         self.assertNotIn(PASSWORD, out + err)
         self.assertIn("myreg.io-bob-local", self.fw.call("GET", "/__fakews/secrets")["scopes"][SCOPE])
 
+    def test_failing_helpers_are_never_quoted(self):
+        """A helper that prints a credential and fails, on stdout or stderr:
+        --debug says which helper failed and how, never what it printed."""
+        leaked = "leaked-Cr3dential"
+        bindir = os.path.join(self.tmp.name, "bin")
+        os.mkdir(bindir)
+        for name, body in (("out", 'echo \'{"Username":"bob","Secret":"%s"}\'; exit 3' % leaked),
+                           ("err", "echo 'token %s refused' >&2; exit 1" % leaked)):
+            helper = os.path.join(bindir, "docker-credential-" + name)
+            with open(helper, "w") as f:
+                f.write("#!/bin/sh\ncat >/dev/null\n%s\n" % body)
+            os.chmod(helper, stat.S_IRWXU)
+        self.fw.images({IMAGE: {"registered": False, "requires_credentials": True}})
+        self.docker_config({"credHelpers": {"myreg.io": "out"}, "credsStore": "err"})
+        for args in (("--debug",), ("--debug", "-o", "json")):
+            rc, out, err = self.air("register-image", IMAGE, *args,
+                                    PATH=bindir + os.pathsep + self.env["PATH"])
+            self.assertEqual(rc, 1)
+            self.assertIn("docker-credential-out exited with status 3", err)
+            self.assertIn("docker-credential-err exited with status 1", err)
+            self.assertNotIn(leaked, out + err)
+
     def test_secret_scope_not_writable(self):
         self.fw.config(secrets={"can_create_scope": False})
         self.fw.images({IMAGE: {"registered": False, "requires_credentials": True}})

@@ -137,6 +137,58 @@ AIR_TEST(flow__overlong_idempotency_key_after_preflight_only)
 	air_submission_free(sub);
 }
 
+/* air_config_check_submission(): what the submission checks without the
+ * workspace, without a request. */
+static int check_yaml(const char *yaml, const char *key, air_error **err)
+{
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", yaml);
+	air_submit_options *o = NULL;
+	int rc;
+
+	ASSERT_EQ_INT(air_submit_options_new(&o), AIR_OK);
+	if (key)
+		ASSERT_EQ_INT(air_submit_options_set_str(o, AIR_SUBMIT_IDEMPOTENCY_KEY, key), AIR_OK);
+	rc = air_config_check_submission(cfg, o, err);
+	air_submit_options_free(o);
+	air_config_free(cfg);
+	return rc;
+}
+
+AIR_TEST(check_submission__the_offline_checks_of_a_submission)
+{
+	char key[66], yaml[512], token[90] = "";
+	air_error *err = NULL;
+
+	memset(key, 'k', 65);
+	key[65] = '\0';
+	ASSERT_EQ_INT(check_yaml(VALID, key, &err), AIR_EINVAL);
+	ASSERT_EQ_STR(air_error_message(err),
+	              "the idempotency key is 65 bytes long; at most 64 bytes are allowed");
+	ASSERT_EQ_STR(air_error_field(err), "idempotency_key");
+	air_error_free(err);
+	err = NULL;
+	key[64] = '\0';
+	ASSERT_OK(check_yaml(VALID, key, &err), err);
+	ASSERT_OK(check_yaml(VALID, NULL, &err), err);
+	/* the YAML token is sent verbatim: its blanks count */
+	for (int i = 0; i < 30; i++)
+		strcat(token, "\xC3\xA9"); /* é */
+	snprintf(yaml, sizeof(yaml), VALID "idempotency_token: \"%s      \"\n", token);
+	ASSERT_EQ_INT(check_yaml(yaml, NULL, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "66 bytes long");
+	ASSERT_EQ_STR(air_error_field(err), "idempotency_token");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(check_yaml(VALID "code_source: {root_path: ./not-there}\n", NULL, &err),
+	              AIR_ESNAPSHOT);
+	ASSERT_CONTAINS(air_error_message(err), "not-there");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air_config_check_submission(NULL, NULL, &err), AIR_EINVAL);
+	air_error_free(err);
+	ASSERT_EQ_STR(request_log(), "");
+}
+
 AIR_TEST(flow__usage_policy_by_name_with_paging)
 {
 	json_t *reqs, *q;

@@ -1,6 +1,7 @@
 /* test_proc.c: the helper-program runner (argument vectors, limits, timeout,
  * interrupt) that git snapshots and image pushes rely on. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -181,4 +182,42 @@ AIR_TEST(proc__unread_stdin_is_harmless)
 	ASSERT_EQ_INT(r.exit_code, 0);
 	air__proc_result_dispose(&r);
 	free(big);
+}
+
+/* A program that leaves a background process holding its output pipes is
+ * done when it exits: what it wrote until then is kept, nothing waits for
+ * the pipes' end (the background process would hold them for 10 minutes). */
+AIR_TEST(proc__done_when_the_program_exits)
+{
+	const char *argv[] = {"sh", "-c", "sleep 600 & echo $! >&2; "
+	                      "head -c 200000 /dev/zero | tr '\\000' x; exit 4", NULL};
+	air__proc_opts o = AIR__PROC_OPTS_INIT;
+	air__proc_result r;
+	long pid;
+
+	o.timeout_ms = 20000;
+	o.stdout_limit = 256 * 1024;
+	ASSERT_EQ_INT(air__proc_run(argv, &o, &r, NULL), AIR_OK);
+	pid = atol(air__buf_cstr(&r.err));
+	if (pid > 0)
+		kill((pid_t)pid, SIGKILL);
+	ASSERT_TRUE(pid > 0);
+	ASSERT_FALSE(r.timed_out);
+	ASSERT_EQ_INT(r.exit_code, 4);
+	ASSERT_EQ_INT(r.out.len, 200000);
+	ASSERT_EQ_INT(strspn(air__buf_cstr(&r.out), "x"), 200000);
+	air__proc_result_dispose(&r);
+}
+
+/* A program ended by a signal reports it. */
+AIR_TEST(proc__signal_that_ended_the_program)
+{
+	const char *argv[] = {"sh", "-c", "kill -TERM $$", NULL};
+	air__proc_result r;
+
+	ASSERT_EQ_INT(air__proc_run(argv, NULL, &r, NULL), AIR_OK);
+	ASSERT_EQ_INT(r.exit_code, -1);
+	ASSERT_EQ_INT(r.term_signal, SIGTERM);
+	ASSERT_FALSE(air__proc_ok(&r));
+	air__proc_result_dispose(&r);
 }

@@ -5,6 +5,7 @@
  * digests, the anonymous retry, the failures and their kinds, and that no
  * credential ever shows in a request other than secrets/put or in a trace. */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,72 @@ AIR_TEST(register__docker_hub_key_and_a_hanging_helper)
 	air_register_image_options_free(o);
 }
 
+/* A helper's output is never quoted, whatever it did: the trace and the
+ * error say which helper failed and how, never what it printed. */
+#define LEAKED "leaked-Cr3dential"
+AIR_TEST(register__helper_output_is_never_quoted)
+{
+	static const struct {
+		const char *body, *says;
+	} helpers[] = {
+		{"printf '{\"Username\":\"bob\",\"Secret\":\"" LEAKED "\"}'; exit 3",
+		 "docker-credential-h0 exited with status 3"},
+		{"echo 'token " LEAKED " refused' >&2; exit 1",
+		 "docker-credential-h1 exited with status 1"},
+		{"echo 'Secret=" LEAKED "'", "docker-credential-h2 printed no valid JSON"},
+		{"echo '" LEAKED "'; echo '" LEAKED "' >&2; kill -TERM $$",
+		 "docker-credential-h3 was killed by signal 15"},
+	};
+	air_register_image_options *o = options();
+
+	images("{\"" IMAGE "\":{\"registered\":false,\"requires_credentials\":true}}");
+	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++) {
+		air_image_registration *r = NULL;
+		air_error *err = NULL;
+		char name[8], config[128];
+
+		snprintf(name, sizeof(name), "h%zu", i);
+		helper(name, helpers[i].body);
+		snprintf(config, sizeof(config), "{\"credsStore\":\"%s\"}", name);
+		docker_config(config);
+		ASSERT_EQ_INT(reg(IMAGE, o, &r, &err), AIR_EPERMISSION);
+		ASSERT_NULL(r);
+		ASSERT_CONTAINS(trace, helpers[i].says);
+		ASSERT_NOT_CONTAINS(trace, LEAKED);
+		ASSERT_NOT_CONTAINS(air_error_message(err), LEAKED);
+		air_error_free(err);
+	}
+	air_register_image_options_free(o);
+}
+
+/* A helper that leaves a background process holding its stdout: its answer
+ * counts when it exits (the default helper timeout is 10 s, the background
+ * process would hold the pipe for 10 minutes). */
+AIR_TEST(register__helper_answer_counts_when_the_helper_exits)
+{
+	air_register_image_options *o = options();
+	air_image_registration *r = NULL;
+	air_error *err = NULL;
+	char body[4600], pidfile[4300], *pid;
+	int rc;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/lingering.pid", dir);
+	snprintf(body, sizeof(body), "sleep 600 & echo $! > '%s'\n"
+	         "printf '{\"Username\":\"bob\",\"Secret\":\"" PASSWORD "\"}'", pidfile);
+	images("{\"" IMAGE "\":{\"registered\":false,\"requires_credentials\":true}}");
+	helper("lingering", body);
+	docker_config("{\"credsStore\":\"lingering\"}");
+	rc = reg(IMAGE, o, &r, &err);
+	if ((pid = air_test_read_file(pidfile, NULL)) != NULL)
+		kill((pid_t)atol(pid), SIGKILL);
+	free(pid);
+	ASSERT_OK(rc, err);
+	ASSERT_EQ_STR(air_image_registration_credentials_key(r), "myreg.io-bob-local");
+	ASSERT_NOT_CONTAINS(trace, "did not answer");
+	air_image_registration_free(r);
+	air_register_image_options_free(o);
+}
+
 AIR_TEST(register__default_config_location_is_home)
 {
 	air_client_options *co = fakews_client_options(flow_fw);
@@ -373,11 +440,13 @@ AIR_TEST(register__failed_import_is_permanent)
 	air_error *err = NULL;
 
 	images("{\"" IMAGE "\":{\"registered\":false,\"on_register\":{\"state\":\"IMPORTING\","
-	       "\"states\":[{\"state\":\"FAILED\",\"status_message\":\"manifest unknown\"}]}}}");
+	       "\"states\":[{\"state\":\"FAILED\",\"status_message\":\"manifest unknown\\nError: "
+	       "forged\"}]}}}");
 	ASSERT_EQ_INT(reg(IMAGE, o, &r, &err), AIR_EAPI);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_PERMANENT);
 	ASSERT_EQ_INT(air_error_retryable(err), 0);
-	ASSERT_CONTAINS(air_error_message(err), "manifest unknown");
+	/* the server's text stays on one line */
+	ASSERT_CONTAINS(air_error_message(err), "manifest unknown\\nError: forged");
 	air_error_free(err);
 	air_register_image_options_free(o);
 }

@@ -412,3 +412,34 @@ AIR_TEST(http_error__empty_legacy_error_is_no_code)
 	ASSERT_EQ_INT(air_error_code(e), AIR_EAUTH);
 	air_error_free(e);
 }
+
+/* A server's text stays on one line: its line breaks are escaped in the
+ * message and the code, whatever the body's form, from a workspace or the
+ * local workspace, so it cannot print lines of its own. */
+AIR_TEST(http_error__server_text_stays_on_one_line)
+{
+	static const char *const bodies[] = {
+		"{\"error_code\":\"BAD\\nCODE\",\"message\":\"one\\r\\nError: forged\\nthree\"}",
+		"{\"error\":\"one\\r\\nError: forged\\nthree\"}",
+		"BAD: one\r\nError: forged\nthree",
+		"<html><pre>one\r\nError: forged\nthree</pre></html>",
+		"one\r\nError: forged\nthree",
+	};
+
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		for (int local = 0; local < 2; local++) {
+			air_error *e = local ? air__local_reply_error(NULL, "GET", "/x", 400, bodies[i],
+			                                              strlen(bodies[i]))
+			                     : air__http_reply_error(NULL, "GET", "/x", 400, bodies[i],
+			                                             strlen(bodies[i]), NULL, -1, NULL);
+			const char *m = air_error_message(e), *code = air_error_server_code(e);
+
+			ASSERT_CONTAINS(m, "one\\r\\nError: forged\\nthree");
+			ASSERT_NULL(strchr(m, '\n'));
+			ASSERT_NULL(strchr(m, '\r'));
+			if (i == 0)
+				ASSERT_EQ_STR(code, "BAD\\nCODE");
+			air_error_free(e);
+		}
+	}
+}

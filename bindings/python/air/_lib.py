@@ -183,6 +183,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "air_submit_options_set_interrupt": (INT, [VOIDP, VOIDP]),
     "air_submit_options_set_deadline_ms": (INT, [VOIDP, I64]),
     "air_client_submit": (INT, [VOIDP, VOIDP, VOIDP, OUT_HANDLE, OUT_HANDLE]),
+    "air_config_check_submission": (INT, [VOIDP, VOIDP, OUT_HANDLE]),
     "air_submission_run_id": (I64, [VOIDP]),
     "air_submission_dashboard_url": (STR, [VOIDP]),
     "air_submission_idempotency_token": (STR, [VOIDP]),

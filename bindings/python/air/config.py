@@ -241,6 +241,32 @@ class Config(ConfigValues):
         effective document: tells an explicit value from a default."""
         return bool(lib.air_config_is_set(self._handle, enc(path)))
 
+    # ---- submission --------------------------------------------------------------
+
+    def check_submission(self, *, idempotency_key: Optional[str] = None,
+                         base_dir: Optional[StrPath] = None,
+                         interrupt: Optional["Interrupt"] = None,
+                         timeout: Optional[Seconds] = None) -> None:
+        """Make the checks a submission of this validated workload makes
+        without the workspace, as ``air run --dry-run`` does; nothing is
+        contacted. Since libair 1.2.
+
+        In order: the idempotency key (@idempotency_key, else the YAML
+        idempotency_token, sent verbatim: at most 64 bytes; InvalidArgumentError
+        with the length in bytes), then with a code_source the snapshot plan
+        (root, git state, include paths; @base_dir as in Client.submit()) and,
+        for a plain-tar snapshot, its packaging into a temporary file that is
+        then deleted (SnapshotError names what it refused). A workload that
+        passes fails no local check of its submission.
+        """
+        h = self._handle
+        with Options("submit") as opts:
+            opts.set_str(K.SUBMIT_IDEMPOTENCY_KEY, idempotency_key, "idempotency_key")
+            opts.set_str(K.SUBMIT_BASE_DIR, None if base_dir is None else os.fspath(base_dir),
+                         "base_dir")
+            blocking(opts, (interrupt,), lambda err: int(lib.air_config_check_submission(
+                h, opts.handle, C.byref(err))), millis(timeout, "timeout"))
+
     # ---- bundle ----------------------------------------------------------------
 
     def write_bundle(self, output_dir: Optional[StrPath] = None, *,

@@ -1,6 +1,7 @@
 package airtest
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,7 +12,7 @@ import (
 	"libair/air"
 )
 
-// Config.WriteBundle: local files only, no workspace.
+// Config.WriteBundle: local files only, no workspace; Config.CheckSubmission.
 
 func loadIn(t *testing.T, dir, yaml string) *air.Config {
 	t.Helper()
@@ -126,4 +127,24 @@ func TestWriteBundleErrors(t *testing.T) {
 	if _, err := parsed.WriteBundle(dir, nil); !errors.Is(err, air.ErrClosed) {
 		t.Fatalf("closed config: %v", err)
 	}
+}
+
+// Config.CheckSubmission: what a submission checks without the workspace.
+func TestCheckSubmission(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	cfg := loadIn(t, dir, minimalYAML)
+	must(t, cfg.CheckSubmission(ctx, nil))
+	must(t, cfg.CheckSubmission(ctx, &air.SubmitOptions{IdempotencyKey: strings.Repeat("k", 64)}))
+	err := cfg.CheckSubmission(ctx, &air.SubmitOptions{IdempotencyKey: strings.Repeat("\u00e9", 40)})
+	if e := airErr(t, err, air.EINVAL); e.Field != "idempotency_key" ||
+		!strings.Contains(e.Message, "80 bytes long") {
+		t.Fatalf("error %+v", e)
+	}
+	cfg = loadIn(t, dir, minimalYAML+"code_source: {root_path: gone}\n")
+	if e := airErr(t, cfg.CheckSubmission(ctx, nil), air.ESNAPSHOT); !strings.Contains(e.Message, "gone") {
+		t.Fatalf("error %+v", e)
+	}
+	must(t, os.Mkdir(filepath.Join(dir, "gone"), 0o755))
+	must(t, cfg.CheckSubmission(ctx, nil))
 }

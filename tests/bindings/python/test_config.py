@@ -1,7 +1,8 @@
 """Workload YAML through the Python binding: load, parse, override (checked
 at once), validation errors with field path and position, typed values and
 what they read after a failed override or validation, Python exceptions for
-files, serialisation, the schema, bundles (Config.write_bundle)."""
+files, serialisation, the schema, bundles (Config.write_bundle), the dry run
+(Config.check_submission)."""
 
 import errno
 import glob
@@ -394,6 +395,28 @@ class BundleTest(unittest.TestCase):
     def test_argument_types(self):
         with self.assertRaises(TypeError):
             self.load().write_bundle(42)  # type: ignore[arg-type]
+
+
+class CheckSubmissionTest(unittest.TestCase):
+    """Config.check_submission(): what a submission checks without the
+    workspace (the dry run)."""
+
+    def test_key_and_snapshot(self):
+        with tempfile.TemporaryDirectory() as d:
+            with air.Config.loads(MINIMAL_YAML, name="w.yaml", base_dir=d) as cfg:
+                cfg.check_submission()
+                cfg.check_submission(idempotency_key="k" * 64)
+                with self.assertRaises(air.InvalidArgumentError) as cm:
+                    cfg.check_submission(idempotency_key="\u00e9" * 40)
+                self.assertIn("80 bytes long", str(cm.exception))
+                self.assertEqual(cm.exception.field, "idempotency_key")
+            with air.Config.loads(MINIMAL_YAML + "code_source: {root_path: gone}\n", name="w.yaml",
+                                  base_dir=d) as cfg:
+                with self.assertRaises(air.SnapshotError) as cm:
+                    cfg.check_submission()
+                self.assertIn("gone", str(cm.exception))
+                os.mkdir(os.path.join(d, "gone"))
+                cfg.check_submission()
 
 
 if __name__ == "__main__":
