@@ -247,17 +247,26 @@ class Config(ConfigValues):
                          base_dir: Optional[StrPath] = None,
                          interrupt: Optional["Interrupt"] = None,
                          timeout: Optional[Seconds] = None) -> None:
-        """Make the checks a submission of this validated workload makes
-        without the workspace, as ``air run --dry-run`` does; nothing is
-        contacted. Since libair 1.2.
+        """Make the checks a submission makes without the workspace.
 
-        In order: the idempotency key (@idempotency_key, else the YAML
-        idempotency_token, sent verbatim: at most 64 bytes; InvalidArgumentError
-        with the length in bytes), then with a code_source the snapshot plan
-        (root, git state, include paths; @base_dir as in Client.submit()) and,
-        for a plain-tar snapshot, its packaging into a temporary file that is
-        then deleted (SnapshotError names what it refused). A workload that
-        passes fails no local check of its submission.
+        The same checks as ``air run --dry-run``; nothing is contacted. In
+        order: the idempotency key (at most 64 bytes), then, with a
+        code_source, the snapshot plan (root, git state, include paths) and,
+        for a plain-tar snapshot, its packaging into a temporary file that
+        is then deleted. A workload that passes fails no local check of its
+        submission. Since libair 1.2.
+
+        Args:
+            idempotency_key: the key to check; default: the YAML
+                idempotency_token, as it would be sent.
+            base_dir: directory for a relative root_path, as in
+                :meth:`air.Client.submit`.
+            interrupt: stops the packaging when raised.
+            timeout: seconds for the whole check.
+
+        Raises:
+            InvalidArgumentError: the key is too long (its length in bytes).
+            SnapshotError: the snapshot plan or packaging refused something.
         """
         h = self._handle
         with Options("submit") as opts:
