@@ -523,6 +523,39 @@ AIR_TEST(resolve__account_profile_without_workspace_id)
 	air_client_free(c);
 }
 
+/* The host picks the backend once, with its properties: a local one sends
+ * no credentials (none is checked, even conflicting ones) and polls faster. */
+AIR_TEST(resolve__host_selects_its_backend)
+{
+	const char *remote[] = {"DATABRICKS_HOST=https://h.example", "DATABRICKS_TOKEN=t", NULL};
+	const char *local[] = {"DATABRICKS_HOST=LOCAL:///tmp/air-backend-x/", "DATABRICKS_TOKEN=t",
+	                       "DATABRICKS_CLIENT_ID=id", "DATABRICKS_CLIENT_SECRET=s", NULL};
+	air_client *c;
+
+	ASSERT_TRUE(air__backend_kind_of("local://") == &air__backend_local);
+	ASSERT_TRUE(air__backend_kind_of("Local:///srv/x") == &air__backend_local);
+	ASSERT_TRUE(air__backend_kind_of("https://local.example") == &air__backend_http);
+	ASSERT_TRUE(air__backend_kind_of("localhost:8080") == &air__backend_http);
+	/* Before resolution the defaults are the HTTP backend's. */
+	c = tc_client(remote);
+	ASSERT_TRUE(c->backend == NULL);
+	ASSERT_EQ_INT(air__client_poll_ms(c), 3000);
+	air_client_free(c);
+
+	c = resolved(NULL, NULL, remote);
+	ASSERT_TRUE(c->cfg.backend == &air__backend_http && c->backend != NULL);
+	ASSERT_EQ_STR(air_client_auth_type(c), "pat");
+	ASSERT_EQ_INT(air__client_poll_ms(c), 3000);
+	air_client_free(c);
+
+	c = resolved(NULL, NULL, local);
+	ASSERT_TRUE(c->cfg.backend == &air__backend_local && c->backend != NULL);
+	ASSERT_EQ_STR(air_client_host(c), "local:///tmp/air-backend-x");
+	ASSERT_EQ_STR(air_client_auth_type(c), "local");
+	ASSERT_EQ_INT(air__client_poll_ms(c), 1000);
+	air_client_free(c);
+}
+
 AIR_TEST(resolve__plain_http_only_for_loopback)
 {
 	const char *remote[] = {"DATABRICKS_HOST=http://workspace.example", "DATABRICKS_TOKEN=t",

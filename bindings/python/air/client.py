@@ -332,7 +332,8 @@ class Client:
         """Wait until run @run_id finishes and return its final snapshot,
         whatever its result (check ``state``). @timeout: TimedOutError (also
         a TimeoutError) when the run is still going after it. @poll_interval:
-        the pause between reads (default 3 s). @on_state(Run) is called with
+        the pause between reads (default 3 s; 1 s for a local workspace).
+        @on_state(Run) is called with
         the first snapshot and then on every state change."""
         cfn = None if on_state is None else trampoline(
             WAIT_STATE_CB, on_state, lambda r, _u: (Run._from_c(r),))
