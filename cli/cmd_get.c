@@ -26,8 +26,8 @@ static bool auth_rejected(int rc, const air_error *err)
 
 int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error *err)
 {
-	const char *msg = err ? air_error_message(err) : air_strerror(rc);
-	char *text = NULL;
+	char *full = cli_air_message(err, rc, NULL), *text = NULL;
+	const char *msg = full ? full : air_strerror(rc);
 	int out;
 
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
@@ -53,6 +53,7 @@ int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error
 		out = report(g, "INTERNAL_ERROR", "TRANSIENT", true, msg);
 	}
 	free(text);
+	free(full);
 	return out;
 }
 

@@ -166,16 +166,18 @@ static int no_credentials(const air_client *c, air_error **err)
 {
 	const air__cfg *cfg = &c->cfg;
 
-	return air__failf(err, AIR_EAUTH, 0,
-	                  "no credentials configured for %s%s%s%s: no default profile is "
-	                  "configured; pass --profile or create one (databricks configure, or "
-	                  "databricks auth login), or set DATABRICKS_TOKEN%s",
-	                  cfg->attr[AIR__A_HOST], cfg->profile ? " (profile " : "",
-	                  cfg->profile ? cfg->profile : "", cfg->profile ? ")" : "",
-	                  secure_storage_chosen(cfg)
-	                          ? " (cached logins in the OS keyring cannot be read: set "
-	                            "DATABRICKS_AUTH_STORAGE=plaintext and log in again)"
-	                          : "");
+	air_error *e = air__error_new(
+	        AIR_EAUTH, 0,
+	        "no credentials configured for %s%s%s%s: no default profile is configured; choose a "
+	        "profile (the profile option or DATABRICKS_CONFIG_PROFILE) or create one "
+	        "(databricks configure, or databricks auth login), or set DATABRICKS_TOKEN%s",
+	        cfg->attr[AIR__A_HOST], cfg->profile ? " (profile " : "",
+	        cfg->profile ? cfg->profile : "", cfg->profile ? ")" : "",
+	        secure_storage_chosen(cfg) ? " (cached logins in the OS keyring cannot be read: set "
+	                                     "DATABRICKS_AUTH_STORAGE=plaintext and log in again)"
+	                                   : "");
+
+	return air__fail(err, air__error_set_field(e, "profile"));
 }
 
 static int missing_input(const char *type, const char *what, air_error **err)

@@ -338,10 +338,11 @@ static int no_host_error(resolver *r, air_error **err)
 	if (any_auth_input(cfg))
 		return air__failf(err, AIR_EAUTH, 0,
 		                  "no host configured: set DATABRICKS_HOST or use a profile with a host");
-	return air__failf(err, AIR_EAUTH, 0,
-	                  "no default profile is configured: pass --profile or create one "
-	                  "(databricks configure, or databricks auth login), or set "
-	                  "DATABRICKS_HOST (local:// runs workloads on this machine)");
+	return air__fail(err, air__error_set_field(air__error_new(AIR_EAUTH, 0,
+	                 "no default profile is configured: choose a profile (the profile option or "
+	                 "DATABRICKS_CONFIG_PROFILE) or create one (databricks configure, or "
+	                 "databricks auth login), or set DATABRICKS_HOST (local:// runs workloads on "
+	                 "this machine)"), "profile"));
 }
 
 static int check_auth_type(const air__cfg *cfg, air_error **err)

@@ -182,6 +182,9 @@ AIR_TEST(options__use_environment_0_ignores_every_variable)
 	ASSERT_CONTAINS(air_error_message(err), "no default profile");
 	/* ... and the ways out: a profile, or a host (the local one included). */
 	ASSERT_CONTAINS(air_error_message(err), "set DATABRICKS_HOST (local://");
+	/* The profile option, named for front ends to spell as they do. */
+	ASSERT_EQ_STR(air_error_field(err), "profile");
+	ASSERT_NOT_CONTAINS(air_error_message(err), "--profile");
 	air_error_free(err);
 	/* Not even HOME: no default config file is found. */
 	ASSERT_NULL(c->cfg.home);
@@ -434,7 +437,8 @@ AIR_TEST(resolve__nothing_configured)
 	ASSERT_EQ_INT(resolve_fails("", NULL, NULL, &err), AIR_EAUTH);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_PERMANENT);
 	ASSERT_CONTAINS(air_error_message(err), "no default profile");
-	ASSERT_CONTAINS(air_error_message(err), "--profile");
+	ASSERT_CONTAINS(air_error_message(err), "the profile option");
+	ASSERT_EQ_STR(air_error_field(err), "profile");
 	air_error_free(err);
 }
 
@@ -445,7 +449,8 @@ AIR_TEST(resolve__host_without_credentials)
 	ASSERT_EQ_INT(resolve_fails("[DEFAULT]\nhost = https://h.example\n", NULL, NULL, &err),
 	              AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "no credentials");
-	ASSERT_CONTAINS(air_error_message(err), "--profile");
+	ASSERT_CONTAINS(air_error_message(err), "the profile option");
+	ASSERT_EQ_STR(air_error_field(err), "profile");
 	air_error_free(err);
 }
 
