@@ -197,7 +197,8 @@ AIR_TEST(core__base64_round_trips_and_rejects_garbage)
 {
 	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar",
 	                                    "user:p@ss:word"};
-	static const char *const bad[] = {"Zg=", "Z", "Zm9v!", "Zm 9v", "Zh==", "=Zm9", "Zm9vYg==="};
+	static const char *const bad[] = {"Zg=", "Z", "Zm9v!", "Zm 9v", "Zh==", "=Zm9", "Zm9vYg===",
+	                                  "Zm9v\n", "Zm9vYg=", "Zm=v"};
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		char *enc = air__base64(plain[i], strlen(plain[i]));
