@@ -26,12 +26,14 @@ static bool auth_rejected(int rc, const air_error *err)
 
 int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error *err)
 {
-	char *full = cli_air_message(err, rc, NULL), *text = NULL;
-	const char *msg = full ? full : air_strerror(rc);
+	char *full, *text = NULL;
+	const char *msg;
 	int out;
 
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
 		return cli_report_interrupted();
+	full = cli_air_message(err, rc, NULL);
+	msg = full ? full : air_strerror(rc);
 	if (stage == CLI_STAGE_SETUP && auth_rejected(rc, err)) {
 		/* The library's message already says how to configure credentials. */
 		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, msg);
