@@ -60,8 +60,17 @@ bool cli_parse_run_id(const char *s, int64_t *out);
 /* "Error: <message>" on stderr. Returns 1 (the failure exit code). */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the library error as "Error: ..." on stderr and return 1 ("Error:
- * interrupted" after Ctrl-C); in text mode followed by cli_print_access_hint(). */
+ * interrupted" after Ctrl-C), followed by its flag hint; in text mode then
+ * cli_print_access_hint(). */
 int cli_error_air(const air_error *err, int rc);
+/* The same with @hint (advice in the CLI's terms) instead of the field's. */
+int cli_error_air_hint(const air_error *err, int rc, const char *hint);
+/* The flag that sets the option an error's field names ("pass --profile
+ * NAME"), or NULL: the library's messages never name the CLI's flags. */
+const char *cli_flag_hint(const air_error *err);
+/* "<message>; <hint>" (@hint, else the field's flag hint; the message alone
+ * without one). free(); NULL when out of memory. */
+char *cli_air_message(const air_error *err, int rc, const char *hint);
 /* Whether the output mode is JSON (-o json); set while the flags are read. */
 void cli_set_json_output(bool on);
 /* Success envelope {"v":1,"ts":...,"data":@data} pretty-printed on stdout. Steals @data. Returns 0. */

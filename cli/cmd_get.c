@@ -26,12 +26,14 @@ static bool auth_rejected(int rc, const air_error *err)
 
 int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error *err)
 {
-	const char *msg = err ? air_error_message(err) : air_strerror(rc);
-	char *text = NULL;
+	char *full, *text = NULL;
+	const char *msg;
 	int out;
 
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
 		return cli_report_interrupted();
+	full = cli_air_message(err, rc, NULL);
+	msg = full ? full : air_strerror(rc);
 	if (stage == CLI_STAGE_SETUP && auth_rejected(rc, err)) {
 		/* The library's message already says how to configure credentials. */
 		out = report(g, "UNAUTHENTICATED", "PERMANENT", false, msg);
@@ -55,6 +57,7 @@ int cli_runs_fail(const cli_globals *g, cli_stage stage, int rc, const air_error
 	if (!g->json)
 		cli_print_access_hint(err);
 	free(text);
+	free(full);
 	return out;
 }
 

@@ -72,7 +72,11 @@ static int push(const cli_globals *g, const char *source, const char *catalog, c
 	air_image_push_options_free(o);
 	cli_client_free(client);
 	if (rc != AIR_OK) {
-		cli_error_air(err, rc);
+		/* The source's platform is wrong: the library names its pull option. */
+		bool platform = !pull && rc == AIR_EINVAL && air_error_field(err) &&
+		                !strcmp(air_error_field(err), "source");
+		cli_error_air_hint(err, rc, platform ? "pass --pull to fetch the linux/amd64 variant"
+		                                     : NULL);
 		air_error_free(err);
 		return 1;
 	}

@@ -148,15 +148,14 @@ int cli_report_follow_interrupted(int64_t run_id, bool ended)
 	return 1;
 }
 
-int64_t cli_logs_poll_ms(const air_client *c)
+int64_t cli_logs_poll_ms(void)
 {
 	const char *v = getenv("AIR_LOGS_POLL_MS");
-	const char *auth = c ? air_client_auth_type(c) : NULL;
 	char *end;
 	long long ms;
 
 	if (!v || !*v)
-		return auth && !strcmp(auth, "local") ? 1000 : -1;
+		return -1;
 	ms = strtoll(v, &end, 10);
 	return *end || ms < 0 ? -1 : (int64_t)ms;
 }
@@ -394,7 +393,7 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 		return cli_runs_invalid(g, "a numeric flag is out of range");
 	}
 	if (cli_runs_open(g, 0, &c, NULL) == 0) {
-		int64_t poll = cli_logs_poll_ms(c);
+		int64_t poll = cli_logs_poll_ms();
 		if (poll >= 0)
 			air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
 		rc = a.download_to ? download(g, c, id, a.download_to, o)

@@ -55,17 +55,22 @@ static int build_options(const char *tag_policy, int64_t minutes, air_register_i
  * and network failures (the library's TRANSIENT kind), else PERMANENT. */
 static int report_failure(const cli_globals *g, int rc, const air_error *err)
 {
-	const char *msg = err ? air_error_message(err) : air_strerror(rc);
+	char *full = cli_air_message(err, rc, NULL);
+	const char *msg = full ? full : air_strerror(rc);
 	bool transient = err ? air_error_kind(err) == AIR_KIND_TRANSIENT : rc == AIR_ETIMEOUT;
+	int out;
 
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
-		return cli_report_interrupted();
-	if (rc == AIR_EINVAL)
-		return cli_runs_invalid(g, "%s", msg);
-	if (g->json)
-		return cli_print_error_envelope("REGISTRATION_FAILED", transient ? "TRANSIENT" : "PERMANENT",
-		                                msg, transient);
-	return cli_error("%s", msg);
+		out = cli_report_interrupted();
+	else if (rc == AIR_EINVAL)
+		out = cli_runs_invalid(g, "%s", msg);
+	else if (g->json)
+		out = cli_print_error_envelope("REGISTRATION_FAILED", transient ? "TRANSIENT" : "PERMANENT",
+		                               msg, transient);
+	else
+		out = cli_error("%s", msg);
+	free(full);
+	return out;
 }
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }

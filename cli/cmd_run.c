@@ -55,11 +55,18 @@ static int load_config(const char *file, const cli_strlist *overrides, air_confi
 {
 	air_config *cfg = NULL;
 	air_error *err = NULL;
+	const char *hint = NULL;
 	int rc = air_config_parse_file(file, &cfg, &err);
 
 	for (int i = 0; rc == AIR_OK && i < overrides->count; i++) {
 		size_t before = air_config_change_count(cfg);
-		rc = air_config_override(cfg, overrides->items[i], &err);
+		const char *item = overrides->items[i];
+		size_t n = strlen(item);
+		rc = air_config_override(cfg, item, &err);
+		/* A workload file given as an override. */
+		if (rc != AIR_OK && !strchr(item, '=') &&
+		    ((n > 5 && !strcmp(item + n - 5, ".yaml")) || (n > 4 && !strcmp(item + n - 4, ".yml"))))
+			hint = "pass it with -f";
 		if (rc == AIR_OK && air_config_change_count(cfg) > before) {
 			size_t k = air_config_change_count(cfg) - 1;
 			const char *old = air_config_change_old(cfg, k);
@@ -74,7 +81,7 @@ static int load_config(const char *file, const cli_strlist *overrides, air_confi
 	if (rc == AIR_OK)
 		rc = air_config_validate(cfg, &err);
 	if (rc != AIR_OK) {
-		cli_error_air(err, rc);
+		cli_error_air_hint(err, rc, hint);
 		air_error_free(err);
 		air_config_free(cfg);
 		return 1;

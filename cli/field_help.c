@@ -64,11 +64,19 @@ static char *full_path(const char *path)
 	return out;
 }
 
+/* What the CLI adds to the library's description of a field: its flags. */
+static const char *flag_note(const char *path)
+{
+	return !strcmp(path, "config.idempotency_token")
+	               ? " In air run, that is the --idempotency-key flag."
+	               : "";
+}
+
 static void text_help(const char *path, const air_field *f)
 {
 	size_t width = 0, n = air_field_child_count(f);
 
-	printf("%s\n  %s\n\n", path, air_field_description(f));
+	printf("%s\n  %s%s\n\n", path, air_field_description(f), flag_note(path));
 	if (!has_children(f)) {
 		printf("  Type:     %s\n  Required: %s\n", air_field_type(f), air_field_required_when(f));
 		return;
@@ -118,13 +126,16 @@ static void json_member(const char *key, const char *value, size_t len, bool fir
 static void json_help(const char *path, const air_field *f)
 {
 	const char *type = air_field_type(f), *req = air_field_required_when(f);
-	const char *desc = air_field_description(f);
+	char *desc = NULL;
 
+	if (asprintf(&desc, "%s%s", air_field_description(f), flag_note(path)) < 0)
+		desc = NULL;
 	putchar('{');
 	json_member("path", path, strlen(path), true);
 	json_member("type", type, strlen(type), false);
 	json_member("required", req, strlen(req), false);
-	json_member("description", desc, strlen(desc), false);
+	json_member("description", desc ? desc : "", desc ? strlen(desc) : 0, false);
+	free(desc);
 	if (has_children(f)) {
 		fputs(",\"fields\":[", stdout);
 		for (size_t i = 0; i < air_field_child_count(f); i++) {
@@ -144,6 +155,22 @@ static void json_help(const char *path, const air_field *f)
 	fputs("}\n", stdout);
 }
 
+/* For a path into a map of user-defined keys: where the map's own help is. */
+static char *map_hint(const air_error *err)
+{
+	const char *field = err ? air_error_field(err) : NULL;
+	const char *dot = field ? strrchr(field, '.') : NULL;
+	const air_field *f = NULL;
+	char *parent = dot ? strndup(field, (size_t)(dot - field)) : NULL, *hint = NULL;
+
+	if (parent && air_schema_lookup(parent, &f, NULL) == AIR_OK &&
+	    (air_field_kind(f) == AIR_FIELD_STRING_MAP || air_field_kind(f) == AIR_FIELD_ANY_MAP) &&
+	    asprintf(&hint, "run \"air run -h %s\"", parent) < 0)
+		hint = NULL;
+	free(parent);
+	return hint;
+}
+
 void cli_field_help(const char *path, bool json)
 {
 	const air_field *f = NULL;
@@ -154,7 +181,9 @@ void cli_field_help(const char *path, bool json)
 	if (rc == AIR_OK && !full)
 		rc = AIR_ENOMEM;
 	if (rc != AIR_OK) {
-		cli_error_air(err, rc);
+		char *hint = map_hint(err);
+		cli_error_air_hint(err, rc, hint);
+		free(hint);
 	} else if (json) {
 		json_help(full, f);
 	} else {

@@ -24,16 +24,52 @@ static bool json_output;
 
 void cli_set_json_output(bool on) { json_output = on; }
 
-int cli_error_air(const air_error *err, int rc)
+/* The library names the option at fault in the error's field; the flag
+ * that sets it is the CLI's to say. */
+const char *cli_flag_hint(const air_error *err)
 {
+	static const struct {
+		const char *field, *hint;
+	} hints[] = {
+		{"profile", "pass --profile NAME"},
+		{"artifact", "name it explicitly with --artifact NAME[:TAG]"},
+	};
+	const char *field = err ? air_error_field(err) : NULL;
+
+	for (size_t i = 0; field && i < sizeof(hints) / sizeof(hints[0]); i++)
+		if (!strcmp(field, hints[i].field))
+			return hints[i].hint;
+	return NULL;
+}
+
+char *cli_air_message(const air_error *err, int rc, const char *hint)
+{
+	const char *msg = err ? air_error_message(err) : air_strerror(rc);
+	char *out;
+
+	if (!hint)
+		hint = cli_flag_hint(err);
+	if (asprintf(&out, "%s%s%s", msg, hint ? "; " : "", hint ? hint : "") < 0)
+		return NULL;
+	return out;
+}
+
+int cli_error_air_hint(const air_error *err, int rc, const char *hint)
+{
+	char *msg;
+
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
 		return cli_report_interrupted();
+	msg = cli_air_message(err, rc, hint);
 	/* Messages quote the server: cleaned for the terminal. */
-	cli_error("%s", err ? cli_clean_lines(air_error_message(err)) : air_strerror(rc));
+	cli_error("%s", msg ? cli_clean_lines(msg) : air_strerror(rc));
+	free(msg);
 	if (!json_output)
 		cli_print_access_hint(err);
 	return 1;
 }
+
+int cli_error_air(const air_error *err, int rc) { return cli_error_air_hint(err, rc, NULL); }
 
 void cli_now_rfc3339(char out[32])
 {

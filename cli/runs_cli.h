@@ -31,9 +31,9 @@ int cli_runs_invalid(const cli_globals *g, const char *fmt, ...) __attribute__((
  * reporting the failure. */
 int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char **user);
 
-/* Poll interval from $AIR_LOGS_POLL_MS (tests), else 1000 ms for a resolved
- * local workspace (it answers at once), else -1 (library default). */
-int64_t cli_logs_poll_ms(const air_client *c);
+/* Poll interval from $AIR_LOGS_POLL_MS (tests), else -1: the library's
+ * default for the client (3000 ms, 1000 ms for a local workspace). */
+int64_t cli_logs_poll_ms(void);
 
 /* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
  * (JSON); with @watch also STATUS events. In text mode on an interactive

@@ -62,7 +62,7 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const ch
 	air_logs_options *o = NULL;
 	air_logs_summary *sum = NULL;
 	air_error *err = NULL;
-	int64_t poll = cli_logs_poll_ms(client);
+	int64_t poll = cli_logs_poll_ms();
 	int rc, exit_code;
 
 	if (g->json) {

@@ -47,7 +47,7 @@ type Error struct {
 	Code       Status        // the AIR_E* status
 	Kind       Kind          // what to do about it
 	Message    string        // libair's message; never contains a secret
-	Field      string        // workload field path ("compute.num_accelerators"), or ""
+	Field      string        // workload field path ("compute.num_accelerators"), the option at fault ("profile"), or ""
 	File       string        // source file of a config error, or ""
 	Line       int           // 1-based line in File; 0 when unknown
 	Column     int           // 1-based column in File; 0 when unknown

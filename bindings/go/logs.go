@@ -48,7 +48,7 @@ type LogsOptions struct {
 	Last            time.Duration // only the records of the last d (whole minutes, rounded up); 0 = all
 	Node            int           // node index; default 0
 	Attempt         *int          // retry attempt, 0-based; default the latest
-	PollInterval    time.Duration // pause between polls of a followed run; default 3 s
+	PollInterval    time.Duration // pause between polls of a followed run; default 3 s (1 s local)
 	MaxPageFailures int           // consecutive page failures before the MLflow fallback; default 5
 
 	// OnStatus receives the run's display state when it is first seen

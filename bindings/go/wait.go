@@ -14,7 +14,8 @@ import (
 
 // WaitOptions tune Wait; zero values are the defaults.
 type WaitOptions struct {
-	// PollInterval is the pause between reads of the run; default 3 s.
+	// PollInterval is the pause between reads of the run; default 3 s
+	// (1 s for a local workspace).
 	PollInterval time.Duration
 	// OnState receives the run when it is first read and at every change of
 	// its state, on the calling goroutine; an error stops the wait (EABORTED,

@@ -71,7 +71,12 @@ AIR_EXTERN int32_t air_error_code(const air_error *err);
 AIR_EXTERN int32_t air_error_kind(const air_error *err);
 /** Human-readable message; owned by @p err, never NULL. Never contains a secret. @since 1.0 */
 AIR_EXTERN const char *air_error_message(const air_error *err);
-/** Workload field path ("compute.num_accelerators") or NULL. Owned by @p err. @since 1.0 */
+/**
+ * Workload field path ("compute.num_accelerators"), or the option at fault
+ * ("profile", "artifact"), or NULL. Messages name options in words, never a
+ * front end's flags: a front end points at its own spelling from here.
+ * Owned by @p err. @since 1.0
+ */
 AIR_EXTERN const char *air_error_field(const air_error *err);
 /** Source file of a config error, or NULL. Owned by @p err. @since 1.0 */
 AIR_EXTERN const char *air_error_file(const air_error *err);

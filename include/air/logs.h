@@ -30,7 +30,7 @@ typedef enum air_logs_option {
 	AIR_LOGS_MINUTES = 102,          /**< only the last N minutes; 0 (default) = off */
 	AIR_LOGS_NODE = 103,             /**< node index; default 0 (downloads: -1 = every node) */
 	AIR_LOGS_ATTEMPT = 104,          /**< retry attempt (0-based); -1 (default) = latest */
-	AIR_LOGS_POLL_INTERVAL_MS = 105, /**< pause between polls and page retries; default 3000 */
+	AIR_LOGS_POLL_INTERVAL_MS = 105, /**< pause between polls and page retries; default 3000 (1000 for a local workspace) */
 	AIR_LOGS_MAX_PAGE_FAILURES = 106 /**< consecutive page failures before the MLflow fallback; default 5 */
 } air_logs_option;
 

@@ -281,7 +281,7 @@ AIR_EXTERN void air_cancel_report_free(air_cancel_report *rep);
 
 /** Integer options of a wait. ABI: append only. */
 typedef enum air_wait_option {
-	AIR_WAIT_POLL_INTERVAL_MS = 100 /**< pause between runs/get reads; default 3000, >= 0 */
+	AIR_WAIT_POLL_INTERVAL_MS = 100 /**< pause between runs/get reads; default 3000 (1000 for a local workspace), >= 0 */
 } air_wait_option;
 
 /**
@@ -291,7 +291,7 @@ typedef enum air_wait_option {
  */
 typedef int (*air_wait_state_cb)(const air_run *run, void *userdata);
 
-/** Create wait options: poll every 3 s, no deadline. @since 1.0 */
+/** Create wait options: poll every 3 s (every second for a local workspace), no deadline. @since 1.0 */
 AIR_EXTERN int air_wait_options_new(air_wait_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_wait_options_free(air_wait_options *opts);

@@ -32,11 +32,6 @@ void air__arena_dispose(air__arena *a);
 
 /* ---- YAML node tree (node.c) ----------------------------------- */
 typedef enum air__ykind { AIR__Y_SCALAR, AIR__Y_SEQ, AIR__Y_MAP } air__ykind;
-/* YAML 1.2 core schema type of a scalar. */
-typedef enum air__ytype {
-	AIR__YT_STR, AIR__YT_NULL, AIR__YT_BOOL, AIR__YT_INT, AIR__YT_FLOAT
-} air__ytype;
-
 typedef struct air__ynode air__ynode;
 typedef struct air__ypair {
 	air__ynode *key;   /* always a scalar */
@@ -58,8 +53,6 @@ struct air__ynode {
 air__ynode *air__ynode_new(air__arena *a, air__ykind kind, int32_t line, int32_t column);
 air__ynode *air__yscalar_new(air__arena *a, air__ytype type, const char *text, size_t len,
                              int32_t line, int32_t column);
-/* Core-schema type of a plain scalar's text. */
-air__ytype air__yscalar_resolve(const char *text, size_t len);
 bool air__ynode_is_null(const air__ynode *n);
 /* Value of @key in mapping @map; NULL when absent or null (null = absent). */
 air__ynode *air__ymap_get(const air__ynode *map, const char *key);

@@ -2,89 +2,13 @@
  * emit.c: node tree -> YAML (block documents and one-line flow text)
  * and JSON. Output parses back to the same tree and core-schema types:
  * strings that would read as another type ("8", "true", "null") or that hold
- * YAML indicators are quoted; multi-line strings become literal blocks when
- * that is exact, double-quoted strings otherwise.
+ * YAML indicators are quoted (the rules of core's yaml_scalar.c); multi-line
+ * strings become literal blocks when that is exact, double-quoted strings
+ * otherwise.
  */
 #include "config/config.h"
 
 #include <string.h>
-
-/* U+0085, U+2028, U+2029 and U+FEFF read as line breaks or BOMs somewhere. */
-static size_t special_unicode(const unsigned char *s, size_t left)
-{
-	if (left >= 2 && s[0] == 0xC2 && s[1] == 0x85)
-		return 2;
-	if (left >= 3 && s[0] == 0xE2 && s[1] == 0x80 && (s[2] == 0xA8 || s[2] == 0xA9))
-		return 3;
-	if (left >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
-		return 3;
-	return 0;
-}
-
-/* Words a YAML 1.1 reader (PyYAML, which workloads often use to read
- * hyperparameters.yaml) would take for booleans. */
-static bool yaml11_bool(const char *s, size_t len)
-{
-	static const char *const words[] = {"y", "Y", "n", "N", "yes", "Yes", "YES", "no", "No",
-	                                    "NO", "on", "On", "ON", "off", "Off", "OFF"};
-
-	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-		if (strlen(words[i]) == len && !memcmp(words[i], s, len))
-			return true;
-	return false;
-}
-
-/* Safe as a plain scalar in block and flow context, reading back as this
- * string under YAML 1.2 and 1.1 alike (anything that starts like a number,
- * a date or a 1.1 boolean is quoted). */
-static bool plain_ok(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (len == 0 || air__yscalar_resolve(s, len) != AIR__YT_STR || yaml11_bool(s, len))
-		return false;
-	if (strchr("-?:,[]{}#&*!|>'\"%@` \t+0123456789", s[0]) || s[len - 1] == ' ' ||
-	    s[len - 1] == ':' || (s[0] == '.' && len > 1 && s[1] >= '0' && s[1] <= '9') ||
-	    (len == 1 && s[0] == '=') || (len == 2 && s[0] == '<' && s[1] == '<'))
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		if (u[i] < 0x20 || u[i] == 0x7F || strchr(",[]{}", s[i]) || special_unicode(u + i, len - i))
-			return false;
-		if ((s[i] == ':' && i + 1 < len && s[i + 1] == ' ') ||
-		    (s[i] == ' ' && i + 1 < len && s[i + 1] == '#'))
-			return false;
-	}
-	return true;
-}
-
-static void put_double_quoted(air__buf *b, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	air__buf_putc(b, '"');
-	for (size_t i = 0; i < len; i++) {
-		size_t sp = special_unicode(u + i, len - i);
-		if (sp) {
-			air__buf_puts(b, sp == 2 ? "\\N" : u[i + 2] == 0xA8 ? "\\L" : u[i + 2] == 0xA9 ? "\\P"
-			                                                                               : "\\uFEFF");
-			i += sp - 1;
-		} else if (s[i] == '"' || s[i] == '\\') {
-			air__buf_putc(b, '\\');
-			air__buf_putc(b, s[i]);
-		} else if (s[i] == '\n') {
-			air__buf_puts(b, "\\n");
-		} else if (s[i] == '\t') {
-			air__buf_puts(b, "\\t");
-		} else if (s[i] == '\r') {
-			air__buf_puts(b, "\\r");
-		} else if (u[i] < 0x20 || u[i] == 0x7F) {
-			air__buf_printf(b, "\\x%02X", u[i]);
-		} else {
-			air__buf_putc(b, s[i]);
-		}
-	}
-	air__buf_putc(b, '"');
-}
 
 static void put_scalar(air__buf *b, const air__ynode *n)
 {
@@ -97,10 +21,10 @@ static void put_scalar(air__buf *b, const air__ynode *n)
 		air__buf_puts(b, "null");
 		break;
 	case AIR__YT_STR:
-		if (plain_ok(n->u.text, n->len))
+		if (air__yaml_plain_ok(n->u.text, n->len))
 			air__buf_put(b, n->u.text, n->len);
 		else
-			put_double_quoted(b, n->u.text, n->len);
+			air__yaml_put_quoted(b, n->u.text, n->len);
 		break;
 	default:
 		/* Typed by an explicit tag when the plain text reads otherwise (!!float 8). */
@@ -146,20 +70,9 @@ static void indent_to(emitter *e, int indent)
 		air__buf_putc(e->b, ' ');
 }
 
-/* A literal block reproduces the string exactly when it starts with visible
- * text and holds no characters that need escapes. */
 static bool literal_ok(const air__ynode *n)
 {
-	const unsigned char *u = (const unsigned char *)n->u.text;
-
-	if (n->type != AIR__YT_STR || !memchr(n->u.text, '\n', n->len) || u[0] == ' ' ||
-	    u[0] == '\t' || u[0] == '\n')
-		return false;
-	for (size_t i = 0; i < n->len; i++)
-		if ((u[i] < 0x20 && u[i] != '\n' && u[i] != '\t') || u[i] == 0x7F ||
-		    special_unicode(u + i, n->len - i))
-			return false;
-	return true;
+	return n->type == AIR__YT_STR && air__yaml_literal_ok(n->u.text, n->len);
 }
 
 static void put_literal(emitter *e, const air__ynode *n, int indent)

@@ -41,7 +41,7 @@ static int resolve(const char *rest, air__buf *full, const air__field **out, air
 		if (air__field_is_user_map(f))
 			return help_fail(err, air__buf_cstr(full),
 			                 "%s: %.*s holds user-defined keys, so %s is not a schema field; "
-			                 "run \"air run -h %.*s\" for the map itself",
+			                 "the help of %.*s describes the map itself",
 			                 air__buf_cstr(full), (int)parent_len, air__buf_cstr(full),
 			                 air__cfg_quote(q, sizeof(q), seg, len), (int)parent_len,
 			                 air__buf_cstr(full));

@@ -243,7 +243,7 @@ int air_config_override(air_config *cfg, const char *assignment, air_error **err
 		o.path_len = strlen(assignment);
 		return fail(&o, "invalid override %s: expected FIELD_PATH=VALUE%s",
 		            air__cfg_quote(q, sizeof(q), assignment, strlen(assignment)),
-		            file ? "; it looks like a config file: pass it with -f" : "");
+		            file ? "; it looks like a config file, not an override" : "");
 	}
 	o.path = assignment;
 	while (o.path < eq && (*o.path == ' ' || *o.path == '\t'))

@@ -93,7 +93,7 @@ static const air__field docker_image_fields[] = {
 static const air__field environment_fields[] = {
 	{"dependencies", AIR__F_STRING_LIST, "list of strings", "no",
 	 "Extra pip requirement lines installed before the command, written as a YAML list, "
-	 "e.g. [numpy, \"torch==2.3.0\"]. Items may be options such as \"-r requirements.txt\" or "
+	 "e.g. [numpy, \"torch==2.3.0\"]. Items may be pip options such as \"-r requirements.txt\" or "
 	 "\"--extra-index-url URL\"; a requirements file path instead of a list is not accepted.",
 	 NULL, 0,
 	 "It must be a YAML list of pip requirement lines (e.g. [numpy]); to use a requirements "
@@ -162,8 +162,8 @@ static const air__field top_fields[] = {
 	    "Time limit of each attempt in minutes, at least 1. Default: the workspace's."),
 	STR("idempotency_token", "no",
 	    "Reuse key, at most 64 bytes: submitting again with the token of an existing run "
-	    "returns that run instead of starting a new one. The --idempotency-key flag overrides "
-	    "it."),
+	    "returns that run instead of starting a new one. An idempotency key given with the "
+	    "submission (AIR_SUBMIT_IDEMPOTENCY_KEY) overrides it."),
 	{"parameters", AIR__F_ANY_MAP, "map of string to any", "no",
 	 "Free-form hyperparameters (any nested values), uploaded as hyperparameters.yaml; the "
 	 "workload finds the file at $HYPERPARAMETERS_PATH. Not validated.",
@@ -190,8 +190,8 @@ static const air__field top_fields[] = {
 
 static const air__field root = {
 	"config", AIR__F_OBJECT, "object", "yes",
-	"The workload YAML given to `air run -f`: what to run, on which GPUs and in which "
-	"environment. Unknown keys are rejected at every level.",
+	"The workload YAML: what to run, on which GPUs and in which environment. Unknown keys "
+	"are rejected at every level.",
 	top_fields, N(top_fields), NULL, NULL,
 };
 

@@ -1,69 +1,51 @@
 /* base64.c: standard base64 (RFC 4648 §4, padded) for Basic credentials and
- * the "auth" entries of a Docker client configuration. */
+ * the "auth" entries of a Docker client configuration, over nettle. */
 #include "core/base.h"
 
-static const char table[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+#include <string.h>
+
+#include <nettle/base64.h>
 
 char *air__base64(const void *data, size_t len)
 {
-	const unsigned char *p = data;
-	char *out = air__malloc((len + 2) / 3 * 4 + 1), *o = out;
+	char *out = air__malloc(BASE64_ENCODE_RAW_LENGTH(len) + 1);
 
 	if (!out)
 		return NULL;
-	for (size_t i = 0; i < len; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		if (i + 1 < len)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < len)
-			v |= p[i + 2];
-		*o++ = table[(v >> 18) & 63];
-		*o++ = table[(v >> 12) & 63];
-		*o++ = i + 1 < len ? table[(v >> 6) & 63] : '=';
-		*o++ = i + 2 < len ? table[v & 63] : '=';
-	}
-	*o = '\0';
+	base64_encode_raw(out, len, data);
+	out[BASE64_ENCODE_RAW_LENGTH(len)] = '\0';
 	return out;
-}
-
-static int value_of(char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
 }
 
 bool air__base64_decode(const char *s, size_t len, air__buf *out)
 {
-	uint32_t acc = 0;
-	int bits = 0;
-	size_t pad = 0;
+	static const char pad[] = "==";
+	struct base64_decode_ctx ctx;
+	size_t n = len, missing, got;
+	uint8_t *dst;
+	bool ok;
 
-	while (len > 0 && s[len - 1] == '=' && pad < 2) {
-		len--;
-		pad++;
-	}
-	if ((len + pad) % 4 == 1 || (pad && (len + pad) % 4 != 0))
+	/* nettle wants the padding and skips whitespace; here it is the other way. */
+	while (n > 0 && s[n - 1] == '=' && len - n < 2)
+		n--;
+	missing = (4 - n % 4) % 4;
+	if (n % 4 == 1 || (n < len && n + missing != len))
 		return false;
-	for (size_t i = 0; i < len; i++) {
-		int v = value_of(s[i]);
-		if (v < 0)
+	for (size_t i = 0; i < n; i++)
+		if (strchr(" \t\r\n\f\v", s[i])) /* a NUL too */
 			return false;
-		acc = (acc << 6) | (uint32_t)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			air__buf_putc(out, (char)((acc >> bits) & 0xFF));
-		}
+	if (!(dst = air__malloc(BASE64_DECODE_LENGTH(n + missing))))
+		return false;
+	base64_decode_init(&ctx);
+	ok = base64_decode_update(&ctx, &got, dst, n, s);
+	if (ok && missing) {
+		size_t more = 0;
+		ok = base64_decode_update(&ctx, &more, dst + got, missing, pad);
+		got += more;
 	}
-	/* Leftover bits must be zero (canonical encoding). */
-	return (acc & ((1u << bits) - 1)) == 0 && !air__buf_oom(out);
+	ok = ok && base64_decode_final(&ctx);
+	if (ok)
+		air__buf_put(out, (const char *)dst, got);
+	air__free(dst);
+	return ok && !air__buf_oom(out);
 }

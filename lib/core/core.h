@@ -7,6 +7,7 @@
  *   proc.h    running helper programs (git, docker) without a shell
  *   sha256.h  SHA-256
  *   accel.c   the accelerator types known offline (below)
+ *   yaml_scalar.c  the YAML scalar rules of every YAML writer (below)
  */
 #ifndef AIR_CORE_CORE_H
 #define AIR_CORE_CORE_H
@@ -29,5 +30,24 @@ const air__accelerator *air__accelerator_find(const char *type);
 const char *air__accelerator_list(void);
 /* Display name ("H100") of a current or legacy type ("h100_80gb"); @type itself when unknown. */
 const char *air__accelerator_display(const char *type);
+
+/* ---- YAML scalars (yaml_scalar.c): one set of rules for config and submit ---- */
+/* YAML 1.2 core schema type of a scalar. */
+typedef enum air__ytype {
+	AIR__YT_STR, AIR__YT_NULL, AIR__YT_BOOL, AIR__YT_INT, AIR__YT_FLOAT
+} air__ytype;
+
+/* Core-schema type of a plain scalar's text. */
+air__ytype air__yscalar_resolve(const char *text, size_t len);
+/* Whether @len bytes of @s may be written as a plain scalar in block and flow
+ * context and read back as this string under YAML 1.2 and 1.1 alike
+ * (anything that starts like a number, a date or a 1.1 boolean is not). */
+bool air__yaml_plain_ok(const char *s, size_t len);
+/* Whether a literal block scalar (|) reproduces the multi-line string @s
+ * exactly: it starts with visible text and needs no escapes. */
+bool air__yaml_literal_ok(const char *s, size_t len);
+/* @s as a double-quoted scalar, escaped (line breaks, controls, U+0085,
+ * U+2028, U+2029, U+FEFF), appended to @b. */
+void air__yaml_put_quoted(air__buf *b, const char *s, size_t len);
 
 #endif /* AIR_CORE_CORE_H */

@@ -1,26 +1,20 @@
 /*
- * sha256.h: SHA-256 (FIPS 180-4), used for the code snapshot cache key.
- * Incremental: init, update any number of times, final.
+ * sha256.h: SHA-256 is nettle's (<nettle/sha2.h>: sha256_init(),
+ * sha256_update(), sha256_digest()); here its digest in lowercase hex, as
+ * the code snapshot and the local workspace's ids use it.
  */
 #ifndef AIR_CORE_SHA256_H
 #define AIR_CORE_SHA256_H
 
 #include <stddef.h>
-#include <stdint.h>
 
-#define AIR__SHA256_LEN 32
+#include <nettle/sha2.h>
 
-typedef struct air__sha256 {
-	uint32_t h[8];
-	uint64_t total;        /* bytes hashed so far */
-	unsigned char block[64];
-	size_t used;           /* bytes waiting in block */
-} air__sha256;
+#define AIR__SHA256_LEN SHA256_DIGEST_SIZE
 
-void air__sha256_init(air__sha256 *s);
-void air__sha256_update(air__sha256 *s, const void *data, size_t len);
-void air__sha256_final(air__sha256 *s, unsigned char out[AIR__SHA256_LEN]);
-/* One-shot digest of @len bytes as 64 lowercase hex characters + NUL. */
+/* Finish @s (nettle starts it afresh) as 64 lowercase hex characters + NUL. */
+void air__sha256_hex_digest(struct sha256_ctx *s, char out[2 * AIR__SHA256_LEN + 1]);
+/* One-shot digest of @len bytes, the same way. */
 void air__sha256_hex(const void *data, size_t len, char out[2 * AIR__SHA256_LEN + 1]);
 
 #endif /* AIR_CORE_SHA256_H */

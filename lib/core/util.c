@@ -65,6 +65,8 @@ int air__random_bytes(void *buf, size_t n)
 	return AIR_OK;
 }
 
+/* A version 4 UUID from getrandom() bytes: libuuid would do the same and
+ * add a library of its own to every link. */
 int air__uuid4(char out[37])
 {
 	static const char hex[] = "0123456789abcdef";

@@ -185,7 +185,8 @@ static int parse_target(const air_image_push_options *o, target *t, air_error **
 		               t->schema);
 	if (!valid_name(t->artifact))
 		return invalid(err, "artifact", "artifact \"%s\" must match ^[a-z0-9]+((_|__|-+)[a-z0-9]+)*$ "
-		               "(name it explicitly with --artifact NAME[:TAG])", t->artifact);
+		               "(the source's last component, unless the artifact option names it)",
+		               t->artifact);
 	if (!valid_tag(t->tag))
 		return invalid(err, "tag", "tag \"%s\" must match ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$", t->tag);
 	total = strlen(t->catalog) + strlen(t->schema) + strlen(t->artifact) + 2;
@@ -270,10 +271,11 @@ static int registry_host(air_client *client, push *p, char **host, air_error **e
 		profile = air__client_profile(client);
 	}
 	if (!profile || !*profile)
-		return air__failf(err, AIR_EAUTH, AIR_KIND_PERMANENT,
-		                  "pushing images needs a workspace OAuth login through a Databricks CLI "
-		                  "profile (the Docker credential helper does not work with tokens): run "
-		                  "`databricks auth login --profile NAME` and pass --profile NAME");
+		return air__fail(err, air__error_set_field(air__error_new(AIR_EAUTH, AIR_KIND_PERMANENT,
+		                 "pushing images needs a workspace OAuth login through a Databricks CLI "
+		                 "profile (the Docker credential helper does not work with tokens): run "
+		                 "`databricks auth login --profile NAME` and choose that profile (the "
+		                 "client's profile option or DATABRICKS_CONFIG_PROFILE)"), "profile"));
 	{
 		const char *argv[] = {cli, "auth", "docker", "configure", profile, NULL};
 		rc = run(p, argv, QUICK_TIMEOUT_MS, "databricks auth docker configure", &r, err);
@@ -324,8 +326,8 @@ static int local_amd64_image(const push *p, const char *docker, air_error **err)
 	}
 	if (rc == AIR_OK && strcmp(platform, "linux/amd64") != 0)
 		rc = air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
-		               "image %s is built for %s; AI Runtime needs linux/amd64 (pass --pull to fetch "
-		               "the linux/amd64 variant)", source, platform), "source"));
+		               "image %s is built for %s; AI Runtime needs linux/amd64 (the pull option "
+		               "fetches the linux/amd64 variant)", source, platform), "source"));
 	air__free(platform);
 	return rc;
 }

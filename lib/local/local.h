@@ -7,11 +7,12 @@
  * processes under a detached supervisor (the air-local-supervisor program).
  * Nothing is sent over any network.
  *
- * The transport resolves a host "local://" or "local:///dir" into a state
- * directory (air__local_state_dir) and, for such a client, hands every
- * request to air__local_serve() instead of the HTTP engine. A reply with a
- * status >= 400 is turned into an error by the transport exactly as a
- * server's reply would be.
+ * The transport's local backend (lib/transport/backend_local.c, the only
+ * file that includes this header) resolves a host "local://" or
+ * "local:///dir" into a state directory (air__local_state_dir) and, for
+ * such a client, hands every request to air__local_serve() instead of the
+ * HTTP engine. A reply with a status >= 400 is turned into an error by the
+ * transport exactly as a server's reply would be.
  *
  * An air__local is immutable once created and may be used by many threads;
  * processes sharing a state directory coordinate through file locks.

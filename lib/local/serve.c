@@ -315,6 +315,9 @@ static bool is_jobs(const air__lcall *c, const char *method, const char *verb)
 	return air__starts_with(p, "/jobs/runs/") && !strcmp(p + strlen("/jobs/runs/"), verb);
 }
 
+/* One line per endpoint the modules call (each with its handler in
+ * endpoints.h); anything else is 404 ENDPOINT_NOT_FOUND. The HTTP backend
+ * needs no counterpart: it sends every request to the workspace. */
 static int route(air__lcall *c)
 {
 	const char *path = c->req->path, *m = c->req->method;

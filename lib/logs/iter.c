@@ -547,6 +547,8 @@ static int open_run(air_log_iter *it, air_error **err)
 	if (rc == AIR_OK)
 		rc = air__client_user_name(s->c, &s->ctx, &me, err);
 	air__free(me);
+	if (s->o.poll_ms < 0)
+		s->o.poll_ms = air__client_poll_ms(s->c);
 	if (rc == AIR_OK)
 		rc = air__run_fetch(s->c, &s->ctx, s->run_id, &s->run, err);
 	if (rc == AIR_OK)

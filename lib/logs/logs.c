@@ -8,7 +8,7 @@ void air__logs_options_defaults(air_logs_options *o)
 	o->minutes = 0;
 	o->node = -1;
 	o->attempt = -1;
-	o->poll_ms = 3000;
+	o->poll_ms = -1; /* the client's (air__client_poll_ms) */
 	o->max_failures = 5;
 	o->call = (air__call_opts)AIR__CALL_OPTS_INIT;
 	o->on_record = NULL;

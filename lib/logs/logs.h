@@ -19,7 +19,7 @@ struct air_logs_options {
 	int64_t minutes;         /* 0 = off */
 	int32_t node;            /* -1 = not set (stream: 0; download: every node) */
 	int32_t attempt;         /* -1 = latest */
-	int64_t poll_ms;
+	int64_t poll_ms;         /* -1 = the client's */
 	int32_t max_failures;
 	air_log_record_cb on_record;   /* the callback stream only */
 	void *record_ud;

@@ -2,126 +2,36 @@
 #include "runs/list.h"
 
 #include <ctype.h>
+#include <fnmatch.h>
 #include <string.h>
 
 /* ---- glob ----------------------------------------------------------------- */
 
-static int lower(int c) { return tolower((unsigned char)c); }
-
-/* Parse one class starting after '[' at @p; store whether @c matches in
- * *hit. Returns the position after ']' or NULL when malformed. */
-static const char *match_class(const char *p, int c, bool *hit)
-{
-	bool negate = false, any = false, found = false;
-
-	if (*p == '!' || *p == '^') {
-		negate = true;
-		p++;
-	}
-	while (*p != ']' || !any) {
-		int lo, hi;
-
-		if (!*p || *p == '/')
-			return NULL;
-		if (*p == '\\' && !*++p)
-			return NULL;
-		lo = hi = (unsigned char)*p++;
-		if (*p == '-' && p[1] != ']') {
-			p++;
-			if (*p == '\\')
-				p++;
-			if (!*p || *p == '/')
-				return NULL;
-			hi = (unsigned char)*p++;
-		}
-		any = true;
-		if ((c >= lo && c <= hi) || (lower(c) >= lower(lo) && lower(c) <= lower(hi)) ||
-		    (toupper(c) >= lo && toupper(c) <= hi))
-			found = true;
-	}
-	*hit = found != negate;
-	return p + 1;
-}
-
-/* Match one pattern element at @p against @c: returns the next pattern
- * position, or NULL when it does not match (*bad set when malformed). */
-static const char *match_one(const char *p, int c, bool *bad)
-{
-	bool hit = false;
-	const char *next;
-
-	switch (*p) {
-	case '?':
-		return c != '/' ? p + 1 : NULL;
-	case '[':
-		next = match_class(p + 1, c, &hit);
-		if (!next)
-			*bad = true;
-		return next && hit && c != '/' ? next : NULL;
-	case '\\':
-		if (!p[1]) {
-			*bad = true;
-			return NULL;
-		}
-		p++;
-		/* fall through */
-	default:
-		return lower(*p) == lower(c) ? p + 1 : NULL;
-	}
-}
-
-/* Every '[' must close without '/' inside, and no '\' may end the pattern. */
+/* fnmatch() takes an unclosed '[' or a trailing '\\' literally; here such a
+ * pattern, or a class holding '/', is malformed. */
 static bool well_formed(const char *p)
 {
 	for (; *p; p++) {
 		if (*p == '\\') {
 			if (!*++p)
 				return false;
-		} else if (*p == '[') {
-			bool hit;
-			const char *end = match_class(p + 1, 'a', &hit);
-			if (!end)
-				return false;
-			p = end - 1;
+			continue;
 		}
+		if (*p != '[')
+			continue;
+		p += p[1] == '!' || p[1] == '^' ? 2 : 1;
+		/* A ']' first is a member; the class needs one member and its ']'. */
+		for (bool first = true; first || *p != ']'; first = false, p++)
+			if (!*p || *p == '/' || (*p == '\\' && (!*++p || *p == '/')))
+				return false;
 	}
 	return true;
 }
 
 bool air__glob_match(const char *pattern, const char *text)
 {
-	const char *p = pattern, *s = text, *star_p = NULL, *star_s = NULL;
-	bool bad = false;
-
-	if (!pattern || !text || !well_formed(pattern))
-		return false;
-	/* Classic single-backtrack matching; a '*' may not swallow '/'. */
-	while (*s) {
-		const char *next;
-
-		if (*p == '*') {
-			star_p = ++p;
-			star_s = s;
-			continue;
-		}
-		next = *p ? match_one(p, *s, &bad) : NULL;
-		if (bad)
-			return false;
-		if (next) {
-			p = next;
-			s++;
-			continue;
-		}
-		if (star_p && *star_s != '/') {
-			p = star_p;
-			s = ++star_s;
-			continue;
-		}
-		return false;
-	}
-	while (*p == '*')
-		p++;
-	return *p == '\0';
+	return pattern && text && well_formed(pattern) &&
+	       fnmatch(pattern, text, FNM_PATHNAME | FNM_CASEFOLD) == 0;
 }
 
 /* ---- options ------------------------------------------------------------ */

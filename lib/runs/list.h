@@ -21,10 +21,11 @@ struct air_list_options {
 	int64_t num_accel;       /* 0 when not given */
 };
 
-/* Case-insensitive glob of docs/runs-and-logs.md.5: '*' any run of non-'/' characters,
- * '?' one non-'/' character, '[...]' a class ('!' or '^' negates, ranges,
- * '\' escapes), '/' only matches itself. A malformed pattern (unclosed or
- * empty class, trailing '\', '/' inside a class) matches nothing. */
+/* Case-insensitive glob of docs/runs-and-logs.md.5, fnmatch(3) with
+ * FNM_PATHNAME | FNM_CASEFOLD: '*' any run of non-'/' characters, '?' one
+ * non-'/' character, '[...]' a class ('!' or '^' negates, ranges, '\'
+ * escapes), '/' only matches itself. A malformed pattern (unclosed or empty
+ * class, trailing '\', '/' inside a class) matches nothing. */
 bool air__glob_match(const char *pattern, const char *text);
 
 /* Whether the experiment/accelerator filters are set (they need whole runs). */

@@ -59,7 +59,7 @@ struct air_get_options {
 
 struct air_wait_options {
 	air__call_opts call;
-	int64_t poll_ms;
+	int64_t poll_ms;        /* -1 = the client's */
 	air_wait_state_cb on_state;
 	void *state_ud;
 };

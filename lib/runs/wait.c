@@ -3,7 +3,8 @@
 
 #include <string.h>
 
-#define DEFAULT_POLL_MS 3000
+/* The client's pause (air__client_poll_ms) unless the options give one. */
+#define DEFAULT_POLL_MS (-1)
 
 int air_wait_options_new(air_wait_options **out)
 {
@@ -63,6 +64,7 @@ int air_client_wait_run(air_client *client, int64_t run_id, const air_wait_optio
 	const air_wait_options *o = opts ? opts : &defaults;
 	char last[64] = "";
 	air__ctx ctx;
+	int64_t poll_ms;
 	int rc;
 
 	if (!out)
@@ -75,6 +77,7 @@ int air_client_wait_run(air_client *client, int64_t run_id, const air_wait_optio
 	air__client_ctx(client, &o->call, &ctx);
 	if ((rc = air__client_ensure_resolved(client, &ctx, err)) != AIR_OK)
 		return rc;
+	poll_ms = o->poll_ms < 0 ? air__client_poll_ms(client) : o->poll_ms;
 	for (;;) {
 		air_run *run = NULL;
 		air_error *e = NULL;
@@ -102,7 +105,7 @@ int air_client_wait_run(air_client *client, int64_t run_id, const air_wait_optio
 			                  (long long)run_id, air_error_message(e));
 			air_error_free(e);
 		}
-		if ((rc = air__ctx_sleep(&ctx, o->poll_ms, "waiting for the run", err)) != AIR_OK)
+		if ((rc = air__ctx_sleep(&ctx, poll_ms, "waiting for the run", err)) != AIR_OK)
 			return rc;
 	}
 }

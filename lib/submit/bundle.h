@@ -42,8 +42,4 @@ int air__bundle_put(const char *dir, const air__bundle_file *files, size_t n, bo
  * not read back as the model. */
 int air__bundle_yaml(const json_t *model, char **out, air_error **err);
 
-/* Whether @s may be a plain scalar that YAML 1.1 and 1.2 readers both read as
- * this string. */
-bool air__bundle_plain_ok(const char *s, size_t n);
-
 #endif /* AIR_SUBMIT_BUNDLE_H */

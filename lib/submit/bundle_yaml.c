@@ -3,86 +3,20 @@
  * integers, booleans) written as block YAML by libfyaml's emitter.
  *
  * Every scalar is typed the way YAML 1.1 and 1.2 readers both read it: a
- * string is plain only when nothing could read it as another type (a
- * conservative character set, no leading digit or sign, none of the words
- * true/false/yes/no/on/off/y/n/null), otherwise it is a double-quoted node;
- * numbers and booleans are plain. The text is then parsed back and compared
+ * string is plain only when nothing could read it as another type (the
+ * rules of core's yaml_scalar.c, shared with the workload emitter),
+ * otherwise it is a double-quoted node; numbers and booleans are plain. The text is then parsed back and compared
  * with the model, so a file that would not read as intended is never written.
  */
 #include "submit/bundle.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <libfyaml.h>
 
 #define EMIT_FLAGS (FYECF_MODE_BLOCK | FYECF_INDENT_2 | FYECF_WIDTH_INF | \
                     FYECF_DOC_START_MARK_OFF | FYECF_DOC_END_MARK_OFF)
-
-/* Words that some YAML reader takes for a boolean or null. */
-static bool reserved_word(const char *s, size_t n)
-{
-	static const char *const words[] = {"true", "false", "yes", "no", "on", "off", "y", "n",
-	                                    "null"};
-
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(words); i++)
-		if (strlen(words[i]) == n && !strncasecmp(words[i], s, n))
-			return true;
-	return false;
-}
-
-bool air__bundle_plain_ok(const char *s, size_t n)
-{
-	if (n == 0 || reserved_word(s, n))
-		return false;
-	/* No number, date, sign, indicator or special float can start this way. */
-	if (!(isalpha((unsigned char)s[0]) || s[0] == '_' || s[0] == '/' ||
-	      (s[0] == '.' && n > 1 && (s[1] == '/' || s[1] == '.'))))
-		return false;
-	if (s[n - 1] == ':')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_./@=+-:", s[i]))
-			return false;
-	return true;
-}
-
-/* @s as a double-quoted YAML scalar token. */
-static void put_quoted(air__buf *b, const char *s, size_t n)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	air__buf_putc(b, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (i + 1 < n && u[i] == 0xC2 && u[i + 1] == 0x85) {
-			air__buf_puts(b, "\\N");
-			i++;
-		} else if (i + 2 < n && u[i] == 0xE2 && u[i + 1] == 0x80 &&
-		           (u[i + 2] == 0xA8 || u[i + 2] == 0xA9)) {
-			air__buf_puts(b, u[i + 2] == 0xA8 ? "\\L" : "\\P");
-			i += 2;
-		} else if (i + 2 < n && u[i] == 0xEF && u[i + 1] == 0xBB && u[i + 2] == 0xBF) {
-			air__buf_puts(b, "\\uFEFF");
-			i += 2;
-		} else if (s[i] == '"' || s[i] == '\\') {
-			air__buf_putc(b, '\\');
-			air__buf_putc(b, s[i]);
-		} else if (s[i] == '\n') {
-			air__buf_puts(b, "\\n");
-		} else if (s[i] == '\t') {
-			air__buf_puts(b, "\\t");
-		} else if (s[i] == '\r') {
-			air__buf_puts(b, "\\r");
-		} else if (u[i] < 0x20 || u[i] == 0x7F) {
-			air__buf_printf(b, "\\x%02X", u[i]);
-		} else {
-			air__buf_putc(b, s[i]);
-		}
-	}
-	air__buf_putc(b, '"');
-}
 
 static struct fy_node *string_node(struct fy_document *d, const char *s)
 {
@@ -91,9 +25,9 @@ static struct fy_node *string_node(struct fy_document *d, const char *s)
 	struct fy_node *node = NULL;
 	char *text;
 
-	if (air__bundle_plain_ok(s, n))
+	if (air__yaml_plain_ok(s, n))
 		return fy_node_create_scalar_copy(d, s, n);
-	put_quoted(&tok, s, n);
+	air__yaml_put_quoted(&tok, s, n);
 	/* The node keeps pointing into its source text: the document owns it. */
 	if (!air__buf_oom(&tok) && (text = malloc(tok.len + 1))) {
 		memcpy(text, tok.ptr, tok.len + 1);
@@ -160,7 +94,7 @@ static bool scalar_is(struct fy_node *n, const char *want, bool plain_required)
 	if (!text || len != strlen(want) || memcmp(text, want, len) != 0)
 		return false;
 	if (fy_node_get_style(n) == FYNS_PLAIN)
-		return plain_required || air__bundle_plain_ok(text, len);
+		return plain_required || air__yaml_plain_ok(text, len);
 	return !plain_required;
 }
 

@@ -26,7 +26,7 @@
 
 typedef struct sink {
 	air__archive *out;
-	air__sha256 sha;
+	struct sha256_ctx sha;
 	bool too_big;
 	int write_errno;  /* writing the temporary file failed */
 } sink;
@@ -102,7 +102,7 @@ static la_ssize_t sink_write(struct archive *a, void *ud, const void *buf, size_
 		p += n;
 		left -= (size_t)n;
 	}
-	air__sha256_update(&s->sha, buf, len);
+	sha256_update(&s->sha, len, buf);
 	s->out->size += (int64_t)len;
 	return (la_ssize_t)len;
 }
@@ -113,7 +113,7 @@ static struct archive *writer_open(sink *s, air_error **err)
 	struct archive *a;
 
 	*s->out = (air__archive)AIR__ARCHIVE_INIT;
-	air__sha256_init(&s->sha);
+	sha256_init(&s->sha);
 	if ((s->out->fd = air__snapshot_tmpfile(err)) < 0)
 		return NULL;
 	if (!(a = archive_write_new())) {
@@ -136,15 +136,7 @@ static struct archive *writer_open(sink *s, air_error **err)
 /* The archive is complete: its digest. */
 static void sink_finish(sink *s)
 {
-	unsigned char d[AIR__SHA256_LEN];
-	static const char hex[] = "0123456789abcdef";
-
-	air__sha256_final(&s->sha, d);
-	for (size_t i = 0; i < AIR__SHA256_LEN; i++) {
-		s->out->sha256[2 * i] = hex[d[i] >> 4];
-		s->out->sha256[2 * i + 1] = hex[d[i] & 15];
-	}
-	s->out->sha256[2 * AIR__SHA256_LEN] = '\0';
+	air__sha256_hex_digest(&s->sha, s->out->sha256);
 }
 
 static int archive_failure(struct archive *a, const sink *s, air_error **err)
@@ -409,7 +401,7 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
                             char *const *include, size_t n_include, const air__ctx *ctx,
                             air__archive *out, air_error **err)
 {
-	sink s = {out, {{0}, 0, {0}, 0}, false, 0};
+	sink s = {.out = out};
 	walk w = {NULL, root, NULL, dirname, ig, ctx, AIR__BUF_INIT, AIR__BUF_INIT};
 	air_error *e = NULL;
 	char real[PATH_MAX];
@@ -459,7 +451,7 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
 
 int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air_error **err)
 {
-	sink s = {out, {{0}, 0, {0}, 0}, false, 0};
+	sink s = {.out = out};
 	struct archive *in = archive_read_new(), *a = NULL;
 	struct archive_entry *e;
 	size_t dl = strlen(dirname);

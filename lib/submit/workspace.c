@@ -59,15 +59,17 @@ static air_error *path_error(air_error *e, const char *denied, const char *doing
 	return air__error_prefix(e, "%s %s", doing, path);
 }
 
-/* permission and already-exists replies get their own wording. */
-static air_error *upload_error(air_error *e, const char *path)
+/* An upload's error: already-exists replies get their own wording, the
+ * others path_error()'s. */
+static air_error *upload_error(air_error *e, const char *denied, const char *doing,
+                               const char *path)
 {
 	int32_t status = air_error_http_status(e);
 
 	if (status == 409 || (status == 400 && strstr(air_error_message(e), "already exists.")))
 		return air__error_set_code(air__error_prefix(e, "file already exists: %s", path),
 		                           AIR_ECONFLICT);
-	return path_error(e, "writing", "uploading", path);
+	return path_error(e, denied, doing, path);
 }
 
 int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_error **err)
@@ -178,7 +180,7 @@ int air__ws_import(air_client *c, const air__ctx *ctx, const air__upload *up, bo
 	}
 	air__free(url);
 	air__free(parent);
-	return rc == AIR_OK ? AIR_OK : air__fail(err, upload_error(e, up->path));
+	return rc == AIR_OK ? AIR_OK : air__fail(err, upload_error(e, "writing", "uploading", up->path));
 }
 
 static bool is_2xx(int32_t status)
@@ -237,7 +239,7 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 				                             resps[i].retry_after_ms)
 				    : air__error_new(AIR_ENET, 0, "no reply");
 			}
-			e = upload_error(e, ups[i].path);
+			e = upload_error(e, "writing", "uploading", ups[i].path);
 		}
 		if (e && optional && optional[i])
 			air_error_free(e);
@@ -259,48 +261,44 @@ out:
 	return AIR_OK;
 }
 
-int air__volume_put(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
-                    air_error **err)
+/* One Files API request: @method on /api/2.0/fs/@kind<@path>, with the body
+ * of @up (raw bytes) when given, replacing an existing file when @overwrite. */
+static int files_api(air_client *c, const air__ctx *ctx, const char *method, const char *kind,
+                     const char *path, const air__upload *up, bool overwrite, air_error **err)
 {
-	char *url = air__files_api_url("files", up->path);
-	air__http_req req;
-	air_error *e = NULL;
+	char *url = air__files_api_url(kind, path);
+	air__http_req req = {.method = method, .path = url,
+	                     .query = overwrite ? "overwrite=true" : NULL};
 	int rc;
 
 	if (!url)
 		return air__oom(err);
-	memset(&req, 0, sizeof(req));
-	req.method = "PUT";
-	req.path = url;
-	req.query = overwrite ? "overwrite=true" : NULL;
-	set_body(&req, up);
-	req.content_type = "application/octet-stream";
-	rc = air__http_do(c, ctx, &req, NULL, &e);
+	if (up) {
+		set_body(&req, up);
+		req.content_type = "application/octet-stream";
+	}
+	rc = air__http_do(c, ctx, &req, NULL, err);
 	air__free(url);
-	if (rc == AIR_OK)
+	return rc;
+}
+
+int air__volume_put(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
+                    air_error **err)
+{
+	air_error *e = NULL;
+
+	if (files_api(c, ctx, "PUT", "files", up->path, up, overwrite, &e) == AIR_OK)
 		return AIR_OK;
-	if (air_error_http_status(e) == 409)
-		return air__fail(err, air__error_set_code(
-			air__error_prefix(e, "file already exists: %s", up->path), AIR_ECONFLICT));
-	return air__fail(err, path_error(e, "writing volume file", "uploading volume file", up->path));
+	return air__fail(err, upload_error(e, "writing volume file", "uploading volume file", up->path));
 }
 
 /* HEAD on the Files API: AIR_OK (exists), AIR_ENOTFOUND, or an error. */
 static int files_head(air_client *c, const air__ctx *ctx, const char *kind, const char *path,
                       air_error **err)
 {
-	char *url = air__files_api_url(kind, path);
-	air__http_req req;
 	air_error *e = NULL;
-	int rc;
+	int rc = files_api(c, ctx, "HEAD", kind, path, NULL, false, &e);
 
-	if (!url)
-		return air__oom(err);
-	memset(&req, 0, sizeof(req));
-	req.method = "HEAD";
-	req.path = url;
-	rc = air__http_do(c, ctx, &req, NULL, &e);
-	air__free(url);
 	if (rc != AIR_OK && is_not_found(e)) {
 		air_error_free(e);
 		return AIR_ENOTFOUND;

@@ -1,8 +1,7 @@
 /*
  * api.c: the requests other modules make through a client (transport.h):
- * resolve the client first, then run the request engine (http.c) with the
- * client's environment — or, for a local:// host, the local workspace
- * (api_local.c); JSON calls on top.
+ * resolve the client first, then run them through its backend (backend.h:
+ * the request engine or the local workspace); JSON calls on top.
  */
 #include <string.h>
 
@@ -21,23 +20,20 @@ void air__http_resp_clear(air__http_resp *resp)
 int air__http_do(air_client *c, const air__ctx *ctx, const air__http_req *req,
                  air__http_resp *resp, air_error **err)
 {
-	air__http_resp local = AIR__HTTP_RESP_INIT;
+	air__http_resp scratch = AIR__HTTP_RESP_INIT;
 	int rc;
 
 	if (!c || !req)
 		return air__failf(err, AIR_EINVAL, 0, "no client or request");
 	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
 		return rc;
-	if (c->local)
-		rc = air__api_local(c, ctx, req, 1, resp ? resp : &local, err);
-	else
-		rc = air__http_run(&c->http, ctx, req, 1, resp ? resp : &local, err);
-	air__http_resp_clear(&local);
+	rc = air__backend_run(c->backend, ctx, req, 1, resp ? resp : &scratch, err);
+	air__http_resp_clear(&scratch);
 	return rc;
 }
 
 struct air__http_pending {
-	air__http_async *async;     /* NULL: answered at once (local, or not started) */
+	air__http_async *async;     /* NULL: answered at once (a backend without start, or not started) */
 	int rc;
 	air_error *err;
 };
@@ -53,10 +49,10 @@ air__http_pending *air__http_begin(air_client *c, const air__ctx *ctx, const air
 		p->rc = air__failf(&p->err, AIR_EINVAL, 0, "no client, request or reply");
 	else if ((p->rc = air__client_ensure_resolved(c, ctx, &p->err)) != AIR_OK)
 		;
-	else if (c->local)
-		p->rc = air__api_local(c, ctx, req, 1, resp, &p->err);
-	else if ((p->rc = air__http_start(&c->http, ctx, req, resp, &p->async)) != AIR_OK)
+	else if ((p->rc = air__backend_start(c->backend, ctx, req, resp, &p->async)) != AIR_OK)
 		p->rc = air__oom(&p->err);
+	else if (!p->async)
+		p->rc = air__backend_run(c->backend, ctx, req, 1, resp, &p->err);
 	return p;
 }
 
@@ -100,9 +96,7 @@ int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *r
 		return AIR_OK;
 	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
 		return rc;
-	if (c->local)
-		return air__api_local(c, ctx, reqs, n, resps, err);
-	return air__http_run(&c->http, ctx, reqs, n, resps, err);
+	return air__backend_run(c->backend, ctx, reqs, n, resps, err);
 }
 
 int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const char *path,
@@ -112,8 +106,8 @@ int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const 
 	static const char *const accept[] = {"Accept: application/json", NULL};
 	char *text = NULL;
 	air__http_req req = {.method = method, .path = path, .query = query, .headers = accept};
-	air__http_resp local = AIR__HTTP_RESP_INIT;
-	air__http_resp *r = resp ? resp : &local;
+	air__http_resp scratch = AIR__HTTP_RESP_INIT;
+	air__http_resp *r = resp ? resp : &scratch;
 	size_t n;
 	int rc;
 
@@ -139,7 +133,7 @@ int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const 
 			rc = air__fail(err, air__error_prefix(pe, "%s %.*s", method,
 			                                      (int)strcspn(path, "?"), path));
 	}
-	air__http_resp_clear(&local);
+	air__http_resp_clear(&scratch);
 	return rc;
 }
 

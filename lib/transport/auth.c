@@ -30,8 +30,8 @@ const char *air__auth_method_name(air__auth_method m)
 		return "oauth-m2m";
 	case AIR__AUTH_U2M:
 		return "databricks-cli";
-	case AIR__AUTH_LOCAL:
-		return "local";
+	case AIR__AUTH_NONE:
+		return "none";
 	}
 	return "?";
 }
@@ -58,6 +58,7 @@ static air__auth *auth_new(air__auth_method m)
 	if (!a)
 		return NULL;
 	a->method = m;
+	a->type = air__auth_method_name(m);
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_condattr_init(&attr);
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -165,16 +166,18 @@ static int no_credentials(const air_client *c, air_error **err)
 {
 	const air__cfg *cfg = &c->cfg;
 
-	return air__failf(err, AIR_EAUTH, 0,
-	                  "no credentials configured for %s%s%s%s: no default profile is "
-	                  "configured; pass --profile or create one (databricks configure, or "
-	                  "databricks auth login), or set DATABRICKS_TOKEN%s",
-	                  cfg->attr[AIR__A_HOST], cfg->profile ? " (profile " : "",
-	                  cfg->profile ? cfg->profile : "", cfg->profile ? ")" : "",
-	                  secure_storage_chosen(cfg)
-	                          ? " (cached logins in the OS keyring cannot be read: set "
-	                            "DATABRICKS_AUTH_STORAGE=plaintext and log in again)"
-	                          : "");
+	air_error *e = air__error_new(
+	        AIR_EAUTH, 0,
+	        "no credentials configured for %s%s%s%s: no default profile is configured; choose a "
+	        "profile (the profile option or DATABRICKS_CONFIG_PROFILE) or create one "
+	        "(databricks configure, or databricks auth login), or set DATABRICKS_TOKEN%s",
+	        cfg->attr[AIR__A_HOST], cfg->profile ? " (profile " : "",
+	        cfg->profile ? cfg->profile : "", cfg->profile ? ")" : "",
+	        secure_storage_chosen(cfg) ? " (cached logins in the OS keyring cannot be read: set "
+	                                     "DATABRICKS_AUTH_STORAGE=plaintext and log in again)"
+	                                   : "");
+
+	return air__fail(err, air__error_set_field(e, "profile"));
 }
 
 static int missing_input(const char *type, const char *what, air_error **err)
@@ -194,10 +197,11 @@ int air__auth_select(air_client *c, air_error **err)
 
 	air__auth_free(c->auth);
 	c->auth = NULL;
-	if (cfg->local_dir) {
-		/* Nothing leaves the machine: credentials are neither needed nor read. */
-		if (!(c->auth = auth_new(AIR__AUTH_LOCAL)))
+	if (!cfg->backend->credentials) {
+		/* Credentials are neither needed nor read: the backend sends none. */
+		if (!(c->auth = auth_new(AIR__AUTH_NONE)))
 			return air__oom(err);
+		c->auth->type = cfg->backend->name;
 		return AIR_OK;
 	}
 	if (type && strcmp(type, "pat") == 0 && !token)
@@ -398,7 +402,7 @@ int air__auth_header(air_client *c, const air__ctx *ctx, char **out, air_error *
 		return air__failf(err, AIR_EINTERNAL, 0, "credentials used before resolution");
 	if (a->header)
 		return (*out = air__strdup(a->header)) ? AIR_OK : AIR_ENOMEM;
-	if (a->method == AIR__AUTH_LOCAL)
+	if (a->method == AIR__AUTH_NONE)
 		return AIR_OK; /* no Authorization header */
 
 	pthread_mutex_lock(&a->lock);

@@ -17,7 +17,7 @@ typedef enum air__auth_method {
 	AIR__AUTH_BASIC,
 	AIR__AUTH_M2M,
 	AIR__AUTH_U2M,
-	AIR__AUTH_LOCAL   /* a local workspace: no credentials at all */
+	AIR__AUTH_NONE    /* the backend sends no credentials at all */
 } air__auth_method;
 
 /* An OAuth token. expiry_ms is epoch ms UTC; 0 means it does not expire. */
@@ -30,6 +30,7 @@ typedef struct air__token {
 
 struct air__auth {
 	air__auth_method method;
+	const char *type;        /* the auth type the client reports (static) */
 	char *header;            /* PAT/basic: the complete Authorization header line */
 	char *cache_key;         /* U2M: key in the token cache */
 	pthread_mutex_t lock;    /* guards everything below */

@@ -168,7 +168,7 @@ void air_client_free(air_client *c)
 	if (!c)
 		return;
 	air__auth_free(c->auth);
-	air__local_free(c->local);
+	air__backend_free(c->backend);
 	air__cfg_clear(&c->cfg);
 	air_error_free(c->resolve_err);
 	air__free(c->user_agent);
@@ -285,7 +285,7 @@ static int build_user_agent(air_client *c)
 
 	air__free(c->user_agent);
 	c->user_agent = air__sprintf("libair/%s os/%s auth/%s%s%s", air_version_string(), AIR__OS,
-	                             air__auth_method_name(c->auth->method), suffix ? " " : "",
+	                             c->auth->type, suffix ? " " : "",
 	                             suffix ? suffix : "");
 	return c->user_agent ? AIR_OK : AIR_ENOMEM;
 }
@@ -321,19 +321,6 @@ static void set_env(air_client *c)
 	c->http.debug_ud = c->o.debug_ud;
 }
 
-static const char *local_getenv(void *ud, const char *name)
-{
-	return air__client_env(ud, name);
-}
-
-/* The local workspace of a local:// host. */
-static int open_local(air_client *c, air_error **err)
-{
-	air__local_env env = {local_getenv, c, c->secrets};
-
-	return air__local_new(c->cfg.local_dir, &env, &c->local, err);
-}
-
 static int resolve_all(air_client *c, const air__ctx *ctx, air_error **err)
 {
 	int rc = air__resolve_config(c, err);
@@ -347,14 +334,14 @@ static int resolve_all(air_client *c, const air__ctx *ctx, air_error **err)
 		rc = air__auth_select(c, err);
 	if (rc == AIR_OK && (rc = build_user_agent(c)) != AIR_OK)
 		rc = air__oom(err);
-	if (rc == AIR_OK && c->cfg.local_dir)
-		rc = open_local(c, err);
+	if (rc == AIR_OK)
+		rc = c->cfg.backend->open(c, &c->backend, err);
 	if (rc != AIR_OK)
 		return rc;
 	set_env(c);
 	air__client_debug(c, AIR_DEBUG_INFO, "host %s, profile %s, auth type %s",
 	                  c->cfg.attr[AIR__A_HOST], c->cfg.profile ? c->cfg.profile : "-",
-	                  air__auth_method_name(c->auth->method));
+	                  c->auth->type);
 	/* OAuth needs the host's OIDC endpoint; PAT and basic need no request. */
 	if (c->auth->method == AIR__AUTH_M2M || c->auth->method == AIR__AUTH_U2M) {
 		air__oauth_host_metadata(c, ctx);
@@ -372,8 +359,8 @@ static void forget_resolution(air_client *c)
 {
 	air__auth_free(c->auth);
 	c->auth = NULL;
-	air__local_free(c->local);
-	c->local = NULL;
+	air__backend_free(c->backend);
+	c->backend = NULL;
 	air__cfg_clear(&c->cfg);
 	air__free(c->user_agent);
 	c->user_agent = NULL;
@@ -383,12 +370,12 @@ static void forget_resolution(air_client *c)
 
 int air__client_ensure_resolved(air_client *c, const air__ctx *ctx, air_error **err)
 {
-	air__ctx local;
+	air__ctx own;
 	int rc;
 
 	if (!ctx) {
-		air__client_ctx(c, NULL, &local);
-		ctx = &local;
+		air__client_ctx(c, NULL, &own);
+		ctx = &own;
 	}
 	if (!atomic_load(&c->resolved)) {
 		pthread_mutex_lock(&c->resolve_lock);
@@ -444,7 +431,7 @@ const char *air_client_host(const air_client *c)
 
 const char *air_client_auth_type(const air_client *c)
 {
-	return resolved_ok(c) ? air__auth_method_name(c->auth->method) : NULL;
+	return resolved_ok(c) ? c->auth->type : NULL;
 }
 
 const char *air_client_profile(const air_client *c)
@@ -490,6 +477,11 @@ bool air__client_opt_int_is_set(const air_client *c, int32_t opt)
 {
 	return opt >= AIR__OPT_INT_FIRST && opt <= AIR__OPT_INT_MAX &&
 	       c->o.opt_int_set[opt - AIR__OPT_INT_FIRST];
+}
+
+int64_t air__client_poll_ms(const air_client *c)
+{
+	return resolved_ok(c) ? c->cfg.backend->poll_ms : air__backend_http.poll_ms;
 }
 
 const char *air__client_default_runtime(const air_client *c)

@@ -1,8 +1,8 @@
 /*
  * client_priv.h: the air_client structure and the interfaces between the
  * client-level files of the transport module (client.c, api.c, identity.c,
- * resolve.c, auth.c, oauth.c, u2m.c). The request engine below them (http.h)
- * never sees a client; other modules use transport.h only.
+ * resolve.c, auth.c, oauth.c, u2m.c, the backends). The request engine below
+ * them (http.h) never sees a client; other modules use transport.h only.
  */
 #ifndef AIR_TRANSPORT_CLIENT_PRIV_H
 #define AIR_TRANSPORT_CLIENT_PRIV_H
@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "local/local.h"
+#include "transport/backend.h"
 #include "transport/transport.h"
 
 /* Option ids: strings 1..AIR__OPT_STR_MAX, integers AIR__OPT_INT_FIRST..MAX. */
@@ -55,7 +55,7 @@ typedef struct air__cfg {
 	char *auth_storage;     /* "plaintext", "secure" or NULL (default: secure) */
 	bool auth_storage_explicit;
 	char *host_type;        /* "workspace" | "account" | "unified" from metadata, or NULL */
-	char *local_dir;        /* state directory of a local:// host, or NULL */
+	const air__backend_kind *backend; /* the kind of the host, once it is known */
 	/* Transport settings: explicit option > environment > profile > default. */
 	int64_t rate_limit;
 	int64_t inactivity_ms;
@@ -90,7 +90,7 @@ struct air_client {
 	air__auth *auth;        /* credential provider (own lock) */
 	air__transport *tp;     /* curl share, handle pool, rate limiter (own locks) */
 	air__http_env http;     /* what the engine runs with; complete once resolved */
-	air__local *local;      /* a local workspace answers every request instead, or NULL */
+	air__backend *backend;  /* answers every request; open once resolved */
 
 	pthread_mutex_t cache_lock; /* user_name, probed workspace id */
 	char *user_name;
@@ -105,16 +105,14 @@ int air__client_options_set_environment(air_client_options *o, const char *const
 /* Whether the integer option was explicitly set. */
 bool air__client_opt_int_is_set(const air_client *c, int32_t opt);
 
-/* ---- api_local.c ---- */
-/* @n requests of a client with a local workspace (c->local), answered in
- * order; the outcome of air__http_run() (lowest-index failure). */
-int air__api_local(air_client *c, const air__ctx *ctx, const air__http_req *reqs, size_t n,
-                   air__http_resp *resps, air_error **err);
-
 /* ---- resolve.c ---- */
 /* Layer options, environment and config file into c->cfg (no network). */
 int air__resolve_config(air_client *c, air_error **err);
 void air__cfg_clear(air__cfg *cfg);
+/* The final form of a workspace URL in c->cfg (normalised; workspace and
+ * account ids from its query; account hosts refused): air__backend_http's
+ * finish_host. */
+int air__resolve_workspace_host(air_client *c, air_error **err);
 /* docs/auth.md.5 host normalisation: *out_host gets
  * "scheme://host[:port]"; workspace/account ids from the query (w, o,
  * workspace_id; a, account_id) go to *out_ws / *out_acct (NULL when absent). */

@@ -180,11 +180,13 @@ void air__transport_stats(const air__transport *t, int64_t *requests, int64_t *c
 air_error *air__http_reply_error(air__secrets *secrets, const char *method, const char *path,
                                  int32_t status, const char *body, size_t body_len,
                                  const char *request_id, int64_t retry_after_ms, bool *retry);
-/* The same for a reply of the local workspace: classified alike, but the
- * message is the reply's own ("Run 7 does not exist. (INVALID_PARAMETER_VALUE)"),
- * without the request line and HTTP status that mean nothing locally. */
-air_error *air__local_reply_error(air__secrets *secrets, const char *method, const char *path,
-                                  int32_t status, const char *body, size_t body_len);
+/* The same for a reply of a backend whose requests are not HTTP (the local
+ * workspace): classified alike, but the message is the reply's own
+ * ("Run 7 does not exist. (INVALID_PARAMETER_VALUE)"), without the request
+ * line and HTTP status that mean nothing there. */
+air_error *air__http_reply_error_bare(air__secrets *secrets, const char *method,
+                                      const char *path, int32_t status, const char *body,
+                                      size_t body_len);
 /* True when @msg contains one of the transient messages of the protocol. */
 bool air__http_transient_message(const char *msg);
 /* Standard reason phrase of @status ("Not Found"), or NULL. */

@@ -316,12 +316,12 @@ bool air__http_transient_message(const char *msg)
 	return (p = strstr(msg, "worker env ")) != NULL && strstr(p + 11, " not found") != NULL;
 }
 
-/* A workspace's reply names its request and status; the local workspace's
- * message stands alone (its requests are not HTTP). */
+/* A workspace's reply names its request and status; a @bare one's message
+ * stands alone (a backend whose requests are not HTTP). */
 static air_error *reply_error(air__secrets *secrets, const char *method, const char *path,
                               int32_t status, const char *body, size_t body_len,
                               const char *request_id, int64_t retry_after_ms, bool *retry,
-                              bool local)
+                              bool bare)
 {
 	reply_info ri;
 	int code;
@@ -343,9 +343,9 @@ static air_error *reply_error(air__secrets *secrets, const char *method, const c
 	clip(&ri.message, MAX_MESSAGE);
 	clip(&ri.code, MAX_CODE);
 	msg = ri.message ? ri.message : "";
-	if (local && ri.code && !ri.code_synthesized)
+	if (bare && ri.code && !ri.code_synthesized)
 		e = air__error_new(code, kind, "%s (%s)", msg, ri.code);
-	else if (local)
+	else if (bare)
 		e = air__error_new(code, kind, "%s", msg);
 	else if (ri.code && !ri.code_synthesized)
 		e = air__error_new(code, kind, "%s %.*s: %s (%s, HTTP %d)", method ? method : "?",
@@ -368,8 +368,9 @@ air_error *air__http_reply_error(air__secrets *secrets, const char *method, cons
 	                   retry_after_ms, retry, false);
 }
 
-air_error *air__local_reply_error(air__secrets *secrets, const char *method, const char *path,
-                                  int32_t status, const char *body, size_t body_len)
+air_error *air__http_reply_error_bare(air__secrets *secrets, const char *method,
+                                      const char *path, int32_t status, const char *body,
+                                      size_t body_len)
 {
 	return reply_error(secrets, method, path, status, body, body_len, NULL, -1, NULL, true);
 }

@@ -59,7 +59,6 @@ void air__cfg_clear(air__cfg *cfg)
 	air__free(cfg->home);
 	air__free(cfg->auth_storage);
 	air__free(cfg->host_type);
-	air__free(cfg->local_dir);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -339,10 +338,11 @@ static int no_host_error(resolver *r, air_error **err)
 	if (any_auth_input(cfg))
 		return air__failf(err, AIR_EAUTH, 0,
 		                  "no host configured: set DATABRICKS_HOST or use a profile with a host");
-	return air__failf(err, AIR_EAUTH, 0,
-	                  "no default profile is configured: pass --profile or create one "
-	                  "(databricks configure, or databricks auth login), or set "
-	                  "DATABRICKS_HOST (local:// runs workloads on this machine)");
+	return air__fail(err, air__error_set_field(air__error_new(AIR_EAUTH, 0,
+	                 "no default profile is configured: choose a profile (the profile option or "
+	                 "DATABRICKS_CONFIG_PROFILE) or create one (databricks configure, or "
+	                 "databricks auth login), or set DATABRICKS_HOST (local:// runs workloads on "
+	                 "this machine)"), "profile"));
 }
 
 static int check_auth_type(const air__cfg *cfg, air_error **err)
@@ -464,37 +464,35 @@ static int check_header_values(resolver *r, air_error **err)
 	return AIR_OK;
 }
 
-/* A local workspace (docs/local.md): the host names its state directory,
- * "local://<absolute state directory>" once resolved. */
-static int finish_local_host(resolver *r, air_error **err)
+/* The credentials a request would carry: single lines, of a supported auth
+ * type, without conflicts. */
+static int check_credentials(resolver *r, air_error **err)
 {
-	air__cfg *cfg = r->cfg;
-	char *dir = NULL, *host;
-	int rc = air__local_state_dir(cfg->attr[AIR__A_HOST],
-	                              air__client_env(r->c, "XDG_STATE_HOME"), cfg->home, &dir, err);
+	int rc = check_header_values(r, err);
 
-	if (rc != AIR_OK)
-		return rc;
-	if (!(host = air__sprintf("local://%s", dir))) {
-		air__free(dir);
-		return AIR_ENOMEM;
-	}
-	air__free(cfg->attr[AIR__A_HOST]);
-	cfg->attr[AIR__A_HOST] = host;
-	cfg->local_dir = dir;
-	return AIR_OK;
+	if (rc == AIR_OK)
+		rc = check_auth_type(r->cfg, err);
+	if (rc == AIR_OK)
+		rc = check_conflicts(r->cfg, err);
+	return rc;
 }
 
+/* The host selects its backend kind (backend.h), which finishes it. */
 static int finish_host(resolver *r, air_error **err)
 {
-	air__cfg *cfg = r->cfg;
+	if (!r->cfg->attr[AIR__A_HOST])
+		return no_host_error(r, err);
+	r->cfg->backend = air__backend_kind_of(r->cfg->attr[AIR__A_HOST]);
+	return r->cfg->backend->finish_host(r->c, err);
+}
+
+int air__resolve_workspace_host(air_client *c, air_error **err)
+{
+	resolver r = {c, &c->cfg, NULL, false, NULL, false};
+	air__cfg *cfg = &c->cfg;
 	char *host = NULL, *ws = NULL, *acct = NULL;
 	int rc;
 
-	if (!cfg->attr[AIR__A_HOST])
-		return no_host_error(r, err);
-	if (air__local_is_host(cfg->attr[AIR__A_HOST]))
-		return finish_local_host(r, err);
 	rc = air__host_normalize(cfg->attr[AIR__A_HOST], &host, &ws, &acct, err);
 	if (rc != AIR_OK)
 		return rc;
@@ -505,9 +503,9 @@ static int finish_host(resolver *r, air_error **err)
 		cfg->attr[AIR__A_WORKSPACE_ID] = NULL;
 		cfg->src[AIR__A_WORKSPACE_ID] = AIR__SRC_NONE;
 	}
-	rc = set_attr(r, AIR__A_WORKSPACE_ID, ws, AIR__SRC_HOST_QUERY);
+	rc = set_attr(&r, AIR__A_WORKSPACE_ID, ws, AIR__SRC_HOST_QUERY);
 	if (rc == AIR_OK)
-		rc = set_attr(r, AIR__A_ACCOUNT_ID, acct, AIR__SRC_HOST_QUERY);
+		rc = set_attr(&r, AIR__A_ACCOUNT_ID, acct, AIR__SRC_HOST_QUERY);
 	air__free(ws);
 	air__free(acct);
 	if (rc != AIR_OK)
@@ -552,13 +550,9 @@ int air__resolve_config(air_client *c, air_error **err)
 		rc = (c->cfg.profile = air__strdup(r.section)) ? AIR_OK : AIR_ENOMEM;
 	if (rc == AIR_OK)
 		rc = finish_host(&r, err);
-	/* A local workspace takes no credentials: whatever is configured is unused. */
-	if (rc == AIR_OK && !c->cfg.local_dir)
-		rc = check_header_values(&r, err);
-	if (rc == AIR_OK && !c->cfg.local_dir)
-		rc = check_auth_type(&c->cfg, err);
-	if (rc == AIR_OK && !c->cfg.local_dir)
-		rc = check_conflicts(&c->cfg, err);
+	/* A backend that sends no credentials leaves whatever is configured unused. */
+	if (rc == AIR_OK && c->cfg.backend->credentials)
+		rc = check_credentials(&r, err);
 	air__ini_free(r.ini);
 	if (rc == AIR_ENOMEM)
 		return air__failf(err, AIR_ENOMEM, 0, "out of memory resolving the configuration");

@@ -32,6 +32,11 @@ const char *air__client_env(const air_client *c, const char *name);
 const char *air__client_opt_str(const air_client *c, int32_t opt);
 int64_t air__client_opt_int(const air_client *c, int32_t opt);
 
+/* The pause between reads of a run's state when the caller gives none: the
+ * backend's (3000 ms over HTTP, 1000 ms for a local workspace). After
+ * resolution; the HTTP backend's before it. */
+int64_t air__client_poll_ms(const air_client *c);
+
 /* Default environment channel: AIR_OPT_DEFAULT_RUNTIME, else env
  * DATABRICKS_DL_RUNTIME_IMAGE, else NULL (caller uses the built-in "6"). */
 const char *air__client_default_runtime(const air_client *c);

@@ -212,7 +212,7 @@ class RunCli(unittest.TestCase):
             (["--override", "bogus=1"], ["bogus", TOP_FIELDS]),
             (["--override", "compute.num_accelerators=abc"], ["num_accelerators", "abc"]),
             (["--override", "command.sub=x"], ["command", "not an object"]),
-            (["--override", "train.yaml"], ["train.yaml", "-f"]),
+            (["--override", "train.yaml"], ["train.yaml", "pass it with -f"]),
             (["--override", "=5"], ["empty"]),
         ]
         for args, needles in cases:
@@ -286,7 +286,8 @@ class RunCli(unittest.TestCase):
             ("config.compute.acclerator_type",
              ["config.compute.acclerator_type", "accelerator_type", "accelerator_type, num_accelerators"]),
             ("config.zzzzzzzzzzzz", ["config.zzzzzzzzzzzz"]),
-            ("config.parameters.learning_rate", ["user-defined"]),
+            ("config.parameters.learning_rate",
+             ["user-defined", 'run "air run -h config.parameters"']),
             ("config.command.foo", ["not an object"]),
         ]
         for path, needles in cases:
@@ -329,6 +330,13 @@ class RunCli(unittest.TestCase):
         for var in ("CODE_SOURCE_PATH", "HYPERPARAMETERS_PATH", "MASTER_ADDR", "MASTER_PORT",
                     "NUM_NODES", "NODE_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MLFLOW_RUN_ID"):
             self.assertIn("$" + var, out)
+
+    def test_field_help_names_the_flags_of_air_run(self):
+        # The library's help names the option; the CLI adds its flag.
+        rc, out, err = self.air("run", "-h", "config.idempotency_token")
+        self.assertEqual((rc, err), (0, ""))
+        self.assertIn("AIR_SUBMIT_IDEMPOTENCY_KEY", out)
+        self.assertIn("the --idempotency-key flag", out)
 
     def test_field_help_works_with_other_flags_and_no_file(self):
         rc, out, err = self.air("run", "-o", "json", "-h", "config.permissions")

@@ -7,6 +7,8 @@
   it may use (lib/<m>/<m>.h), always as "<folder>/<name>.h";
 * what a module uses is exactly what the table says (no dependency the
   table does not list, and none it lists that the code does not have);
+  a use followed by file names ("`local` (`backend_local.c`)") is open to
+  those files of the module only;
 * no include cycle, between folders or between files.
 
     check_layout.py SRC_ROOT
@@ -18,6 +20,8 @@ import sys
 
 
 def design_table(src):
+    """{module: {used module: set of the files allowed to include it, or None
+    for every file}}."""
     text = open(os.path.join(src, "docs", "design.md")).read()
     rows = {}
     for line in text.splitlines():
@@ -25,7 +29,10 @@ def design_table(src):
         if len(cells) != 4 or not cells[1].startswith("`lib/"):
             continue
         module = cells[0].strip("`* ")
-        uses = {u.strip("` ") for u in cells[3].split(",") if u.strip("`— -")}
+        uses = {}
+        for u in re.findall(r"`([^`]+)`(?:\s*\(([^)]*)\))?", cells[3]):
+            files = re.findall(r"`?([\w.]+)`?", u[1])
+            uses[u[0]] = set(files) if files else None
         rows[module] = uses
     return rows
 
@@ -89,9 +96,13 @@ def main():
                 if hdr != other + ".h":
                     problems.append('%s: includes "%s"; only "%s/%s.h" is open to other modules'
                                     % (me, inc, other, other))
+                only = table.get(folder, {}).get(other)
+                if only is not None and name not in only:
+                    problems.append('%s: includes "%s", which docs/design.md opens to %s only'
+                                    % (me, inc, ", ".join(sorted(only))))
                 used[folder].add(other)
     for folder in folders:
-        want = table.get(folder, set())
+        want = set(table.get(folder, {}))
         if used[folder] - want:
             problems.append("%s uses %s, which docs/design.md does not list" %
                             (folder, sorted(used[folder] - want)))
@@ -137,6 +148,11 @@ def self_test():
     good = {"lib/a/a.h": "", "lib/b/b.h": '#include "a/a.h"\n'}
     rc, out = run(good, [("a", "—"), ("b", "`a`")])
     assert rc == 0, out
+    good = {"lib/a/a.h": "", "lib/b/b.h": "", "lib/b/x.c": '#include "a/a.h"\n'}
+    rc, out = run(good, [("a", "—"), ("b", "`core`, `a` (`x.c`)")])
+    assert rc == 1 and "says b uses ['core']" in out, out
+    rc, out = run(good, [("a", "—"), ("b", "`a` (`x.c`)")])
+    assert rc == 0, out
     cases = [
         ({"lib/a/a.h": '#include "b/b.h"\n', "lib/b/b.h": '#include "a/a.h"\n'},
          [("a", "`b`"), ("b", "`a`")], "module cycle"),
@@ -148,6 +164,9 @@ def self_test():
          [("a", "—"), ("b", "—")], "does not list"),
         ({"lib/a/a.h": "", "lib/b/b.h": ""}, [("a", "—"), ("b", "`a`")], "which it does not"),
         ({"lib/a/a.h": '#include "a.h"\n'}, [("a", "—")], "without its folder"),
+        ({"lib/a/a.h": "", "lib/b/b.h": "", "lib/b/x.c": '#include "a/a.h"\n',
+          "lib/b/y.c": '#include "a/a.h"\n'},
+         [("a", "—"), ("b", "`a` (`x.c`)")], "opens to x.c only"),
     ]
     for files, table, want in cases:
         rc, out = run(files, table)

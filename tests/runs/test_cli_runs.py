@@ -228,6 +228,9 @@ class GetTest(CliCase):
         doc = self.envelope(out)
         self.assertEqual((rc, doc["error"]["code"]), (1, "UNAUTHENTICATED"))
         self.assertNotIn("dapi-test", out + err)
+        # The library names the profile option; the CLI adds its flag.
+        self.assertIn("the profile option", doc["error"]["message"])
+        self.assertTrue(doc["error"]["message"].endswith("; pass --profile NAME"), doc)
 
     def test_sweep_text(self):
         self.fw.create_run({"run_id": 40, "creator_user_name": ME, "state": {"life_cycle_state": "RUNNING"},

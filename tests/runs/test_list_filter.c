@@ -1,5 +1,6 @@
 /* test_list_filter.c: listing options, --filter parsing, the experiment glob, index ordering. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "runs/list.h"
 #include "test.h"
@@ -56,6 +57,26 @@ AIR_TEST(glob__malformed_patterns_match_nothing)
 	ASSERT_FALSE(air__glob_match("[a/b]", "a"));
 	ASSERT_FALSE(air__glob_match("x*[", "xyz"));
 	ASSERT_FALSE(air__glob_match("[z-", "z"));
+	ASSERT_FALSE(air__glob_match("[!]", "!"));
+	ASSERT_FALSE(air__glob_match("[a\\/]", "a"));
+	/* An escaped '[' opens no class. */
+	ASSERT_TRUE(air__glob_match("a\\[b*", "A[Bc"));
+}
+
+/* Many stars against a long name that does not match: the answer comes
+ * (a matcher that retried every split of every star would not finish). */
+AIR_TEST(glob__many_stars_on_a_long_name)
+{
+	char pattern[64] = "", name[401];
+
+	for (int i = 0; i < 20; i++)
+		strcat(pattern, "*a");
+	strcat(pattern, "*b");
+	memset(name, 'a', 400);
+	name[400] = '\0';
+	ASSERT_FALSE(air__glob_match(pattern, name));
+	name[399] = 'B';
+	ASSERT_TRUE(air__glob_match(pattern, name));
 }
 
 static air_list_options *opts_new(void)

@@ -356,7 +356,7 @@ AIR_TEST(logs_options__defaults_and_ranges)
 	ASSERT_EQ_INT(air__logs_tail_target(o), 10000);
 	ASSERT_EQ_INT(o->node, -1);
 	ASSERT_EQ_INT(o->attempt, -1);
-	ASSERT_EQ_INT(o->poll_ms, 3000);
+	ASSERT_EQ_INT(o->poll_ms, -1); /* the client's */
 	ASSERT_EQ_INT(o->max_failures, 5);
 	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_FOLLOW, 2), AIR_EINVAL);
 	ASSERT_EQ_INT(air_logs_options_set_int(o, AIR_LOGS_FOLLOW, 0), AIR_OK);

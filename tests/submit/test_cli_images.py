@@ -102,8 +102,13 @@ class ImagesPush(unittest.TestCase):
         rc, out, err = self.air("images", "push", "-s", "myimg", "--catalog", "Main", "--schema", "ml",
                                 "-p", "p", "-o", "json")
         self.assert_plain_error(rc, out, err, "Main")
+        # The library names the option; the CLI adds its flag.
+        rc, out, err = self.air("images", "push", "-s", "team/My_Img:v1", "--catalog", "main",
+                                "--schema", "ml", "-p", "p")
+        self.assert_plain_error(rc, out, err, "My_Img", "the artifact option",
+                                "name it explicitly with --artifact NAME[:TAG]")
         rc, out, err = self.air("images", "push", "-s", "myimg", "--catalog", "main", "--schema", "ml")
-        self.assert_plain_error(rc, out, err, "databricks auth login", "--profile")
+        self.assert_plain_error(rc, out, err, "databricks auth login", "; pass --profile NAME")
         self.assertEqual(self.calls(), [])
 
     def test_docker_failures(self):
@@ -112,7 +117,8 @@ class ImagesPush(unittest.TestCase):
         self.assert_plain_error(rc, out, err, "docker push", "unauthorized: authentication required")
         rc, out, err = self.air("images", "push", "-s", "myimg", "--catalog", "main", "--schema", "ml",
                                 "-p", "p", FAKE_PLATFORM="linux/arm64")
-        self.assert_plain_error(rc, out, err, "linux/arm64", "linux/amd64")
+        self.assert_plain_error(rc, out, err, "linux/arm64", "linux/amd64",
+                                "pass --pull to fetch the linux/amd64 variant")
 
     def test_subcommand_required(self):
         rc, out, err = self.air("images")

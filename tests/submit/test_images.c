@@ -185,6 +185,8 @@ AIR_TEST(images__wrong_platform_is_refused)
 	ASSERT_EQ_INT(push(opts("myimg:1.0", "main", "ml"), &uc, NULL, &err), AIR_EINVAL);
 	ASSERT_CONTAINS(air_error_message(err), "linux/arm64");
 	ASSERT_CONTAINS(air_error_message(err), "linux/amd64");
+	ASSERT_CONTAINS(air_error_message(err), "pull option");
+	ASSERT_EQ_STR(air_error_field(err), "source");
 	ASSERT_NULL(uc);
 	ASSERT_NOT_CONTAINS(calls(), "docker|tag");
 	air_error_free(err);
@@ -222,7 +224,7 @@ AIR_TEST(images__names_are_validated_first)
 	expect_invalid(opts("myimg:1.0", "Main", "ml"), "catalog", "Main");
 	expect_invalid(opts("myimg:1.0", "main", "ml___x"), "schema", "ml___x");
 	expect_invalid(opts("myimg:1.0", "main", "-ml"), "schema", "-ml");
-	expect_invalid(opts("team/My_Img:v1", "main", "ml"), "artifact", "--artifact");
+	expect_invalid(opts("team/My_Img:v1", "main", "ml"), "artifact", "the artifact option");
 	expect_invalid(opts("myimg:.bad", "main", "ml"), "tag", ".bad");
 	expect_invalid(opts("", "main", "ml"), "source", "source");
 	o = opts("myimg", "main", "ml");
@@ -243,8 +245,9 @@ AIR_TEST(images__profile_is_required_for_the_registry_host)
 	air_error *err = NULL;
 
 	ASSERT_EQ_INT(push_as(NULL, o, &uc, NULL, &err), AIR_EAUTH);
-	ASSERT_CONTAINS(air_error_message(err), "databricks auth login");
-	ASSERT_CONTAINS(air_error_message(err), "--profile");
+	ASSERT_CONTAINS(air_error_message(err), "databricks auth login --profile");
+	ASSERT_CONTAINS(air_error_message(err), "profile option");
+	ASSERT_EQ_STR(air_error_field(err), "profile"); /* front ends name their flag */
 	ASSERT_EQ_STR(calls(), "");
 	air_error_free(err);
 }

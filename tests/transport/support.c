@@ -39,6 +39,8 @@ static void unresolve(air_client *c)
 		return;
 	air__auth_free(c->auth);
 	c->auth = NULL;
+	air__backend_free(c->backend);
+	c->backend = NULL;
 	air__cfg_clear(&c->cfg);
 	air_error_free(c->resolve_err);
 	c->resolve_err = NULL;

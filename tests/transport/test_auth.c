@@ -773,11 +773,16 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	              "valid-u2m-1");
 	json_decref(doc);
 
-	/* The endpoint recovers; once the back-off is over the refresh happens. */
+	/* The endpoint recovers; once the back-off (1.5 s from the failure, which
+	 * came some time after t_failed) is over the refresh happens. Calls wait
+	 * for it rather than for a time: the bound only ends a hang. */
 	fakews_clear_faults(fw);
-	while (air__mono_ms() - t_failed < 1700)
-		usleep(50 * 1000);
-	call_me(c);
+	do {
+		usleep(100 * 1000);
+		call_me(c);
+	} while (strcmp(last_me_auth(fw), "Bearer new-u2m-2") != 0 &&
+	         air__mono_ms() - t_failed < 60 * 1000);
+	ASSERT_TRUE(air__mono_ms() - t_failed >= 1500); /* not before the back-off ended */
 	ASSERT_EQ_STR(last_me_auth(fw), "Bearer new-u2m-2");
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 2);
 	doc = read_cache_json();

@@ -428,8 +428,8 @@ AIR_TEST(http_error__server_text_stays_on_one_line)
 
 	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
 		for (int local = 0; local < 2; local++) {
-			air_error *e = local ? air__local_reply_error(NULL, "GET", "/x", 400, bodies[i],
-			                                              strlen(bodies[i]))
+			air_error *e = local ? air__http_reply_error_bare(NULL, "GET", "/x", 400, bodies[i],
+			                                                  strlen(bodies[i]))
 			                     : air__http_reply_error(NULL, "GET", "/x", 400, bodies[i],
 			                                             strlen(bodies[i]), NULL, -1, NULL);
 			const char *m = air_error_message(e), *code = air_error_server_code(e);

@@ -182,6 +182,9 @@ AIR_TEST(options__use_environment_0_ignores_every_variable)
 	ASSERT_CONTAINS(air_error_message(err), "no default profile");
 	/* ... and the ways out: a profile, or a host (the local one included). */
 	ASSERT_CONTAINS(air_error_message(err), "set DATABRICKS_HOST (local://");
+	/* The profile option, named for front ends to spell as they do. */
+	ASSERT_EQ_STR(air_error_field(err), "profile");
+	ASSERT_NOT_CONTAINS(air_error_message(err), "--profile");
 	air_error_free(err);
 	/* Not even HOME: no default config file is found. */
 	ASSERT_NULL(c->cfg.home);
@@ -434,7 +437,8 @@ AIR_TEST(resolve__nothing_configured)
 	ASSERT_EQ_INT(resolve_fails("", NULL, NULL, &err), AIR_EAUTH);
 	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_PERMANENT);
 	ASSERT_CONTAINS(air_error_message(err), "no default profile");
-	ASSERT_CONTAINS(air_error_message(err), "--profile");
+	ASSERT_CONTAINS(air_error_message(err), "the profile option");
+	ASSERT_EQ_STR(air_error_field(err), "profile");
 	air_error_free(err);
 }
 
@@ -445,7 +449,8 @@ AIR_TEST(resolve__host_without_credentials)
 	ASSERT_EQ_INT(resolve_fails("[DEFAULT]\nhost = https://h.example\n", NULL, NULL, &err),
 	              AIR_EAUTH);
 	ASSERT_CONTAINS(air_error_message(err), "no credentials");
-	ASSERT_CONTAINS(air_error_message(err), "--profile");
+	ASSERT_CONTAINS(air_error_message(err), "the profile option");
+	ASSERT_EQ_STR(air_error_field(err), "profile");
 	air_error_free(err);
 }
 
@@ -520,6 +525,39 @@ AIR_TEST(resolve__account_profile_without_workspace_id)
 	c = resolved("[ws]\nhost = https://h.example\ntoken = t\naccount_id = a1\nworkspace_id = 5\n",
 	             "ws", NULL);
 	ASSERT_EQ_INT(air__client_known_workspace_id(c), 5);
+	air_client_free(c);
+}
+
+/* The host picks the backend once, with its properties: a local one sends
+ * no credentials (none is checked, even conflicting ones) and polls faster. */
+AIR_TEST(resolve__host_selects_its_backend)
+{
+	const char *remote[] = {"DATABRICKS_HOST=https://h.example", "DATABRICKS_TOKEN=t", NULL};
+	const char *local[] = {"DATABRICKS_HOST=LOCAL:///tmp/air-backend-x/", "DATABRICKS_TOKEN=t",
+	                       "DATABRICKS_CLIENT_ID=id", "DATABRICKS_CLIENT_SECRET=s", NULL};
+	air_client *c;
+
+	ASSERT_TRUE(air__backend_kind_of("local://") == &air__backend_local);
+	ASSERT_TRUE(air__backend_kind_of("Local:///srv/x") == &air__backend_local);
+	ASSERT_TRUE(air__backend_kind_of("https://local.example") == &air__backend_http);
+	ASSERT_TRUE(air__backend_kind_of("localhost:8080") == &air__backend_http);
+	/* Before resolution the defaults are the HTTP backend's. */
+	c = tc_client(remote);
+	ASSERT_TRUE(c->backend == NULL);
+	ASSERT_EQ_INT(air__client_poll_ms(c), 3000);
+	air_client_free(c);
+
+	c = resolved(NULL, NULL, remote);
+	ASSERT_TRUE(c->cfg.backend == &air__backend_http && c->backend != NULL);
+	ASSERT_EQ_STR(air_client_auth_type(c), "pat");
+	ASSERT_EQ_INT(air__client_poll_ms(c), 3000);
+	air_client_free(c);
+
+	c = resolved(NULL, NULL, local);
+	ASSERT_TRUE(c->cfg.backend == &air__backend_local && c->backend != NULL);
+	ASSERT_EQ_STR(air_client_host(c), "local:///tmp/air-backend-x");
+	ASSERT_EQ_STR(air_client_auth_type(c), "local");
+	ASSERT_EQ_INT(air__client_poll_ms(c), 1000);
 	air_client_free(c);
 }
 

@@ -1,5 +1,6 @@
 /* test_core.c: version, buffers, strings, randomness, interrupts. */
 #include <pthread.h>
+#include <string.h>
 
 #include "core/core.h"
 #include "test.h"
@@ -196,7 +197,8 @@ AIR_TEST(core__base64_round_trips_and_rejects_garbage)
 {
 	static const char *const plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar",
 	                                    "user:p@ss:word"};
-	static const char *const bad[] = {"Zg=", "Z", "Zm9v!", "Zm 9v", "Zh==", "=Zm9", "Zm9vYg==="};
+	static const char *const bad[] = {"Zg=", "Z", "Zm9v!", "Zm 9v", "Zh==", "=Zm9", "Zm9vYg===",
+	                                  "Zm9v\n", "Zm9vYg=", "Zm=v"};
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
 		char *enc = air__base64(plain[i], strlen(plain[i]));
@@ -219,4 +221,31 @@ AIR_TEST(core__base64_round_trips_and_rejects_garbage)
 		ASSERT_FALSE(air__base64_decode(bad[i], strlen(bad[i]), &b));
 		air__buf_dispose(&b);
 	}
+}
+
+/* The one set of YAML scalar rules the workload emitter and the bundle
+ * writer share: plain only when every reader takes it for this string. */
+AIR_TEST(core__yaml_scalar_rules)
+{
+	static const char *const plain[] = {"plain-name", "_ok", "./generated_artifacts/x.sh",
+	                                    "a b", "GPU_1xH100", "x:y", "nULL"};
+	static const char *const quoted[] = {"", "true", "yes", "No", "on", "OFF", "y", "null",
+	                                     "~", "0x1F", "1e3", "12", "-x", ".5", "a: b", "a #c",
+	                                     "[x]", "x,y", "trail ", "end:", "line\nbreak"};
+	air__buf b = AIR__BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		ASSERT_TRUE(air__yaml_plain_ok(plain[i], strlen(plain[i])));
+	for (size_t i = 0; i < sizeof(quoted) / sizeof(quoted[0]); i++) {
+		air_test_note("%s", quoted[i]);
+		ASSERT_FALSE(air__yaml_plain_ok(quoted[i], strlen(quoted[i])));
+	}
+	ASSERT_EQ_INT(air__yscalar_resolve("1e3", 3), AIR__YT_FLOAT);
+	ASSERT_EQ_INT(air__yscalar_resolve("0o17", 4), AIR__YT_INT);
+	ASSERT_EQ_INT(air__yscalar_resolve("True", 4), AIR__YT_BOOL);
+	ASSERT_TRUE(air__yaml_literal_ok("a\nb\n", 4));
+	ASSERT_FALSE(air__yaml_literal_ok(" a\nb", 4));
+	air__yaml_put_quoted(&b, "q\"\\\n\t\x01\xe2\x80\xa8", 9);
+	ASSERT_EQ_STR(air__buf_cstr(&b), "\"q\\\"\\\\\\n\\t\\x01\\L\"");
+	air__buf_dispose(&b);
 }

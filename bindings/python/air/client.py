@@ -385,7 +385,8 @@ class Client:
             run_id: the Job Run ID.
             timeout: raise :class:`air.TimedOutError` (also a TimeoutError)
                 when the run is still going after it.
-            poll_interval: the pause between reads (default 3 s).
+            poll_interval: the pause between reads (default 3 s; 1 s for a
+                local workspace).
             on_state: ``on_state(Run)``, called with the first snapshot and
                 then on every state change.
 

@@ -46,7 +46,7 @@ class AirError(Exception):
     ``str(error)`` is libair's message as is: a config error already reads
     "file:line:col: field: problem". Attributes: ``code`` (the AIR_E* value)
     and ``code_name``, ``kind`` (an ErrorKind), ``message``, ``field`` (the
-    workload field path or None), ``suggestion`` (the name probably meant,
+    workload field path, the option at fault such as "profile", or None), ``suggestion`` (the name probably meant,
     or None), ``file``, ``line``, ``column`` (0 when unknown), ``retryable``,
     ``http_status`` (0 when no reply was involved), ``server_code``,
     ``request_id`` and ``retry_after`` (a timedelta, or None).

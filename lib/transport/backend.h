@@ -1,0 +1,85 @@
+/*
+ * backend.h: where a client's requests go.
+ *
+ * Resolving its configuration, a client picks the backend kind of its host,
+ * once: the request engine for a workspace URL (backend_http.c) or the local
+ * workspace for local:// (backend_local.c, the only file that knows
+ * lib/local/). From then on every request of the client runs through that
+ * backend's ops: api.c, identity.c and the modules above make the same
+ * requests and get the same replies (air__http_resp) and errors (the classes
+ * of air__http_reply_error()), whichever backend answers.
+ *
+ * A new endpoint: the module calls it through transport.h (air__api_json,
+ * air__http_do); the HTTP backend sends any request as it is, and the local
+ * workspace answers it with one line of its router (route() in
+ * lib/local/serve.c) and a handler (lib/local/endpoints.h). Until it has
+ * one, the local workspace answers 404 ENDPOINT_NOT_FOUND.
+ *
+ * A new backend: a kind in a file of its own, one row of backend.c's table.
+ */
+#ifndef AIR_TRANSPORT_BACKEND_H
+#define AIR_TRANSPORT_BACKEND_H
+
+#include "transport/http.h"
+
+typedef struct air__backend air__backend;
+
+/* What a backend does. An open backend is immutable and used by many
+ * threads at once. */
+typedef struct air__backend_ops {
+	/* @n requests, their replies in @resps (@n entries, as air__http_run()):
+	 * AIR_OK when every one succeeded, else the code of the lowest-index
+	 * failure with its error in *err; a reply with status >= 400 is a
+	 * failure and stays in its @resps entry. */
+	int (*run)(air__backend *b, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+	           air__http_resp *resps, air_error **err);
+	/* Optional: start one request that the caller advances
+	 * (air__http_async_pump) and collects (air__http_finish) on its own
+	 * thread, so that it overlaps the caller's work. AIR_OK or AIR_ENOMEM.
+	 * A backend without it answers through run() when the request begins. */
+	int (*start)(air__backend *b, const air__ctx *ctx, const air__http_req *req,
+	             air__http_resp *resp, air__http_async **out);
+	void (*free)(air__backend *b);
+} air__backend_ops;
+
+struct air__backend {
+	const air__backend_ops *ops;
+};
+
+/* A kind of backend: the hosts it serves, what resolution does for them, and
+ * how one is opened. */
+typedef struct air__backend_kind {
+	const char *name;
+	/* Whether the configured host @host is one of this kind's. */
+	bool (*serves)(const char *host);
+	/* Resolution, once the host is known: turn c->cfg's host into its final
+	 * form, with what it implies (ids in its query, a state directory...). */
+	int (*finish_host)(air_client *c, air_error **err);
+	/* Whether requests carry the client's credentials. When false none is
+	 * read or checked and the client's auth type is the kind's name. */
+	bool credentials;
+	/* Pause between reads of a run's state that a log stream or a wait makes
+	 * unless its options say otherwise. */
+	int64_t poll_ms;
+	/* The backend of @c, whose configuration is resolved. */
+	int (*open)(air_client *c, air__backend **out, air_error **err);
+} air__backend_kind;
+
+extern const air__backend_kind air__backend_http;  /* backend_http.c */
+extern const air__backend_kind air__backend_local; /* backend_local.c */
+
+/* The kind serving the configured host @host (backend.c). */
+const air__backend_kind *air__backend_kind_of(const char *host);
+
+/* Run @n requests through @b (see air__backend_ops.run). */
+int air__backend_run(air__backend *b, const air__ctx *ctx, const air__http_req *reqs, size_t n,
+                     air__http_resp *resps, air_error **err);
+/* Start one request through @b when it can overlap the caller's work
+ * (air__backend_ops.start): AIR_OK with *out set, AIR_OK with *out NULL
+ * when @b cannot (then run it), or AIR_ENOMEM. */
+int air__backend_start(air__backend *b, const air__ctx *ctx, const air__http_req *req,
+                       air__http_resp *resp, air__http_async **out);
+/* NULL is a no-op. */
+void air__backend_free(air__backend *b);
+
+#endif /* AIR_TRANSPORT_BACKEND_H */
