@@ -2,6 +2,7 @@
  * directories. */
 #include "local/local.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,11 +21,51 @@ static int bad_host(const char *host, const char *why, air_error **err)
 	                  host, why);
 }
 
+/* @path (absolute) without "." and ".." segments or repeated slashes:
+ * "/tmp/.." -> "/", "/a/./b/../c/" -> "/a/c". NULL on OOM. */
+static char *normalize(const char *path)
+{
+	char *out = air__malloc(strlen(path) + 2);
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	for (const char *p = path; *p;) {
+		const char *seg = p + strspn(p, "/");
+		size_t len = strcspn(seg, "/");
+
+		p = seg + len;
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			while (n > 0 && out[--n] != '/')
+				;
+			continue;
+		}
+		out[n++] = '/';
+		memcpy(out + n, seg, len);
+		n += len;
+	}
+	if (n == 0)
+		out[n++] = '/';
+	out[n] = '\0';
+	return out;
+}
+
+/* True when @dir is the root directory, also through symbolic links. */
+static bool is_root(const char *dir)
+{
+	char *real = strcmp(dir, "/") ? realpath(dir, NULL) : NULL;
+	bool root = !strcmp(dir, "/") || (real && !strcmp(real, "/"));
+
+	free(real);
+	return root;
+}
+
 int air__local_state_dir(const char *host, const char *xdg_state_home, const char *home,
                          char **out, air_error **err)
 {
 	const char *rest;
-	size_t n;
 
 	*out = NULL;
 	if (!air__local_is_host(host))
@@ -43,11 +84,12 @@ int air__local_state_dir(const char *host, const char *xdg_state_home, const cha
 	}
 	if (*rest != '/')
 		return bad_host(host, "the state directory must be an absolute path", err);
-	n = strlen(rest);
-	while (n > 1 && rest[n - 1] == '/')
-		n--;
-	if (n == 1)
+	if (!(*out = normalize(rest)))
+		return air__oom(err);
+	if (is_root(*out)) {
+		air__free(*out);
+		*out = NULL;
 		return bad_host(host, "the root directory cannot be a state directory", err);
-	*out = air__strndup(rest, n);
-	return *out ? AIR_OK : air__oom(err);
+	}
+	return AIR_OK;
 }
