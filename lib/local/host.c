@@ -21,37 +21,6 @@ static int bad_host(const char *host, const char *why, air_error **err)
 	                  host, why);
 }
 
-/* @path (absolute) without "." and ".." segments or repeated slashes:
- * "/tmp/.." -> "/", "/a/./b/../c/" -> "/a/c". NULL on OOM. */
-static char *normalize(const char *path)
-{
-	char *out = air__malloc(strlen(path) + 2);
-	size_t n = 0;
-
-	if (!out)
-		return NULL;
-	for (const char *p = path; *p;) {
-		const char *seg = p + strspn(p, "/");
-		size_t len = strcspn(seg, "/");
-
-		p = seg + len;
-		if (len == 0 || (len == 1 && seg[0] == '.'))
-			continue;
-		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-			while (n > 0 && out[--n] != '/')
-				;
-			continue;
-		}
-		out[n++] = '/';
-		memcpy(out + n, seg, len);
-		n += len;
-	}
-	if (n == 0)
-		out[n++] = '/';
-	out[n] = '\0';
-	return out;
-}
-
 /* True when @dir is the root directory, also through symbolic links. */
 static bool is_root(const char *dir)
 {
@@ -84,7 +53,7 @@ int air__local_state_dir(const char *host, const char *xdg_state_home, const cha
 	}
 	if (*rest != '/')
 		return bad_host(host, "the state directory must be an absolute path", err);
-	if (!(*out = normalize(rest)))
+	if (!(*out = air__path_clean(rest)))
 		return air__oom(err);
 	if (is_root(*out)) {
 		air__free(*out);

@@ -386,7 +386,7 @@ class LocalTest(unittest.TestCase):
                            timeout=PATIENCE_S)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr + read(os.path.join(out, "run.txt")))
         status = json.loads(read(os.path.join(out, "status.json")))
-        self.assertEqual((status["state"], status["result"]), ("TERMINATED", "SUCCESS"))
+        self.assertEqual((status["state"], status.get("result")), ("TERMINATED", "SUCCESS"))
         log = os.path.join(state, "jobs", "runs", "1", "logs", "attempt_0", "node_0.log")
         self.assertIn("cannot write %s: No space left on device" % log, status["message"])
         self.assertEqual(json.loads(read(os.path.join(out, "get.json")))["data"]["status"],

@@ -179,20 +179,23 @@ static char *record_texts(const char *path, const char *sep)
 	air__buf b = AIR__BUF_INIT;
 	air__llog l;
 	size_t off = 0, len;
-	const char *text;
+	const char *rec;
+	char *text;
 	int64_t t, last = 0;
 
 	ASSERT_EQ_INT(air__llog_open(path, &l), 0);
-	while (air__llog_next(&l, &off, &t, &text, &len)) {
+	while (air__llog_next(&l, &off, &t, &rec, &len)) {
 		ASSERT_TRUE(t > last);
 		ASSERT_TRUE(len <= AIR__LOCAL_MAX_RECORD);
 		last = t;
-		air__buf_put(&b, text, len);
+		air__buf_put(&b, rec, len);
 		air__buf_puts(&b, sep);
 	}
 	ASSERT_EQ_INT(l.size, l.map_len); /* nothing after the last complete record */
 	air__llog_close(&l);
-	return strdup(air__buf_cstr(&b));
+	text = strdup(air__buf_cstr(&b));
+	air__buf_dispose(&b);
+	return text;
 }
 
 /* The records of @n bytes of output fed in the pieces that @cuts (ascending
@@ -370,7 +373,10 @@ AIR_TEST(local_unit__a_failed_write_leaves_no_torn_record)
 		setrlimit(RLIMIT_FSIZE, &lim);
 		air__lwriter_feed(&w, "after\n", 6);
 		air__lwriter_flush(&w);
-		_exit(w.error == EFBIG && w.lost > 0 && w.lost == w.noted ? 0 : 3);
+		st = w.error == EFBIG && w.lost > 0 && w.lost == w.noted ? 0 : 3;
+		air__lwriter_dispose(&w);
+		air__free(path);
+		_exit(st);
 	}
 	ASSERT_EQ_INT(waitpid(child, &st, 0), child);
 	ASSERT_TRUE(WIFEXITED(st));
