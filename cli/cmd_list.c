@@ -144,6 +144,14 @@ typedef struct list_args {
 	bool all_status, all_users;
 	cli_strlist filters;
 } list_args;
+/* A run the listing leaves out (damaged): said on stderr, the rest goes on. */
+static int report_skipped(int64_t run_id, const air_error *problem, void *userdata)
+{
+	(void)run_id;
+	(void)userdata;
+	fprintf(stderr, "Warning: %s\n", cli_clean_lines(air_error_message(problem)));
+	return 0;
+}
 
 static int build_options(const cli_globals *g, int64_t limit, bool all_status, bool all_users,
                          const cli_strlist *filters, air_list_options **out)
@@ -166,6 +174,8 @@ static int build_options(const cli_globals *g, int64_t limit, bool all_status, b
 		rc = air_list_options_set_int(o, AIR_LIST_MLFLOW, !g->json);
 	if (rc == AIR_OK)
 		rc = air_list_options_set_interrupt(o, cli_interrupt());
+	if (rc == AIR_OK)
+		rc = air_list_options_set_skip_cb(o, report_skipped, NULL);
 	for (int i = 0; rc == AIR_OK && i < filters->count; i++)
 		rc = air_list_options_add_filter(o, filters->items[i], &err);
 	if (rc != AIR_OK) {

@@ -221,6 +221,24 @@ AIR_EXTERN int air_list_options_set_deadline_ms(air_list_options *opts, int64_t 
  */
 AIR_EXTERN int air_list_options_add_filter(air_list_options *opts, const char *filter,
                                            air_error **err);
+/**
+ * Called for each run a listing finds but cannot read because its record is
+ * damaged — a local run whose status.json or run.json is missing,
+ * unreadable or not valid JSON, or a run a workspace answers with
+ * DATA_LOSS. @p problem (borrowed until the callback returns) says which
+ * run, which file and what is wrong. The listing leaves the run out and
+ * goes on; a non-zero return stops it with AIR_EABORTED.
+ * @since 1.2
+ */
+typedef int (*air_list_skip_cb)(int64_t run_id, const air_error *problem, void *userdata);
+/**
+ * Report the runs a listing leaves out (damaged ones) to @p cb with
+ * @p userdata; NULL (the default) leaves them out silently. Every other run
+ * is listed either way.
+ * @return AIR_OK or AIR_EINVAL (@p opts is NULL). @since 1.2
+ */
+AIR_EXTERN int air_list_options_set_skip_cb(air_list_options *opts, air_list_skip_cb cb,
+                                            void *userdata);
 
 /**
  * Start a listing of AI Runtime runs (newest first). Pages are fetched as the

@@ -158,6 +158,9 @@ const char *air__find_control(const char *s);
 int air__strcasecmp(const char *a, const char *b);
 bool air__starts_with(const char *s, const char *prefix);
 bool air__ends_with(const char *s, const char *suffix);
+/* Clean a POSIX path lexically: no duplicate or trailing '/', '.' and '..'
+ * resolved ("/.." is "/"). NULL on OOM; air__free(). */
+char *air__path_clean(const char *path);
 /* Strict decimal int64 parse of the whole string (leading '+'/'-' allowed). */
 bool air__parse_int64(const char *s, int64_t *out);
 /* AIR_EINVAL (field "run_id") unless @run_id is a positive Jobs run id. */

@@ -195,3 +195,52 @@ int air__check_run_id(int64_t run_id, air_error **err)
 		               (long long)run_id),
 		"run_id"));
 }
+
+char *air__path_clean(const char *path)
+{
+	size_t n = strlen(path), depth = 0;
+	bool rooted = path[0] == '/';
+	/* Output never grows: each kept segment comes from the input. */
+	char *out = air__malloc(n + 2);
+	size_t len = 0;
+
+	if (!out)
+		return NULL;
+	if (rooted)
+		out[len++] = '/';
+	for (const char *p = path; *p;) {
+		const char *seg;
+		size_t sl;
+		while (*p == '/')
+			p++;
+		seg = p;
+		while (*p && *p != '/')
+			p++;
+		sl = (size_t)(p - seg);
+		if (sl == 0 || (sl == 1 && seg[0] == '.'))
+			continue;
+		if (sl == 2 && seg[0] == '.' && seg[1] == '.') {
+			if (depth > 0) {
+				/* drop the last kept segment */
+				while (len > (rooted ? 1u : 0u) && out[len - 1] != '/')
+					len--;
+				if (len > (rooted ? 1u : 0u))
+					len--;
+				depth--;
+				continue;
+			}
+			if (rooted)
+				continue; /* "/.." is "/" */
+		} else {
+			depth++;
+		}
+		if (len > (rooted ? 1u : 0u))
+			out[len++] = '/';
+		memcpy(out + len, seg, sl);
+		len += sl;
+	}
+	if (len == 0)
+		out[len++] = '.';
+	out[len] = '\0';
+	return out;
+}

@@ -41,6 +41,9 @@ int air__lreply_not_found(air__lcall *c, const char *fmt, ...) AIR__PRINTF(2, 3)
 int air__lreply_io_error(air__lcall *c, const char *what);
 /* {} with 200. */
 int air__lreply_empty(air__lcall *c);
+/* 500 DATA_LOSS: run @id is damaged, @damage says how (air__lrun_load()).
+ * A listing skips such a run and reports it (air_list_options_set_skip_cb). */
+int air__lreply_damaged(air__lcall *c, int64_t id, const char *damage);
 
 /* ---- decoding (serve.c) ---- */
 /* The decoded value of @key in the request's query, or NULL (air__free()). */
@@ -87,8 +90,9 @@ int air__lmisc_compute_options(air__lcall *c);
 int air__lmisc_image(air__lcall *c, bool create);
 
 /* ---- runs, as the Jobs API shows them (jobs.c) ---- */
-/* The runs/get object of @run_id, or NULL when there is no such run. */
-json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id);
+/* The runs/get object of @run_id, or NULL when there is no such run or it is
+ * damaged (then *damage, which may be NULL, says how: air__free()). */
+json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id, char **damage);
 /* The MLflow experiment id of a local run ("local-<hex>"). */
 char *air__lmlflow_experiment_id(const char *experiment);
 /* The MLflow run id of a new run: its run id in hex, then random hex. */

@@ -2,6 +2,7 @@
  * directories. */
 #include "local/local.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -20,11 +21,20 @@ static int bad_host(const char *host, const char *why, air_error **err)
 	                  host, why);
 }
 
+/* True when @dir is the root directory, also through symbolic links. */
+static bool is_root(const char *dir)
+{
+	char *real = strcmp(dir, "/") ? realpath(dir, NULL) : NULL;
+	bool root = !strcmp(dir, "/") || (real && !strcmp(real, "/"));
+
+	free(real);
+	return root;
+}
+
 int air__local_state_dir(const char *host, const char *xdg_state_home, const char *home,
                          char **out, air_error **err)
 {
 	const char *rest;
-	size_t n;
 
 	*out = NULL;
 	if (!air__local_is_host(host))
@@ -43,11 +53,12 @@ int air__local_state_dir(const char *host, const char *xdg_state_home, const cha
 	}
 	if (*rest != '/')
 		return bad_host(host, "the state directory must be an absolute path", err);
-	n = strlen(rest);
-	while (n > 1 && rest[n - 1] == '/')
-		n--;
-	if (n == 1)
+	if (!(*out = air__path_clean(rest)))
+		return air__oom(err);
+	if (is_root(*out)) {
+		air__free(*out);
+		*out = NULL;
 		return bad_host(host, "the root directory cannot be a state directory", err);
-	*out = air__strndup(rest, n);
-	return *out ? AIR_OK : air__oom(err);
+	}
+	return AIR_OK;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* ---- ids -------------------------------------------------------------------------- */
 
@@ -100,9 +101,10 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 	char *url = air__sprintf("local://%s/jobs/runs/%lld", ws->dir, (long long)run_id);
 	bool ok = tasks && url;
 
-	for (size_t a = 0; ok && a < (n ? n : 1); a++)
-		ok = json_array_append_new(tasks, task_object(rec, status, run_id, (int32_t)a,
-		                                              n ? json_array_get(attempts, a) : NULL)) == 0;
+	for (size_t i = 0; ok && i < (n ? n : 1); i++)
+		ok = json_array_append_new(tasks, task_object(rec, status, run_id,
+		                                              air__lstatus_attempt_at(status, i),
+		                                              n ? json_array_get(attempts, i) : NULL)) == 0;
 	run = ok ? json_pack("{s:I, s:s*, s:s*, s:s, s:I, s:I, s:o, s:O, s:O*, s:s, s:I}",
 	                     "run_id", (json_int_t)run_id, "run_name",
 	                     air__json_str(air__json_at(rec, "payload"), "run_name"),
@@ -120,10 +122,10 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 	return run;
 }
 
-json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id)
+json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id, char **damage)
 {
 	char *dir = air__lrun_dir(ws->dir, run_id);
-	json_t *rec = NULL, *status = dir ? air__lrun_load(dir, &rec) : NULL, *run = NULL;
+	json_t *rec = NULL, *status = dir ? air__lrun_load(dir, &rec, damage) : NULL, *run = NULL;
 
 	if (status)
 		run = run_object(ws, rec, status, run_id);
@@ -133,9 +135,12 @@ json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id)
 	return run;
 }
 
-/* The Jobs wording for an unknown run (libair classifies it as not found). */
-static int no_such_run(air__lcall *c, int64_t id)
+/* The Jobs wording for an unknown run (libair classifies it as not found);
+ * a damaged one says what is wrong (@damage, or NULL). */
+static int no_such_run(air__lcall *c, int64_t id, const char *damage)
 {
+	if (damage)
+		return air__lreply_damaged(c, id, damage);
 	return air__lreply_bad_request(c, "Run %lld does not exist.", (long long)id);
 }
 
@@ -154,21 +159,24 @@ int air__ljobs_get(air__lcall *c)
 {
 	int64_t id;
 	json_t *run;
+	char *damage = NULL;
 	int rc = AIR_OK;
 
 	if (!query_run_id(c, &id, &rc))
 		return rc;
-	if (!(run = air__ljobs_run_object(c->ws, id)))
-		return no_such_run(c, id);
+	if (!(run = air__ljobs_run_object(c->ws, id, &damage))) {
+		rc = no_such_run(c, id, damage);
+		air__free(damage);
+		return rc;
+	}
 	return air__lreply_json(c, 200, run);
 }
 
 int air__ljobs_get_output(air__lcall *c)
 {
 	int64_t task_id, run_id;
-	int32_t attempt;
-	size_t n;
-	char *dir;
+	int32_t attempt, latest;
+	char *dir, *damage = NULL;
 	json_t *rec = NULL, *status = NULL, *out, *meta;
 	int rc = AIR_OK;
 
@@ -176,14 +184,17 @@ int air__ljobs_get_output(air__lcall *c)
 		return rc;
 	if (!air__ltask_decode(task_id, &run_id, &attempt) ||
 	    !(dir = air__lrun_dir(c->ws->dir, run_id)))
-		return no_such_run(c, task_id);
-	status = air__lrun_load(dir, &rec);
+		return no_such_run(c, task_id, NULL);
+	status = air__lrun_load(dir, &rec, &damage);
 	air__free(dir);
-	n = status ? json_array_size(json_object_get(status, "attempts")) : 0;
-	if (!status || (size_t)attempt >= (n ? n : 1)) {
+	latest = status ? air__lstatus_latest_attempt(status) : -1;
+	/* Every attempt up to the latest (attempt 0 before the first starts). */
+	if (!status || attempt > (latest > 0 ? latest : 0)) {
 		json_decref(rec);
 		json_decref(status);
-		return no_such_run(c, task_id);
+		rc = no_such_run(c, damage ? run_id : task_id, damage);
+		air__free(damage);
+		return rc;
 	}
 	out = json_object();
 	meta = json_pack("{s:I, s:I}", "run_id", (json_int_t)task_id, "parent_run_id",
@@ -273,9 +284,21 @@ int air__ljobs_list(air__lcall *c)
 	}
 	for (i = 0; i < n && (int64_t)json_array_size(runs) < limit; i++) {
 		json_t *run;
+		char *damage = NULL;
 
-		if (ids[i] >= after || !(run = air__ljobs_run_object(c->ws, ids[i])))
+		if (ids[i] >= after)
 			continue;
+		if (!(run = air__ljobs_run_object(c->ws, ids[i], &damage))) {
+			/* A damaged run is listed by its id alone, its tasks "not all
+			 * here" (has_more): a client reads it with runs/get, whose
+			 * reply says what is wrong. */
+			if (damage)
+				json_array_append_new(runs, json_pack("{s:I, s:s, s:b}", "run_id",
+				                                      (json_int_t)ids[i], "creator_user_name",
+				                                      c->ws->user, "has_more", 1));
+			air__free(damage);
+			continue;
+		}
 		if (active_only && air__json_nonempty(json_object_get(run, "state"), "result_state")) {
 			json_decref(run);
 			continue;
@@ -307,9 +330,15 @@ int air__ljobs_workflows(air__lcall *c)
 		                                                             : NULL;
 		json_t *rec = path ? air__lread_json(path) : NULL;
 		char when[32];
+		struct stat st;
+		int64_t ms = air__json_int64_or(rec, "submit_time", 0);
 
-		if (rec) {
-			air__format_rfc3339(air__json_int64_or(rec, "submit_time", 0) / 1000, when);
+		/* A damaged run is in the index too (when its folder was made):
+		 * reading it tells what is wrong. */
+		if (!rec && dir && stat(dir, &st) == 0)
+			ms = (int64_t)st.st_mtime * 1000;
+		if (rec || ms > 0) {
+			air__format_rfc3339(ms / 1000, when);
 			json_array_append_new(list, json_pack("{s:I, s:s}", "job_run_id",
 			                                      (json_int_t)ids[i], "submit_time", when));
 		}
@@ -327,7 +356,7 @@ int air__ljobs_cancel(air__lcall *c)
 {
 	json_t *body, *status;
 	int64_t id = 0;
-	char *dir = NULL, *flag = NULL, when[32];
+	char *dir = NULL, *flag = NULL, *damage = NULL, when[32];
 	int rc = AIR_OK;
 
 	if (!(body = air__lbody_json(c, &rc)))
@@ -341,8 +370,8 @@ int air__ljobs_cancel(air__lcall *c)
 		air__free(dir);
 		return air__oom(c->err);
 	}
-	if (!(status = air__lrun_load(dir, NULL))) {
-		rc = no_such_run(c, id);
+	if (!(status = air__lrun_load(dir, NULL, &damage))) {
+		rc = no_such_run(c, id, damage);
 	} else if (air__lstatus_terminal(status)) {
 		rc = air__lreply_empty(c); /* already over: nothing to do */
 	} else {
@@ -356,5 +385,6 @@ int air__ljobs_cancel(air__lcall *c)
 	json_decref(status);
 	air__free(dir);
 	air__free(flag);
+	air__free(damage);
 	return rc;
 }

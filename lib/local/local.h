@@ -30,12 +30,29 @@ bool air__local_is_host(const char *host);
 /*
  * The state directory of a local host: "local://" -> @xdg_state_home/air/local
  * when @xdg_state_home is an absolute path, else @home/.local/state/air/local;
- * "local:///some/dir" -> "/some/dir" (trailing slashes dropped). AIR_EINVAL
- * for any other form (a relative directory, a query, no home directory).
+ * "local:///some/dir" -> "/some/dir" ("." and ".." segments resolved, repeated
+ * and trailing slashes dropped). AIR_EINVAL for any other form (a relative
+ * directory, a query, no home directory) and for the root directory, also
+ * when normalising or symbolic links lead to it.
  * *out: air__free().
  */
 int air__local_state_dir(const char *host, const char *xdg_state_home, const char *home,
                          char **out, air_error **err);
+
+/* ---- limits ------------------------------------------------------------------------ */
+
+/* The node limit of a local workspace on this machine (docs/local.md): twice
+ * the online CPUs, at least AIR__LOCAL_MIN_NODES_LIMIT and at most
+ * AIR__LOCAL_MAX_NODES_LIMIT, and fewer when the open-file limit would not
+ * give each node its two descriptors. A workload with more nodes is refused
+ * before anything starts (pre-flight and runs/submit). */
+#define AIR__LOCAL_MIN_NODES_LIMIT 8
+#define AIR__LOCAL_MAX_NODES_LIMIT 256
+int64_t air__local_max_nodes(void);
+/* AIR_OK when @nodes nodes (@count accelerators of @type) fit the node
+ * limit; else AIR_EINVAL with the reason in @why, naming the limit and the
+ * requested node count. */
+int air__local_check_nodes(int64_t nodes, const char *type, int64_t count, air__buf *why);
 
 /* ---- the workspace ---------------------------------------------------------------- */
 

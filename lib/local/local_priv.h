@@ -59,7 +59,9 @@ int air__lwrite_json(const char *path, const json_t *v);
 /* Read a whole file of at most @max bytes into @out: 0, or -1 with errno
  * (EFBIG when larger). */
 int air__lread_file(const char *path, size_t max, air__buf *out);
-/* A JSON file (at most 16 MiB); NULL when missing or malformed. */
+/* The largest JSON file of a state directory. */
+#define AIR__LOCAL_MAX_JSON ((size_t)16 << 20)
+/* A JSON file (at most AIR__LOCAL_MAX_JSON); NULL when missing or malformed. */
 json_t *air__lread_json(const char *path);
 /* flock(LOCK_EX) on @path (created 0600): 0 with *fd, or -1 with errno
  * (EWOULDBLOCK when !@wait and someone holds it; EINTR when @ctx is
@@ -95,9 +97,13 @@ bool air__ltask_decode(int64_t task_id, int64_t *run_id, int32_t *attempt);
 /*
  * status.json: {"state", "result" (absent until the end), "message",
  * "status_message", "start_time", "end_time", "supervisor_pid",
- * "attempts": [{"start_time", "end_time", "state", "result", "message",
- * "exit_codes": [..]}]}.
+ * "attempts": [{"attempt", "start_time", "end_time", "state", "result",
+ * "message", "exit_codes": [..]}]}. "attempts" holds the first attempt and
+ * the latest ones, at most AIR__LOCAL_KEPT_ATTEMPTS, so that an attempt
+ * costs the same however many came before it ("attempt" is the entry's
+ * number; entries without it are numbered by their index).
  */
+#define AIR__LOCAL_KEPT_ATTEMPTS 20
 /* A new status: PENDING, no attempts. */
 json_t *air__lstatus_new(void);
 /* True once the run has ended (TERMINATED or INTERNAL_ERROR). */
@@ -106,6 +112,13 @@ bool air__lstatus_terminal(const json_t *status);
  * end_time now; the running attempt (if any) ends with the same result. */
 int air__lstatus_finish(json_t *status, const char *state, const char *result,
                         const char *message);
+/* The number of entry @i of "attempts". */
+int32_t air__lstatus_attempt_at(const json_t *status, size_t i);
+/* The number of the latest attempt; -1 before the first. */
+int32_t air__lstatus_latest_attempt(const json_t *status);
+/* Append @entry (stolen) as attempt @number, dropping the oldest entries
+ * (never the first) beyond AIR__LOCAL_KEPT_ATTEMPTS. AIR_OK or AIR_ENOMEM. */
+int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number);
 /* Write status.json of @run_dir atomically. 0, or -1 with errno. */
 int air__lstatus_write(const char *run_dir, const json_t *status);
 
@@ -114,9 +127,35 @@ int air__lstatus_write(const char *run_dir, const json_t *status);
  * is not over, a check that its supervisor is alive (it holds
  * supervisor.lock). A run whose supervisor is gone is recorded as ended
  * (INTERNAL_ERROR, FAILED, with a message saying so) before it is returned.
- * NULL when the run does not exist. *run_json (may be NULL) gets run.json.
+ * *run_json (may be NULL) gets run.json. NULL when the run does not exist
+ * or is damaged: for a run whose folder is there but whose status.json (or
+ * run.json, when asked for) is missing, unreadable or not a JSON object,
+ * *damage (may be NULL) gets what is wrong, naming the file (air__free());
+ * else NULL.
  */
-json_t *air__lrun_load(const char *run_dir, json_t **run_json);
+json_t *air__lrun_load(const char *run_dir, json_t **run_json, char **damage);
+
+/* ---- secrets in node output (redact.c) ------------------------------------------- */
+
+/* The shortest secret value a local run accepts (not counting surrounding
+ * white space): shorter ones would match ordinary text and could not be
+ * told apart in the logs. */
+#define AIR__LOCAL_MIN_SECRET 4
+
+/* The secret values of a run, as the forms looked for in its output. */
+typedef struct air__lredact air__lredact;
+
+/* The forms of the values of @secrets ({"NAME": "value"}). AIR_OK or AIR_ENOMEM. */
+int air__lredact_new(const json_t *secrets, air__lredact **out);
+void air__lredact_free(air__lredact *r);
+/* Length of @v (@n bytes) without surrounding white space; *start (may be
+ * NULL) gets where that part begins. */
+size_t air__lredact_significant(const char *v, size_t n, const char **start);
+/* Move the bytes of @raw that can no longer be part of a value to @out,
+ * every occurrence replaced by "[REDACTED]"; the bytes that could still
+ * begin one stay in @raw, unless @final (the end of the stream). @r may be
+ * NULL (nothing to replace). */
+void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool final);
 
 /* ---- node logs (records.c) -------------------------------------------------------- *
  * A node log holds one record per line: "<time_unix_nano> <text>\n". Times
@@ -127,16 +166,20 @@ json_t *air__lrun_load(const char *run_dir, json_t **run_json);
 #define AIR__LOCAL_MAX_RECORD (64 * 1024)
 
 typedef struct air__lwriter {
-	int fd;                    /* the node log, O_APPEND */
-	int64_t last_t;            /* time of the last record written */
-	air__buf line;             /* output since the last newline */
-	air__secrets *redact;      /* values replaced by [REDACTED], or NULL */
+	int fd;                    /* the node log, O_APPEND; -1 once it cannot be written */
+	int64_t last_t;            /* time of the last record made */
+	air__buf raw;              /* output not scrubbed yet (it may end with the start of a secret) */
+	air__buf line;             /* scrubbed output since the last newline */
+	const air__lredact *redact;/* values replaced by [REDACTED], or NULL */
+	off_t size;                /* bytes of the complete records in the log */
+	int error;                 /* errno of the first write that failed; 0 when none did */
+	uint64_t lost, noted;      /* lines lost to failed writes; those a note in the log reports */
 } air__lwriter;
 
-void air__lwriter_init(air__lwriter *w, int fd, air__secrets *redact);
+void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact);
 /* Output bytes of the node: complete lines become records. */
 void air__lwriter_feed(air__lwriter *w, const char *data, size_t len);
-/* The unfinished last line, if any, becomes a record. */
+/* The end of the output: what is left (an unfinished last line) becomes records. */
 void air__lwriter_flush(air__lwriter *w);
 /* A line of the local runtime itself ("[air local] ..."). */
 void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);

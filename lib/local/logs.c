@@ -22,11 +22,11 @@
 /* The attempt the request names, else the latest one. */
 static int32_t pick_attempt(const json_t *status, int64_t requested)
 {
-	size_t n = json_array_size(json_object_get(status, "attempts"));
+	int32_t latest = air__lstatus_latest_attempt(status);
 
 	if (requested >= 0 && requested <= AIR__LOCAL_MAX_ATTEMPT)
 		return (int32_t)requested;
-	return n > 0 ? (int32_t)(n - 1) : 0;
+	return latest > 0 ? latest : 0;
 }
 
 static char *node_log(const char *run_dir, int32_t attempt, int64_t node)
@@ -86,7 +86,7 @@ int air__llogs_read(air__lcall *c, const char *run_id_text)
 {
 	int64_t id = 0, attempt = -1, node = 0, from = 0, to = 0, size = 0;
 	bool bad = false, asc;
-	char *dir, *path = NULL, *q, *token;
+	char *dir, *path = NULL, *q, *token, *damage = NULL;
 	json_t *status, *records, *reply;
 	air__llog l;
 	size_t start, next, limit;
@@ -107,10 +107,13 @@ int air__llogs_read(air__lcall *c, const char *run_id_text)
 	air__free(q);
 	if (!(dir = air__lrun_dir(c->ws->dir, id)))
 		return air__oom(c->err);
-	if (!(status = air__lrun_load(dir, NULL))) {
+	if (!(status = air__lrun_load(dir, NULL, &damage))) {
 		air__free(dir);
-		return air__lreply_error(c, 400, "RESOURCE_DOES_NOT_EXIST", "Run %lld does not exist.",
-		                         (long long)id);
+		rc = damage ? air__lreply_damaged(c, id, damage)
+		            : air__lreply_error(c, 400, "RESOURCE_DOES_NOT_EXIST",
+		                                "Run %lld does not exist.", (long long)id);
+		air__free(damage);
+		return rc;
 	}
 	path = node_log(dir, pick_attempt(status, attempt), node);
 	json_decref(status);
@@ -160,7 +163,7 @@ static char *mlflow_run_dir(air__lcall *c, const char *mlflow_run, json_t **rec,
 	char *dir = id > 0 ? air__lrun_dir(c->ws->dir, id) : NULL;
 
 	*rec = *status = NULL;
-	if (dir && (*status = air__lrun_load(dir, rec)) != NULL &&
+	if (dir && (*status = air__lrun_load(dir, rec, NULL)) != NULL &&
 	    !strcmp(air__json_str(*rec, "mlflow_run_id") ? air__json_str(*rec, "mlflow_run_id") : "",
 	            mlflow_run))
 		return dir;

@@ -1,12 +1,16 @@
 /*
  * node.c: a node of a local run — its guard process and its command
- * (supervisor.h explains the pair).
+ * (supervisor.h explains the pair) — and the processes nodes leave behind
+ * outside their process groups, which the supervisor adopts and ends.
  */
 #include "local/supervisor.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #ifdef __linux__
@@ -158,4 +162,98 @@ pid_t air__lnode_start(const air__lnode_spec *spec)
 	if (g > 0)
 		setpgid(g, g); /* also done by the guard: whichever runs first */
 	return g;
+}
+
+/* ---- processes left behind ------------------------------------------------------------ */
+
+bool air__lnode_adopt_orphans(void)
+{
+#ifdef PR_SET_CHILD_SUBREAPER
+	return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+#else
+	return false;
+#endif
+}
+
+/* The parent of process @pid from /proc/<pid>/stat ("pid (comm) state ppid ..."),
+ * or 0. */
+static pid_t parent_of(const char *pid)
+{
+	char path[64], text[512];
+	const char *paren;
+	int fd, ppid = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	/* The command name may hold anything, ")" included: the last one ends it. */
+	if (!(paren = strrchr(text, ')')) || sscanf(paren + 1, " %*c %d", &ppid) != 1)
+		return 0;
+	return (pid_t)ppid;
+}
+
+/* Signal every child of this process (its group when it leads one); the
+ * number signalled. */
+static size_t signal_children(int sig)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t me = getpid();
+	size_t n = 0;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid <= 0 || *end || parent_of(e->d_name) != me)
+			continue;
+		kill(getpgid((pid_t)pid) == (pid_t)pid ? (pid_t)-pid : (pid_t)pid, sig);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Reap the children that have exited; false when none is left. */
+static bool reap_children(void)
+{
+	for (;;) {
+		pid_t r = waitpid(-1, NULL, WNOHANG);
+
+		if (r > 0)
+			continue;
+		return !(r < 0 && errno == ECHILD);
+	}
+}
+
+void air__lnode_end_strays(int wake, int64_t grace_ms)
+{
+	int64_t end = air__mono_ms() + grace_ms;
+	char drain[256];
+
+	/* Nothing left behind (the common case), or nothing /proc shows. */
+	if (!reap_children() || signal_children(SIGTERM) == 0)
+		return;
+	while (reap_children()) {
+		struct pollfd p = {wake, POLLIN, 0};
+		int64_t left = end - air__mono_ms();
+
+		if (left <= 0)
+			break;
+		/* SIGCHLD writes to @wake. */
+		if (poll(&p, 1, (int)(left < 200 ? left : 200)) > 0)
+			while (read(wake, drain, sizeof(drain)) > 0)
+				;
+	}
+	/* What is left, and what its children become as they are orphaned. */
+	while (reap_children() && signal_children(SIGKILL) > 0)
+		if (waitpid(-1, NULL, 0) < 0 && errno == ECHILD)
+			break;
 }

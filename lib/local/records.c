@@ -1,13 +1,15 @@
 /*
  * records.c: node logs, one record per line ("<time_unix_nano> <text>\n").
- * The supervisor writes them (air__lwriter: output split into lines, made
- * valid UTF-8, secrets replaced, times strictly increasing); the workspace
+ * The supervisor writes them (air__lwriter: output scrubbed of secrets as a
+ * stream (redact.c), then split into lines, made valid UTF-8, times strictly
+ * increasing; a write that fails leaves no part of a record); the workspace
  * reads them through a read-only mapping (air__llog), searching by time.
  */
 #include "local/local_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -16,15 +18,22 @@
 
 /* ---- writing ---------------------------------------------------------------------- */
 
-void air__lwriter_init(air__lwriter *w, int fd, air__secrets *redact)
+void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact)
 {
+	struct stat st;
+
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
 	w->redact = redact;
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		w->size = st.st_size;
 }
 
 void air__lwriter_dispose(air__lwriter *w)
 {
+	if (w->raw.ptr)
+		explicit_bzero(w->raw.ptr, w->raw.len); /* may hold the start of a secret */
+	air__buf_dispose(&w->raw);
 	air__buf_dispose(&w->line);
 }
 
@@ -93,70 +102,119 @@ static void put_clean(air__buf *b, const char *text, size_t n)
 	}
 }
 
-/* Append the record of @text (@n bytes, no newline) to @out. */
+/* Append the record of @text (@n bytes, no newline; already scrubbed) to @out. */
 static void add_record(air__lwriter *w, air__buf *out, const char *text, size_t n)
 {
-	air__buf clean = AIR__BUF_INIT;
 	int64_t t = now_ns();
 
 	if (n > 0 && text[n - 1] == '\r')
 		n--; /* CRLF output */
-	put_clean(&clean, text, n);
-	air__secrets_scrub(w->redact, &clean);
 	if (t <= w->last_t)
 		t = w->last_t + 1;
 	w->last_t = t;
 	air__buf_printf(out, "%lld ", (long long)t);
-	air__buf_put(out, air__buf_cstr(&clean), clean.len);
+	put_clean(out, text, n);
 	air__buf_putc(out, '\n');
-	air__buf_dispose(&clean);
 }
 
-static void write_out(air__lwriter *w, const air__buf *out)
+/* Start a batch of records: after lost output, a note saying so comes first
+ * (*noting gets the number of lines it reports). */
+static void begin_batch(air__lwriter *w, air__buf *out, uint64_t *noting)
+{
+	char note[160];
+	int n;
+
+	*noting = w->noted;
+	if (w->lost == w->noted || w->fd < 0)
+		return;
+	n = snprintf(note, sizeof(note), "[air local] %llu line(s) of output were lost here: %s",
+	             (unsigned long long)(w->lost - w->noted), strerror(w->error));
+	add_record(w, out, note, n > 0 && (size_t)n < sizeof(note) ? (size_t)n : 0);
+	*noting = w->lost;
+}
+
+static uint64_t count_records(const air__buf *out)
+{
+	uint64_t n = 0;
+
+	for (const char *p = out->ptr, *end = out->ptr + out->len; p && p < end; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Write a batch of whole records. A write that fails (a full disk) leaves
+ * no part of a record behind: the log is cut back to its last complete
+ * record and the lines are counted as lost. */
+static void write_batch(air__lwriter *w, const air__buf *out, uint64_t noting)
 {
 	const char *p = out->ptr;
 	size_t left = out->len;
+	int e = 0;
 
-	while (left > 0) {
+	if (left == 0)
+		return;
+	while (w->fd >= 0 && left > 0) {
 		ssize_t r = write(w->fd, p, left);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return; /* a full disk loses output, never the run */
+		if (r <= 0) {
+			e = r < 0 ? errno : EIO;
+			break;
+		}
 		p += r;
 		left -= (size_t)r;
 	}
+	if (w->fd >= 0 && left == 0) {
+		w->size += (off_t)out->len;
+		w->noted = noting;
+		return;
+	}
+	if (!w->error)
+		w->error = e ? e : EBADF;
+	w->lost += count_records(out) - (noting != w->noted ? 1 : 0);
+	if (w->fd >= 0 && ftruncate(w->fd, w->size) != 0)
+		w->fd = -1; /* a torn record cannot be removed: write nothing more after it */
 }
 
-/* A cut of an over-long line that does not split a UTF-8 sequence. */
-static size_t cut_at(const char *s, size_t max)
+/* Where to cut an over-long line (@left > @max bytes at @s): at @max, moved
+ * back so that it splits neither a UTF-8 sequence nor a "[REDACTED]". */
+static size_t cut_at(const char *s, size_t left, size_t max)
 {
-	size_t n = max;
+	static const char mark[] = "[REDACTED]";
+	size_t n = max, m = sizeof(mark) - 1;
 
 	for (int back = 0; back < 3 && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; back++)
 		n--;
-	return n > 0 ? n : max;
+	if (n == 0)
+		n = max;
+	for (size_t k = 1; k < m && k < n; k++)
+		if (n - k + m <= left && !memcmp(s + n - k, mark, m))
+			return n - k;
+	return n;
 }
 
-void air__lwriter_feed(air__lwriter *w, const char *data, size_t len)
+/* The complete lines of w->line (all of it when @all) become records in @out. */
+static void cut_lines(air__lwriter *w, air__buf *out, bool all)
 {
-	air__buf out = AIR__BUF_INIT;
 	size_t start = 0;
 
-	air__buf_put(&w->line, data, len);
 	for (;;) {
 		const char *base = w->line.ptr + start;
 		size_t left = w->line.len - start;
 		const char *nl = left ? memchr(base, '\n', left) : NULL;
 
 		if (nl && (size_t)(nl - base) <= AIR__LOCAL_MAX_RECORD) {
-			add_record(w, &out, base, (size_t)(nl - base));
+			add_record(w, out, base, (size_t)(nl - base));
 			start += (size_t)(nl - base) + 1;
 		} else if (left > AIR__LOCAL_MAX_RECORD) {
-			size_t n = cut_at(base, AIR__LOCAL_MAX_RECORD);
-			add_record(w, &out, base, n);
+			size_t n = cut_at(base, left, AIR__LOCAL_MAX_RECORD);
+			add_record(w, out, base, n);
 			start += n;
 		} else {
+			if (all && left > 0) {
+				add_record(w, out, base, left);
+				start += left;
+			}
 			break;
 		}
 	}
@@ -165,33 +223,45 @@ void air__lwriter_feed(air__lwriter *w, const char *data, size_t len)
 		w->line.len -= start;
 		w->line.ptr[w->line.len] = '\0';
 	}
-	write_out(w, &out);
+}
+
+/* Scrub what arrived (everything when @final), cut lines, write them. */
+static void drain(air__lwriter *w, bool final)
+{
+	air__buf out = AIR__BUF_INIT;
+	uint64_t noting;
+
+	air__lredact_step(w->redact, &w->raw, &w->line, final);
+	begin_batch(w, &out, &noting);
+	cut_lines(w, &out, final);
+	write_batch(w, &out, noting);
 	air__buf_dispose(&out);
+}
+
+void air__lwriter_feed(air__lwriter *w, const char *data, size_t len)
+{
+	air__buf_put(&w->raw, data, len);
+	drain(w, false);
 }
 
 void air__lwriter_flush(air__lwriter *w)
 {
-	air__buf out = AIR__BUF_INIT;
-
-	if (w->line.len > 0) {
-		add_record(w, &out, w->line.ptr, w->line.len);
-		air__buf_clear(&w->line);
-		write_out(w, &out);
-	}
-	air__buf_dispose(&out);
+	drain(w, true);
 }
 
 void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
 {
 	air__buf out = AIR__BUF_INIT, text = AIR__BUF_INIT;
+	uint64_t noting;
 	va_list ap;
 
 	air__buf_puts(&text, "[air local] ");
 	va_start(ap, fmt);
 	air__buf_vprintf(&text, fmt, ap);
 	va_end(ap);
+	begin_batch(w, &out, &noting);
 	add_record(w, &out, air__buf_cstr(&text), text.len);
-	write_out(w, &out);
+	write_batch(w, &out, noting);
 	air__buf_dispose(&out);
 	air__buf_dispose(&text);
 }

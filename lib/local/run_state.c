@@ -68,6 +68,37 @@ int air__lstatus_finish(json_t *status, const char *state, const char *result,
 	return ok ? AIR_OK : AIR_ENOMEM;
 }
 
+int32_t air__lstatus_attempt_at(const json_t *status, size_t i)
+{
+	const json_t *e = json_array_get(json_object_get(status, "attempts"), i);
+	int64_t a = air__json_int64_or(e, "attempt", (int64_t)i);
+
+	return a >= 0 && a <= AIR__LOCAL_MAX_ATTEMPT ? (int32_t)a : 0;
+}
+
+int32_t air__lstatus_latest_attempt(const json_t *status)
+{
+	size_t n = json_array_size(json_object_get(status, "attempts"));
+
+	return n > 0 ? air__lstatus_attempt_at(status, n - 1) : -1;
+}
+
+int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number)
+{
+	json_t *attempts = json_object_get(status, "attempts");
+
+	if (!json_is_array(attempts) || !air__json_set_int(entry, "attempt", number)) {
+		json_decref(entry);
+		return AIR_ENOMEM;
+	}
+	if (json_array_append_new(attempts, entry) != 0)
+		return AIR_ENOMEM;
+	/* The first attempt stays (the run's beginning), then the latest ones. */
+	while (json_array_size(attempts) > AIR__LOCAL_KEPT_ATTEMPTS)
+		json_array_remove(attempts, 1);
+	return AIR_OK;
+}
+
 int air__lstatus_write(const char *run_dir, const json_t *status)
 {
 	char *path = air__lpath(run_dir, "status.json");
@@ -112,25 +143,61 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 	return status;
 }
 
-json_t *air__lrun_load(const char *run_dir, json_t **run_json)
+/* @path as a JSON object; NULL with *problem (air__free()) when it is
+ * missing, unreadable, not JSON or not an object. */
+static json_t *load_object(const char *path, char **problem)
+{
+	air__buf b = AIR__BUF_INIT;
+	json_error_t je;
+	json_t *v = NULL;
+
+	if (air__lread_file(path, AIR__LOCAL_MAX_JSON, &b) != 0) {
+		*problem = errno == ENOENT ? air__sprintf("%s is missing", path)
+		                           : air__sprintf("%s cannot be read: %s", path, strerror(errno));
+	} else if (!(v = json_loadb(b.ptr, b.len, JSON_REJECT_DUPLICATES, &je))) {
+		*problem = air__sprintf("%s is not valid JSON: %s (line %d, column %d)", path, je.text,
+		                        je.line, je.column);
+	} else if (!json_is_object(v)) {
+		*problem = air__sprintf("%s is not a JSON object", path);
+		json_decref(v);
+		v = NULL;
+	}
+	air__buf_dispose(&b);
+	return v;
+}
+
+json_t *air__lrun_load(const char *run_dir, json_t **run_json, char **damage)
 {
 	char *spath = air__lpath(run_dir, "status.json");
 	char *lpath = air__lpath(run_dir, "supervisor.lock");
 	char *rpath = run_json ? air__lpath(run_dir, "run.json") : NULL;
-	json_t *status = spath ? air__lread_json(spath) : NULL;
+	char *problem = NULL;
+	json_t *status = spath ? load_object(spath, &problem) : NULL;
 	int fd;
 
 	if (run_json)
 		*run_json = NULL;
+	if (status && !air__json_str(status, "state")) {
+		problem = air__sprintf("%s has no state", spath);
+		json_decref(status);
+		status = NULL;
+	}
 	if (status && !air__lstatus_terminal(status) && lpath &&
 	    air__llock(lpath, false, NULL, &fd) == 0) {
 		status = record_crash(run_dir, status);
 		air__lunlock(fd);
 	}
-	if (status && run_json && rpath && !(*run_json = air__lread_json(rpath))) {
+	if (status && run_json && rpath && !(*run_json = load_object(rpath, &problem))) {
 		json_decref(status);
 		status = NULL;
 	}
+	/* Only a run whose folder is there is damaged; else it does not exist. */
+	if (problem && (!air__lexists(run_dir) || !damage)) {
+		air__free(problem);
+		problem = NULL;
+	}
+	if (damage)
+		*damage = problem;
 	air__free(spath);
 	air__free(lpath);
 	air__free(rpath);

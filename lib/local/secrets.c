@@ -6,7 +6,10 @@
  *
  *     {"ml-team": {"huggingface-token": "hf_..."}}
  *
- * Values are never written anywhere and never appear in messages.
+ * Values are never written anywhere and never appear in messages. A value
+ * shorter than AIR__LOCAL_MIN_SECRET bytes (not counting surrounding white
+ * space) is refused: it could not be told apart from ordinary output, so
+ * the node logs could not be scrubbed of it (redact.c).
  */
 #include "local/endpoints.h"
 
@@ -77,14 +80,22 @@ static int sorted_names(const json_t *spec, const char ***out, size_t *n)
 	return AIR_OK;
 }
 
-/* Remember @value: in @vals for the run, in the client's secret set for its
- * messages. */
-static int add_value(const air__local *ws, json_t *vals, const char *name, const char *value,
-                     air__buf *why)
+/* Remember @value of secret @name (@ref its "scope/key"): in @vals for the
+ * run, in the client's secret set for its messages. */
+static int add_value(const air__local *ws, json_t *vals, const char *name, const char *ref,
+                     const char *value, air__buf *why)
 {
-	json_t *s = json_string(value);
+	size_t len = air__lredact_significant(value, strlen(value), NULL);
+	json_t *s;
 
-	if (!s) {
+	if (len < AIR__LOCAL_MIN_SECRET) {
+		air__buf_printf(why, "secret %s (%s) is too short to be redacted reliably: its value "
+		                "has %zu byte%s (not counting surrounding white space), and a local "
+		                "run needs at least %d to tell it apart in the node logs",
+		                name, ref, len, len == 1 ? "" : "s", AIR__LOCAL_MIN_SECRET);
+		return AIR_EINVAL;
+	}
+	if (!(s = json_string(value))) {
 		air__buf_printf(why, "the value of secret %s is not valid UTF-8", name);
 		return AIR_EINVAL;
 	}
@@ -142,7 +153,7 @@ int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out
 			rc = AIR_ENOTFOUND;
 			break;
 		}
-		rc = add_value(ws, vals, name, v, why);
+		rc = add_value(ws, vals, name, ref ? ref : "?", v, why);
 		if (rc == AIR_EINVAL)
 			*missing = name;
 	}

@@ -152,6 +152,12 @@ int air__lreply_not_found(air__lcall *c, const char *fmt, ...)
 	return rc;
 }
 
+int air__lreply_damaged(air__lcall *c, int64_t id, const char *damage)
+{
+	return air__lreply_error(c, 500, "DATA_LOSS", "Run %lld is damaged: %s", (long long)id,
+	                         damage);
+}
+
 int air__lreply_io_error(air__lcall *c, const char *what)
 {
 	return air__lreply_error(c, 500, "INTERNAL_ERROR", "local workspace %s: %s", what,

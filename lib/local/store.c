@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_JSON_FILE (16u << 20)
 #define LOCK_POLL_MS 10
 
 char *air__lpath(const char *dir, const char *fmt, ...)
@@ -177,7 +176,7 @@ json_t *air__lread_json(const char *path)
 	air__buf b = AIR__BUF_INIT;
 	json_t *v = NULL;
 
-	if (air__lread_file(path, MAX_JSON_FILE, &b) == 0)
+	if (air__lread_file(path, AIR__LOCAL_MAX_JSON, &b) == 0)
 		v = json_loadb(b.ptr, b.len, JSON_REJECT_DUPLICATES, NULL);
 	air__buf_dispose(&b);
 	return v;

@@ -4,8 +4,10 @@
  * runs/submit takes the payload a real workspace would get, finds the launch
  * directory and the code snapshot the submission uploaded into
  * <state>/workspace, and, under the state lock: returns the run of an
- * idempotency token already seen; resolves the secrets (a missing one fails
- * the submission, nothing is created); gives out the next run id; builds the
+ * idempotency token already seen; resolves the secrets (a missing or too
+ * short one fails the submission, nothing is created); removes what a
+ * submission that was killed half-way left (jobs/runs/.new-*); gives out
+ * the next run id; builds the
  * run's folder under a temporary name (the run's lock taken first, so that
  * the run is never visible without an owner) and renames it into place.
  * Then the supervisor is started with the lock and the secret values. A
@@ -14,6 +16,7 @@
  */
 #include "local/endpoints.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,12 +38,36 @@ typedef struct lsub {
 
 /* ---- pre-flight --------------------------------------------------------------------- */
 
+/* The number of nodes of @compute ({"accelerator_type", "accelerator_count"});
+ * 0 when it does not make whole nodes (runs/submit says so). */
+static int64_t node_count(const json_t *compute, int64_t *per_node)
+{
+	const char *type = air__json_nonempty(compute, "accelerator_type");
+	const air__accelerator *acc = type ? air__accelerator_find(type) : NULL;
+	int64_t count = air__json_int64_or(compute, "accelerator_count", 0);
+
+	if (!acc || count <= 0 || count % acc->gpus_per_node)
+		return 0;
+	if (per_node)
+		*per_node = acc->gpus_per_node;
+	return count / acc->gpus_per_node;
+}
+
+/* A finding of the pre-flight reply. */
+static int add_finding(json_t *errors, const char *path, const char *message, const char *code)
+{
+	json_t *e = json_pack("{s:s, s:s, s:s}", "path", path, "message", message, "code", code);
+
+	return e && json_array_append_new(errors, e) == 0 ? AIR_OK : AIR_ENOMEM;
+}
+
 int air__lsubmit_preflight(air__lcall *c)
 {
 	json_t *body, *errors = json_array(), *vals = NULL;
-	const json_t *spec;
+	const json_t *spec, *compute;
 	const char *missing = NULL;
 	air__buf why = AIR__BUF_INIT;
+	int64_t nodes;
 	int rc = AIR_OK, r;
 
 	if (!errors)
@@ -49,6 +76,15 @@ int air__lsubmit_preflight(air__lcall *c)
 		json_decref(errors);
 		return rc;
 	}
+	compute = air__json_at(body, "task.deployments.0.compute");
+	if ((nodes = node_count(compute, NULL)) > 0 &&
+	    air__local_check_nodes(nodes, air__json_str(compute, "accelerator_type"),
+	                           air__json_int64_or(compute, "accelerator_count", 0),
+	                           &why) != AIR_OK &&
+	    add_finding(errors, "compute.num_accelerators", air__buf_cstr(&why), "TOO_MANY_NODES") !=
+	        AIR_OK)
+		rc = air__oom(c->err);
+	air__buf_clear(&why);
 	spec = air__json_at(body, "run_options.secrets");
 	if (json_is_object(spec) && json_object_size(spec) > 0) {
 		r = air__lsecrets_resolve(c->ws, spec, &vals, &missing, &why);
@@ -56,10 +92,9 @@ int air__lsubmit_preflight(air__lcall *c)
 			rc = air__oom(c->err);
 		else if (r != AIR_OK && missing) {
 			char *path = air__sprintf("secrets.%s", missing);
-			json_t *e = path ? json_pack("{s:s, s:s, s:s}", "path", path, "message",
-			                             air__buf_cstr(&why), "code", "SECRET_NOT_FOUND")
-			                 : NULL;
-			if (!e || json_array_append_new(errors, e) != 0)
+			if (!path || add_finding(errors, path, air__buf_cstr(&why),
+			                         r == AIR_ENOTFOUND ? "SECRET_NOT_FOUND"
+			                                            : "INVALID_SECRET") != AIR_OK)
 				rc = air__oom(c->err);
 			air__free(path);
 		}
@@ -109,7 +144,7 @@ static json_t *secret_spec(const char *launch_dir)
 static bool read_payload(air__lcall *c, lsub *s, int *rc)
 {
 	const json_t *dep;
-	const air__accelerator *acc;
+	air__buf why = AIR__BUF_INIT;
 	struct stat st;
 	char *dir;
 
@@ -128,15 +163,17 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 		                              "command_path");
 		return false;
 	}
-	acc = s->accel_type ? air__accelerator_find(s->accel_type) : NULL;
-	if (!acc || s->accel_count <= 0 || s->accel_count % acc->gpus_per_node) {
+	if ((s->nodes = node_count(s->compute, &s->per_node)) == 0) {
 		*rc = air__lreply_bad_request(c, "compute %s x %lld does not make whole nodes",
 		                              s->accel_type ? s->accel_type : "(none)",
 		                              (long long)s->accel_count);
 		return false;
 	}
-	s->per_node = acc->gpus_per_node;
-	s->nodes = s->accel_count / acc->gpus_per_node;
+	if (air__local_check_nodes(s->nodes, s->accel_type, s->accel_count, &why) != AIR_OK) {
+		*rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
+		air__buf_dispose(&why);
+		return false;
+	}
 	dir = air__strndup(s->command_path, (size_t)(strrchr(s->command_path, '/') -
 	                                            s->command_path));
 	s->launch_dir = dir && *dir ? air__lws_file(c->ws, dir) : NULL;
@@ -268,10 +305,8 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 	*lock_fd = -1;
 	if (rc != 0)
 		errno = ENOMEM;
-	if (rc == 0) {
-		air__lremove_tree(tmp); /* left by a submission that stopped half-way */
+	if (rc == 0)
 		rc = air__lmkdirs(tmp, 0700);
-	}
 	if (rc == 0)
 		rc = air__llock(lock, false, NULL, lock_fd);
 	if (rc == 0)
@@ -351,6 +386,28 @@ static void launch(air__lcall *c, const char *program, int64_t id, const char *d
 	air__buf_dispose(&why);
 }
 
+/* Under the state lock, no run folder is being built: a jobs/runs/.new-*
+ * folder is what a submission killed half-way left. */
+static void remove_unfinished(const air__local *ws)
+{
+	char *runs = air__lpath(ws->dir, "jobs/runs");
+	DIR *d = runs ? opendir(runs) : NULL;
+	struct dirent *e;
+
+	while (d && (e = readdir(d)) != NULL) {
+		char *path;
+
+		if (!air__starts_with(e->d_name, ".new-"))
+			continue;
+		if ((path = air__lpath(runs, "%s", e->d_name)) != NULL)
+			air__lremove_tree(path);
+		air__free(path);
+	}
+	if (d)
+		closedir(d);
+	air__free(runs);
+}
+
 /* Under the state lock: the existing run of the token, or a new run. */
 static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_out)
 {
@@ -380,6 +437,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
 		goto out;
 	}
+	remove_unfinished(c->ws);
 	if ((id = next_run_id(c->ws)) <= 0) {
 		rc = air__lreply_io_error(c, "cannot give out a run id");
 		goto out;

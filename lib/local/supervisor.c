@@ -5,8 +5,13 @@
  * (bash command.sh with the platform's environment contract), writes their
  * output to the node logs, and ends when all nodes have exited: a node
  * that fails stops the others (the attempt failed), as do a cancel request
- * (the "cancel" file), a stop signal and the attempt's timeout. Every change
- * is written to status.json at once.
+ * (the "cancel" file), a stop signal and the attempt's timeout. Then what the
+ * nodes left behind outside their process groups is ended too (the
+ * supervisor is their subreaper: node.c). A failed attempt is retried after
+ * a back-off (1 s, doubling, at most a minute). Every change is written to
+ * status.json at once; a file that cannot be written (a full disk) is named
+ * in the run's final message, which the space kept in status.reserve lets
+ * the supervisor write.
  */
 #include "local/supervisor.h"
 
@@ -27,6 +32,11 @@ extern char **environ;
 
 #define POLL_MS 200
 #define READ_CHUNK 65536
+/* Space kept for the last status.json (which holds at most
+ * AIR__LOCAL_KEPT_ATTEMPTS attempts: a few KiB). */
+#define RESERVE_BYTES (256 * 1024)
+/* The longest back-off between attempts, in (local) seconds. */
+#define BACKOFF_CAP_S 60
 
 typedef enum outcome { O_SUCCESS, O_FAILED, O_TIMEDOUT, O_CANCELED } outcome;
 
@@ -42,6 +52,7 @@ typedef struct node_rt {
 	pid_t guard;         /* the node's process group; 0 once reaped */
 	int out;             /* read end of its output, -1 once closed */
 	int log;             /* its log file */
+	char *log_path;
 	air__lwriter w;
 	int code;            /* exit status once reaped */
 } node_rt;
@@ -51,7 +62,9 @@ typedef struct sup {
 	char *dir;           /* the run's folder */
 	json_t *rec, *status;
 	const json_t *secrets;
-	air__secrets *redact;
+	air__lredact *redact;
+	char *reserve;       /* status.reserve while it is kept, or NULL */
+	air__buf trouble;    /* the first file that could not be written, for the final message */
 	int wake;
 	volatile sig_atomic_t *stop_signal;
 	int64_t nodes, per_node, accel_count, max_retries, timeout_ms;
@@ -67,13 +80,6 @@ typedef struct sup {
 
 /* ---- status ------------------------------------------------------------------------- */
 
-static void save(sup *s)
-{
-	if (air__lstatus_write(s->dir, s->status) != 0)
-		fprintf(stderr, "air-local-supervisor: run %lld: cannot write status.json: %s\n",
-		        (long long)s->id, strerror(errno));
-}
-
 static void set_str(json_t *o, const char *key, const char *fmt, ...) AIR__PRINTF(3, 4);
 static void set_str(json_t *o, const char *key, const char *fmt, ...)
 {
@@ -88,10 +94,75 @@ static void set_str(json_t *o, const char *key, const char *fmt, ...)
 	air__free(v);
 }
 
+/* Remember a storage problem for the run's final message (the first one). */
+static void trouble(sup *s, const char *fmt, ...) AIR__PRINTF(2, 3);
+static void trouble(sup *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->trouble.len > 0)
+		return;
+	va_start(ap, fmt);
+	air__buf_vprintf(&s->trouble, fmt, ap);
+	va_end(ap);
+}
+
+static bool save(sup *s)
+{
+	int e;
+
+	if (air__lstatus_write(s->dir, s->status) == 0)
+		return true;
+	e = errno;
+	trouble(s, "cannot write %s/status.json: %s", s->dir, strerror(e));
+	fprintf(stderr, "air-local-supervisor: run %lld: cannot write status.json: %s\n",
+	        (long long)s->id, strerror(e));
+	errno = e;
+	return false;
+}
+
+/* Keep some space for the last status.json, should the disk fill up. */
+static void keep_reserve(sup *s)
+{
+	char *path = air__lpath(s->dir, "status.reserve");
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+
+	if (fd >= 0 && posix_fallocate(fd, 0, RESERVE_BYTES) == 0) {
+		s->reserve = path;
+		path = NULL;
+	} else if (fd >= 0) {
+		unlink(path);
+	}
+	if (fd >= 0)
+		close(fd);
+	air__free(path);
+}
+
+static void release_reserve(sup *s)
+{
+	if (s->reserve)
+		unlink(s->reserve);
+	air__free(s->reserve);
+	s->reserve = NULL;
+}
+
+/* End the run. Its message also names a file that could not be written; a
+ * full disk gets the reserved space back for this last write. */
 static void finish(sup *s, const char *state, const char *result, const char *message)
 {
-	air__lstatus_finish(s->status, state, result, message);
-	save(s);
+	for (int tries = 0; tries < 2; tries++) {
+		const char *m = message ? message : "";
+		char *full = NULL;
+
+		if (s->trouble.len > 0 && !strstr(m, air__buf_cstr(&s->trouble)))
+			full = *m ? air__sprintf("%s; %s", m, air__buf_cstr(&s->trouble))
+			          : air__strdup(air__buf_cstr(&s->trouble));
+		air__lstatus_finish(s->status, state, result, full ? full : m);
+		air__free(full);
+		if (save(s) || !s->reserve || (errno != ENOSPC && errno != EDQUOT))
+			break;
+		release_reserve(s);
+	}
 }
 
 static bool cancel_requested(const sup *s)
@@ -376,29 +447,29 @@ static void reap(attempt *t)
 	siginfo_t si;
 
 	for (;;) {
-		int st;
+		int st, code;
 		pid_t pid;
 
 		memset(&si, 0, sizeof(si));
 		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid == 0)
 			return;
 		pid = si.si_pid;
-		/* The guard is a zombie: its group id cannot be reused yet. */
-		kill(-pid, SIGKILL);
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+		code = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
 		for (int64_t n = 0; n < t->s->nodes; n++) {
 			node_rt *nd = &t->nd[n];
 			if (nd->guard != pid)
 				continue;
+			/* The guard is a zombie: its group id cannot be reused yet. */
+			kill(-pid, SIGKILL);
 			nd->guard = 0;
-			nd->code = WIFEXITED(st) ? WEXITSTATUS(st)
-			                         : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+			nd->code = code;
 			t->alive--;
-			if (nd->code != 0 && !t->stopping)
-				stop(t, O_FAILED, false, "node %lld exited with status %d", (long long)n,
-				     nd->code);
+			if (code != 0 && !t->stopping)
+				stop(t, O_FAILED, false, "node %lld exited with status %d", (long long)n, code);
 		}
+		/* A guard, or a process a node left behind (ended with the attempt). */
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
 	}
 }
 
@@ -455,9 +526,6 @@ static void wait_nodes(attempt *t)
 		check_stops(t);
 	}
 	air__free(fds);
-	/* What the nodes wrote before they exited is still in the pipes. */
-	for (int64_t n = 0; n < t->s->nodes; n++)
-		read_output(&t->nd[n]);
 }
 
 static bool start_node(attempt *t, int64_t n, int32_t a, int port)
@@ -465,13 +533,14 @@ static bool start_node(attempt *t, int64_t n, int32_t a, int port)
 	sup *s = t->s;
 	node_rt *nd = &t->nd[n];
 	air__buf cuda = AIR__BUF_INIT;
-	char *log = air__sprintf("%s/logs/attempt_%d/node_%lld.log", s->dir, (int)a, (long long)n);
 	char *cwd = air__sprintf("%s/work/node_%lld", s->dir, (long long)n);
 	char **env;
 	int p[2] = {-1, -1};
 	air__lnode_spec spec;
 
-	nd->log = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	nd->log_path = air__sprintf("%s/logs/attempt_%d/node_%lld.log", s->dir, (int)a, (long long)n);
+	nd->log = nd->log_path ? open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)
+	                       : -1;
 	air__lwriter_init(&nd->w, nd->log, s->redact);
 	node_gpus(s, n, &cuda);
 	notes(s, nd, air__buf_cstr(&cuda));
@@ -492,9 +561,39 @@ static bool start_node(attempt *t, int64_t n, int32_t a, int port)
 	}
 	free_env(env);
 	air__buf_dispose(&cuda);
-	air__free(log);
 	air__free(cwd);
 	return nd->guard > 0;
+}
+
+/* After the nodes: what they left behind is ended, the rest of their
+ * output read, their logs completed; a log that lost output says so in the
+ * attempt's message (and the run's). */
+static void end_nodes(attempt *t)
+{
+	sup *s = t->s;
+	bool told = false;
+
+	air__lnode_end_strays(s->wake, AIR__LOCAL_KILL_GRACE_MS);
+	for (int64_t n = 0; n < s->nodes; n++) {
+		node_rt *nd = &t->nd[n];
+
+		read_output(nd);
+		if (nd->out >= 0)
+			close(nd->out); /* held open by a process that is not ours any more */
+		air__lwriter_flush(&nd->w);
+		if (nd->w.error && !told) {
+			air__buf_printf(&t->msg, "%soutput of node %lld was lost: cannot write %s: %s",
+			                t->msg.len ? "; " : "", (long long)n, nd->log_path,
+			                strerror(nd->w.error));
+			trouble(s, "output of node %lld was lost: cannot write %s: %s", (long long)n,
+			        nd->log_path, strerror(nd->w.error));
+			told = true;
+		}
+		air__lwriter_dispose(&nd->w);
+		if (nd->log >= 0)
+			close(nd->log);
+		air__free(nd->log_path);
+	}
 }
 
 static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
@@ -506,15 +605,18 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	                          AIR__L_RUNNING, "message", "", "exit_codes");
 	char *logs = air__sprintf("%s/logs/attempt_%d", s->dir, (int)a);
 	int port = free_port();
+	bool no_logs = logs && air__lmkdirs(logs, 0700) != 0;
 
-	if (!t.nd || !entry || !logs || air__lmkdirs(logs, 0700) != 0) {
+	if (no_logs)
+		trouble(s, "cannot create %s: %s", logs, strerror(errno));
+	if (!t.nd || !entry || !logs || no_logs ||
+	    air__lstatus_add_attempt(s->status, json_incref(entry), a) != AIR_OK) {
 		air__buf_puts(msg, "the local runtime could not start the attempt");
 		air__free(t.nd);
 		json_decref(entry);
 		air__free(logs);
 		return O_FAILED;
 	}
-	json_array_append_new(json_object_get(s->status, "attempts"), entry);
 	air__json_set_str(s->status, "state", AIR__L_RUNNING);
 	if (air__json_int64_or(s->status, "start_time", 0) == 0)
 		air__json_set_int(s->status, "start_time", air__now_ms());
@@ -528,18 +630,15 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 			stop(&t, O_FAILED, false, "node %lld could not be started", (long long)n);
 	t.deadline = s->timeout_ms > 0 ? air__mono_ms() + s->timeout_ms : 0;
 	wait_nodes(&t);
-	for (int64_t n = 0; n < s->nodes; n++) {
-		air__lwriter_flush(&t.nd[n].w);
-		air__lwriter_dispose(&t.nd[n].w);
-		if (t.nd[n].log >= 0)
-			close(t.nd[n].log);
+	end_nodes(&t);
+	for (int64_t n = 0; n < s->nodes; n++)
 		json_array_append_new(json_object_get(entry, "exit_codes"), json_integer(t.nd[n].code));
-	}
 	air__json_set_int(entry, "end_time", air__now_ms());
 	air__json_set_str(entry, "state", AIR__L_TERMINATED);
 	air__json_set_str(entry, "result", result_name[t.result]);
 	air__json_set_str(entry, "message", air__buf_cstr(&t.msg));
 	air__buf_puts(msg, air__buf_cstr(&t.msg));
+	json_decref(entry);
 	air__buf_dispose(&t.msg);
 	air__free(t.nd);
 	air__free(logs);
@@ -547,6 +646,35 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
+
+/* The back-off before attempt @a (>= 1), in seconds: 1, 2, 4, ..., at most
+ * BACKOFF_CAP_S. */
+static int64_t backoff_s(int32_t a)
+{
+	int64_t s = a > 6 ? BACKOFF_CAP_S : (int64_t)1 << (a - 1);
+
+	return s < BACKOFF_CAP_S ? s : BACKOFF_CAP_S;
+}
+
+/* Wait @ms before the next attempt; false when the run is stopped meanwhile. */
+static bool pause_before_retry(sup *s, int64_t ms)
+{
+	int64_t end = air__mono_ms() + ms;
+	char drain[256];
+
+	for (;;) {
+		struct pollfd p = {s->wake, POLLIN, 0};
+		int64_t left = end - air__mono_ms();
+
+		if (*s->stop_signal || cancel_requested(s))
+			return false;
+		if (left <= 0)
+			return true;
+		if (poll(&p, 1, (int)(left < POLL_MS ? left : POLL_MS)) > 0)
+			while (read(s->wake, drain, sizeof(drain)) > 0)
+				;
+	}
+}
 
 static void run_attempts(sup *s)
 {
@@ -564,12 +692,18 @@ static void run_attempts(sup *s)
 		retry = (o == O_FAILED || (o == O_TIMEDOUT && s->retry_on_timeout)) &&
 		        (s->max_retries < 0 || a < s->max_retries) && a < AIR__LOCAL_MAX_ATTEMPT;
 		if (o == O_SUCCESS) {
-			finish(s, AIR__L_TERMINATED, "SUCCESS", "");
+			finish(s, AIR__L_TERMINATED, "SUCCESS", air__buf_cstr(&msg));
 		} else if (retry) {
+			int64_t wait = backoff_s(a + 1);
+
 			air__json_set_str(s->status, "state", AIR__L_RUNNING);
-			set_str(s->status, "message", "attempt %d of %lld: %s; retrying", (int)a + 1,
-			        (long long)(s->max_retries < 0 ? -1 : s->max_retries + 1), air__buf_cstr(&msg));
+			set_str(s->status, "message", "attempt %d of %lld: %s; retrying in %lld s",
+			        (int)a + 1, (long long)(s->max_retries < 0 ? -1 : s->max_retries + 1),
+			        air__buf_cstr(&msg), (long long)wait);
+			set_str(s->status, "status_message", "STATUS:Attempt %d failed; retrying in %lld s",
+			        (int)a + 1, (long long)wait);
 			save(s);
+			pause_before_retry(s, wait * minute_ms() / 60);
 		} else {
 			char *m = a > 0 ? air__sprintf("%s (attempt %d)", air__buf_cstr(&msg), (int)a + 1)
 			                : air__strdup(air__buf_cstr(&msg));
@@ -587,8 +721,6 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 {
 	sup s;
 	char *rpath, *spath;
-	const char *name;
-	json_t *v;
 	int rc = 0;
 
 	memset(&s, 0, sizeof(s));
@@ -601,10 +733,7 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 	spath = s.dir ? air__lpath(s.dir, "status.json") : NULL;
 	s.rec = rpath ? air__lread_json(rpath) : NULL;
 	s.status = spath ? air__lread_json(spath) : NULL;
-	air__secrets_new(&s.redact);
-	json_object_foreach((json_t *)secrets, name, v)
-		air__secrets_add(s.redact, json_string_value(v));
-	if (!s.rec || !s.status || !s.redact) {
+	if (!s.rec || !s.status || air__lredact_new(secrets, &s.redact) != AIR_OK) {
 		fprintf(stderr, "air-local-supervisor: run %lld: cannot read run.json and status.json\n",
 		        (long long)run_id);
 		if (s.status && s.dir) {
@@ -612,16 +741,19 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		}
 		rc = 1;
 	} else if (!air__lstatus_terminal(s.status)) {
+		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
 		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
 		save(&s);
 		if (prepare(&s))
 			run_attempts(&s);
 	}
+	release_reserve(&s);
 	json_decref(s.rec);
 	json_decref(s.status);
 	json_decref(s.env_vars);
-	air__secrets_free(s.redact);
+	air__lredact_free(s.redact);
+	air__buf_dispose(&s.trouble);
 	air__free(s.gpus);
 	air__free(s.code_path);
 	air__free(s.hyper);

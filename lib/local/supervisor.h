@@ -12,6 +12,12 @@
  * the group id cannot have been reused). The guard holds no lock; it exits
  * with the command's status, and when the supervisor dies (its parent-death
  * signal) it kills its whole group, so no node outlives a killed supervisor.
+ *
+ * A process that leaves its node's group (setsid, a daemon) is not reached
+ * by the group's signals. On Linux the supervisor is the subreaper of its
+ * descendants: such a process becomes its child once its own parent ends,
+ * and every child left when an attempt's nodes are gone is ended with the
+ * attempt.
  */
 #ifndef AIR_LOCAL_SUPERVISOR_H
 #define AIR_LOCAL_SUPERVISOR_H
@@ -33,6 +39,16 @@ typedef struct air__lnode_spec {
 
 /* Start a node: the guard's pid (also the node's process group), or -1. */
 pid_t air__lnode_start(const air__lnode_spec *spec);
+
+/* Make this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER,
+ * Linux only): false when it cannot be. */
+bool air__lnode_adopt_orphans(void);
+
+/* End every child of this process — call it when no node is left: SIGTERM
+ * to each (its process group when it leads one), SIGKILL after @grace_ms
+ * to what is left and to what they orphan, until none is left. @wake is the
+ * self-pipe SIGCHLD writes to. */
+void air__lnode_end_strays(int wake, int64_t grace_ms);
 
 /* Run @run_id of @state_dir to its end. @secrets ({"NAME": "value"}) is
  * borrowed. @wake is the read end of the self-pipe that SIGCHLD and the stop

@@ -8,7 +8,8 @@
  * it), the child starts a new session (no terminal, no signal from the
  * caller's process group reaches it) and supervises the run until it ends.
  * SIGTERM, SIGINT and SIGHUP stop the run (CANCELED). Its messages go to
- * the run's supervisor.log.
+ * the run's supervisor.log. On Linux it is the subreaper of what its nodes
+ * start (node.c).
  */
 #include "local/supervisor.h"
 
@@ -51,6 +52,9 @@ static int install_signals(void)
 		if (sigaction(sigs[i], &sa, NULL) != 0)
 			return -1;
 	signal(SIGPIPE, SIG_IGN);
+	/* A file size limit makes writes fail (EFBIG), reported like a full disk,
+	 * instead of ending the supervisor. */
+	signal(SIGXFSZ, SIG_IGN);
 	return 0;
 }
 
@@ -129,6 +133,7 @@ int main(int argc, char **argv)
 	if (pid > 0)
 		_exit(0); /* libair reaps this one; the child lives on */
 	setsid();
+	air__lnode_adopt_orphans();
 	fcntl(AIR__LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
 	secrets = read_secrets();
 	if (install_signals() != 0) {

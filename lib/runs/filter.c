@@ -91,6 +91,15 @@ int air_list_options_set_interrupt(air_list_options *opts, air_interrupt *intr)
 	return air__call_opts_set_interrupt(opts ? &opts->call : NULL, intr);
 }
 
+int air_list_options_set_skip_cb(air_list_options *opts, air_list_skip_cb cb, void *userdata)
+{
+	if (!opts)
+		return AIR_EINVAL;
+	opts->on_skip = cb;
+	opts->skip_ud = userdata;
+	return AIR_OK;
+}
+
 int air_list_options_set_deadline_ms(air_list_options *opts, int64_t ms)
 {
 	return air__call_opts_set_deadline(opts ? &opts->call : NULL, ms);

@@ -43,6 +43,21 @@ int air__iter_make_row(air_run_iter *it, json_t *obj, air_run **out, air_error *
 	return rc;
 }
 
+int air__list_skip_damaged(air_run_iter *it, int64_t run_id, air_error *e, air_error **err)
+{
+	const char *code = air_error_server_code(e);
+	int stop;
+
+	if (!code || strcmp(code, "DATA_LOSS") != 0)
+		return air__fail(err, e);
+	air__client_debug(it->client, AIR_DEBUG_INFO, "run %lld left out of the listing: %s",
+	                  (long long)run_id, air_error_message(e));
+	stop = it->opts.on_skip ? it->opts.on_skip(run_id, e, it->opts.skip_ud) : 0;
+	air_error_free(e);
+	return stop ? air__failf(err, AIR_EABORTED, 0, "listing runs: stopped by the skip callback")
+	            : AIR_OK;
+}
+
 /* ---- scan strategy -------------------------------------------------------- */
 
 static int fetch_page(air_run_iter *it, air_error **err)
@@ -94,9 +109,11 @@ static int scan_one(air_run_iter *it, const json_t *listed, air_error **err)
 	if (json_is_true(json_object_get(listed, "has_more"))) {
 		/* The task list was truncated: read the whole run. */
 		int64_t id = air__json_int64_or(listed, "run_id", 0);
-		rc = air__run_fetch_json(it->client, &it->ctx, id, &obj, err);
+		air_error *e = NULL;
+
+		rc = air__run_fetch_json(it->client, &it->ctx, id, &obj, &e);
 		if (rc != AIR_OK)
-			return rc;
+			return air__list_skip_damaged(it, id, e, err);
 	} else {
 		obj = json_incref((json_t *)listed);
 	}

@@ -19,6 +19,8 @@ struct air_list_options {
 	char *experiment;
 	char *accel_type;
 	int64_t num_accel;       /* 0 when not given */
+	air_list_skip_cb on_skip;  /* damaged runs left out, or NULL */
+	void *skip_ud;
 };
 
 /* Case-insensitive glob of docs/runs-and-logs.md.5, fnmatch(3) with
@@ -36,6 +38,11 @@ bool air__list_task_filters_match(const air_list_options *o, const air_run *run)
 bool air__list_options_copy(air_list_options *dst, const air_list_options *src);
 void air__list_options_dispose(air_list_options *o);
 void air__list_options_defaults(air_list_options *o);
+
+/* A run the listing could not read (@e, taken): a damaged one (DATA_LOSS)
+ * is left out and reported to the skip callback (AIR_OK, or AIR_EABORTED
+ * when the callback stops the listing); any other error is the listing's. */
+int air__list_skip_damaged(air_run_iter *it, int64_t run_id, air_error *e, air_error **err);
 
 /* Start time of a list row: tasks[0].start_time when > 0, else start_time. */
 int64_t air__list_row_start_ms(const air_run *run);

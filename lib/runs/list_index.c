@@ -170,7 +170,7 @@ static int hydrated(air_run_iter *it, int64_t id, const air__http_resp *resp, js
 		air_error_free(e);
 		return AIR_OK;
 	}
-	return rc == AIR_OK ? AIR_OK : air__fail(err, e);
+	return rc == AIR_OK ? AIR_OK : air__list_skip_damaged(it, id, e, err);
 }
 
 static int hydrate_batch(air_run_iter *it, air_error **err)

@@ -86,8 +86,6 @@ char *air__snapshot_cache_key(const char *commit, const char *const *paths, size
 /* "<remote_volume or <user_base>/.air/repo_snapshots>/.internal",
  * prefixed with /Workspace unless under /Workspace or /Volumes. */
 char *air__snapshot_upload_dir(const char *remote_volume, const char *user_base);
-/* Clean a POSIX path lexically: no duplicate or trailing '/', '.' and '..' resolved. */
-char *air__path_clean(const char *path);
 
 /* ---- root .gitignore translation (snapshot_ignore.c) ---- */
 typedef struct air__ignore {

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,6 +60,20 @@ AIR_TEST(local__host_names_the_state_directory_and_needs_no_credentials)
 	ASSERT_CONTAINS(air_error_message(err), "absolute");
 	air_error_free(err);
 	air_client_free(c);
+	/* The root directory is refused however it is written. */
+	{
+		static const char *const roots[] = {"local:///.", "local:///tmp/..", "local:///tmp/../"};
+		for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+			err = NULL;
+			ASSERT_OK(air_client_options_set_str(o, AIR_OPT_HOST, roots[i]), err);
+			ASSERT_OK(air_client_new(o, &c, &err), err);
+			if (air_client_resolve(c, NULL, &err) != AIR_EINVAL)
+				FAIL("%s is accepted as %s", roots[i], air_client_host(c));
+			ASSERT_CONTAINS(air_error_message(err), "root directory");
+			air_error_free(err);
+			air_client_free(c);
+		}
+	}
 	air_client_options_free(o);
 }
 
@@ -266,7 +281,78 @@ AIR_TEST(local__secrets_come_from_the_secrets_file)
 	local_check_supervisors(state);
 }
 
-static int64_t count_runs(air_client *c)
+/* Secret values, whole or in pieces, never reach the logs: a multi-line
+ * value (a PEM key from the secrets file) and a value that straddles the
+ * 64 KiB split of a long line are replaced whole. */
+AIR_TEST(local__secrets_are_redacted_whole_from_node_output)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	static const char pem[] = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n"
+	                          "q2Xr8b+0/ZtYk9Wm==\n-----END PRIVATE KEY-----\n";
+	static const char *const pem_lines[] = {"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC",
+	                                        "q2Xr8b+0/ZtYk9Wm==", "BEGIN PRIVATE"};
+	static const char token[] = "tok-Zq81-Wv27-Lm45";
+	json_t *file = json_pack("{s:{s:s}}", "team", "pem", pem);
+	air_config *cfg = local_config("experiment_name: redacted\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "secrets: {PEM_KEY: team/pem, AIR_TEST_TOKEN: team/token}\n"
+	                               "command: |\n"
+	                               "  printf 'key: %s end\\n' \"$PEM_KEY\"\n"
+	                               "  head -c 65530 /dev/zero | tr '\\0' x\n"
+	                               "  printf '%s tail\\n' \"$AIR_TEST_TOKEN\"\n",
+	                               state);
+	air_run *run;
+	char *logs, piece[8];
+	int64_t id;
+
+	ASSERT_EQ_INT(json_dump_file(file, path_in(state, "secrets.json"), 0), 0);
+	json_decref(file);
+	setenv("AIR_TEST_TOKEN", token, 1);
+	id = local_submit(c, cfg, NULL);
+	unsetenv("AIR_TEST_TOKEN");
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
+	/* (Checked with strstr: the logs are too long to print.) */
+	logs = local_logs(c, id, 0, -1);
+	ASSERT_TRUE(strstr(logs, "key: [REDACTED] end\n") != NULL);
+	ASSERT_TRUE(strstr(logs, "xxx\n[REDACTED] tail\n") != NULL);
+	for (size_t i = 0; i < sizeof(pem_lines) / sizeof(pem_lines[0]); i++)
+		if (strstr(logs, pem_lines[i]))
+			FAIL("a line of the PEM value is in the logs: %s", pem_lines[i]);
+	for (size_t i = 0; i + 5 <= strlen(token); i++) {
+		snprintf(piece, sizeof(piece), "%.5s", token + i);
+		if (strstr(logs, piece))
+			FAIL("a piece of the token is in the logs: %s", piece);
+	}
+	free(logs);
+	air_run_free(run);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+/* The skip callback of a listing: the ids and messages it was given. */
+typedef struct skipped {
+	int64_t ids[8];
+	char msg[8][512];
+	int n;
+} skipped;
+
+static int note_skipped(int64_t run_id, const air_error *problem, void *ud)
+{
+	skipped *s = ud;
+
+	if (s->n < 8) {
+		s->ids[s->n] = run_id;
+		snprintf(s->msg[s->n], sizeof(s->msg[0]), "%s", air_error_message(problem));
+		s->n++;
+	}
+	return 0;
+}
+
+/* The runs listed with @all_status, the damaged ones given to a skip
+ * callback. */
+static int64_t list_with_skips(air_client *c, bool all_status, skipped *s, int64_t *first)
 {
 	air_list_options *o = NULL;
 	air_run_iter *it = NULL;
@@ -276,15 +362,26 @@ static int64_t count_runs(air_client *c)
 	int rc;
 
 	ASSERT_OK(air_list_options_new(&o), err);
-	ASSERT_OK(air_list_options_set_int(o, AIR_LIST_ALL_STATUS, 1), err);
+	ASSERT_OK(air_list_options_set_int(o, AIR_LIST_ALL_STATUS, all_status), err);
 	ASSERT_OK(air_list_options_set_int(o, AIR_LIST_LIMIT, 1000), err);
+	if (s)
+		ASSERT_OK(air_list_options_set_skip_cb(o, note_skipped, s), err);
 	ASSERT_OK(air_client_list_runs(c, o, &it, &err), err);
 	while ((rc = air_run_iter_next(it, &run, &err)) == AIR_OK)
-		n++;
-	ASSERT_EQ_INT(rc, AIR_EDONE);
+		if (n++ == 0)
+			*first = air_run_id(run);
+	if (rc != AIR_EDONE)
+		FAIL("listing: %s", air_error_message(err));
 	air_run_iter_free(it);
 	air_list_options_free(o);
 	return n;
+}
+
+static int64_t count_runs(air_client *c)
+{
+	int64_t first;
+
+	return list_with_skips(c, true, NULL, &first);
 }
 
 AIR_TEST(local__a_missing_secret_fails_before_anything_starts)
@@ -319,6 +416,102 @@ AIR_TEST(local__a_missing_secret_fails_before_anything_starts)
 	ASSERT_EQ_INT(count_runs(c), 0);
 	air_submit_options_free(o);
 	air_config_free(cfg);
+}
+
+/* A value too short to be told apart in the logs is refused before anything
+ * starts, by the pre-flight and by runs/submit, naming the secret, never
+ * its value. */
+AIR_TEST(local__a_secret_too_short_to_redact_is_refused)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: short-secret\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "secrets: {AIR_TEST_SHORT: team/short}\n"
+	                               "command: echo never\n",
+	                               state);
+	air_submit_options *o = NULL;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	setenv("AIR_TEST_SHORT", " Qz\n", 1);
+	ASSERT_OK(air_submit_options_new(&o), err);
+	for (int skip = 0; skip < 2; skip++) {
+		ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, skip), err);
+		ASSERT_NE_INT(air_client_submit(c, cfg, o, &sub, &err), AIR_OK);
+		ASSERT_CONTAINS(air_error_message(err), "AIR_TEST_SHORT (team/short)");
+		ASSERT_CONTAINS(air_error_message(err), "too short to be redacted");
+		ASSERT_NOT_CONTAINS(air_error_message(err), "Qz");
+		air_error_free(err);
+		err = NULL;
+	}
+	unsetenv("AIR_TEST_SHORT");
+	ASSERT_NULL(sub);
+	ASSERT_EQ_INT(count_runs(c), 0);
+	air_submit_options_free(o);
+	air_config_free(cfg);
+}
+
+/* More nodes than this machine runs: refused before anything starts, by the
+ * pre-flight and by runs/submit, naming the limit and the node count. */
+AIR_TEST(local__too_many_nodes_are_refused_before_anything_starts)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	static const char *const counts[] = {"300", "100000"};
+	air_submit_options *o = NULL;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(air_submit_options_new(&o), err);
+	for (size_t i = 0; i < 2; i++) {
+		char yaml[512], nodes[64];
+		air_config *cfg;
+
+		snprintf(yaml, sizeof(yaml),
+		         "experiment_name: too-many\n"
+		         "compute: {accelerator_type: GPU_1xA10, num_accelerators: %s}\n"
+		         "command: echo never\n",
+		         counts[i]);
+		snprintf(nodes, sizeof(nodes), "needs %s nodes", counts[i]);
+		cfg = local_config(yaml, state);
+		for (int skip = 0; skip < 2; skip++) {
+			ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, skip), err);
+			ASSERT_NE_INT(air_client_submit(c, cfg, o, &sub, &err), AIR_OK);
+			ASSERT_CONTAINS(air_error_message(err), nodes);
+			ASSERT_CONTAINS(air_error_message(err), "a local workspace runs at most");
+			air_error_free(err);
+			err = NULL;
+		}
+		air_config_free(cfg);
+	}
+	ASSERT_NULL(sub);
+	ASSERT_EQ_INT(count_runs(c), 0);
+	air_submit_options_free(o);
+}
+
+/* What a submission killed half-way left (a .new-<id> folder with a copy of
+ * the launch directory) is removed by the next submission. */
+AIR_TEST(local__a_killed_submission_leaves_nothing_behind)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: after-a-kill\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: echo fine\n",
+	                               state);
+	struct stat st;
+	int64_t id;
+
+	/* Run id 3 was given out, its folder never finished. */
+	air_test_write_file(path_in(state, "jobs/runs/.new-3/launch/command.sh"), "echo\n", 5);
+	air_test_write_file(path_in(state, "last_run_id"), "3\n", 2);
+	id = local_submit(c, cfg, NULL);
+	ASSERT_EQ_INT(id, 4);
+	ASSERT_TRUE(stat(path_in(state, "jobs/runs/.new-3"), &st) != 0);
+	air_run_free(local_wait(c, id));
+	air_config_free(cfg);
+	local_check_supervisors(state);
 }
 
 AIR_TEST(local__an_idempotency_key_gives_back_the_same_run)
@@ -399,6 +592,165 @@ AIR_TEST(local__retries_used_up_leave_the_run_failed)
 	local_check_supervisors(state);
 }
 
+/* The tasks of a run, from runs/get (air_run_to_json). */
+static json_t *tasks_of(const air_run *run)
+{
+	char *text = NULL;
+	json_t *obj, *tasks;
+	air_error *err = NULL;
+
+	ASSERT_OK(air_run_to_json(run, &text, &err), err);
+	obj = json_loads(text, 0, NULL);
+	air_free(text);
+	tasks = json_incref(json_object_get(obj, "tasks"));
+	json_decref(obj);
+	ASSERT_NOT_NULL(tasks);
+	return tasks;
+}
+
+/* A crash loop waits between attempts (1 s, doubling, at most a minute: in
+ * local seconds, a sixtieth of AIR_LOCAL_MINUTE_MS), and an attempt costs the
+ * same however many came before: the run keeps its first attempt and its
+ * latest ones; the logs of every attempt stay readable. */
+AIR_TEST(local__a_crash_loop_backs_off_and_keeps_its_record_small)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: crash-loop\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: echo \"attempt of $MASTER_PORT\"; exit 1\n"
+	                               "max_retries: 25\n",
+	                               state);
+	air_run *run;
+	json_t *tasks, *t, *status;
+	char *logs, path[4200];
+	size_t i;
+	int64_t id, prev_end = 0, prev_attempt = -1;
+
+	/* A local second of 1 ms: back-offs of 1, 2, 4 ... 32, then 60 ms. */
+	setenv("AIR_LOCAL_MINUTE_MS", "60", 1);
+	id = local_submit(c, cfg, NULL);
+	unsetenv("AIR_LOCAL_MINUTE_MS");
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_FAILED);
+	ASSERT_EQ_INT(air_run_latest_attempt(run), 25);
+	tasks = tasks_of(run);
+	ASSERT_TRUE(json_array_size(tasks) <= 20);
+	ASSERT_EQ_INT(json_integer_value(json_object_get(json_array_get(tasks, 0), "attempt_number")), 0);
+	json_array_foreach(tasks, i, t) {
+		int64_t a = json_integer_value(json_object_get(t, "attempt_number"));
+		int64_t start = json_integer_value(json_object_get(t, "start_time"));
+
+		/* Consecutive attempts from the seventh on: at least the 60 ms cap apart. */
+		if (prev_attempt >= 6 && a == prev_attempt + 1 && start - prev_end < 59)
+			FAIL("attempt %lld started %lld ms after the previous one ended", (long long)a,
+			     (long long)(start - prev_end));
+		prev_attempt = a;
+		prev_end = json_integer_value(json_object_get(t, "end_time"));
+	}
+	ASSERT_EQ_INT(prev_attempt, 25);
+	json_decref(tasks);
+	snprintf(path, sizeof(path), "%s/jobs/runs/%lld/status.json", state, (long long)id);
+	status = json_load_file(path, 0, NULL);
+	ASSERT_TRUE(json_array_size(json_object_get(status, "attempts")) <= 20);
+	json_decref(status);
+	/* An attempt no longer in the record still has its logs. */
+	logs = local_logs(c, id, 0, 3);
+	ASSERT_CONTAINS(logs, "attempt of ");
+	free(logs);
+	air_run_free(run);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+/* Processes that leave their node's process group (setsid, a double fork)
+ * end with the attempt: a retry finds the first attempt's gone, and the
+ * run's end takes the last one's, even one holding the node's output. */
+AIR_TEST(local__processes_that_leave_their_node_end_with_the_attempt)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char yaml[2048];
+	air_config *cfg;
+	air_run *run;
+	char *logs;
+	int64_t id;
+
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: strays\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "command: |\n"
+	         "  if [ ! -e %s/first.pid ]; then\n"
+	         "    setsid sleep 300 > /dev/null 2>&1 < /dev/null &\n"
+	         "    echo $! > %s/first.tmp && mv %s/first.tmp %s/first.pid\n"
+	         "    exit 1\n"
+	         "  fi\n"
+	         "  if kill -0 $(cat %s/first.pid) 2> /dev/null; then echo first-alive; else echo first-gone; fi\n"
+	         "  ( setsid sleep 300 & echo $! > %s/last.tmp ) && mv %s/last.tmp %s/last.pid\n"
+	         "max_retries: 1\n",
+	         state, state, state, state, state, state, state, state);
+	cfg = local_config(yaml, state);
+	setenv("AIR_LOCAL_MINUTE_MS", "600", 1);
+	id = local_submit(c, cfg, NULL);
+	unsetenv("AIR_LOCAL_MINUTE_MS");
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
+	logs = local_logs(c, id, 0, 1);
+	ASSERT_CONTAINS(logs, "first-gone\n");
+	free(logs);
+	local_wait_gone(local_read_pid(path_in(state, "first.pid")));
+	local_wait_gone(local_read_pid(path_in(state, "last.pid")));
+	air_run_free(run);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+/* Output that cannot be written (here the file size limit; a full disk is the
+ * same) is reported, naming the log and the reason, the run keeps the
+ * outcome of its command, and the log holds only whole records. */
+AIR_TEST(local__output_that_cannot_be_written_is_reported)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: no-room\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: |\n"
+	                               "  for i in $(seq 1 5000); do echo \"line $i of the output\"; done\n"
+	                               "  echo done\n",
+	                               state);
+	struct rlimit lim, small;
+	char path[4200], *text;
+	size_t len;
+	air_run *run;
+	int64_t id;
+
+	/* The supervisor inherits the limit: its node log stops at 64 KiB. */
+	ASSERT_EQ_INT(getrlimit(RLIMIT_FSIZE, &lim), 0);
+	small = lim;
+	small.rlim_cur = 64 * 1024;
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+	id = local_submit(c, cfg, NULL);
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
+	snprintf(path, sizeof(path), "%s/jobs/runs/%lld/logs/attempt_0/node_0.log", state,
+	         (long long)id);
+	ASSERT_CONTAINS(air_run_state_message(run), path);
+	ASSERT_CONTAINS(air_run_state_message(run), strerror(EFBIG));
+	text = air_test_read_file(path, &len);
+	ASSERT_TRUE(len > 0 && text[len - 1] == '\n');
+	for (const char *p = text; p < text + len;) {
+		const char *nl = memchr(p, '\n', (size_t)(text + len - p)), *sp = memchr(p, ' ', (size_t)(nl - p));
+		if (!sp || (strncmp(sp + 1, "line ", 5) && strncmp(sp + 1, "[air local]", 11) &&
+		            strncmp(sp + 1, "done\n", 5)))
+			FAIL("a torn record: %.*s", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	free(text);
+	air_run_free(run);
+	air_config_free(cfg);
+}
+
 AIR_TEST(local__a_node_killed_by_a_signal_fails_the_attempt)
 {
 	const char *state;
@@ -450,29 +802,34 @@ AIR_TEST(local__cancel_stops_the_nodes)
 {
 	const char *state;
 	air_client *c = local_begin(&state);
-	char yaml[1024];
+	char yaml[2048];
 	air_config *cfg;
 	air_error *err = NULL;
 	air_run *run;
 	int64_t id;
-	long pid;
+	long pid, stray;
 
 	snprintf(yaml, sizeof(yaml),
 	         "experiment_name: canceled\n"
 	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
 	         "command: |\n"
+	         "  setsid sleep 300 &\n"
+	         "  echo $! > %s/stray.tmp && mv %s/stray.tmp %s/stray.pid\n"
 	         "  sleep 300 &\n"
 	         "  echo $! > %s/child.pid\n"
 	         "  wait\n",
-	         state);
+	         state, state, state, state);
 	cfg = local_config(yaml, state);
 	id = local_submit(c, cfg, NULL);
 	pid = local_read_pid(path_in(state, "child.pid"));
+	stray = local_read_pid(path_in(state, "stray.pid"));
 	ASSERT_OK(air_client_cancel_run(c, id, NULL, &err), err);
 	run = local_wait(c, id);
 	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_CANCELED);
-	/* Even a background process of the node is gone. */
+	/* Even a background process of the node is gone, and one that left
+	 * the node's process group (setsid). */
 	local_wait_gone(pid);
+	local_wait_gone(stray);
 	air_run_free(run);
 	air_config_free(cfg);
 	local_check_supervisors(state);
@@ -515,6 +872,53 @@ AIR_TEST(local__a_killed_supervisor_is_reported_and_takes_its_nodes)
 	local_wait_gone(pid);
 	air_run_free(run);
 	air_config_free(cfg);
+}
+
+/* A run whose status.json is damaged is reported as damaged (its id, the
+ * file, what is wrong) by runs/get and by listings, which list every other
+ * run. */
+AIR_TEST(local__a_damaged_run_is_reported_and_the_others_still_list)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: damaged\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: echo fine\n",
+	                               state);
+	int64_t one = local_submit(c, cfg, NULL), two = local_submit(c, cfg, NULL), first = 0;
+	char path[4200], *text;
+	air_error *err = NULL;
+	air_run *run = NULL;
+	skipped s;
+
+	air_run_free(local_wait(c, one));
+	air_run_free(local_wait(c, two));
+	snprintf(path, sizeof(path), "%s/jobs/runs/%lld/status.json", state, (long long)one);
+	text = air_test_read_file(path, NULL);
+	air_test_write_file(path, text, strlen(text) / 2); /* truncated */
+	free(text);
+
+	ASSERT_NE_INT(air_client_get_run(c, one, NULL, &run, &err), AIR_OK);
+	ASSERT_NULL(run);
+	ASSERT_NE_INT(air_error_code(err), AIR_ENOTFOUND);
+	ASSERT_CONTAINS(air_error_message(err), "is damaged");
+	ASSERT_CONTAINS(air_error_message(err), path);
+	ASSERT_CONTAINS(air_error_message(err), "not valid JSON");
+	air_error_free(err);
+	for (int all = 1; all >= 0; all--) {
+		memset(&s, 0, sizeof(s));
+		/* Both strategies: the index (all statuses) and runs/list (active). */
+		ASSERT_EQ_INT(list_with_skips(c, all, &s, &first), all ? 1 : 0);
+		if (all)
+			ASSERT_EQ_INT(first, two);
+		ASSERT_EQ_INT(s.n, 1);
+		ASSERT_EQ_INT(s.ids[0], one);
+		ASSERT_CONTAINS(s.msg[0], path);
+	}
+	/* Without a callback the damaged run is left out quietly. */
+	ASSERT_EQ_INT(list_with_skips(c, true, NULL, &first), 1);
+	air_config_free(cfg);
+	local_check_supervisors(state);
 }
 
 AIR_TEST(local__a_missing_supervisor_program_fails_the_submission)

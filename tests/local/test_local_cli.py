@@ -332,6 +332,72 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
         self.assertIn("finished", self.air("logs", run_id, check=0).stdout)
 
+    def test_a_damaged_run_is_reported_and_the_others_still_list(self):
+        first = self.submit(yaml_of("echo one", name="damaged"))
+        second = self.submit(yaml_of("echo two", name="healthy"))
+        for run_id in (first, second):
+            self.wait_state(run_id, TERMINAL)
+        path = os.path.join(self.state, "jobs", "runs", first, "status.json")
+        text = read(path)
+        with open(path, "w") as f:
+            f.write(text[:len(text) // 2])  # truncated JSON
+        p = self.air("get", first, check=1)
+        self.assertIn("Run %s is damaged" % first, p.stderr)
+        self.assertIn(path, p.stderr)
+        self.assertIn("not valid JSON", p.stderr)
+        self.assertNotIn("does not exist", p.stderr)
+        for args in (["--all-status"], []):
+            p = self.air("list", *args, check=0)
+            self.assertIn("Run %s is damaged: %s" % (first, path), p.stderr)
+            if args:
+                self.assertRegex(p.stdout, r"\n%s\s+healthy\s+SUCCESS" % second)
+        listed = json.loads(self.air("list", "--all-status", "-o", "json", check=0).stdout)
+        self.assertEqual([r["run_id"] for r in listed["data"]["runs"]], [second])
+        os.remove(path)  # the teardown lists what is left
+
+    def test_a_full_disk_is_reported_without_a_torn_record(self):
+        if os.geteuid() != 0 or not shutil.which("unshare"):
+            self.skipTest("needs root and unshare(1) to mount a small tmpfs")
+        probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                                "mount -t tmpfs -o size=64k tmpfs %s" % self.tmp],
+                               capture_output=True)
+        if probe.returncode != 0:
+            self.skipTest("cannot mount a tmpfs here: %s" % probe.stderr.decode().strip())
+        disk, out = os.path.join(self.tmp, "disk"), os.path.join(self.tmp, "out")
+        os.makedirs(disk)
+        os.makedirs(out)
+        state = os.path.join(disk, "state")
+        yaml = self.write("full.yaml", yaml_of(
+            "echo before\nhead -c 16M /dev/zero > fill 2> /dev/null || true\n"
+            "for i in $(seq 1 300); do echo \"after the fill $i\"; done\n",
+            extra="max_retries: 0\n"))
+        # Everything that sees the disk runs in the mount namespace it lives in.
+        script = ('mount -t tmpfs -o size=4m tmpfs "$DISK" || exit 99\n'
+                  '"$AIR" run -f "$YAML" --watch > "$OUT/run.txt" 2>&1\n'
+                  'id=$(sed -n "s/.*Job Run ID: \\([0-9]*\\).*/\\1/p" "$OUT/run.txt")\n'
+                  'run="$STATE/jobs/runs/$id"\n'
+                  'cp "$run/status.json" "$run/logs/attempt_0/node_0.log" "$OUT/"\n'
+                  'ls -a "$run" > "$OUT/files"\n'
+                  '"$AIR" get "$id" -o json > "$OUT/get.json"\n')
+        env = dict(self.env, DATABRICKS_HOST="local://" + state, DISK=disk, OUT=out, YAML=yaml,
+                   STATE=state, AIR=shutil.which(AIR) or AIR)
+        p = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c",
+                            script], env=env, capture_output=True, text=True,
+                           timeout=PATIENCE_S)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr + read(os.path.join(out, "run.txt")))
+        status = json.loads(read(os.path.join(out, "status.json")))
+        self.assertEqual((status["state"], status.get("result")), ("TERMINATED", "SUCCESS"))
+        log = os.path.join(state, "jobs", "runs", "1", "logs", "attempt_0", "node_0.log")
+        self.assertIn("cannot write %s: No space left on device" % log, status["message"])
+        self.assertEqual(json.loads(read(os.path.join(out, "get.json")))["data"]["status"],
+                         "SUCCESS")
+        self.assertNotIn("status.reserve", read(os.path.join(out, "files")))
+        text = read(os.path.join(out, "node_0.log"))
+        self.assertTrue(text.endswith("\n"), "a torn record ends the log: %r" % text[-80:])
+        for line in text.splitlines():
+            self.assertRegex(line, r"^\d+ (before|after the fill \d+|\[air local\] .*)$")
+        self.assertIn(" before\n", text)
+
     def test_local_flag_and_profiles_select_a_local_workspace(self):
         env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
         env["XDG_STATE_HOME"] = os.path.join(self.tmp, "xdg")

@@ -6,11 +6,13 @@
  */
 #include <archive.h>
 #include <archive_entry.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,8 +46,21 @@ AIR_TEST(local_unit__state_directory_of_a_host)
 	ASSERT_EQ_INT(air__local_state_dir("local:///x?o=1", NULL, "/h", &dir, &err), AIR_EINVAL);
 	air_error_free(err);
 	err = NULL;
-	ASSERT_EQ_INT(air__local_state_dir("local:///", NULL, "/h", &dir, &err), AIR_EINVAL);
-	air_error_free(err);
+	ASSERT_OK(air__local_state_dir("local:///a/./b/../c/", NULL, NULL, &dir, &err), err);
+	ASSERT_EQ_STR(dir, "/a/c");
+	air__free(dir);
+	/* The root directory, however it is written. */
+	{
+		static const char *const roots[] = {"local:///", "local:///.", "local:///tmp/..",
+		                                    "local:////", "local:///tmp/../..", "local:///a/b/../../"};
+		for (size_t i = 0; i < AIR__ARRAY_SIZE(roots); i++) {
+			err = NULL;
+			if (air__local_state_dir(roots[i], NULL, "/h", &dir, &err) != AIR_EINVAL)
+				FAIL("%s is accepted as %s", roots[i], dir);
+			ASSERT_CONTAINS(air_error_message(err), "the root directory cannot be");
+			air_error_free(err);
+		}
+	}
 	ASSERT_TRUE(air__local_is_host("Local://"));
 	ASSERT_FALSE(air__local_is_host("https://local"));
 }
@@ -71,7 +86,7 @@ typedef struct chunk {
 	size_t len;
 } chunk;
 
-static char *write_log(const char *dir, air__secrets *redact, const chunk *chunks)
+static char *write_log(const char *dir, const air__lredact *redact, const chunk *chunks)
 {
 	char *path = air__sprintf("%s/node_0.log", dir);
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -95,7 +110,8 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	                               C("nul \0 byte\n"), C("token hunter2 here\n"),
 	                               C("no newline"), {NULL, 0}};
 #undef C
-	air__secrets *redact = NULL;
+	air__lredact *redact = NULL;
+	json_t *secrets = json_pack("{s:s}", "TOKEN", "hunter2");
 	air__llog l;
 	char *path;
 	size_t off = 0, len;
@@ -105,8 +121,7 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	                      "nul \xEF\xBF\xBD byte", "token [REDACTED] here", "no newline"};
 	int n = 0;
 
-	ASSERT_OK(air__secrets_new(&redact), NULL);
-	ASSERT_OK(air__secrets_add(redact, "hunter2"), NULL);
+	ASSERT_OK(air__lredact_new(secrets, &redact), NULL);
 	path = write_log(dir, redact, chunks);
 	ASSERT_EQ_INT(air__llog_open(path, &l), 0);
 	while (air__llog_next(&l, &off, &t, &text, &len)) {
@@ -119,7 +134,8 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	}
 	ASSERT_EQ_INT(n, 6);
 	air__llog_close(&l);
-	air__secrets_free(redact);
+	air__lredact_free(redact);
+	json_decref(secrets);
 	air__free(path);
 }
 
@@ -154,6 +170,231 @@ AIR_TEST(local_unit__long_lines_are_split_and_partial_records_unseen)
 	ASSERT_EQ_INT(total, big);
 	air__llog_close(&l);
 	free(line);
+	air__free(path);
+}
+
+/* The texts of the records of @path, each followed by @sep (malloc()). */
+static char *record_texts(const char *path, const char *sep)
+{
+	air__buf b = AIR__BUF_INIT;
+	air__llog l;
+	size_t off = 0, len;
+	const char *rec;
+	char *text;
+	int64_t t, last = 0;
+
+	ASSERT_EQ_INT(air__llog_open(path, &l), 0);
+	while (air__llog_next(&l, &off, &t, &rec, &len)) {
+		ASSERT_TRUE(t > last);
+		ASSERT_TRUE(len <= AIR__LOCAL_MAX_RECORD);
+		last = t;
+		air__buf_put(&b, rec, len);
+		air__buf_puts(&b, sep);
+	}
+	ASSERT_EQ_INT(l.size, l.map_len); /* nothing after the last complete record */
+	air__llog_close(&l);
+	text = strdup(air__buf_cstr(&b));
+	air__buf_dispose(&b);
+	return text;
+}
+
+/* The records of @n bytes of output fed in the pieces that @cuts (ascending
+ * offsets, @ncuts of them) make, joined by @sep. */
+static char *scrubbed(const air__lredact *r, const char *out, size_t n, const size_t *cuts,
+                      size_t ncuts, const char *sep)
+{
+	static int k;
+	char *path = air__sprintf("%s/scrub-%d.log", air_test_tmpdir(), k++), *text;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	air__lwriter w;
+	size_t at = 0;
+
+	ASSERT_TRUE(fd >= 0);
+	air__lwriter_init(&w, fd, r);
+	for (size_t i = 0; i <= ncuts; i++) {
+		size_t to = i < ncuts ? cuts[i] : n;
+		air__lwriter_feed(&w, out + at, to - at);
+		at = to;
+	}
+	air__lwriter_flush(&w);
+	ASSERT_EQ_INT(w.error, 0);
+	air__lwriter_dispose(&w);
+	close(fd);
+	text = record_texts(path, sep);
+	unlink(path);
+	air__free(path);
+	return text;
+}
+
+#define PEM "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nq2Xr8b+0/ZtY==\n" \
+	"-----END PRIVATE KEY-----\n"
+#define SERVICE_ACCOUNT "{\n  \"type\": \"service_account\",\n  \"private_key_id\": \"4f2a\"\n}\n"
+#define TOKEN "hf_Tok3nValue"
+
+static air__lredact *test_secrets(void)
+{
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "PEM", PEM, "SA",
+	                      SERVICE_ACCOUNT, "TOKEN", TOKEN, "UTF", "\xC3\xA9-secret-\xC3\xA9",
+	                      "CRLF", "line one\r\nline two\r\n", "TRIMMED", "s3cr3t-value\n", "A",
+	                      "abcdefgh", "B", "efghijkl");
+	air__lredact *r = NULL;
+
+	ASSERT_OK(air__lredact_new(v, &r), NULL);
+	json_decref(v);
+	return r;
+}
+
+/* A value is replaced whole (one [REDACTED]), however the output is cut
+ * into reads: a multi-line value too, and a UTF-8 value cut inside a
+ * character. */
+AIR_TEST(local_unit__a_secret_is_replaced_whole_wherever_reads_cut_it)
+{
+	static const char *const values[] = {PEM, SERVICE_ACCOUNT, TOKEN, "\xC3\xA9-secret-\xC3\xA9"};
+	air__lredact *r = test_secrets();
+
+	for (size_t v = 0; v < AIR__ARRAY_SIZE(values); v++) {
+		char *out = air__sprintf("before %s after\nnext\n", values[v]);
+		size_t n = strlen(out), *every = malloc(n * sizeof(*every));
+
+		for (size_t p = 0; p <= n; p++) {
+			char *text = scrubbed(r, out, n, &p, 1, "\n");
+			if (strcmp(text, "before [REDACTED] after\nnext\n"))
+				FAIL("value %zu cut at %zu: %s", v, p, text);
+			free(text);
+		}
+		for (size_t p = 0; p < n; p++)
+			every[p] = p; /* one byte per read */
+		{
+			char *text = scrubbed(r, out, n, every, n, "\n");
+			ASSERT_EQ_STR(text, "before [REDACTED] after\nnext\n");
+			free(text);
+		}
+		free(every);
+		air__free(out);
+	}
+	air__lredact_free(r);
+}
+
+/* The 64 KiB record split and the pipe's read size cut a long line inside
+ * the value: it is still replaced whole. */
+AIR_TEST(local_unit__a_secret_across_the_record_split_is_replaced_whole)
+{
+	static const char *const values[] = {TOKEN, PEM};
+	air__lredact *r = test_secrets();
+
+	for (size_t v = 0; v < AIR__ARRAY_SIZE(values); v++) {
+		size_t vlen = strlen(values[v]);
+
+		for (size_t k = 1; k < vlen; k++) {
+			size_t lead = AIR__LOCAL_MAX_RECORD - k, cut = AIR__LOCAL_MAX_RECORD;
+			char *out = malloc(lead + vlen + 8), *want = malloc(lead + 32), *text;
+
+			memset(out, 'x', lead);
+			memcpy(out + lead, values[v], vlen);
+			memcpy(out + lead + vlen, "tail\n", 6);
+			memcpy(want, out, lead);
+			strcpy(want + lead, "[REDACTED]tail");
+			/* Whole, and the split never cuts the replacement itself. */
+			text = scrubbed(r, out, lead + vlen + 5, &cut, 1, "\n");
+			if (!strstr(text, "[REDACTED]"))
+				FAIL("value %zu with %zu bytes before the split: %.40s", v, k,
+				     text + lead - 10);
+			for (char *p = text, *q = text; ; p++)
+				if (*p != '\n' && !(*q++ = *p))
+					break;
+			if (strcmp(text, want))
+				FAIL("value %zu with %zu bytes before the split: %.40s...", v, k,
+				     text + lead - 10);
+			free(text);
+			free(out);
+			free(want);
+		}
+	}
+	air__lredact_free(r);
+}
+
+/* Line endings and surrounding white space do not hide a value; occurrences
+ * that overlap are replaced together; bytes that began a value and never
+ * finished it are written at the end; UTF-8 repair happens after. */
+AIR_TEST(local_unit__secrets_in_other_line_endings_and_overlaps)
+{
+	static const struct {
+		const char *out, *want;
+	} cases[] = {
+		{"before -----BEGIN PRIVATE KEY-----\r\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\r\n"
+		 "q2Xr8b+0/ZtY==\r\n-----END PRIVATE KEY-----\r\n after\r\n", "before [REDACTED] after\n"},
+		{"x line one\nline two\ny\n", "x [REDACTED]y\n"},
+		{"tok=s3cr3t-value!\n", "tok=[REDACTED]!\n"},
+		{"xx abcdefghijkl yy\n", "xx [REDACTED] yy\n"},
+		{"token: hf_Tok3", "token: hf_Tok3\n"},
+		{"\xff" TOKEN "\xc3\n", "\xEF\xBF\xBD[REDACTED]\xEF\xBF\xBD\n"},
+	};
+	air__lredact *r = test_secrets();
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(cases); i++) {
+		size_t n = strlen(cases[i].out), half = n / 2;
+		char *text = scrubbed(r, cases[i].out, n, &half, 1, "\n");
+		if (strcmp(text, cases[i].want))
+			FAIL("case %zu: %s", i, text);
+		free(text);
+	}
+	air__lredact_free(r);
+}
+
+/* A write that fails part-way (here the file size limit; a full disk is the
+ * same) leaves no torn record: the log is cut back to its last complete
+ * record, a note says how many lines were lost once writing works again,
+ * and the error is kept for the run's message. */
+AIR_TEST(local_unit__a_failed_write_leaves_no_torn_record)
+{
+	char *path = air__sprintf("%s/limited.log", air_test_tmpdir()), *text, want[64];
+	pid_t child;
+	int st;
+
+	child = fork();
+	ASSERT_TRUE(child >= 0);
+	if (child == 0) {
+		struct rlimit lim, small;
+		int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+		air__lwriter w;
+
+		signal(SIGXFSZ, SIG_IGN);
+		getrlimit(RLIMIT_FSIZE, &lim);
+		small = lim;
+		small.rlim_cur = 1000;
+		air__lwriter_init(&w, fd, NULL);
+		if (fd < 0 || setrlimit(RLIMIT_FSIZE, &small) != 0)
+			_exit(2);
+		for (int i = 0; i < 100; i++) {
+			char line[32];
+			int len = snprintf(line, sizeof(line), "line %03d\n", i);
+			air__lwriter_feed(&w, line, (size_t)len);
+		}
+		setrlimit(RLIMIT_FSIZE, &lim);
+		air__lwriter_feed(&w, "after\n", 6);
+		air__lwriter_flush(&w);
+		st = w.error == EFBIG && w.lost > 0 && w.lost == w.noted ? 0 : 3;
+		air__lwriter_dispose(&w);
+		air__free(path);
+		_exit(st);
+	}
+	ASSERT_EQ_INT(waitpid(child, &st, 0), child);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ_INT(WEXITSTATUS(st), 0);
+	text = record_texts(path, "\n");
+	/* Whole records only: "line NNN" up to the limit, the note, the rest. */
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		bool known = (nl - p == 8 && !strncmp(p, "line ", 5)) || !strncmp(p, "after\n", 6) ||
+		             !strncmp(p, "[air local] ", 12);
+		if (!known)
+			FAIL("a torn record: %.*s", (int)(nl - p), p);
+		p = nl + 1;
+	}
+	snprintf(want, sizeof(want), "lost here: %s\nafter\n", strerror(EFBIG));
+	ASSERT_CONTAINS(text, want);
+	ASSERT_CONTAINS(text, "line 000\n");
+	free(text);
 	air__free(path);
 }
 
@@ -348,7 +589,7 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 	ASSERT_EQ_INT(air__lmkdirs(run, 0700), 0);
 	air_test_write_file(rpath, "{\"run_id\": 5}", 13);
 	ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
-	seen = air__lrun_load(run, &rec);
+	seen = air__lrun_load(run, &rec, NULL);
 	ASSERT_NOT_NULL(seen);
 	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
 	ASSERT_EQ_STR(air__json_str(seen, "result"), "FAILED");
@@ -357,7 +598,7 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 	json_decref(seen);
 	json_decref(rec);
 	/* The verdict is recorded: the next reader sees it as it is. */
-	seen = air__lrun_load(run, NULL);
+	seen = air__lrun_load(run, NULL, NULL);
 	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
 	json_decref(seen);
 	/* A run whose lock is held is left alone. */
@@ -366,13 +607,13 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 		int fd;
 		ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
 		ASSERT_EQ_INT(air__llock(lock, false, NULL, &fd), 0);
-		seen = air__lrun_load(run, NULL);
+		seen = air__lrun_load(run, NULL, NULL);
 		ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_PENDING);
 		json_decref(seen);
 		air__lunlock(fd);
 		air__free(lock);
 	}
-	ASSERT_NULL(air__lrun_load(state, NULL));
+	ASSERT_NULL(air__lrun_load(state, NULL, NULL));
 	json_decref(status);
 	air__free(rpath);
 	air__free(run);
@@ -418,11 +659,63 @@ static int guard_status(pid_t g)
 	return -1;
 }
 
+static bool under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD");
+
+	return p && strstr(p, "vgpreload");
+}
+
+/* Run test @name in this program again, outside valgrind (a program a
+ * traced one executes is not traced), and fail when it fails. */
+static void run_natively(const char *name)
+{
+	char self[4096], *out = air__sprintf("%s/native.tap", air_test_tmpdir()), *text;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	pid_t child;
+	int st = -1;
+
+	ASSERT_TRUE(n > 0);
+	self[n] = '\0';
+	child = fork();
+	ASSERT_TRUE(child >= 0);
+	if (child == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		char *argv[] = {self, (char *)name, NULL};
+
+		if (fd < 0 || dup2(fd, 1) < 0)
+			_exit(126);
+		execv(self, argv);
+		_exit(127);
+	}
+	ASSERT_EQ_INT(waitpid(child, &st, 0), child);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		text = air_test_read_file(out, NULL);
+		air_test_note("%s", text ? text : "(no output)");
+		free(text);
+		FAIL("%s failed when run natively", name);
+	}
+	air__free(out);
+}
+
 /* A stop sent the moment a node is started (before its guard has set its
  * handlers, or before the command exists) is held and reaches the command,
- * which ends on SIGTERM: 128 + 15, not the SIGKILL of the grace period. */
+ * which ends on SIGTERM: 128 + 15, not the SIGKILL of the grace period.
+ *
+ * Under valgrind the rounds run natively: valgrind's emulation loses a
+ * signal sent to a process it runs in the moments after that process was
+ * forked. Measured under load: 4 of 480 rounds lost the stop, the guard's
+ * handler never ran and no process of the node's group had a signal
+ * pending; natively 0 of 3,200 rounds did (a blocked signal stays pending:
+ * the kernel does not lose it). The guard blocks the stop signals from
+ * before its fork until its command exists (node.c), so there is no window
+ * of node.c's own in which a stop can be lost. */
 AIR_TEST(local_unit__a_stop_as_a_node_starts_reaches_its_command)
 {
+	if (under_valgrind()) {
+		run_natively("local_unit__a_stop_as_a_node_starts_reaches_its_command");
+		return;
+	}
 	for (int round = 0; round < 20; round++) {
 		int out;
 		pid_t g = start_node("sleep 300\n", &out);

@@ -34,6 +34,7 @@ LOG_RECORD_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
 LOG_STATUS_CB = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_char_p, C.c_void_p)
 LOG_WAITING_CB = C.CFUNCTYPE(C.c_int, C.c_char_p, C.c_void_p)
 WAIT_STATE_CB = C.CFUNCTYPE(C.c_int, C.c_void_p, C.c_void_p)
+LIST_SKIP_CB = C.CFUNCTYPE(C.c_int, C.c_int64, C.c_void_p, C.c_void_p)
 
 # name: (restype, argtypes), in header order.
 SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
@@ -250,6 +251,7 @@ SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {
     "air_list_options_set_interrupt": (INT, [VOIDP, VOIDP]),
     "air_list_options_set_deadline_ms": (INT, [VOIDP, I64]),
     "air_list_options_add_filter": (INT, [VOIDP, STR, OUT_HANDLE]),
+    "air_list_options_set_skip_cb": (INT, [VOIDP, LIST_SKIP_CB, VOIDP]),
     "air_client_list_runs": (INT, [VOIDP, VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_run_iter_next": (INT, [VOIDP, OUT_HANDLE, OUT_HANDLE]),
     "air_run_iter_truncated": (I32, [VOIDP]),

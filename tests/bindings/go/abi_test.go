@@ -141,6 +141,7 @@ var notWrapped = map[string]string{
 	"air_interrupt_wakeup_fd":            "contexts raise the interrupts: the binding installs no signal handler",
 	"air_bundle_options_set_interrupt":   "Config.WriteBundle writes local files only: it takes no context",
 	"air_bundle_options_set_deadline_ms": "Config.WriteBundle writes local files only: it takes no context",
+	"air_list_options_set_skip_cb":       "ListRuns leaves damaged runs out, as the C default does",
 }
 
 var reMapSymbol = regexp.MustCompile(`(?m)^\s+(air_\w+);`)

@@ -92,7 +92,8 @@ def header_prototypes():
 
 CALLBACKS = {"air_debug_cb": _lib.DEBUG_CB, "air_progress_cb": _lib.PROGRESS_CB,
              "air_log_record_cb": _lib.LOG_RECORD_CB, "air_log_status_cb": _lib.LOG_STATUS_CB,
-             "air_log_waiting_cb": _lib.LOG_WAITING_CB, "air_wait_state_cb": _lib.WAIT_STATE_CB}
+             "air_log_waiting_cb": _lib.LOG_WAITING_CB, "air_wait_state_cb": _lib.WAIT_STATE_CB,
+             "air_list_skip_cb": _lib.LIST_SKIP_CB}
 SCALARS = {"int": C.c_int, "int32_t": C.c_int32, "int64_t": C.c_int64, "uint32_t": C.c_uint32,
            "size_t": C.c_size_t}
 
