@@ -144,6 +144,7 @@ typedef struct list_args {
 	bool all_status, all_users;
 	cli_strlist filters;
 } list_args;
+
 /* A run the listing leaves out (damaged): said on stderr, the rest goes on. */
 static int report_skipped(int64_t run_id, const air_error *problem, void *userdata)
 {
@@ -212,7 +213,10 @@ static int64_t count_finished(const cli_globals *g, air_client *c, const list_ar
 
 	if (build_options(g, cap + 1, true, a->all_users, &a->filters, &o) != 0)
 		return -1;
+	/* The listing before this one already warned of damaged runs. */
 	rc = air_list_options_set_int(o, AIR_LIST_MLFLOW, 0);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_skip_cb(o, NULL, NULL);
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, NULL);
 	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, NULL)) == AIR_OK)
