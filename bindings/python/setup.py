@@ -13,8 +13,13 @@ it (where the library looks for it): $AIR_BUNDLE_SUPERVISOR, else the one
 next to the bundled library when there is one (a build tree). The bundled
 files still need their own dependencies (libcurl, jansson, libfyaml,
 libarchive, zlib) from the system.
+
+The tables of the package (air/constants.py, air/enums.py, air/_signatures.py)
+are generated from the public headers of the libair sources
+(../../include/air, by ../gen_tables.py); an sdist carries them.
 """
 
+import importlib.util
 import os
 import re
 import shutil
@@ -66,6 +71,32 @@ def write_version(package_dir: str) -> None:
         f.write(VERSION_PY % VERSION)
 
 
+GENERATED = ("constants.py", "enums.py", "_signatures.py")
+
+
+def write_tables(package_dir: str) -> None:
+    """Write the generated modules into <package_dir> from the headers of the
+    libair sources; without them (an sdist) the tree must carry the modules."""
+    script = os.path.join(HERE, "..", "gen_tables.py")
+    headers = os.path.join(HERE, "..", "..", "include", "air")
+    if os.path.isfile(script) and os.path.isdir(headers):
+        spec = importlib.util.spec_from_file_location("air_gen_tables", script)
+        gen = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(gen)
+        for name, text in gen.python_sources(gen.parse(headers)).items():
+            path = os.path.join(package_dir, name)
+            if os.path.lexists(path):
+                os.remove(path)  # may be a hard link to the source tree's copy
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return
+    missing = [n for n in GENERATED if not os.path.isfile(os.path.join(HERE, "air", n))]
+    if missing:
+        raise SystemExit("the package's tables are missing (%s): %s is not in the libair "
+                         "sources (no ../../include/air) and is not an sdist that carries them"
+                         % (", ".join(missing), HERE))
+
+
 def bundled_supervisor() -> "str | None":
     """The supervisor program to bundle with the library, or None."""
     path = os.environ.get("AIR_BUNDLE_SUPERVISOR")
@@ -84,6 +115,7 @@ class BuildPy(build_py):
     def run(self) -> None:
         super().run()
         write_version(os.path.join(self.build_lib, "air"))
+        write_tables(os.path.join(self.build_lib, "air"))
         libs = os.path.join(self.build_lib, "air", "_libs")
         shutil.rmtree(libs, ignore_errors=True)
         if BUNDLE:
@@ -97,11 +129,13 @@ class BuildPy(build_py):
 
 
 class Sdist(sdist):
-    """sdist whose tree carries air/_version.py: it builds without meson.build."""
+    """sdist whose tree carries air/_version.py and the generated tables: it
+    builds without meson.build and the headers."""
 
     def make_release_tree(self, base_dir: str, files: "list[str]") -> None:
         super().make_release_tree(base_dir, files)
         write_version(os.path.join(base_dir, "air"))
+        write_tables(os.path.join(base_dir, "air"))
 
 
 class BinaryDistribution(Distribution):

@@ -16,6 +16,7 @@ one pkg-config knows; AIR_LIBRARY_PATH overrides. See docs/python.md.
 
 from typing import Optional
 
+from . import _source_tree  # noqa: F401  (generated modules of a source tree)
 from . import constants
 from ._lib import lib as _L
 from .client import Client
