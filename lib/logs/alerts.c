@@ -1,5 +1,5 @@
 /*
- * alerts.c: the fatal-pattern ALERT detection of docs/runs-and-logs.md.6.
+ * alerts.c: the fatal-pattern ALERT detection of docs/runs-and-logs.md#alert-patterns.
  *
  * The patterns are RE2 syntax; POSIX regcomp() has no \d, \s, \b or (?:...),
  * so each one carries a hand translation to ERE (REG_ICASE for "(?i)"), with

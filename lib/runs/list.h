@@ -20,7 +20,7 @@ struct air_list_options {
 	int64_t num_accel;       /* 0 when not given */
 };
 
-/* Case-insensitive glob of docs/runs-and-logs.md.5: '*' any run of non-'/' characters,
+/* Case-insensitive glob of docs/runs-and-logs.md#listing-runs: '*' any run of non-'/' characters,
  * '?' one non-'/' character, '[...]' a class ('!' or '^' negates, ranges,
  * '\' escapes), '/' only matches itself. A malformed pattern (unclosed or
  * empty class, trailing '\', '/' inside a class) matches nothing. */

@@ -1,5 +1,5 @@
 /*
- * flow.c: air_client_submit() — the sequence of docs/submit.md.1.
+ * flow.c: air_client_submit() — the sequence of docs/submit.md#sequence.
  *
  * Local checks come first (the snapshot plan; a plain-tar snapshot is
  * packaged here too), so a bad snapshot fails before the first request.

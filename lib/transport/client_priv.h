@@ -115,7 +115,7 @@ int air__api_local(air_client *c, const air__ctx *ctx, const air__http_req *reqs
 /* Layer options, environment and config file into c->cfg (no network). */
 int air__resolve_config(air_client *c, air_error **err);
 void air__cfg_clear(air__cfg *cfg);
-/* docs/auth.md.5 host normalisation: *out_host gets
+/* docs/auth.md#the-host normalisation: *out_host gets
  * "scheme://host[:port]"; workspace/account ids from the query (w, o,
  * workspace_id; a, account_id) go to *out_ws / *out_acct (NULL when absent). */
 int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **out_acct,

@@ -175,7 +175,8 @@ static bool any_auth_input(const air__cfg *cfg)
 	return false;
 }
 
-/* docs/auth.md.3 A: an explicit profile wins over environment auth. */
+/* docs/auth.md#where-values-come-from, with a profile: an explicit profile wins
+ * over environment auth. */
 static int resolve_explicit_profile(resolver *r, const char *name, air_error **err)
 {
 	int rc;
@@ -190,7 +191,7 @@ static int resolve_explicit_profile(resolver *r, const char *name, air_error **e
 	return fill_from_env(r, true);
 }
 
-/* docs/auth.md.3 B: environment first. */
+/* docs/auth.md#where-values-come-from, without a profile: environment first. */
 static int resolve_env_first(resolver *r, air_error **err)
 {
 	const char *name = air__client_env(r->c, "DATABRICKS_CONFIG_PROFILE");

@@ -1,5 +1,5 @@
 """Ctrl-C: SIGINT (or SIGTERM) stops a blocked `air` command promptly, with
-exit status 1 (CLI_AND_OUTPUT.md §5), "Error: interrupted" on stderr and no
+exit status 1 (docs/cli.md#in-ci-json-output-and-exit-codes), "Error: interrupted" on stderr and no
 process of its group left behind. Each command is stuck in a wait far longer
 than the bound (a 60 s log poll, a 60 s server delay, a 60 s `docker push`),
 so only the interrupt can end it in time."""

@@ -57,7 +57,7 @@ def submit_body(token=None, name="smoke-test", accel="GPU_1xH100", count=1, **ex
 
 
 def RUN(rid, result, **kw):
-    """The standard terminal run object of SCENARIOS.md."""
+    """The standard terminal run object (tests/runs/fixture.h)."""
     r = {"run_id": rid, "run_name": "smoke-test", "creator_user_name": USER,
          "start_time": 1700000000000, "end_time": 1700000012000,
          "state": {"life_cycle_state": "TERMINATED", "result_state": result},

@@ -1,5 +1,5 @@
 """`air list` on a terminal without --limit: the interactive view
-(CLI_AND_OUTPUT.md §2.3), driven in a tmux pane (send-keys, capture-pane). It
+(docs/runs-and-logs.md#command-line), driven in a tmux pane (send-keys, capture-pane). It
 shows a screen of runs, fetches more only as the user scrolls (the runs/list
 requests are counted), moves with arrows, j/k, space and b, quits with q and
 honours Ctrl-C, also in the middle of a fetch. A dumb terminal, --limit or

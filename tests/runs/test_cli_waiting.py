@@ -1,4 +1,4 @@
-"""The waiting message of `air logs` and `air run --watch` (PROTOCOL §5.5):
+"""The waiting message of `air logs` and `air run --watch` (docs/runs-and-logs.md#waiting-message):
 shown on an interactive stderr (a pseudo-terminal here) while a followed run
 has no log lines, erased once lines start; absent, and costing no
 runs/get-output request, when stderr is not a terminal or in JSON mode."""

@@ -1,7 +1,8 @@
 """`air convert-to-dabs YAML_PATH [--output-dir DIR] [--force]` end to end
-(CLI_AND_OUTPUT.md §2.7): the files written and the next steps, the default
-output directory, --force, the refusals as plain errors (also under -o json),
-and that the workspace is never contacted. The bundle's content is checked
+(docs/cli.md#run-a-workload-as-a-job-air-convert-to-dabs-yaml_path): the files
+written and the next steps, the default output directory, --force, the
+refusals as plain errors (also under -o json), and that the workspace is never
+contacted. The bundle's content is checked
 field by field by tests/submit/test_bundle.c."""
 
 import json

@@ -1,5 +1,6 @@
 """`air register-image IMAGE_URL` end to end against the fake workspace
-(CLI_AND_OUTPUT.md §2.6, §3.5; PROTOCOL.md §7): output shapes, argument
+(docs/cli.md#register-a-legacy-docker-image-air-register-image-image_url,
+docs/submit.md#legacy-environmentdocker_image): output shapes, argument
 errors, the REGISTRATION_FAILED kinds, local Docker credentials stored and
 never printed, Ctrl-C, and the legacy docker_image path followed to a
 submitted run."""
