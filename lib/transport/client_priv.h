@@ -122,7 +122,5 @@ int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **
                         air_error **err);
 /* Expand a leading "~" with the resolved home directory (copy). */
 char *air__expand_home(const air_client *c, const char *path);
-/* Name of an attribute ("host", "token", ...). */
-const char *air__attr_name(air__attr a);
 
 #endif /* AIR_TRANSPORT_CLIENT_PRIV_H */

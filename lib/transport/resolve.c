@@ -48,8 +48,6 @@ static const char *const option_names[AIR__A_COUNT] = {
 	[AIR__A_DISCOVERY_URL] = "AIR_OPT_DISCOVERY_URL",
 };
 
-const char *air__attr_name(air__attr a) { return attrs[a].name; }
-
 void air__cfg_clear(air__cfg *cfg)
 {
 	for (int i = 0; i < AIR__A_COUNT; i++)

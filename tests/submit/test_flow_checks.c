@@ -18,11 +18,11 @@ AIR_TEST_HOOKS(flow_setup, NULL)
 #define VALID "experiment_name: smoke-test\ncommand: python train.py\n" \
               "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n"
 
-/* Submit @yaml; returns the status, *err receives the error. */
-static int submit_yaml(const char *yaml, const char *key, air_submission **sub, air_error **err)
+/* Submit @yaml with client @c (freed); returns the status, *err receives the error. */
+static int submit_on(air_client *c, const char *yaml, const char *key, air_submission **sub,
+                     air_error **err)
 {
 	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", yaml);
-	air_client *c = fakews_client(flow_fw);
 	air_submit_options *o = NULL;
 	int rc;
 
@@ -34,6 +34,34 @@ static int submit_yaml(const char *yaml, const char *key, air_submission **sub, 
 	air_client_free(c);
 	air_config_free(cfg);
 	return rc;
+}
+
+static int submit_yaml(const char *yaml, const char *key, air_submission **sub, air_error **err)
+{
+	return submit_on(fakews_client(flow_fw), yaml, key, sub, err);
+}
+
+/* A client of flow_fw that reads the environment (AIR_OPT_USE_ENVIRONMENT 1),
+ * from which the DATABRICKS_* variables this process inherited are removed. */
+static air_client *environment_client(void)
+{
+	extern char **environ;
+	air_client_options *o = fakews_client_options(flow_fw);
+
+	for (size_t i = 0; environ[i];) {
+		char name[256];
+		size_t n = strcspn(environ[i], "=");
+
+		if (strncmp(environ[i], "DATABRICKS_", 11) == 0 && n < sizeof(name)) {
+			memcpy(name, environ[i], n);
+			name[n] = '\0';
+			unsetenv(name);
+		} else {
+			i++;
+		}
+	}
+	ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_USE_ENVIRONMENT, 1), AIR_OK);
+	return fakews_client_from(o);
 }
 
 static void submit_fails(const char *yaml, int code, air_error **err)
@@ -266,9 +294,13 @@ AIR_TEST(flow__legacy_image_importing_then_available)
 	                        "\"manifest_sha256\":\"abc\"}]}}}");
 	json_t *body, *air;
 
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
 	json_decref(r);
-	setenv("AIR_IMAGE_POLL_MS", "20", 1);
-	submit_succeeds(IMAGE);
+	setenv("AIR_IMAGE_POLL_MS", "20", 1); /* read through the client's environment */
+	ASSERT_OK(submit_on(environment_client(), IMAGE, NULL, &sub, &err), err);
+	air_submission_free(sub);
 	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get"), 3);
 	body = last_body("POST", "/api/2.2/jobs/runs/submit");
 	air = json_object_get(json_array_get(json_object_get(body, "tasks"), 0), "ai_runtime_task");
@@ -364,14 +396,56 @@ AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
 	long long done;
 
 	json_decref(r);
-	setenv("AIR_IMAGE_POLL_MS", "3000", 1);
-	c = client_interrupted_later(&t, &th, 500);
+	c = client_interrupted_later(&t, &th, 500); /* the image is polled every 5 s */
 	ASSERT_EQ_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_EINTERRUPTED);
 	done = mono_ms();
 	pthread_join(th, NULL);
-	unsetenv("AIR_IMAGE_POLL_MS");
 	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
 	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
+	ASSERT_NULL(sub);
+	assert_nothing_uploaded();
+	air_error_free(err);
+	air_client_free(c);
+	air_interrupt_free(t.intr);
+	air_config_free(cfg);
+}
+
+/* Raises @arg's interrupt 300 ms after the first poll of the image's state. */
+static void *trigger_after_first_poll(void *arg)
+{
+	late_trigger *t = arg;
+
+	while (fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get") == 0)
+		usleep(10 * 1000);
+	usleep(300 * 1000); /* fifteen polls of the 20 ms the environment asks for */
+	t->fired_ms = mono_ms();
+	air_interrupt_trigger(t->intr);
+	return NULL;
+}
+
+AIR_TEST(flow__legacy_image_poll_interval_is_not_read_without_the_environment)
+{
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", IMAGE);
+	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
+	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\","
+	                        "\"states\":[\"IMPORTING\",\"IMPORTING\",\"AVAILABLE\"]}}}");
+	air_client_options *o = fakews_client_options(flow_fw); /* AIR_OPT_USE_ENVIRONMENT 0 */
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	late_trigger t;
+	pthread_t th;
+	air_client *c;
+
+	json_decref(r);
+	setenv("AIR_IMAGE_POLL_MS", "20", 1); /* ignored: the image is polled every 5 s */
+	memset(&t, 0, sizeof(t));
+	ASSERT_EQ_INT(air_interrupt_new(&t.intr), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_interrupt(o, t.intr), AIR_OK);
+	c = fakews_client_from(o);
+	ASSERT_EQ_INT(pthread_create(&th, NULL, trigger_after_first_poll, &t), 0);
+	ASSERT_EQ_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_EINTERRUPTED);
+	pthread_join(th, NULL);
+	ASSERT_TRUE(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get") < 3);
 	ASSERT_NULL(sub);
 	assert_nothing_uploaded();
 	air_error_free(err);
