@@ -10,6 +10,7 @@ values and doc comments. From them this script writes
           air/_signatures.py  the ctypes restype/argtypes of every function
   Go      constants.go        typed constants, their String methods and
                               Constants() (committed; a test regenerates it)
+          options.go          the options types of the C API for withCall
 
 so that a function or an enum value added to a header reaches both bindings
 without another edit. The Python modules are written when the package is
@@ -17,8 +18,8 @@ built (meson, setup.py) and generated in memory when the package is imported
 straight from a source tree.
 
     gen_tables.py [--headers DIR] --python OUTDIR
-    gen_tables.py [--headers DIR] --go FILE
-    gen_tables.py [--headers DIR] --check-go FILE   # exit 1 with a diff when FILE is stale
+    gen_tables.py [--headers DIR] --go bindings/go
+    gen_tables.py [--headers DIR] --check-go bindings/go   # exit 1 with a diff when stale
 
 Standard library only.
 """
@@ -514,6 +515,7 @@ def go_comment_lines(text: str, indent: str = "") -> List[str]:
 
 
 def go_source(api: Api) -> str:
+    check_prefixes(api)
     out = [GO_HEADER.rstrip("\n"), "",
            "package air", "", "/*", "#include <air/air.h>", "*/", 'import "C"', "",
            'import (', '\t"fmt"', '\t"strings"', ')', "",
@@ -554,7 +556,7 @@ def go_source(api: Api) -> str:
             all_names.append((m.name, "int64(%s)" % name))
         out.append(")")
         if s["go_string"]:
-            out += go_stringer(e, s, gotype)
+            out += go_stringer(e, gotype)
     if private:
         out += ["", "// Option numbers of the per-call options objects and other values that",
                 "// the exported API sets through typed fields.", "const ("]
@@ -583,37 +585,33 @@ def go_source(api: Api) -> str:
     return go_fix_imports("\n".join(out))
 
 
-def go_stringer(e: Enum, s: dict, gotype: str) -> List[str]:
-    var = gotype[0].lower() + gotype[1:] + "Names"
-    names = [(go_member(e, s, m), m.name[len(e.prefix):]) for m in e.members]
+def go_stringer(e: Enum, gotype: str) -> List[str]:
+    """String of a typed enum: its values' C names without the prefix, looked
+    up in the constants table (names.go: enumName, flagNames)."""
+    first = [m.name[len(e.prefix):] for m in e.members[:2]]
     if e.flags:
-        out = ["", "var %s = []struct {" % var, "\tbit  %s" % gotype, "\tname string", "}{"]
-        out += ['\t{%s, "%s"},' % (n, short) for n, short in names]
-        out += ["}", "",
-                '// String lists the set bits by their C names without prefix ("%s"),' % "|".join(
-                    short for _, short in names[:2]),
-                '// "" for none, unknown bits in hex.',
+        return ["", '// String lists the set bits by their C names without prefix ("%s"),'
+                % "|".join(first), '// "" for none, unknown bits in hex.',
                 "func (v %s) String() string {" % gotype,
-                "\tvar parts []string",
-                "\tfor _, b := range %s {" % var,
-                "\t\tif v&b.bit != 0 {",
-                "\t\t\tparts = append(parts, b.name)",
-                "\t\t\tv &^= b.bit",
-                "\t\t}", "\t}",
-                "\tif v != 0 {",
-                '\t\tparts = append(parts, fmt.Sprintf("%#x", uint32(v)))',
-                "\t}",
-                '\treturn strings.Join(parts, "|")',
-                "}"]
-        return out
-    out = [""] + go_comment_lines(
+                "\treturn flagNames(uint64(v), \"%s\")" % e.prefix, "}"]
+    return [""] + go_comment_lines(
         'String is the C name without its prefix ("%s"), or "%s(N)" for a value this '
-        'package does not know (a newer library).' % (names[0][1], gotype)) + [
-           "func (v %s) String() string {" % gotype, "\tswitch v {"]
-    for n, short in names:
-        out += ["\tcase %s:" % n, '\t\treturn "%s"' % short]
-    out += ["\t}", '\treturn fmt.Sprintf("%s(%%d)", int32(v))' % gotype, "}"]
-    return out
+        'package does not know (a newer library).' % (first[0], gotype)) + [
+        "func (v %s) String() string {" % gotype,
+        "\treturn enumName(int64(v), \"%s\", \"%s\")" % (gotype, e.prefix), "}"]
+
+
+def check_prefixes(api: Api) -> None:
+    """A String looks its names up by prefix: no other value may share one."""
+    for e in api.enums:
+        s = style(e)
+        if s["go"] != "typed" or not s["go_string"]:
+            continue
+        for other in api.enums:
+            if other is not e and any(m.name.startswith(e.prefix) for m in other.members):
+                raise SystemExit("%s: the prefix %s of %s is also that of a value of %s; give "
+                                 "one of them another prefix" % (e.header, e.prefix, e.c_name,
+                                                                  other.c_name))
 
 
 def go_fix_imports(text: str) -> str:
@@ -622,7 +620,7 @@ def go_fix_imports(text: str) -> str:
     imports, body = rest.split(")\n", 1)
     used = [line for line in imports.splitlines()
             if re.search(r"\b%s\." % line.strip().strip('"'), body)]
-    block = "\nimport (\n%s\n)\n" % "\n".join(used) if used else "\n"
+    block = "\nimport (\n%s\n)\n" % "\n".join(used) if used else ""
     return go_align_comments(head + block + body)
 
 
@@ -648,6 +646,39 @@ def go_align_comments(text: str) -> str:
     return "\n".join(out)
 
 
+def go_options_source(api: Api) -> str:
+    """options.go: each options type of the C API (air_<x>_options with _new,
+    _free, _set_interrupt and _set_deadline_ms) as an optionsType (call.go)."""
+    names = {f.name for f in api.functions}
+    out = [GO_HEADER.rstrip("\n"), "", "package air", "", "/*", "#include <air/air.h>", "*/",
+           'import "C"', "",
+           "// The options types of the C API, for withCall and newOptions (cgo functions",
+           "// cannot be used as values, hence the closures)."]
+    for f in api.functions:
+        m = re.fullmatch(r"air_(\w+)_options_new", f.name)
+        if not m:
+            continue
+        x = "air_%s_options" % m.group(1)
+        if not {x + "_free", x + "_set_interrupt", x + "_set_deadline_ms"} <= names:
+            continue
+        out += ["", "var %sOpts = &optionsType[C.%s]{" % (lower_camel(m.group(1)), x)]
+        for field, sig, call in (
+                ("create", "o **C.%s) C.int" % x, "return C.%s_new(o)" % x),
+                ("release", "o *C.%s)" % x, "C.%s_free(o)" % x),
+                ("setIntr", "o *C.%s, i *C.air_interrupt) C.int" % x,
+                 "return C.%s_set_interrupt(o, i)" % x),
+                ("setDeadline", "o *C.%s, ms C.int64_t) C.int" % x,
+                 "return C.%s_set_deadline_ms(o, ms)" % x)):
+            out += ["\t%s: func(%s {" % (field, sig), "\t\t" + call, "\t},"]
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def go_sources(api: Api) -> Dict[str, str]:
+    """{file name: text} of the generated files of the Go module."""
+    return {"constants.go": go_source(api), "options.go": go_options_source(api)}
+
+
 # ---- command line --------------------------------------------------------------------
 
 def write(path: str, text: str) -> None:
@@ -668,8 +699,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--headers", default=DEFAULT_HEADERS, help="the folder of the public headers")
     ap.add_argument("--python", metavar="OUTDIR", help="write the package's generated modules there")
-    ap.add_argument("--go", metavar="FILE", help="write the Go constants there")
-    ap.add_argument("--check-go", metavar="FILE", help="fail with a diff when FILE is not up to date")
+    ap.add_argument("--go", metavar="DIR", help="write the Go module's generated files there")
+    ap.add_argument("--check-go", metavar="DIR",
+                    help="fail with a diff when the Go files there are not up to date")
     args = ap.parse_args(argv)
     api = parse(args.headers)
     if args.python:
@@ -677,24 +709,33 @@ def main(argv: Optional[List[str]] = None) -> int:
         for name, text in python_sources(api).items():
             write(os.path.join(args.python, name), text)
     if args.go:
-        write(args.go, go_source(api))
+        for name, text in go_sources(api).items():
+            write(os.path.join(args.go, name), text)
     if args.check_go:
-        want = go_source(api)
-        try:
-            with open(args.check_go, encoding="utf-8") as f:
-                have = f.read()
-        except OSError as exc:
-            have = ""
-            print("%s: %s" % (args.check_go, exc))
-        if have != want:
-            sys.stdout.writelines(difflib.unified_diff(
-                have.splitlines(True), want.splitlines(True), args.check_go + " (committed)",
-                args.check_go + " (from the headers)"))
-            print("\n%s is not what the headers give: run python3 %s --go %s"
-                  % (args.check_go, SCRIPT, args.check_go))
+        stale = stale_go_files(args.check_go, api)
+        if stale:
+            sys.stdout.write(stale)
+            print("\nthe Go files are not what the headers give: run python3 %s --go %s"
+                  % (SCRIPT, args.check_go))
             return 1
     return 0
 
+
+def stale_go_files(directory: str, api: Api) -> str:
+    """A unified diff of the generated Go files in @directory against what
+    the headers give ("" when they agree)."""
+    out = []
+    for name, want in go_sources(api).items():
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8") as f:
+                have = f.read()
+        except OSError:
+            have = ""
+        if have != want:
+            out += difflib.unified_diff(have.splitlines(True), want.splitlines(True),
+                                        path + " (committed)", path + " (from the headers)")
+    return "".join(out)
 
 if __name__ == "__main__":
     sys.exit(main())

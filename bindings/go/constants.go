@@ -7,11 +7,6 @@ package air
 */
 import "C"
 
-import (
-	"fmt"
-	"strings"
-)
-
 // The values come from the headers through cgo, so they cannot drift.
 // The same generator writes the Python binding's tables.
 
@@ -29,31 +24,10 @@ const (
 	FeatureLocal      Feature = C.AIR_FEATURE_LOCAL      // Local workspaces: a host "local://" or "local:///dir" runs workloads on this machine (docs/local.md).
 )
 
-var featureNames = []struct {
-	bit  Feature
-	name string
-}{
-	{FeatureHTTPS, "HTTPS"},
-	{FeatureOAuth, "OAUTH"},
-	{FeatureSnapshot, "SNAPSHOT"},
-	{FeatureThreadsafe, "THREADSAFE"},
-	{FeatureLocal, "LOCAL"},
-}
-
 // String lists the set bits by their C names without prefix ("HTTPS|OAUTH"),
 // "" for none, unknown bits in hex.
 func (v Feature) String() string {
-	var parts []string
-	for _, b := range featureNames {
-		if v&b.bit != 0 {
-			parts = append(parts, b.name)
-			v &^= b.bit
-		}
-	}
-	if v != 0 {
-		parts = append(parts, fmt.Sprintf("%#x", uint32(v)))
-	}
-	return strings.Join(parts, "|")
+	return flagNames(uint64(v), "AIR_FEATURE_")
 }
 
 // Status is air_status of the C API (errors.h).
@@ -128,15 +102,7 @@ const (
 // String is the C name without its prefix ("NONE"), or "CodeSourceForm(N)" for
 // a value this package does not know (a newer library).
 func (v CodeSourceForm) String() string {
-	switch v {
-	case CodeSourceNone:
-		return "NONE"
-	case CodeSourceFlat:
-		return "FLAT"
-	case CodeSourceNested:
-		return "NESTED"
-	}
-	return fmt.Sprintf("CodeSourceForm(%d)", int32(v))
+	return enumName(int64(v), "CodeSourceForm", "AIR_CODE_SOURCE_")
 }
 
 // Principal is air_principal of the C API (config.h).
@@ -172,27 +138,7 @@ const (
 // String is the C name without its prefix ("OBJECT"), or "FieldKind(N)" for a
 // value this package does not know (a newer library).
 func (v FieldKind) String() string {
-	switch v {
-	case FieldObject:
-		return "OBJECT"
-	case FieldString:
-		return "STRING"
-	case FieldInt:
-		return "INT"
-	case FieldScalar:
-		return "SCALAR"
-	case FieldBoolOrString:
-		return "BOOL_OR_STRING"
-	case FieldStringList:
-		return "STRING_LIST"
-	case FieldObjectList:
-		return "OBJECT_LIST"
-	case FieldStringMap:
-		return "STRING_MAP"
-	case FieldAnyMap:
-		return "ANY_MAP"
-	}
-	return fmt.Sprintf("FieldKind(%d)", int32(v))
+	return enumName(int64(v), "FieldKind", "AIR_FIELD_")
 }
 
 // Option is air_option of the C API (client.h).
@@ -235,61 +181,7 @@ const (
 // String is the C name without its prefix ("HOST"), or "Option(N)" for a value
 // this package does not know (a newer library).
 func (v Option) String() string {
-	switch v {
-	case OptHost:
-		return "HOST"
-	case OptToken:
-		return "TOKEN"
-	case OptProfile:
-		return "PROFILE"
-	case OptConfigFile:
-		return "CONFIG_FILE"
-	case OptClientID:
-		return "CLIENT_ID"
-	case OptClientSecret:
-		return "CLIENT_SECRET"
-	case OptAuthType:
-		return "AUTH_TYPE"
-	case OptUsername:
-		return "USERNAME"
-	case OptPassword:
-		return "PASSWORD"
-	case OptWorkspaceID:
-		return "WORKSPACE_ID"
-	case OptUserAgentSuffix:
-		return "USER_AGENT_SUFFIX"
-	case OptCAFile:
-		return "CA_FILE"
-	case OptHomeDir:
-		return "HOME_DIR"
-	case OptAuthStorage:
-		return "AUTH_STORAGE"
-	case OptUserWorkspaceDir:
-		return "USER_WORKSPACE_DIR"
-	case OptDefaultRuntime:
-		return "DEFAULT_RUNTIME"
-	case OptDiscoveryURL:
-		return "DISCOVERY_URL"
-	case OptConnectTimeoutMs:
-		return "CONNECT_TIMEOUT_MS"
-	case OptRequestTimeoutMs:
-		return "REQUEST_TIMEOUT_MS"
-	case OptInactivityTimeoutMs:
-		return "INACTIVITY_TIMEOUT_MS"
-	case OptRetryDeadlineMs:
-		return "RETRY_DEADLINE_MS"
-	case OptRetryBackoffMs:
-		return "RETRY_BACKOFF_MS"
-	case OptUseEnvironment:
-		return "USE_ENVIRONMENT"
-	case OptSkipTLSVerify:
-		return "SKIP_TLS_VERIFY"
-	case OptRateLimit:
-		return "RATE_LIMIT"
-	case OptMaxParallel:
-		return "MAX_PARALLEL"
-	}
-	return fmt.Sprintf("Option(%d)", int32(v))
+	return enumName(int64(v), "Option", "AIR_OPT_")
 }
 
 // DebugType is air_debug_type of the C API (client.h).
@@ -309,19 +201,7 @@ const (
 // String is the C name without its prefix ("INFO"), or "DebugType(N)" for a
 // value this package does not know (a newer library).
 func (v DebugType) String() string {
-	switch v {
-	case DebugInfo:
-		return "INFO"
-	case DebugRequest:
-		return "REQUEST"
-	case DebugResponse:
-		return "RESPONSE"
-	case DebugBodyOut:
-		return "BODY_OUT"
-	case DebugBodyIn:
-		return "BODY_IN"
-	}
-	return fmt.Sprintf("DebugType(%d)", int32(v))
+	return enumName(int64(v), "DebugType", "AIR_DEBUG_")
 }
 
 // Phase is air_phase of the C API (submit.h).
@@ -391,13 +271,7 @@ const (
 // String is the C name without its prefix ("ENDPOINT"), or "LogSource(N)" for a
 // value this package does not know (a newer library).
 func (v LogSource) String() string {
-	switch v {
-	case LogSourceEndpoint:
-		return "ENDPOINT"
-	case LogSourceMLflow:
-		return "MLFLOW"
-	}
-	return fmt.Sprintf("LogSource(%d)", int32(v))
+	return enumName(int64(v), "LogSource", "AIR_LOG_SOURCE_")
 }
 
 // Option numbers of the per-call options objects and other values that

@@ -5,11 +5,15 @@ package air
 */
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-// The names of the enums whose String is not their C name: libair names
-// states and phases, and a grant is named by its key in the workload YAML.
-// The other enums get theirs in constants.go, generated from the headers.
+// The names of the enums: libair names states and phases, a grant is named
+// by its key in the workload YAML, and the String methods of the other
+// enums (constants.go, generated from the headers) use enumName and
+// flagNames.
 
 // String is the state as libair names it ("RUNNING", "SUCCESS", "OTHER").
 func (s State) String() string {
@@ -42,4 +46,32 @@ func (p Principal) String() string {
 		return "service_principal_name"
 	}
 	return fmt.Sprintf("Principal(%d)", int32(p))
+}
+
+// enumName is the C name of value v of the enum whose values' names start
+// with prefix, without it ("HOST"), or "typ(v)" for a value this package
+// does not know (a newer library). The String methods of constants.go use it.
+func enumName(v int64, typ, prefix string) string {
+	for _, c := range constants {
+		if c.value == v && strings.HasPrefix(c.name, prefix) {
+			return c.name[len(prefix):]
+		}
+	}
+	return fmt.Sprintf("%s(%d)", typ, v)
+}
+
+// flagNames lists the bits set in v by their C names without prefix
+// ("HTTPS|OAUTH"), unknown bits in hex; "" for none.
+func flagNames(v uint64, prefix string) string {
+	var parts []string
+	for _, c := range constants {
+		if bit := uint64(c.value); strings.HasPrefix(c.name, prefix) && v&bit != 0 {
+			parts = append(parts, c.name[len(prefix):])
+			v &^= bit
+		}
+	}
+	if v != 0 {
+		parts = append(parts, fmt.Sprintf("%#x", v))
+	}
+	return strings.Join(parts, "|")
 }

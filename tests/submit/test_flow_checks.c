@@ -368,48 +368,6 @@ static void *trigger_later(void *arg)
 	return NULL;
 }
 
-/* A client of flow_fw whose client-wide interrupt fires @delay_ms from now. */
-static air_client *client_interrupted_later(late_trigger *t, pthread_t *th, int delay_ms)
-{
-	air_client_options *o = fakews_client_options(flow_fw);
-	air_client *c;
-
-	memset(t, 0, sizeof(*t));
-	ASSERT_EQ_INT(air_interrupt_new(&t->intr), AIR_OK);
-	ASSERT_EQ_INT(air_client_options_set_interrupt(o, t->intr), AIR_OK);
-	c = fakews_client_from(o);
-	t->delay_ms = delay_ms;
-	ASSERT_EQ_INT(pthread_create(th, NULL, trigger_later, t), 0);
-	return c;
-}
-
-AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
-{
-	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", IMAGE);
-	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
-	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\"}}}");
-	air_submission *sub = NULL;
-	air_error *err = NULL;
-	late_trigger t;
-	pthread_t th;
-	air_client *c;
-	long long done;
-
-	json_decref(r);
-	c = client_interrupted_later(&t, &th, 500); /* the image is polled every 5 s */
-	ASSERT_EQ_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_EINTERRUPTED);
-	done = mono_ms();
-	pthread_join(th, NULL);
-	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
-	ASSERT_NULL(sub);
-	assert_nothing_uploaded();
-	air_error_free(err);
-	air_client_free(c);
-	air_interrupt_free(t.intr);
-	air_config_free(cfg);
-}
-
 /* Raises @arg's interrupt 300 ms after the first poll of the image's state. */
 static void *trigger_after_first_poll(void *arg)
 {
@@ -423,35 +381,70 @@ static void *trigger_after_first_poll(void *arg)
 	return NULL;
 }
 
-AIR_TEST(flow__legacy_image_poll_interval_is_not_read_without_the_environment)
+/* A client of flow_fw whose client-wide interrupt @fire raises, on a thread
+ * of its own (@th), from now; @t->delay_ms is kept for @fire. */
+static air_client *client_interrupted_by(late_trigger *t, pthread_t *th, void *(*fire)(void *))
 {
-	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", IMAGE);
-	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
-	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\","
-	                        "\"states\":[\"IMPORTING\",\"IMPORTING\",\"AVAILABLE\"]}}}");
-	air_client_options *o = fakews_client_options(flow_fw); /* AIR_OPT_USE_ENVIRONMENT 0 */
-	air_submission *sub = NULL;
-	air_error *err = NULL;
-	late_trigger t;
-	pthread_t th;
+	air_client_options *o = fakews_client_options(flow_fw);
 	air_client *c;
 
-	json_decref(r);
-	setenv("AIR_IMAGE_POLL_MS", "20", 1); /* ignored: the image is polled every 5 s */
-	memset(&t, 0, sizeof(t));
-	ASSERT_EQ_INT(air_interrupt_new(&t.intr), AIR_OK);
-	ASSERT_EQ_INT(air_client_options_set_interrupt(o, t.intr), AIR_OK);
+	t->fired_ms = 0;
+	ASSERT_EQ_INT(air_interrupt_new(&t->intr), AIR_OK);
+	ASSERT_EQ_INT(air_client_options_set_interrupt(o, t->intr), AIR_OK);
 	c = fakews_client_from(o);
-	ASSERT_EQ_INT(pthread_create(&th, NULL, trigger_after_first_poll, &t), 0);
+	ASSERT_EQ_INT(pthread_create(th, NULL, fire, t), 0);
+	return c;
+}
+
+/* Submits IMAGE with a client interrupted by @fire: the submission stops
+ * with AIR_EINTERRUPTED and nothing uploaded. Returns when it stopped. */
+static long long submit_interrupted(late_trigger *t, void *(*fire)(void *))
+{
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", IMAGE);
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	pthread_t th;
+	air_client *c = client_interrupted_by(t, &th, fire);
+	long long done;
+
 	ASSERT_EQ_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_EINTERRUPTED);
+	done = mono_ms();
 	pthread_join(th, NULL);
-	ASSERT_TRUE(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get") < 3);
 	ASSERT_NULL(sub);
 	assert_nothing_uploaded();
 	air_error_free(err);
 	air_client_free(c);
-	air_interrupt_free(t.intr);
+	air_interrupt_free(t->intr);
 	air_config_free(cfg);
+	return done;
+}
+
+AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
+{
+	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
+	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\"}}}");
+	late_trigger t = {.delay_ms = 500}; /* the image is polled every 5 s */
+	long long done;
+
+	json_decref(r);
+	done = submit_interrupted(&t, trigger_later);
+	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
+}
+
+AIR_TEST(flow__legacy_image_poll_interval_is_not_read_without_the_environment)
+{
+	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
+	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\","
+	                        "\"states\":[\"IMPORTING\",\"IMPORTING\",\"AVAILABLE\"]}}}");
+	late_trigger t = {0};
+
+	json_decref(r);
+	/* Ignored by the client of flow_fw (AIR_OPT_USE_ENVIRONMENT 0): the image
+	 * is polled every 5 s, and the interrupt comes before the third poll. */
+	setenv("AIR_IMAGE_POLL_MS", "20", 1);
+	submit_interrupted(&t, trigger_after_first_poll);
+	ASSERT_TRUE(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get") < 3);
 }
 
 AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
@@ -461,9 +454,9 @@ AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
 	                                         "\"tasks\":[{\"task_key\":\"t\",\"ai_runtime_task\":{}}]}");
 	char *run_url = NULL, *exp_url = NULL;
 	air_error *err = NULL;
-	late_trigger t;
+	late_trigger t = {.delay_ms = 500};
 	pthread_t th;
-	air_client *c = client_interrupted_later(&t, &th, 500);
+	air_client *c = client_interrupted_by(&t, &th, trigger_later);
 	long long done;
 
 	/* The links are unknown; the interrupt ends the call like any other. */
