@@ -20,7 +20,7 @@ import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from fakews_client import FakeWS, FakeWSError, python_exe, script_path  # noqa: E402
+from fakews_client import FakeWS, FakeWSCase, FakeWSError, python_exe, script_path  # noqa: E402
 
 USER = "tester@databricks.com"
 HOME = "/Workspace/Users/" + USER
@@ -69,19 +69,8 @@ def RUN(rid, result, **kw):
     return r
 
 
-class Base(unittest.TestCase):
+class Base(FakeWSCase):
     """One server per class, reset before every test."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-
-    def setUp(self):
-        self.fw.reset()
 
     def api(self, method, path, body=None, token="dapi-test", headers=None, query=None):
         if query:
