@@ -761,8 +761,8 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	/* Inside the five-minute refresh margin, still valid for two minutes. */
 	write_cache(tc_home(), 1, "me", "valid-u2m-1", "rt-u2m-1", 120);
 
-	t_failed = air__mono_ms();
 	elapsed = callers_all_succeed(c);
+	t_failed = air__mono_ms(); /* the failed attempt ended before this */
 	air_test_note("%d threads x %d calls: %lld ms, %d token requests", CALLERS, CALLS_EACH,
 	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));
 	ASSERT_EQ_INT(fakews_count(fw, "POST", TOKEN_PATH), 1);
@@ -773,7 +773,8 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	              "valid-u2m-1");
 	json_decref(doc);
 
-	/* The endpoint recovers; once the back-off is over the refresh happens. */
+	/* The endpoint recovers; once the back-off (counted from the failure) is
+	 * over the refresh happens. */
 	fakews_clear_faults(fw);
 	while (air__mono_ms() - t_failed < 1700)
 		usleep(50 * 1000);
