@@ -369,16 +369,13 @@ def callback_alias(typedef: str) -> str:
 
 
 def callback_args(cb: Function, api: Api, enum_names: set) -> List[str]:
+    """The ctypes aliases of a callback's parameters; a text followed by its
+    size is void * (the callback reads it with ctypes.string_at())."""
     out = []
     for i, p in enumerate(cb.params):
         with_len = i + 1 < len(cb.params) and cb.params[i + 1].ctype == "size_t"
-        out.append("C." + PY_CTYPES[py_type(p.ctype, api, enum_names, cb.name, with_len)])
+        out.append(py_type(p.ctype, api, enum_names, cb.name, with_len))
     return out
-
-
-PY_CTYPES = {"VOIDP": "c_void_p", "STR": "c_char_p", "INT": "c_int", "I32": "c_int32",
-             "I64": "c_int64", "U32": "c_uint32", "U64": "c_uint64", "SIZE": "c_size_t",
-             "DOUBLE": "c_double"}
 
 
 def python_signatures(api: Api) -> str:
@@ -394,8 +391,8 @@ def python_signatures(api: Api) -> str:
     for name, cb in sorted(api.callbacks.items()):
         if cb.ret != "int":
             raise SystemExit("%s: callbacks return int" % name)
-        out.append("%s = C.CFUNCTYPE(C.c_int, %s)" % (callback_alias(name),
-                                                     ", ".join(callback_args(cb, api, enum_names))))
+        out.append("%s = C.CFUNCTYPE(INT, %s)" % (callback_alias(name),
+                                                 ", ".join(callback_args(cb, api, enum_names))))
     out += ["", "# name: (restype, argtypes), in header order.",
             "SIGNATURES: Dict[str, Tuple[Any, List[Any]]] = {"]
     header = None
@@ -412,10 +409,6 @@ def python_signatures(api: Api) -> str:
         out.append(line)
     out += ["}", ""]
     return "\n".join(out)
-
-
-def py_comment(doc: str) -> str:
-    return ("  # " + doc) if doc else ""
 
 
 def python_constants(api: Api) -> str:
@@ -518,7 +511,6 @@ def go_source(api: Api) -> str:
     check_prefixes(api)
     out = [GO_HEADER.rstrip("\n"), "",
            "package air", "", "/*", "#include <air/air.h>", "*/", 'import "C"', "",
-           'import (', '\t"fmt"', '\t"strings"', ')', "",
            "// The values come from the headers through cgo, so they cannot drift.",
            "// The same generator writes the Python binding's tables."]
     private: List[Tuple[Enum, dict]] = []
@@ -582,7 +574,7 @@ def go_source(api: Api) -> str:
             "\t}",
             "\treturn m",
             "}", ""]
-    return go_fix_imports("\n".join(out))
+    return go_align_comments("\n".join(out))
 
 
 def go_stringer(e: Enum, gotype: str) -> List[str]:
@@ -612,16 +604,6 @@ def check_prefixes(api: Api) -> None:
                 raise SystemExit("%s: the prefix %s of %s is also that of a value of %s; give "
                                  "one of them another prefix" % (e.header, e.prefix, e.c_name,
                                                                   other.c_name))
-
-
-def go_fix_imports(text: str) -> str:
-    """Drop the imports the generated code does not use; align like gofmt."""
-    head, rest = text.split("\nimport (\n", 1)
-    imports, body = rest.split(")\n", 1)
-    used = [line for line in imports.splitlines()
-            if re.search(r"\b%s\." % line.strip().strip('"'), body)]
-    block = "\nimport (\n%s\n)\n" % "\n".join(used) if used else ""
-    return go_align_comments(head + block + body)
 
 
 def go_align_comments(text: str) -> str:
