@@ -3,7 +3,7 @@
 air.constants, air.enums and air._signatures are generated from the public
 headers by bindings/gen_tables.py when the package is built (meson, setup.py,
 a wheel). A source tree has none of them: imported from there, the package
-generates them in memory from the headers beside it (../../include/air).
+generates them in memory from the tree's headers (include/air).
 """
 
 import importlib.util
