@@ -1,4 +1,4 @@
-/* cmd_cancel.c: `air cancel RUN_ID... | --all [-y]` (CLI_AND_OUTPUT.md §2.5, PROTOCOL.md §4). */
+/* cmd_cancel.c: `air cancel RUN_ID... | --all [-y]` (docs/runs-and-logs.md#cancelling). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>

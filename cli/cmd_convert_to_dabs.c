@@ -1,7 +1,8 @@
-/* cmd_convert_to_dabs.c: `air convert-to-dabs YAML_PATH` (CLI_AND_OUTPUT.md
- * §2.7): write a Declarative Automation Bundle that runs the workload as a
- * persistent job, without contacting the workspace. Failures are plain
- * "Error:" lines, also under -o json. */
+/* cmd_convert_to_dabs.c: `air convert-to-dabs YAML_PATH`
+ * (docs/cli.md#run-a-workload-as-a-job-air-convert-to-dabs-yaml_path): write a
+ * Declarative Automation Bundle that runs the workload as a persistent job,
+ * without contacting the workspace. Failures are plain "Error:" lines, also
+ * under -o json. */
 #include <string.h>
 
 #include "cli.h"

@@ -1,4 +1,4 @@
-/* cmd_get.c: `air get RUN_ID` (CLI_AND_OUTPUT.md §2.2), plus the error
+/* cmd_get.c: `air get RUN_ID` (docs/runs-and-logs.md#command-line), plus the error
  * classification and client opening shared by the run commands. */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 
 #include "runs_cli.h"
 
-/* ---- shared: classification (§3.2, §3.3) ---------------------------------- */
+/* ---- shared: classification (docs/runs-and-logs.md#command-line) ------------ */
 
 static int report(const cli_globals *g, const char *code, const char *kind, bool retryable,
                   const char *message)

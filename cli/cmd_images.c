@@ -1,6 +1,6 @@
 /* cmd_images.c: `air images push` — push a local container image to the
  * workspace's artifact registry for environment.unity_catalog_image
- * (CLI_AND_OUTPUT.md §2.8). Every failure is a plain `Error:` line. */
+ * (docs/submit.md#air-images-push). Every failure is a plain `Error:` line. */
 #include <string.h>
 #include <unistd.h>
 

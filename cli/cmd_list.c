@@ -1,4 +1,4 @@
-/* cmd_list.c: `air list` (CLI_AND_OUTPUT.md §2.3, PROTOCOL.md §3). Every
+/* cmd_list.c: `air list` (docs/runs-and-logs.md#listing-runs). Every
  * failure is a plain "Error:" line, also in JSON mode. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 static const char list_usage[] =
 	"air list [--all-status] [--all-users] [--limit N] [--filter KEY=VALUE]... | air list pools";
 
-/* A row's times come from tasks[0] (else the run), PROTOCOL §3.6. */
+/* A row's times come from tasks[0] (else the run), docs/runs-and-logs.md#listing-runs. */
 typedef struct row_times {
 	int64_t start_ms, end_ms;
 } row_times;

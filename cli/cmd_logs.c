@@ -1,4 +1,4 @@
-/* cmd_logs.c: `air logs RUN_ID` (CLI_AND_OUTPUT.md §2.4, PROTOCOL.md §5) and
+/* cmd_logs.c: `air logs RUN_ID` (docs/runs-and-logs.md#reading-logs) and
  * the log printer shared with `run --watch`. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -6,7 +6,7 @@
 
 #include "runs_cli.h"
 
-/* ---- shared: printing records and events (§4) ----------------------------- */
+/* ---- shared: printing records and events (docs/cli.md#logs) -------------- */
 
 json_t *cli_json_text(const char *s, size_t len)
 {
@@ -99,7 +99,7 @@ static int on_record(const air_log_record *rec, void *ud)
 			print_line_event("ALERT", p->node, line, len);
 		print_line_event("LOG", p->node, line, len);
 	} else {
-		/* Verbatim (CLI_AND_OUTPUT.md), unless cleaning was asked for. */
+		/* Verbatim (docs/runs-and-logs.md#command-line), unless cleaning was asked for. */
 		char *clean = sanitize_lines ? cli_clean_dup(line, len, false) : NULL;
 
 		if (clean)
@@ -207,7 +207,8 @@ typedef struct logs_args {
 	const char *download_to;
 } logs_args;
 
-/* The validation order of CLI_AND_OUTPUT.md §2.4; returns 0 or the exit code. */
+/* The validation order of docs/runs-and-logs.md#command-line; returns 0 or the
+ * exit code. */
 static int validate(const cli_globals *g, logs_args *a, const char *id_arg, int64_t *id)
 {
 	bool tail_given = a->lines_seen || a->tail_seen;
@@ -299,7 +300,7 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 		}
 	}
 	/* A download is ok when every node is complete and the run is still
-	 * active or succeeded (§5). */
+	 * active or succeeded (docs/cli.md#in-ci-json-output-and-exit-codes). */
 	rc = !incomplete && (!air_download_report_terminal(rep) || air_download_report_succeeded(rep))
 	             ? 0 : 1;
 	air_download_report_free(rep);
@@ -324,7 +325,7 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 	}
 	if (air_logs_summary_no_logs_message(sum))
 		cli_logs_print_no_logs(g, node, air_logs_summary_no_logs_message(sum));
-	/* Ok: the run is still active (a one-shot view) or it succeeded (§5). */
+	/* Ok: the run is still active (a one-shot view) or it succeeded. */
 	rc = !air_logs_summary_terminal(sum) || air_logs_summary_succeeded(sum) ? 0 : 1;
 	air_logs_summary_free(sum);
 	return rc;

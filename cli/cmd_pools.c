@@ -1,4 +1,4 @@
-/* cmd_pools.c: `air list pools` and `air get pool POOL_ID` (CLI_AND_OUTPUT.md §2.9). */
+/* cmd_pools.c: `air list pools` and `air get pool POOL_ID` (docs/cli.md#gpu-pools). */
 #include <inttypes.h>
 #include <string.h>
 

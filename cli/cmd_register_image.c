@@ -1,7 +1,8 @@
-/* cmd_register_image.c: `air register-image IMAGE_URL` (CLI_AND_OUTPUT.md
- * §2.6, PROTOCOL.md §7): register a legacy environment.docker_image with the
- * workspace and wait until it is AVAILABLE. Argument, auth and registration
- * failures are error envelopes under -o json (§3.5). */
+/* cmd_register_image.c: `air register-image IMAGE_URL`
+ * (docs/cli.md#register-a-legacy-docker-image-air-register-image-image_url):
+ * register a legacy environment.docker_image with the workspace and wait until
+ * it is AVAILABLE. Argument, auth and registration failures are error envelopes
+ * under -o json (docs/cli.md#in-ci-json-output-and-exit-codes). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>

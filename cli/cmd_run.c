@@ -112,7 +112,8 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 
 	hpath = help_path(argc, argv);
 	if (hpath) {
-		/* Text whatever -o says; exit 0 even for an unknown path (§5). */
+		/* Text whatever -o says; exit 0 even for an unknown path
+		 * (docs/cli.md#in-ci-json-output-and-exit-codes). */
 		cli_field_help(hpath, false);
 		return 0;
 	}

@@ -2,13 +2,13 @@
  * which every blocking call carries in its options: a wait wakes at once, a
  * transfer is abandoned, a docker command is killed, and the command reports
  * "Error: interrupted" on stderr (no JSON envelope: an interruption is not a
- * result) and exits 1. CLI_AND_OUTPUT.md §5 allows only 0 and 1, so not the
- * shell's 128 + SIGINT. Nothing more is sent to the workspace: a watched or
- * followed run keeps going. Two cases differ: Ctrl-C at a confirmation prompt
- * declines it, and during the optional MLflow-link lookup after a submission
- * it only ends that lookup (the run is submitted: exit 0). Only the first
- * signal of each kind is caught: a second one while stopping ends the process
- * the default way. */
+ * result) and exits 1. The exit status is only ever 0 or 1
+ * (docs/cli.md#in-ci-json-output-and-exit-codes), so not the shell's 128 +
+ * SIGINT. Nothing more is sent to the workspace: a watched or followed run
+ * keeps going. Two cases differ: Ctrl-C at a confirmation prompt declines it,
+ * and during the optional MLflow-link lookup after a submission it only ends
+ * that lookup (the run is submitted: exit 0). Only the first signal of each
+ * kind is caught: a second one while stopping ends the process the default way. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>

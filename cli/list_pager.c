@@ -1,12 +1,13 @@
-/* list_pager.c: `air list` on a terminal without --limit (CLI_AND_OUTPUT.md
- * §2.3): like the official CLI, a table that shows a screen of runs and
- * fetches more as the user scrolls. ncurses draws it on the alternate
- * screen; keys: Down/j and Up/k select a row, space/f/PgDn and b/PgUp move a
- * screen, g/Home and G/End go to the first and the last fetched rows, Enter
- * opens the selected run's MLflow page in a browser (its URL is shown when
- * none can be started), i shows its details, L a snapshot of its logs, q
- * quits. Ctrl-C is the command's interrupt: the fetch in progress stops, the
- * screen is restored and the command ends with "Error: interrupted". */
+/* list_pager.c: `air list` on a terminal without --limit
+ * (docs/runs-and-logs.md#command-line): like the official CLI, a table that
+ * shows a screen of runs and fetches more as the user scrolls. ncurses draws
+ * it on the alternate screen; keys: Down/j and Up/k select a row,
+ * space/f/PgDn and b/PgUp move a screen, g/Home and G/End go to the first and
+ * the last fetched rows, Enter opens the selected run's MLflow page in a
+ * browser (its URL is shown when none can be started), i shows its details,
+ * L a snapshot of its logs, q quits. Ctrl-C is the command's interrupt: the
+ * fetch in progress stops, the screen is restored and the command ends with
+ * "Error: interrupted". */
 #include <curses.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -56,7 +57,7 @@ static size_t page_rows(void)
 	return LINES > 2 ? (size_t)LINES - 2 : 1;
 }
 
-/* Display-state colour (PROTOCOL.md §2.4): green, red or amber. */
+/* Display-state colour (docs/runs-and-logs.md#command-line): green, red or amber. */
 static int status_pair(const char *s)
 {
 	static const char *const bad[] = {"FAILED", "TIMEDOUT", "CANCELED", "INTERNAL_ERROR",

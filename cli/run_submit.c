@@ -1,6 +1,6 @@
-/* run_submit.c: the submission half of `air run` (CLI_AND_OUTPUT.md §2.1,
- * PROTOCOL.md §1.1, §6). Every failure up to and including the submission is
- * a plain `Error:` line on stderr with exit 1, in JSON mode too. */
+/* run_submit.c: the submission half of `air run` (docs/submit.md#sequence,
+ * docs/submit.md#air-run-output). Every failure up to and including the
+ * submission is a plain `Error:` line on stderr with exit 1, in JSON mode too. */
 #include <inttypes.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
  * runs_cli.h: what the run commands (get, list, cancel, logs, pools, watch)
- * share: error classification (CLI_AND_OUTPUT.md §3.2-§3.3), opening a
+ * share: error classification (docs/runs-and-logs.md#command-line), opening a
  * client with the identity probe, and the log stream printer.
  */
 #ifndef AIR_RUNS_CLI_H

@@ -1,6 +1,6 @@
 /* waiting.c: the one-line waiting message of `air logs` and `air run --watch`
- * on an interactive stderr (PROTOCOL.md §5.5), redrawn in place and erased
- * once log lines start. */
+ * on an interactive stderr (docs/runs-and-logs.md#waiting-message), redrawn in
+ * place and erased once log lines start. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>

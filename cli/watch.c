@@ -1,4 +1,4 @@
-/* watch.c: `air run --watch` after the submission (PROTOCOL.md §6, SCENARIOS S53-S54). */
+/* watch.c: `air run --watch` after the submission (docs/submit.md#after-submitting). */
 #include <inttypes.h>
 #include <string.h>
 

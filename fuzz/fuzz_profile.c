@@ -1,7 +1,7 @@
 /*
  * fuzz_profile.c: libFuzzer target for the ~/.databrickscfg reader
  * (air__ini_parse, lib/profile.c), checked against a model of its rules
- * (profile.h, CLI_AND_OUTPUT.md §6.2) written here independently:
+ * (profile.h, docs/auth.md#where-values-come-from) written here independently:
  *   - a BOM is skipped; lines end at '\n'; blanks (space, \t, \r, \f, \v) are
  *     trimmed; empty lines and lines starting with '#' or ';' are skipped;
  *   - a NUL byte, "[" without "]", "[ ]", a line without '=' or ':' and an

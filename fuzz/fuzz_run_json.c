@@ -6,8 +6,8 @@
  * second page of itself, as the for-each run listing iterations and as a
  * runs/get-output reply; every getter is read. Invariants checked (abort on
  * violation): a failure is AIR_EPROTO; the display state is never NULL and
- * follows §2.4; a run with a result SUCCESS succeeded and is terminal; string
- * getters are NUL-terminated; air_run_to_json gives JSON that parses back.
+ * follows docs/runs-and-logs.md#reading-a-run; a run with a result SUCCESS
+ * succeeded and is terminal; string getters are NUL-terminated; air_run_to_json gives JSON that parses back.
  *
  *   CC=clang meson setup build-fuzz -Dfuzzers=enabled && ninja -C build-fuzz fuzz/fuzz_run_json
  *   build-fuzz/fuzz/fuzz_run_json -runs=200000 fuzz/corpus/fuzz_run_json

@@ -82,20 +82,12 @@ func (c *Config) WriteBundle(outputDir string, opts *BundleOptions) (*Bundle, er
 }
 
 func setBundleOptions(o *C.air_bundle_options, opts *BundleOptions) error {
-	for _, s := range []struct {
-		opt  C.int32_t
-		v    string
-		name string
-	}{{bundleBaseDir, opts.BaseDir, "BaseDir"}, {bundleDefaultRuntime, opts.DefaultRuntime, "DefaultRuntime"}} {
-		if s.v == "" {
-			continue
-		}
-		p := cstr(s.v)
-		err := check(C.air_bundle_options_set_str(o, s.opt, p), nil)
-		free(p)
-		if err != nil {
-			return badOption(err, "BundleOptions."+s.name)
-		}
+	err := setStrOptions(func(opt C.int32_t, v *C.char) C.int {
+		return C.air_bundle_options_set_str(o, opt, v)
+	}, strOption{bundleBaseDir, opts.BaseDir, "BundleOptions.BaseDir"},
+		strOption{bundleDefaultRuntime, opts.DefaultRuntime, "BundleOptions.DefaultRuntime"})
+	if err != nil {
+		return err
 	}
 	if opts.Force {
 		if err := check(C.air_bundle_options_set_int(o, bundleForce, 1), nil); err != nil {

@@ -111,17 +111,34 @@ func (w *ctxWatch) release() {
 	w.intr = nil
 }
 
-// apply installs the interrupt and the deadline with an options type's setters.
-func (w *ctxWatch) apply(setIntr func(*C.air_interrupt) C.int, setDeadline func(C.int64_t) C.int) error {
+// optionsType is an options type of the C API (air_<x>_options): how to
+// create and release one, and how to give it a call's interrupt and deadline.
+type optionsType[O any] struct {
+	create      func(**O) C.int
+	release     func(*O)
+	setIntr     func(*O, *C.air_interrupt) C.int
+	setDeadline func(*O, C.int64_t) C.int
+}
+
+// newOptions creates options of type t carrying the watch's interrupt and
+// deadline; the caller releases them with t.release.
+func newOptions[O any](w *ctxWatch, t *optionsType[O]) (*O, error) {
+	var o *O
+	if err := check(t.create(&o), nil); err != nil {
+		return nil, err
+	}
+	err := error(nil)
 	if w.intr != nil {
-		if err := check(setIntr(w.intr), nil); err != nil {
-			return err
-		}
+		err = check(t.setIntr(o, w.intr), nil)
 	}
-	if w.deadlineMs > 0 {
-		return check(setDeadline(C.int64_t(w.deadlineMs)), nil)
+	if err == nil && w.deadlineMs > 0 {
+		err = check(t.setDeadline(o, C.int64_t(w.deadlineMs)), nil)
 	}
-	return nil
+	if err != nil {
+		t.release(o)
+		return nil, err
+	}
+	return o, nil
 }
 
 // annotate gives a failure that happened once the context had ended the
@@ -221,18 +238,59 @@ func (k *call) result(rc C.int, cerr *C.air_error) error {
 	return nil
 }
 
-// callOptions builds air_call_options carrying the call's interrupt and deadline.
-func (k *call) callOptions() (*C.air_call_options, error) {
-	var o *C.air_call_options
-	if err := check(C.air_call_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_call_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_call_options_set_deadline_ms(o, ms) })
+// none is the result of a call that has none but its error.
+type none struct{}
+
+// withCall makes one call on c under ctx with options of type t: the client
+// pinned, the context watched, the options created with its interrupt and
+// deadline and filled by set (which may be nil), then do makes the C call
+// and converts its result (reporting a failed status through k.result or
+// k.fail); everything is released when it returns.
+func withCall[O, R any](c *Client, ctx context.Context, t *optionsType[O], set func(*O) error,
+	do func(k *call, o *O) (R, error)) (R, error) {
+	var zero R
+	k, err := c.begin(ctx)
 	if err != nil {
-		C.air_call_options_free(o)
-		return nil, err
+		return zero, err
 	}
-	return o, nil
+	defer k.end()
+	o, err := newOptions(k.ctxWatch, t)
+	if err != nil {
+		return zero, err
+	}
+	defer t.release(o)
+	if set != nil {
+		if err := set(o); err != nil {
+			return zero, err
+		}
+	}
+	return do(k, o)
+}
+
+// strOption is a string option of an options object: its number, its value
+// ("" leaves it unset) and the Go field that names it in an error (or "").
+type strOption struct {
+	opt   C.int32_t
+	value string
+	field string
+}
+
+// setStrOptions sets each option that has a value through set; a refused
+// value fails the call, naming its field when it has one.
+func setStrOptions(set func(opt C.int32_t, value *C.char) C.int, opts ...strOption) error {
+	for _, s := range opts {
+		if s.value == "" {
+			continue
+		}
+		p := cstr(s.value)
+		err := check(set(s.opt, p), nil)
+		free(p)
+		if err != nil && s.field != "" {
+			return badOption(err, s.field)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

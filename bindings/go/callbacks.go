@@ -33,6 +33,25 @@ type callState struct {
 	panicVal interface{} // ... with this value
 }
 
+// callbacks is s as the state of a call, or nil when it has no callback.
+func callbacks(s callState) *callState {
+	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
+		s.onState == nil {
+		return nil
+	}
+	return &s
+}
+
+// handle is the cgo.Handle of s for the userdata of C callbacks, with the
+// function that deletes it; 0 and a no-op for a nil s.
+func (s *callState) handle() (cgo.Handle, func()) {
+	if s == nil {
+		return 0, func() {}
+	}
+	h := cgo.NewHandle(s)
+	return h, h.Delete
+}
+
 // invoke runs one callback; an error or a panic makes libair stop the call.
 func (s *callState) invoke(f func() error) (ret C.int) {
 	if s.err != nil || s.panicked {

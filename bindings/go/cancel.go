@@ -36,18 +36,11 @@ func cancelReportFromC(rep *C.air_cancel_report) *CancelReport {
 // CancelRun requests the cancellation of one run; the run stops
 // asynchronously (Wait for it).
 func (c *Client) CancelRun(ctx context.Context, runID int64) error {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return err
-	}
-	defer C.air_call_options_free(o)
-	var e *C.air_error
-	return k.result(C.air_client_cancel_run(k.h, C.int64_t(runID), o, &e), e)
+	_, err := withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (none, error) {
+		var e *C.air_error
+		return none{}, k.result(C.air_client_cancel_run(k.h, C.int64_t(runID), o, &e), e)
+	})
+	return err
 }
 
 // CancelRuns requests the cancellation of several runs: one failing id does
@@ -72,21 +65,13 @@ func (c *Client) CancelAll(ctx context.Context) (*CancelReport, error) {
 }
 
 func (c *Client) cancelMany(ctx context.Context, f func(*C.air_client, *C.air_call_options, **C.air_cancel_report, **C.air_error) C.int) (*CancelReport, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return nil, err
-	}
-	defer C.air_call_options_free(o)
-	var rep *C.air_cancel_report
-	var e *C.air_error
-	if err := k.result(f(k.h, o, &rep, &e), e); err != nil {
-		return nil, err
-	}
-	defer C.air_cancel_report_free(rep)
-	return cancelReportFromC(rep), nil
+	return withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (*CancelReport, error) {
+		var rep *C.air_cancel_report
+		var e *C.air_error
+		if err := k.result(f(k.h, o, &rep, &e), e); err != nil {
+			return nil, err
+		}
+		defer C.air_cancel_report_free(rep)
+		return cancelReportFromC(rep), nil
+	})
 }

@@ -283,18 +283,11 @@ func (c *Client) annotateClosed(err error) error {
 // OAuth discovery and token) instead of on the first request, so that
 // configuration errors show up early. It makes no request for PAT auth.
 func (c *Client) Resolve(ctx context.Context) error {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return err
-	}
-	defer C.air_call_options_free(o)
-	var e *C.air_error
-	return k.result(C.air_client_resolve(k.h, o, &e), e)
+	_, err := withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (none, error) {
+		var e *C.air_error
+		return none{}, k.result(C.air_client_resolve(k.h, o, &e), e)
+	})
+	return err
 }
 
 // local reads a resolved string of the client ("" before resolution or after Close).
@@ -325,42 +318,26 @@ func (c *Client) Profile() string {
 
 // CurrentUser is the caller's user name, looked up once and cached.
 func (c *Client) CurrentUser(ctx context.Context) (string, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return "", err
-	}
-	defer C.air_call_options_free(o)
-	var out *C.char
-	var e *C.air_error
-	rc := C.air_client_current_user(k.h, o, &out, &e)
-	s := takeStr(out)
-	if err := k.result(rc, e); err != nil {
-		return "", err
-	}
-	return s, nil
+	return withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (string, error) {
+		var out *C.char
+		var e *C.air_error
+		rc := C.air_client_current_user(k.h, o, &out, &e)
+		user := takeStr(out)
+		if err := k.result(rc, e); err != nil {
+			return "", err
+		}
+		return user, nil
+	})
 }
 
 // WorkspaceID is the numeric workspace id, looked up once and cached.
 func (c *Client) WorkspaceID(ctx context.Context) (int64, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return 0, err
-	}
-	defer C.air_call_options_free(o)
-	var id C.int64_t
-	var e *C.air_error
-	if err := k.result(C.air_client_workspace_id(k.h, o, &id, &e), e); err != nil {
-		return 0, err
-	}
-	return int64(id), nil
+	return withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (int64, error) {
+		var id C.int64_t
+		var e *C.air_error
+		if err := k.result(C.air_client_workspace_id(k.h, o, &id, &e), e); err != nil {
+			return 0, err
+		}
+		return int64(id), nil
+	})
 }

@@ -36,36 +36,26 @@ type DownloadReport struct {
 // <dir>/logs/node_<n>.log. A node whose download fails is reported in its
 // entry, not as an error, unless every node failed. opts may be nil.
 func (c *Client) DownloadLogs(ctx context.Context, runID int64, dir string, opts *DownloadOptions) (*DownloadReport, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	var o *C.air_logs_options
-	if err := check(C.air_logs_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_logs_options_free(o)
-	if err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_logs_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_logs_options_set_deadline_ms(o, ms) }); err != nil {
-		return nil, err
-	}
 	node := -1
 	if opts != nil && opts.Node != nil {
 		node = *opts.Node
 	}
-	if err := check(C.air_logs_options_set_int(o, logsNode, C.int64_t(node)), nil); err != nil {
-		return nil, err
-	}
-	d := cstr(dir)
-	defer free(d)
-	var rep *C.air_download_report
-	var e *C.air_error
-	if err := k.result(C.air_client_download_logs(k.h, C.int64_t(runID), d, o, &rep, &e), e); err != nil {
-		return nil, err
-	}
-	defer C.air_download_report_free(rep)
+	return withCall(c, ctx, logsOpts, func(o *C.air_logs_options) error {
+		return check(C.air_logs_options_set_int(o, logsNode, C.int64_t(node)), nil)
+	}, func(k *call, o *C.air_logs_options) (*DownloadReport, error) {
+		d := cstr(dir)
+		defer free(d)
+		var rep *C.air_download_report
+		var e *C.air_error
+		if err := k.result(C.air_client_download_logs(k.h, C.int64_t(runID), d, o, &rep, &e), e); err != nil {
+			return nil, err
+		}
+		defer C.air_download_report_free(rep)
+		return downloadReportFromC(rep), nil
+	})
+}
+
+func downloadReportFromC(rep *C.air_download_report) *DownloadReport {
 	out := &DownloadReport{
 		NoLogsMessage: gostr(C.air_download_report_no_logs_message(rep)),
 		State:         State(C.air_download_report_state(rep)),
@@ -83,5 +73,5 @@ func (c *Client) DownloadLogs(ctx context.Context, runID int64, dir string, opts
 			Error:    gostr(C.air_download_report_error(rep, i)),
 		})
 	}
-	return out, nil
+	return out
 }

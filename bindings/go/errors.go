@@ -12,9 +12,6 @@ import (
 	"time"
 )
 
-// Status is a libair status code: OK or a negative AIR_E* value.
-type Status int32
-
 // Error is the static English text of the status ("not found"), so that a
 // Status may be used as an error target: errors.Is(err, air.ENOTFOUND).
 func (s Status) Error() string { return C.GoString(C.air_strerror(C.int(s))) }
@@ -24,9 +21,6 @@ func (s Status) Name() string { return C.GoString(C.air_status_name(C.int(s))) }
 
 // String is the symbolic name of the status.
 func (s Status) String() string { return s.Name() }
-
-// Kind tells what a caller should do about a failure.
-type Kind int32
 
 // String is the name of the kind as used in JSON output ("NOT_FOUND").
 func (k Kind) String() string {

@@ -35,48 +35,32 @@ func (c *Client) PushImage(ctx context.Context, opts *ImagePushOptions) (*ImageP
 	if opts == nil {
 		return nil, invalid("PushImage: options are required")
 	}
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	var o *C.air_image_push_options
-	if err := check(C.air_image_push_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_image_push_options_free(o)
-	if err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_image_push_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_image_push_options_set_deadline_ms(o, ms) }); err != nil {
-		return nil, err
-	}
-	for _, s := range []struct {
-		opt C.int32_t
-		v   string
-	}{{imageSource, opts.Source}, {imageCatalog, opts.Catalog}, {imageSchema, opts.Schema},
-		{imageArtifact, opts.Artifact}, {imageRegistryHost, opts.RegistryHost},
-		{imageDocker, opts.Docker}, {imageDatabricksCLI, opts.DatabricksCLI}} {
-		if s.v == "" {
-			continue
-		}
-		p := cstr(s.v)
-		err := check(C.air_image_push_options_set_str(o, s.opt, p), nil)
-		free(p)
-		if err != nil {
+	return withCall(c, ctx, imagePushOpts, func(o *C.air_image_push_options) error {
+		return setImagePushOptions(o, opts)
+	}, func(k *call, o *C.air_image_push_options) (*ImagePushResult, error) {
+		var uc, reg *C.char
+		var e *C.air_error
+		rc := C.air_client_push_image(k.h, o, &uc, &reg, &e)
+		res := &ImagePushResult{UCImage: takeStr(uc), RegistryImage: takeStr(reg)}
+		if err := k.result(rc, e); err != nil {
 			return nil, err
 		}
+		return res, nil
+	})
+}
+
+func setImagePushOptions(o *C.air_image_push_options, opts *ImagePushOptions) error {
+	err := setStrOptions(func(opt C.int32_t, v *C.char) C.int {
+		return C.air_image_push_options_set_str(o, opt, v)
+	}, strOption{imageSource, opts.Source, ""}, strOption{imageCatalog, opts.Catalog, ""},
+		strOption{imageSchema, opts.Schema, ""}, strOption{imageArtifact, opts.Artifact, ""},
+		strOption{imageRegistryHost, opts.RegistryHost, ""}, strOption{imageDocker, opts.Docker, ""},
+		strOption{imageDatabricksCLI, opts.DatabricksCLI, ""})
+	if err != nil {
+		return err
 	}
 	if opts.Pull {
-		if err := check(C.air_image_push_options_set_int(o, imagePull, 1), nil); err != nil {
-			return nil, err
-		}
+		return check(C.air_image_push_options_set_int(o, imagePull, 1), nil)
 	}
-	var uc, reg *C.char
-	var e *C.air_error
-	rc := C.air_client_push_image(k.h, o, &uc, &reg, &e)
-	res := &ImagePushResult{UCImage: takeStr(uc), RegistryImage: takeStr(reg)}
-	if err := k.result(rc, e); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return nil
 }

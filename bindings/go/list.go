@@ -46,18 +46,13 @@ type RunIter struct {
 // failure to start shows in Err after the first Next.
 func (c *Client) ListRuns(ctx context.Context, opts *ListOptions) *RunIter {
 	it := &RunIter{}
-	var o *C.air_list_options
-	if it.err = check(C.air_list_options_new(&o), nil); it.err != nil {
-		return it
-	}
-	defer C.air_list_options_free(o)
-	if it.err = listOptions(o, opts); it.err != nil {
-		return it
-	}
 	it.core, it.err = c.openIter(ctx, func(h *C.air_client, w *ctxWatch) (func(), error) {
-		if err := w.apply(
-			func(i *C.air_interrupt) C.int { return C.air_list_options_set_interrupt(o, i) },
-			func(ms C.int64_t) C.int { return C.air_list_options_set_deadline_ms(o, ms) }); err != nil {
+		o, err := newOptions(w, listOpts)
+		if err != nil {
+			return nil, err
+		}
+		defer C.air_list_options_free(o)
+		if err := listOptions(o, opts); err != nil {
 			return nil, err
 		}
 		var e *C.air_error

@@ -45,10 +45,12 @@ func (c *Client) Logs(ctx context.Context, runID int64, opts *LogsOptions) *LogI
 		if it.state != nil {
 			handle = cgo.NewHandle(it.state)
 		}
-		o, err := logsCall(opts, w, it.state, handle)
+		o, err := newOptions(w, logsOpts)
 		if err == nil {
-			var e *C.air_error
-			err = check(C.air_client_open_logs(h, C.int64_t(runID), o, &it.h, &e), e)
+			if err = setLogsCall(o, opts, it.state, handle); err == nil {
+				var e *C.air_error
+				err = check(C.air_client_open_logs(h, C.int64_t(runID), o, &it.h, &e), e)
+			}
 			C.air_logs_options_free(o)
 		}
 		if err != nil {

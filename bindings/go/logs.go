@@ -100,46 +100,29 @@ func setLogsOptions(o *C.air_logs_options, opts *LogsOptions) error {
 	return nil
 }
 
-// logsCall builds the options of a logs call: opts, the watch's interrupt
-// and deadline, and the callbacks of state (handle h) when it has any.
-func logsCall(opts *LogsOptions, w *ctxWatch, state *callState, h cgo.Handle) (*C.air_logs_options, error) {
-	var o *C.air_logs_options
-	if err := check(C.air_logs_options_new(&o), nil); err != nil {
-		return nil, err
+// setLogsCall fills the options of a logs call: opts, and the callbacks of
+// state (handle h) when it has any.
+func setLogsCall(o *C.air_logs_options, opts *LogsOptions, state *callState, h cgo.Handle) error {
+	if err := setLogsOptions(o, opts); err != nil || state == nil {
+		return err
 	}
-	err := setLogsOptions(o, opts)
-	if err == nil {
-		err = w.apply(
-			func(i *C.air_interrupt) C.int { return C.air_logs_options_set_interrupt(o, i) },
-			func(ms C.int64_t) C.int { return C.air_logs_options_set_deadline_ms(o, ms) })
-	}
-	if err == nil && state != nil {
-		flag := func(set bool) C.int {
-			if set {
-				return 1
-			}
-			return 0
+	flag := func(set bool) C.int {
+		if set {
+			return 1
 		}
-		err = check(C.airgo_logs_options_set_callbacks(o, flag(state.onRecord != nil),
-			flag(state.onStatus != nil), flag(state.onWaiting != nil), C.uintptr_t(h)), nil)
+		return 0
 	}
-	if err != nil {
-		C.air_logs_options_free(o)
-		return nil, err
-	}
-	return o, nil
+	return check(C.airgo_logs_options_set_callbacks(o, flag(state.onRecord != nil),
+		flag(state.onStatus != nil), flag(state.onWaiting != nil), C.uintptr_t(h)), nil)
 }
 
 // logCallbacks is the callState of opts' callbacks plus record, or nil.
 func logCallbacks(opts *LogsOptions, record func(LogRecord) error) *callState {
-	s := &callState{onRecord: record}
+	s := callState{onRecord: record}
 	if opts != nil {
 		s.onStatus, s.onWaiting = opts.OnStatus, opts.OnWaiting
 	}
-	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil {
-		return nil
-	}
-	return s
+	return callbacks(s)
 }
 
 // LogsSummary is what a completed log read observed.
@@ -171,31 +154,22 @@ func summaryFromC(s *C.air_logs_summary) *LogsSummary {
 // the stream observed, whatever the run's result. Logs reads the same
 // records with an iterator instead.
 func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions, record func(LogRecord) error) (*LogsSummary, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
 	state := logCallbacks(opts, record)
-	var h cgo.Handle
-	if state != nil {
-		h = cgo.NewHandle(state)
-		defer h.Delete()
-	}
-	o, err := logsCall(opts, k.ctxWatch, state, h)
-	if err != nil {
-		return nil, err
-	}
-	defer C.air_logs_options_free(o)
-	var s *C.air_logs_summary
-	var e *C.air_error
-	rc := C.air_client_stream_logs(k.h, C.int64_t(runID), o, &s, &e)
-	defer C.air_logs_summary_free(s)
-	state.repanic()
-	if err := state.cause(check(rc, e)); err != nil {
-		return nil, k.fail(err)
-	}
-	return summaryFromC(s), nil
+	h, release := state.handle()
+	defer release()
+	return withCall(c, ctx, logsOpts, func(o *C.air_logs_options) error {
+		return setLogsCall(o, opts, state, h)
+	}, func(k *call, o *C.air_logs_options) (*LogsSummary, error) {
+		var s *C.air_logs_summary
+		var e *C.air_error
+		rc := C.air_client_stream_logs(k.h, C.int64_t(runID), o, &s, &e)
+		defer C.air_logs_summary_free(s)
+		state.repanic()
+		if err := state.cause(check(rc, e)); err != nil {
+			return nil, k.fail(err)
+		}
+		return summaryFromC(s), nil
+	})
 }
 
 // AlertPatterns are the regular expressions of the fatal-line patterns;

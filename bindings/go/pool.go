@@ -30,52 +30,36 @@ func poolFromC(p *C.air_pool) Pool {
 // ListPools lists the workspace's GPU pools (EDISABLED when the workspace
 // has not enabled them).
 func (c *Client) ListPools(ctx context.Context) ([]Pool, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return nil, err
-	}
-	defer C.air_call_options_free(o)
-	var l *C.air_pool_list
-	var e *C.air_error
-	if err := k.result(C.air_client_list_pools(k.h, o, &l, &e), e); err != nil {
-		return nil, err
-	}
-	defer C.air_pool_list_free(l)
-	n := C.air_pool_list_count(l)
-	out := make([]Pool, 0, int(n))
-	for i := C.size_t(0); i < n; i++ {
-		if p := C.air_pool_list_get(l, i); p != nil {
-			out = append(out, poolFromC(p))
+	return withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) ([]Pool, error) {
+		var l *C.air_pool_list
+		var e *C.air_error
+		if err := k.result(C.air_client_list_pools(k.h, o, &l, &e), e); err != nil {
+			return nil, err
 		}
-	}
-	return out, nil
+		defer C.air_pool_list_free(l)
+		n := C.air_pool_list_count(l)
+		out := make([]Pool, 0, int(n))
+		for i := C.size_t(0); i < n; i++ {
+			if p := C.air_pool_list_get(l, i); p != nil {
+				out = append(out, poolFromC(p))
+			}
+		}
+		return out, nil
+	})
 }
 
 // GetPool reads one pool; poolID is the bare id or "provisioned-capacities/<id>".
 func (c *Client) GetPool(ctx context.Context, poolID string) (*Pool, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return nil, err
-	}
-	defer C.air_call_options_free(o)
-	id := cstr(poolID)
-	defer free(id)
-	var p *C.air_pool
-	var e *C.air_error
-	if err := k.result(C.air_client_get_pool(k.h, id, o, &p, &e), e); err != nil {
-		return nil, err
-	}
-	defer C.air_pool_free(p)
-	pool := poolFromC(p)
-	return &pool, nil
+	return withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (*Pool, error) {
+		id := cstr(poolID)
+		defer free(id)
+		var p *C.air_pool
+		var e *C.air_error
+		if err := k.result(C.air_client_get_pool(k.h, id, o, &p, &e), e); err != nil {
+			return nil, err
+		}
+		defer C.air_pool_free(p)
+		pool := poolFromC(p)
+		return &pool, nil
+	})
 }

@@ -57,64 +57,42 @@ type ImageRegistration struct {
 // killed and the wait ends at once; the workspace keeps importing an image
 // it has accepted.
 func (c *Client) RegisterImage(ctx context.Context, url string, opts *RegisterImageOptions) (*ImageRegistration, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	var o *C.air_register_image_options
-	if err := check(C.air_register_image_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_register_image_options_free(o)
-	if err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_register_image_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_register_image_options_set_deadline_ms(o, ms) }); err != nil {
-		return nil, err
-	}
-	if opts != nil {
-		if err := setRegisterOptions(o, opts); err != nil {
+	return withCall(c, ctx, registerImageOpts, func(o *C.air_register_image_options) error {
+		return setRegisterOptions(o, opts)
+	}, func(k *call, o *C.air_register_image_options) (*ImageRegistration, error) {
+		u := cstr(url)
+		defer free(u)
+		var r *C.air_image_registration
+		var e *C.air_error
+		if err := k.result(C.air_client_register_image(k.h, u, o, &r, &e), e); err != nil {
 			return nil, err
 		}
-	}
-	u := cstr(url)
-	defer free(u)
-	var r *C.air_image_registration
-	var e *C.air_error
-	rc := C.air_client_register_image(k.h, u, o, &r, &e)
-	if err := k.result(rc, e); err != nil {
-		return nil, err
-	}
-	defer C.air_image_registration_free(r)
-	return &ImageRegistration{
-		URL:              gostr(C.air_image_registration_url(r)),
-		ManifestSHA256:   gostr(C.air_image_registration_manifest_sha256(r)),
-		Status:           gostr(C.air_image_registration_status(r)),
-		ImageUpdated:     C.air_image_registration_image_updated(r) != 0,
-		Cached:           C.air_image_registration_cached(r) != 0,
-		CredentialsScope: gostr(C.air_image_registration_credentials_scope(r)),
-		CredentialsKey:   gostr(C.air_image_registration_credentials_key(r)),
-	}, nil
+		defer C.air_image_registration_free(r)
+		return &ImageRegistration{
+			URL:              gostr(C.air_image_registration_url(r)),
+			ManifestSHA256:   gostr(C.air_image_registration_manifest_sha256(r)),
+			Status:           gostr(C.air_image_registration_status(r)),
+			ImageUpdated:     C.air_image_registration_image_updated(r) != 0,
+			Cached:           C.air_image_registration_cached(r) != 0,
+			CredentialsScope: gostr(C.air_image_registration_credentials_scope(r)),
+			CredentialsKey:   gostr(C.air_image_registration_credentials_key(r)),
+		}, nil
+	})
 }
 
+// setRegisterOptions fills o from opts (which may be nil).
 func setRegisterOptions(o *C.air_register_image_options, opts *RegisterImageOptions) error {
-	for _, s := range []struct {
-		opt  C.int32_t
-		v    string
-		name string
-	}{{registerTagPolicy, opts.TagPolicy, "TagPolicy"},
-		{registerDockerConfigDir, opts.DockerConfigDir, "DockerConfigDir"},
-		{registerCredentialsScope, opts.CredentialsScope, "CredentialsScope"},
-		{registerCredentialsKey, opts.CredentialsKey, "CredentialsKey"}} {
-		if s.v == "" {
-			continue
-		}
-		p := cstr(s.v)
-		err := check(C.air_register_image_options_set_str(o, s.opt, p), nil)
-		free(p)
-		if err != nil {
-			return badOption(err, "RegisterImageOptions."+s.name)
-		}
+	if opts == nil {
+		return nil
+	}
+	err := setStrOptions(func(opt C.int32_t, v *C.char) C.int {
+		return C.air_register_image_options_set_str(o, opt, v)
+	}, strOption{registerTagPolicy, opts.TagPolicy, "RegisterImageOptions.TagPolicy"},
+		strOption{registerDockerConfigDir, opts.DockerConfigDir, "RegisterImageOptions.DockerConfigDir"},
+		strOption{registerCredentialsScope, opts.CredentialsScope, "RegisterImageOptions.CredentialsScope"},
+		strOption{registerCredentialsKey, opts.CredentialsKey, "RegisterImageOptions.CredentialsKey"})
+	if err != nil {
+		return err
 	}
 	for _, d := range []struct {
 		opt  C.int32_t

@@ -139,39 +139,38 @@ type GetOptions struct {
 
 // GetRun reads run runID; opts may be nil (runs/get only).
 func (c *Client) GetRun(ctx context.Context, runID int64, opts *GetOptions) (*Run, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
+	return withCall(c, ctx, getOpts, func(o *C.air_get_options) error {
+		return setGetOptions(o, opts)
+	}, func(k *call, o *C.air_get_options) (*Run, error) {
+		var r *C.air_run
+		var e *C.air_error
+		if err := k.result(C.air_client_get_run(k.h, C.int64_t(runID), o, &r, &e), e); err != nil {
+			return nil, err
+		}
+		return takeRun(r)
+	})
+}
+
+// takeRun converts a run that libair handed over, and releases it.
+func takeRun(r *C.air_run) (*Run, error) {
+	defer C.air_run_free(r)
+	return runFromC(r)
+}
+
+func setGetOptions(o *C.air_get_options, opts *GetOptions) error {
+	if opts == nil {
+		return nil
 	}
-	defer k.end()
-	var o *C.air_get_options
-	if err := check(C.air_get_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_get_options_free(o)
-	if err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_get_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_get_options_set_deadline_ms(o, ms) }); err != nil {
-		return nil, err
-	}
-	if opts != nil {
-		for _, f := range []struct {
-			opt C.int32_t
-			on  bool
-		}{{getMLflow, opts.MLflow}, {getSweep, opts.Sweep}, {getWorkspaceID, opts.WorkspaceID},
-			{getMLflowName, opts.MLflowName}, {getConfig, opts.Config}} {
-			if f.on {
-				if err := check(C.air_get_options_set_int(o, f.opt, 1), nil); err != nil {
-					return nil, err
-				}
+	for _, f := range []struct {
+		opt C.int32_t
+		on  bool
+	}{{getMLflow, opts.MLflow}, {getSweep, opts.Sweep}, {getWorkspaceID, opts.WorkspaceID},
+		{getMLflowName, opts.MLflowName}, {getConfig, opts.Config}} {
+		if f.on {
+			if err := check(C.air_get_options_set_int(o, f.opt, 1), nil); err != nil {
+				return err
 			}
 		}
 	}
-	var r *C.air_run
-	var e *C.air_error
-	if err := k.result(C.air_client_get_run(k.h, C.int64_t(runID), o, &r, &e), e); err != nil {
-		return nil, err
-	}
-	defer C.air_run_free(r)
-	return runFromC(r)
+	return nil
 }

@@ -54,73 +54,55 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 	if cfg.h == nil {
 		return nil, closedError("Config")
 	}
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	var o *C.air_submit_options
-	if err := check(C.air_submit_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_submit_options_free(o)
-	if err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_submit_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_submit_options_set_deadline_ms(o, ms) }); err != nil {
-		return nil, err
-	}
 	var state *callState
 	if opts != nil {
-		if err := setSubmitPaths(o, opts); err != nil {
-			return nil, err
-		}
-		if opts.SkipPreflight {
-			if err := check(C.air_submit_options_set_int(o, submitSkipPreflight, 1), nil); err != nil {
-				return nil, err
-			}
-		}
-		if opts.OnProgress != nil {
-			state = &callState{onProgress: opts.OnProgress}
-			h := cgo.NewHandle(state)
-			defer h.Delete()
-			if err := check(C.airgo_submit_options_set_progress(o, C.uintptr_t(h)), nil); err != nil {
-				return nil, err
-			}
-		}
+		state = callbacks(callState{onProgress: opts.OnProgress})
 	}
-	var sub *C.air_submission
-	var e *C.air_error
-	rc := C.air_client_submit(k.h, cfg.h, o, &sub, &e)
-	runtime.KeepAlive(cfg)
-	state.repanic()
-	if err := state.cause(check(rc, e)); err != nil {
-		return nil, k.fail(err)
-	}
-	defer C.air_submission_free(sub)
-	return &Submission{
-		RunID:            int64(C.air_submission_run_id(sub)),
-		DashboardURL:     gostr(C.air_submission_dashboard_url(sub)),
-		IdempotencyToken: gostr(C.air_submission_idempotency_token(sub)),
-		LaunchDir:        gostr(C.air_submission_launch_dir(sub)),
-		CodeSourcePath:   gostr(C.air_submission_code_source_path(sub)),
-		SnapshotReused:   C.air_submission_snapshot_reused(sub) != 0,
-	}, nil
+	h, release := state.handle()
+	defer release()
+	return withCall(c, ctx, submitOpts, func(o *C.air_submit_options) error {
+		return setSubmitOptions(o, opts, h)
+	}, func(k *call, o *C.air_submit_options) (*Submission, error) {
+		var sub *C.air_submission
+		var e *C.air_error
+		rc := C.air_client_submit(k.h, cfg.h, o, &sub, &e)
+		runtime.KeepAlive(cfg)
+		state.repanic()
+		if err := state.cause(check(rc, e)); err != nil {
+			return nil, k.fail(err)
+		}
+		defer C.air_submission_free(sub)
+		return &Submission{
+			RunID:            int64(C.air_submission_run_id(sub)),
+			DashboardURL:     gostr(C.air_submission_dashboard_url(sub)),
+			IdempotencyToken: gostr(C.air_submission_idempotency_token(sub)),
+			LaunchDir:        gostr(C.air_submission_launch_dir(sub)),
+			CodeSourcePath:   gostr(C.air_submission_code_source_path(sub)),
+			SnapshotReused:   C.air_submission_snapshot_reused(sub) != 0,
+		}, nil
+	})
 }
 
-// setSubmitPaths sets the idempotency key and the base directory.
-func setSubmitPaths(o *C.air_submit_options, opts *SubmitOptions) error {
-	for _, s := range []struct {
-		opt C.int32_t
-		v   string
-	}{{submitIdempotencyKey, opts.IdempotencyKey}, {submitBaseDir, opts.BaseDir}} {
-		if s.v != "" {
-			p := cstr(s.v)
-			err := check(C.air_submit_options_set_str(o, s.opt, p), nil)
-			free(p)
-			if err != nil {
-				return err
-			}
+// setSubmitOptions fills o from opts (which may be nil) and installs the
+// progress callback of the callState of handle h (when it is not 0).
+func setSubmitOptions(o *C.air_submit_options, opts *SubmitOptions, h cgo.Handle) error {
+	if opts == nil {
+		return nil
+	}
+	err := setStrOptions(func(opt C.int32_t, v *C.char) C.int {
+		return C.air_submit_options_set_str(o, opt, v)
+	}, strOption{submitIdempotencyKey, opts.IdempotencyKey, ""},
+		strOption{submitBaseDir, opts.BaseDir, ""})
+	if err != nil {
+		return err
+	}
+	if opts.SkipPreflight {
+		if err := check(C.air_submit_options_set_int(o, submitSkipPreflight, 1), nil); err != nil {
+			return err
 		}
+	}
+	if h != 0 {
+		return check(C.airgo_submit_options_set_progress(o, C.uintptr_t(h)), nil)
 	}
 	return nil
 }
@@ -155,10 +137,8 @@ func (c *Config) CheckSubmission(ctx context.Context, opts *SubmitOptions) error
 		func(ms C.int64_t) C.int { return C.air_submit_options_set_deadline_ms(o, ms) }); err != nil {
 		return err
 	}
-	if opts != nil {
-		if err := setSubmitPaths(o, opts); err != nil {
-			return err
-		}
+	if err := setSubmitOptions(o, opts, 0); err != nil {
+		return err
 	}
 	var e *C.air_error
 	rc := C.air_config_check_submission(c.h, o, &e)
@@ -172,30 +152,24 @@ func (c *Config) CheckSubmission(ctx context.Context, opts *SubmitOptions) error
 // known yet"; that is no error, unless the context ended (or the Client was
 // closed) before the ids appeared.
 func (c *Client) PollMLflowLinks(ctx context.Context, runID int64, polls int, interval time.Duration) (runURL, experimentURL string, err error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return "", "", err
-	}
-	defer k.end()
-	o, err := k.callOptions()
-	if err != nil {
-		return "", "", err
-	}
-	defer C.air_call_options_free(o)
-	var ru, eu *C.char
-	var e *C.air_error
-	rc := C.air_client_poll_mlflow_links(k.h, C.int64_t(runID), C.int32_t(polls),
-		C.int64_t(millis(interval)), o, &ru, &eu, &e)
-	runURL, experimentURL = takeStr(ru), takeStr(eu)
-	if err := k.result(rc, e); err != nil {
-		return "", "", err
-	}
-	if runURL == "" {
-		// libair ends the polls early without an error when the call is
-		// interrupted (best effort); the context's end is reported here.
-		if err := k.endedError(); err != nil {
-			return "", "", err
+	links, err := withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) ([2]string, error) {
+		var ru, eu *C.char
+		var e *C.air_error
+		rc := C.air_client_poll_mlflow_links(k.h, C.int64_t(runID), C.int32_t(polls),
+			C.int64_t(millis(interval)), o, &ru, &eu, &e)
+		links := [2]string{takeStr(ru), takeStr(eu)}
+		if err := k.result(rc, e); err != nil {
+			return links, err
 		}
+		if links[0] == "" {
+			// libair ends the polls early without an error when the call is
+			// interrupted (best effort); the context's end is reported here.
+			return links, k.endedError()
+		}
+		return links, nil
+	})
+	if err != nil {
+		return "", "", err
 	}
-	return runURL, experimentURL, nil
+	return links[0], links[1], nil
 }

@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"context"
-	"runtime/cgo"
 	"time"
 )
 
@@ -27,45 +26,31 @@ type WaitOptions struct {
 // (whatever its result: check Run.State). Transient read failures are
 // retried at the next poll. The context bounds the wait; opts may be nil.
 func (c *Client) Wait(ctx context.Context, runID int64, opts *WaitOptions) (*Run, error) {
-	k, err := c.begin(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer k.end()
-	var o *C.air_wait_options
-	if err := check(C.air_wait_options_new(&o), nil); err != nil {
-		return nil, err
-	}
-	defer C.air_wait_options_free(o)
-	if err := k.apply(
-		func(i *C.air_interrupt) C.int { return C.air_wait_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_wait_options_set_deadline_ms(o, ms) }); err != nil {
-		return nil, err
-	}
 	var state *callState
 	if opts != nil {
-		if opts.PollInterval != 0 {
+		state = callbacks(callState{onState: opts.OnState})
+	}
+	h, release := state.handle()
+	defer release()
+	return withCall(c, ctx, waitOpts, func(o *C.air_wait_options) error {
+		if opts != nil && opts.PollInterval != 0 {
 			ms := C.int64_t(millis(opts.PollInterval))
 			if err := check(C.air_wait_options_set_int(o, waitPollIntervalMs, ms), nil); err != nil {
-				return nil, err
+				return err
 			}
 		}
-		if opts.OnState != nil {
-			state = &callState{onState: opts.OnState}
-			h := cgo.NewHandle(state)
-			defer h.Delete()
-			if err := check(C.airgo_wait_options_set_state(o, C.uintptr_t(h)), nil); err != nil {
-				return nil, err
-			}
+		if h != 0 {
+			return check(C.airgo_wait_options_set_state(o, C.uintptr_t(h)), nil)
 		}
-	}
-	var r *C.air_run
-	var e *C.air_error
-	rc := C.air_client_wait_run(k.h, C.int64_t(runID), o, &r, &e)
-	state.repanic()
-	if err := state.cause(check(rc, e)); err != nil {
-		return nil, k.fail(err)
-	}
-	defer C.air_run_free(r)
-	return runFromC(r)
+		return nil
+	}, func(k *call, o *C.air_wait_options) (*Run, error) {
+		var r *C.air_run
+		var e *C.air_error
+		rc := C.air_client_wait_run(k.h, C.int64_t(runID), o, &r, &e)
+		state.repanic()
+		if err := state.cause(check(rc, e)); err != nil {
+			return nil, k.fail(err)
+		}
+		return takeRun(r)
+	})
 }

@@ -16,11 +16,16 @@ libarchive, zlib) from the system.
 
 Without a bundle, a package built from the libair sources records the
 library of that tree's build directory (build/, or $AIR_BUILD_DIR) in
-air/_source_tree.py, so that ``import air`` loads that tree's libair with
+air/_installed_from.py, so that ``import air`` loads that tree's libair with
 nothing set; when the tree has no built library, the file says so and the
 ImportError explains it.
+
+The tables of the package (air/constants.py, air/enums.py, air/_signatures.py)
+are generated from the public headers of the libair sources
+(../../include/air, by ../gen_tables.py); an sdist carries them.
 """
 
+import importlib.util
 import os
 import re
 import shutil
@@ -61,7 +66,7 @@ def package_version() -> str:
 
 
 VERSION = package_version()
-SOURCE_TREE_PY = ('"""The libair source tree this package was built from (setup.py)."""\n'
+INSTALLED_FROM_PY = ('"""The libair source tree this package was built from (setup.py)."""\n'
                   'SOURCE = %r\n'
                   'LIBRARY = %r  # its build\'s libair.so.1 at install time, or None\n')
 
@@ -75,6 +80,32 @@ def write_version(package_dir: str) -> None:
         f.write(VERSION_PY % VERSION)
 
 
+GENERATED = ("constants.py", "enums.py", "_signatures.py")
+
+
+def write_tables(package_dir: str) -> None:
+    """Write the generated modules into <package_dir> from the headers of the
+    libair sources; without them (an sdist) the tree must carry the modules."""
+    script = os.path.join(HERE, "..", "gen_tables.py")
+    headers = os.path.join(HERE, "..", "..", "include", "air")
+    if os.path.isfile(script) and os.path.isdir(headers):
+        spec = importlib.util.spec_from_file_location("air_gen_tables", script)
+        gen = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(gen)
+        for name, text in gen.python_sources(gen.parse(headers)).items():
+            path = os.path.join(package_dir, name)
+            if os.path.lexists(path):
+                os.remove(path)  # may be a hard link to the source tree's copy
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        return
+    missing = [n for n in GENERATED if not os.path.isfile(os.path.join(HERE, "air", n))]
+    if missing:
+        raise SystemExit("the package's tables are missing (%s): %s is not in the libair "
+                         "sources (no ../../include/air) and is not an sdist that carries them"
+                         % (", ".join(missing), HERE))
+
+
 def bundled_supervisor() -> "str | None":
     """The supervisor program to bundle with the library, or None."""
     path = os.environ.get("AIR_BUNDLE_SUPERVISOR")
@@ -86,10 +117,10 @@ def bundled_supervisor() -> "str | None":
     return beside if os.path.isfile(beside) and os.access(beside, os.X_OK) else None
 
 
-def write_source_tree(package_dir: str) -> None:
-    """Write <package_dir>/_source_tree.py when built from the libair sources."""
+def write_installed_from(package_dir: str) -> None:
+    """Write <package_dir>/_installed_from.py when built from the libair sources."""
     root = os.path.abspath(os.path.join(HERE, "..", ".."))
-    path = os.path.join(package_dir, "_source_tree.py")
+    path = os.path.join(package_dir, "_installed_from.py")
     if os.path.lexists(path):
         os.remove(path)
     if BUNDLE or not os.path.isfile(os.path.join(root, "meson.build")):
@@ -97,18 +128,19 @@ def write_source_tree(package_dir: str) -> None:
     build = os.path.join(root, os.environ.get("AIR_BUILD_DIR") or "build")
     library = os.path.join(build, "lib", "libair.so.1")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(SOURCE_TREE_PY % (root, library if os.path.exists(library) else None))
+        f.write(INSTALLED_FROM_PY % (root, library if os.path.exists(library) else None))
 
 
 class BuildPy(build_py):
-    """build_py that writes air/_version.py and air/_source_tree.py and adds
+    """build_py that writes air/_version.py and air/_installed_from.py and adds
     (or, without a bundle, removes) air/_libs/ with libair.so.1 and the
     supervisor program."""
 
     def run(self) -> None:
         super().run()
         write_version(os.path.join(self.build_lib, "air"))
-        write_source_tree(os.path.join(self.build_lib, "air"))
+        write_installed_from(os.path.join(self.build_lib, "air"))
+        write_tables(os.path.join(self.build_lib, "air"))
         libs = os.path.join(self.build_lib, "air", "_libs")
         shutil.rmtree(libs, ignore_errors=True)
         if BUNDLE:
@@ -122,11 +154,13 @@ class BuildPy(build_py):
 
 
 class Sdist(sdist):
-    """sdist whose tree carries air/_version.py: it builds without meson.build."""
+    """sdist whose tree carries air/_version.py and the generated tables: it
+    builds without meson.build and the headers."""
 
     def make_release_tree(self, base_dir: str, files: "list[str]") -> None:
         super().make_release_tree(base_dir, files)
         write_version(os.path.join(base_dir, "air"))
+        write_tables(os.path.join(base_dir, "air"))
 
 
 class BinaryDistribution(Distribution):

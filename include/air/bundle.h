@@ -46,7 +46,10 @@ typedef enum air_bundle_option {
 	AIR_BUNDLE_USE_ENVIRONMENT = 101 /**< 1 (default): read $DATABRICKS_DL_RUNTIME_IMAGE; 0: ignore it */
 } air_bundle_option;
 
-/** Create bundle options with defaults. @since 1.1 */
+/**
+ * Create bundle options with defaults.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.1
+ */
 AIR_EXTERN int air_bundle_options_new(air_bundle_options **out);
 /** Release options; NULL is a no-op. @since 1.1 */
 AIR_EXTERN void air_bundle_options_free(air_bundle_options *opts);
@@ -54,9 +57,15 @@ AIR_EXTERN void air_bundle_options_free(air_bundle_options *opts);
 AIR_EXTERN int air_bundle_options_set_str(air_bundle_options *opts, int32_t opt, const char *value);
 /** Set an integer option (0 or 1). @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 1.1 */
 AIR_EXTERN int air_bundle_options_set_int(air_bundle_options *opts, int32_t opt, int64_t value);
-/** Stop before the next file is written when @p intr is raised (borrowed). @since 1.1 */
+/**
+ * Stop before the next file is written when @p intr is raised (borrowed).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.1
+ */
 AIR_EXTERN int air_bundle_options_set_interrupt(air_bundle_options *opts, air_interrupt *intr);
-/** At most @p ms milliseconds for the whole call; 0 = none. @since 1.1 */
+/**
+ * At most @p ms milliseconds for the whole call; 0 = none.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.1
+ */
 AIR_EXTERN int air_bundle_options_set_deadline_ms(air_bundle_options *opts, int64_t ms);
 
 /**

@@ -67,7 +67,10 @@ typedef int (*air_debug_cb)(int32_t type, const char *text, size_t len, void *us
 
 /* ---- options ----------------------------------------------------------- */
 
-/** Create client options with defaults (environment and config file are read). @since 1.0 */
+/**
+ * Create client options with defaults (environment and config file are read).
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_client_options_new(air_client_options **out);
 /** Release options (secrets are overwritten); NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_client_options_free(air_client_options *opts);
@@ -85,7 +88,8 @@ AIR_EXTERN int air_client_options_set_int(air_client_options *opts, int32_t opt,
  * Trace requests, replies and decisions of every call on the client through
  * @p cb (NULL removes it). Credentials are redacted before @p cb sees the
  * text. With a shared client @p cb may run on several threads at once, each
- * time on the thread making the call. @p userdata is borrowed. @since 1.0
+ * time on the thread making the call. @p userdata is borrowed.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
  */
 AIR_EXTERN int air_client_options_set_debug_cb(air_client_options *opts, air_debug_cb cb,
                                                void *userdata);
@@ -95,7 +99,8 @@ AIR_EXTERN int air_client_options_set_debug_cb(air_client_options *opts, air_deb
  * interrupt had been raised, and calls started while it is raised stop before
  * their first request. Answers the client already has cached (the user name,
  * the workspace id) are still returned. air_interrupt_reset() lets the client
- * work again. @p intr is borrowed: it must outlive the client. @since 1.0
+ * work again. @p intr is borrowed: it must outlive the client.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
  */
 AIR_EXTERN int air_client_options_set_interrupt(air_client_options *opts, air_interrupt *intr);
 
@@ -106,7 +111,8 @@ AIR_EXTERN int air_client_options_set_interrupt(air_client_options *opts, air_in
  * @param opts may be NULL: defaults, configuration from the environment and
  *        ~/.databrickscfg. The options are copied.
  * @param[out] out receives the client; release with air_client_free().
- * @since 1.0
+ * @return AIR_OK, AIR_EINVAL (NULL @p out), AIR_ENOMEM, or AIR_EINTERNAL (libcurl cannot
+ *         be initialised). @since 1.0
  */
 AIR_EXTERN int air_client_new(const air_client_options *opts, air_client **out, air_error **err);
 /** Release @p client; no call may be in progress. NULL is a no-op. @since 1.0 */
@@ -119,7 +125,9 @@ AIR_EXTERN void air_client_free(air_client *client);
  * profile, malformed config file (with its line), conflicting auth methods,
  * http:// to a non-loopback host. Makes no request for PAT auth. The outcome
  * of the configuration is cached; an interrupted resolution is not.
- * @since 1.0
+ * @return AIR_OK; AIR_EINVAL (NULL @p client); the resolution failures of docs/auth.md
+ *         (AIR_EAUTH, AIR_EINVAL, AIR_EIO, AIR_EUNSUPPORTED); transport codes of the host
+ *         metadata and OAuth requests. @since 1.0
  */
 AIR_EXTERN int air_client_resolve(air_client *client, const air_call_options *opts,
                                   air_error **err);
@@ -133,7 +141,8 @@ AIR_EXTERN const char *air_client_profile(const air_client *client);
 
 /**
  * The caller's user name (SCIM Me userName), looked up once and cached.
- * @param[out] out free with air_free(). @since 1.0
+ * @param[out] out free with air_free().
+ * @return AIR_OK, AIR_EINVAL (NULL @p client or @p out), transport codes. @since 1.0
  */
 AIR_EXTERN int air_client_current_user(air_client *client, const air_call_options *opts,
                                        char **out, air_error **err);

@@ -57,7 +57,8 @@ typedef enum air_principal {
  * overrides filled it). The base directory is the directory part of
  * @p path as given ("." for a bare file name).
  * @param[out] out receives the new config.
- * @return AIR_OK, AIR_ECONFIG, AIR_EIO (unreadable file) or AIR_ENOMEM. @since 1.0
+ * @return AIR_OK, AIR_EINVAL (NULL argument), AIR_ECONFIG, AIR_EIO (unreadable
+ *         file) or AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_config_parse_file(const char *path, air_config **out, air_error **err);
 
@@ -66,15 +67,24 @@ AIR_EXTERN int air_config_parse_file(const char *path, air_config **out, air_err
  * @param name shown in messages as the file name (may be NULL: "<memory>").
  * @param base_dir directory that relative code_source.root_path values are
  *        resolved against at submit time (may be NULL: the current directory).
- * @since 1.0
+ * @return AIR_OK, AIR_EINVAL (NULL @p out, or NULL @p data with a length), AIR_ECONFIG or
+ *         AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_config_parse_buffer(const char *data, size_t len, const char *name,
                                        const char *base_dir, air_config **out, air_error **err);
 
-/** air_config_parse_file() followed by air_config_validate(). On failure *out is NULL. @since 1.0 */
+/**
+ * air_config_parse_file() followed by air_config_validate(). On failure *out is NULL.
+ * @return AIR_OK, AIR_EINVAL (NULL argument), AIR_EIO (unreadable file), AIR_ECONFIG
+ *         (parsing or validation) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_config_load_file(const char *path, air_config **out, air_error **err);
 
-/** air_config_parse_buffer() followed by air_config_validate(). @since 1.0 */
+/**
+ * air_config_parse_buffer() followed by air_config_validate().
+ * @return AIR_OK, AIR_EINVAL (NULL @p out, or NULL @p data with a length), AIR_ECONFIG
+ *         (parsing or validation) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_config_load_buffer(const char *data, size_t len, const char *name,
                                       const char *base_dir, air_config **out, air_error **err);
 
@@ -104,11 +114,16 @@ AIR_EXTERN void air_config_free(air_config *cfg);
  * unsets the field). Nothing is modified when an error is returned. The
  * config must be validated again afterwards; air_config_is_valid() is 0.
  * Every applied override is recorded (air_config_change_*).
- * @return AIR_OK or AIR_ECONFIG. @since 1.0
+ * @return AIR_OK, AIR_EINVAL (NULL argument), AIR_ECONFIG or AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_config_override(air_config *cfg, const char *assignment, air_error **err);
 
-/** Like air_config_override() with the path and the YAML value text given separately (NULL value = null). @since 1.0 */
+/**
+ * Like air_config_override() with the path and the YAML value text given separately (NULL
+ * value = null).
+ * @return AIR_OK, AIR_EINVAL (NULL @p cfg or @p path), AIR_ECONFIG or
+ *         AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_config_set(air_config *cfg, const char *path, const char *yaml_value,
                               air_error **err);
 
@@ -127,13 +142,15 @@ AIR_EXTERN const char *air_config_change_new(const air_config *cfg, size_t i);
  * The effective (overridden) document as block YAML: keys in document order,
  * comments dropped, aliases expanded, strings quoted where a YAML 1.2 or 1.1
  * reader would type them otherwise; "{}\n" for an empty document. Needs no
- * validation. Free *out with air_free(). @since 1.0
+ * validation. Free *out with air_free().
+ * @return AIR_OK, AIR_EINVAL (NULL @p cfg or @p out) or AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_config_to_yaml(const air_config *cfg, char **out, air_error **err);
 /**
  * The effective (overridden) document as compact JSON with YAML 1.2 core
  * typing (0x10 -> 16, .5 -> 0.5; .inf/.nan stay strings; integers beyond
- * int64 become floats). Needs no validation. Free *out with air_free(). @since 1.0
+ * int64 become floats). Needs no validation. Free *out with air_free().
+ * @return AIR_OK, AIR_EINVAL (NULL @p cfg or @p out) or AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_config_to_json(const air_config *cfg, char **out, air_error **err);
 
@@ -175,7 +192,7 @@ typedef enum air_schema_kind {
  * offers the closest valid name (air_error_suggestion()) and lists the valid
  * fields in its message; a path under a user-defined map or under a leaf gets
  * its own explanation.
- * @since 1.0
+ * @return AIR_OK, AIR_EINVAL (NULL @p out), AIR_ECONFIG or AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_schema_lookup(const char *path, const air_field **out, air_error **err);
 /** The root field ("config"): the whole workload document. Static. @since 1.0 */
@@ -262,10 +279,17 @@ AIR_EXTERN int32_t air_config_has_parameters(const air_config *cfg);
  * parameters as a YAML document (the hyperparameters.yaml contents): block
  * style, keys sorted bytewise at every level, typing as in
  * air_config_to_yaml(); "{}\n" without parameters. AIR_EINVAL unless the
- * config is valid. Free with air_free(). @since 1.0
+ * config is valid. Free with air_free().
+ * @return AIR_OK, AIR_EINVAL (NULL argument, or not validated since the last change) or
+ *         AIR_ENOMEM. @since 1.0
  */
 AIR_EXTERN int air_config_parameters_yaml(const air_config *cfg, char **out, air_error **err);
-/** parameters as a compact JSON object in document order ("{}" without them); AIR_EINVAL unless valid. Free with air_free(). @since 1.0 */
+/**
+ * parameters as a compact JSON object in document order ("{}" without them); AIR_EINVAL
+ * unless valid. Free with air_free().
+ * @return AIR_OK, AIR_EINVAL (NULL argument, or not validated since the last change) or
+ *         AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_config_parameters_json(const air_config *cfg, char **out, air_error **err);
 
 /** AIR_CODE_SOURCE_* form of code_source. @since 1.0 */

@@ -34,20 +34,37 @@ typedef enum air_image_option {
 	AIR_IMAGE_PULL = 100          /**< 1: pull linux/amd64 even when the image exists locally */
 } air_image_option;
 
-/** Create options with defaults. @since 1.0 */
+/**
+ * Create options with defaults.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_image_push_options_new(air_image_push_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_image_push_options_free(air_image_push_options *opts);
-/** Set a string option (copied). @since 1.0 */
+/**
+ * Set a string option (copied).
+ * @return AIR_OK, AIR_EINVAL (NULL @p opts, an integer option), AIR_EUNSUPPORTED (unknown
+ *         option) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_image_push_options_set_str(air_image_push_options *opts, int32_t opt,
                                               const char *value);
-/** Set an integer option. @since 1.0 */
+/**
+ * Set an integer option.
+ * @return AIR_OK, AIR_EINVAL (NULL @p opts, a string option, a value other than 0 or 1)
+ *         or AIR_EUNSUPPORTED. @since 1.0
+ */
 AIR_EXTERN int air_image_push_options_set_int(air_image_push_options *opts, int32_t opt,
                                               int64_t value);
-/** Stop the push when @p intr is raised: the running docker command is killed (borrowed). @since 1.0 */
+/**
+ * Stop the push when @p intr is raised: the running docker command is killed (borrowed).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_image_push_options_set_interrupt(air_image_push_options *opts,
                                                     air_interrupt *intr);
-/** At most @p ms milliseconds for the whole push; 0 = none. @since 1.0 */
+/**
+ * At most @p ms milliseconds for the whole push; 0 = none.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.0
+ */
 AIR_EXTERN int air_image_push_options_set_deadline_ms(air_image_push_options *opts, int64_t ms);
 
 /**
@@ -86,7 +103,10 @@ typedef enum air_register_option {
 	                                         0: register anonymously */
 } air_register_option;
 
-/** Create registration options with defaults. @since 1.1 */
+/**
+ * Create registration options with defaults.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.1
+ */
 AIR_EXTERN int air_register_image_options_new(air_register_image_options **out);
 /** Release options; NULL is a no-op. @since 1.1 */
 AIR_EXTERN void air_register_image_options_free(air_register_image_options *opts);
@@ -105,11 +125,15 @@ AIR_EXTERN int air_register_image_options_set_int(air_register_image_options *op
 /**
  * Stop the registration when @p intr is raised (borrowed): a running
  * credential helper is killed, a wait ends at once. The workspace keeps
- * importing an image it has accepted. @since 1.1
+ * importing an image it has accepted.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.1
  */
 AIR_EXTERN int air_register_image_options_set_interrupt(air_register_image_options *opts,
                                                         air_interrupt *intr);
-/** At most @p ms milliseconds for the whole call; 0 = none. @since 1.1 */
+/**
+ * At most @p ms milliseconds for the whole call; 0 = none.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.1
+ */
 AIR_EXTERN int air_register_image_options_set_deadline_ms(air_register_image_options *opts,
                                                           int64_t ms);
 

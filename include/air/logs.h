@@ -55,23 +55,36 @@ typedef int (*air_log_status_cb)(const char *current, const char *previous, void
  */
 typedef int (*air_log_waiting_cb)(const char *message, void *userdata);
 
-/** Create options with defaults. @since 1.0 */
+/**
+ * Create options with defaults.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_logs_options_new(air_logs_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_logs_options_free(air_logs_options *opts);
 /** Set an AIR_LOGS_* option. @return AIR_OK, AIR_EINVAL (bad value), AIR_EUNSUPPORTED. @since 1.0 */
 AIR_EXTERN int air_logs_options_set_int(air_logs_options *opts, int32_t opt, int64_t value);
-/** Stop the stream, iterator or download when @p intr is raised (borrowed). @since 1.0 */
+/**
+ * Stop the stream, iterator or download when @p intr is raised (borrowed).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_logs_options_set_interrupt(air_logs_options *opts, air_interrupt *intr);
 /**
  * At most @p ms milliseconds for the call; for an iterator, from
- * air_client_open_logs() to its last air_log_iter_next(). 0 = none. @since 1.0
+ * air_client_open_logs() to its last air_log_iter_next(). 0 = none.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.0
  */
 AIR_EXTERN int air_logs_options_set_deadline_ms(air_logs_options *opts, int64_t ms);
-/** Deliver records to @p cb (air_client_stream_logs() only; NULL removes it). @since 1.0 */
+/**
+ * Deliver records to @p cb (air_client_stream_logs() only; NULL removes it).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_logs_options_set_record_cb(air_logs_options *opts, air_log_record_cb cb,
                                               void *userdata);
-/** Report display-state changes to @p cb (stream and iterator; NULL removes it). @since 1.0 */
+/**
+ * Report display-state changes to @p cb (stream and iterator; NULL removes it).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_logs_options_set_status_cb(air_logs_options *opts, air_log_status_cb cb,
                                               void *userdata);
 /**
@@ -139,7 +152,8 @@ AIR_EXTERN int air_client_open_logs(air_client *client, int64_t run_id,
  * stopped, without losing or repeating a record; after any other failure it
  * is finished and further calls return the same code. The status and waiting
  * callbacks of the options run inside this call.
- * @since 1.0
+ * @return AIR_OK, AIR_EDONE, AIR_EINVAL (NULL argument), AIR_EINTERRUPTED, AIR_ETIMEOUT,
+ *         AIR_EABORTED (a callback stopped it), transport codes. @since 1.0
  */
 AIR_EXTERN int air_log_iter_next(air_log_iter *iter, const air_log_record **rec,
                                  air_error **err);
@@ -192,7 +206,11 @@ AIR_EXTERN void air_logs_summary_free(air_logs_summary *s);
  * `<dir>/logs/node_<n>.log`, every node (or AIR_LOGS_NODE when >= 0),
  * chunks appended verbatim. A node whose download fails is reported, not
  * fatal, unless every node failed. Honours the interrupt and deadline of
- * @p opts (may be NULL). @since 1.0
+ * @p opts (may be NULL).
+ * @return AIR_OK (nodes that failed are in the report); AIR_EINVAL (NULL
+ *         argument, id <= 0, an empty @p dir, an attempt or node the run does
+ *         not have); AIR_ENOTFOUND; AIR_EIO (the directory cannot be created);
+ *         AIR_ESERVER (every node failed); transport codes. @since 1.0
  */
 AIR_EXTERN int air_client_download_logs(air_client *client, int64_t run_id, const char *dir,
                                         const air_logs_options *opts,

@@ -23,6 +23,12 @@
  *   opened it and bounds every later `next`.
  * - Outputs are NULL (or 0) on every failure; `air_error **err` is last and
  *   optional (see errors.h).
+ * - "Transport codes" in the @return lists are what every call that talks
+ *   to the workspace may return besides its own codes (docs/errors.md):
+ *   AIR_ENET, AIR_ETIMEOUT, AIR_ERATELIMIT, AIR_ESERVER (retryable);
+ *   AIR_EAUTH, AIR_EPERMISSION, AIR_EAPI, AIR_EDISABLED, AIR_EPROTO;
+ *   AIR_EINTERRUPTED; AIR_ENOMEM; and on a client's first call the
+ *   resolution failures of docs/auth.md.
  *
  * Purely local calls (config parsing, field help, getters) take no options.
  */

@@ -57,15 +57,24 @@ typedef enum air_get_option {
 	AIR_GET_CONFIG = 104        /**< 1: also read the uploaded training_config.yaml (best-effort) */
 } air_get_option;
 
-/** Create lookup options: runs/get only, no interrupt, no deadline. @since 1.0 */
+/**
+ * Create lookup options: runs/get only, no interrupt, no deadline.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_get_options_new(air_get_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_get_options_free(air_get_options *opts);
 /** Set an AIR_GET_* option (0 or 1). @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 1.0 */
 AIR_EXTERN int air_get_options_set_int(air_get_options *opts, int32_t opt, int64_t value);
-/** Stop the lookup when @p intr is raised (borrowed; see options.h). @since 1.0 */
+/**
+ * Stop the lookup when @p intr is raised (borrowed; see options.h).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_get_options_set_interrupt(air_get_options *opts, air_interrupt *intr);
-/** At most @p ms milliseconds for the lookup; 0 = none (see options.h). @since 1.0 */
+/**
+ * At most @p ms milliseconds for the lookup; 0 = none (see options.h).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.0
+ */
 AIR_EXTERN int air_get_options_set_deadline_ms(air_get_options *opts, int64_t ms);
 
 /**
@@ -182,7 +191,10 @@ AIR_EXTERN const char *air_run_iteration_experiment(const air_run *run, size_t i
  */
 AIR_EXTERN const char *air_run_config_yaml(const air_run *run, size_t *len_out);
 
-/** The merged runs/get JSON object. Free *out with air_free(). @since 1.0 */
+/**
+ * The merged runs/get JSON object. Free *out with air_free().
+ * @return AIR_OK, AIR_EINVAL (NULL @p run or @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_run_to_json(const air_run *run, char **out, air_error **err);
 
 /* ---- listing ---------------------------------------------------------- */
@@ -204,15 +216,26 @@ typedef enum air_list_option {
 	                                   read nor write it. @since 1.2 */
 } air_list_option;
 
-/** Create listing options with defaults. @since 1.0 */
+/**
+ * Create listing options with defaults.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_list_options_new(air_list_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_list_options_free(air_list_options *opts);
 /** Set an AIR_LIST_* option. @return AIR_OK, AIR_EINVAL (bad value), AIR_EUNSUPPORTED. @since 1.0 */
 AIR_EXTERN int air_list_options_set_int(air_list_options *opts, int32_t opt, int64_t value);
-/** Stop the listing (opening and every air_run_iter_next()) when @p intr is raised (borrowed). @since 1.0 */
+/**
+ * Stop the listing (opening and every air_run_iter_next()) when @p intr is raised
+ * (borrowed).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_list_options_set_interrupt(air_list_options *opts, air_interrupt *intr);
-/** At most @p ms milliseconds from air_client_list_runs() to the last air_run_iter_next(); 0 = none. @since 1.0 */
+/**
+ * At most @p ms milliseconds from air_client_list_runs() to the last air_run_iter_next();
+ * 0 = none.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.0
+ */
 AIR_EXTERN int air_list_options_set_deadline_ms(air_list_options *opts, int64_t ms);
 /**
  * Add a `KEY=VALUE` filter (user, experiment, accelerator_type,
@@ -245,15 +268,17 @@ AIR_EXTERN int air_list_options_set_skip_cb(air_list_options *opts, air_list_ski
  * iterator advances, on the thread calling air_run_iter_next(), under the
  * interrupt and deadline of @p opts (copied; the interrupt must outlive the
  * iterator). @p opts may be NULL (active runs of the caller, 20).
- * @since 1.0
+ * @return AIR_OK, AIR_EINVAL (NULL @p client or @p out), AIR_ENOMEM, transport codes of
+ *         the first requests (the caller's identity). @since 1.0
  */
 AIR_EXTERN int air_client_list_runs(air_client *client, const air_list_options *opts,
                                     air_run_iter **out, air_error **err);
 /**
  * Next run of the listing: AIR_OK with *run set (borrowed until the next call
  * or air_run_iter_free()), AIR_EDONE at the end (*run NULL, no error), or a
- * failure (*run NULL; the iterator may be advanced again to retry).
- * @since 1.0
+ * failure (*run NULL), after which the listing is over: further calls
+ * return AIR_EDONE.
+ * @return AIR_OK, AIR_EDONE, AIR_EINVAL (NULL argument), transport codes. @since 1.0
  */
 AIR_EXTERN int air_run_iter_next(air_run_iter *iter, const air_run **run, air_error **err);
 /** 1 when the listing stopped at AIR_LIST_MAX_INSPECTED and may be incomplete. @since 1.0 */
@@ -273,13 +298,22 @@ AIR_EXTERN int air_client_cancel_run(air_client *client, int64_t run_id,
 /**
  * Request cancellation of @p n runs. One failing id does not stop the rest:
  * every outcome is in the report. An interrupt or the deadline stops the
- * whole call (no report). @return AIR_OK when the report was built (check it
- * for failures), or an error that prevented it. @since 1.0
+ * whole call (no report).
+ * @return AIR_OK when the report was built (check it for failures);
+ *         AIR_EINVAL (NULL @p client or @p out, NULL @p run_ids with @p n > 0);
+ *         AIR_ENOMEM; the resolution failures of the client; AIR_EINTERRUPTED
+ *         or AIR_ETIMEOUT (no report). @since 1.0
  */
 AIR_EXTERN int air_client_cancel_runs(air_client *client, const int64_t *run_ids, size_t n,
                                       const air_call_options *opts, air_cancel_report **out,
                                       air_error **err);
-/** Cancel every active AI Runtime run of the caller. @since 1.0 */
+/**
+ * Cancel every active AI Runtime run of the caller.
+ * @return AIR_OK when the report was built (check it for failures);
+ *         AIR_EINVAL (NULL @p client or @p out); AIR_ENOMEM; transport codes of
+ *         the listing; AIR_EINTERRUPTED or AIR_ETIMEOUT also during the
+ *         cancellations (no report). @since 1.0
+ */
 AIR_EXTERN int air_client_cancel_all(air_client *client, const air_call_options *opts,
                                      air_cancel_report **out, air_error **err);
 /** Number of runs in the report. @since 1.0 */
@@ -309,17 +343,30 @@ typedef enum air_wait_option {
  */
 typedef int (*air_wait_state_cb)(const air_run *run, void *userdata);
 
-/** Create wait options: poll every 3 s (every second for a local workspace), no deadline. @since 1.0 */
+/**
+ * Create wait options: poll every 3 s (every second for a local workspace),
+ * no deadline.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_wait_options_new(air_wait_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_wait_options_free(air_wait_options *opts);
 /** Set an AIR_WAIT_* option. @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 1.0 */
 AIR_EXTERN int air_wait_options_set_int(air_wait_options *opts, int32_t opt, int64_t value);
-/** Stop waiting when @p intr is raised (borrowed). @since 1.0 */
+/**
+ * Stop waiting when @p intr is raised (borrowed).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_wait_options_set_interrupt(air_wait_options *opts, air_interrupt *intr);
-/** Wait at most @p ms milliseconds; 0 = until the run ends. @since 1.0 */
+/**
+ * Wait at most @p ms milliseconds; 0 = until the run ends.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.0
+ */
 AIR_EXTERN int air_wait_options_set_deadline_ms(air_wait_options *opts, int64_t ms);
-/** Report state changes to @p cb with @p userdata (NULL removes it). @since 1.0 */
+/**
+ * Report state changes to @p cb with @p userdata (NULL removes it).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_wait_options_set_state_cb(air_wait_options *opts, air_wait_state_cb cb,
                                              void *userdata);
 

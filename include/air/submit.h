@@ -64,25 +64,39 @@ AIR_EXTERN int64_t air_progress_bytes_total(const air_progress *ev);
 /** What the phase works on (a path, a policy name) or NULL; borrowed. @since 1.0 */
 AIR_EXTERN const char *air_progress_detail(const air_progress *ev);
 
-/** Create submit options with defaults. @since 1.0 */
+/**
+ * Create submit options with defaults.
+ * @return AIR_OK, AIR_EINVAL (NULL @p out) or AIR_ENOMEM. @since 1.0
+ */
 AIR_EXTERN int air_submit_options_new(air_submit_options **out);
 /** Release options; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_submit_options_free(air_submit_options *opts);
 /** Set a string option (copied; NULL unsets). @return AIR_OK, AIR_EINVAL, AIR_EUNSUPPORTED. @since 1.0 */
 AIR_EXTERN int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char *value);
-/** Set an integer option. @since 1.0 */
+/**
+ * Set an integer option.
+ * @return AIR_OK, AIR_EINVAL (NULL @p opts, a string option, a value other than 0 or 1)
+ *         or AIR_EUNSUPPORTED. @since 1.0
+ */
 AIR_EXTERN int air_submit_options_set_int(air_submit_options *opts, int32_t opt, int64_t value);
-/** Install a progress callback with its userdata (NULL removes it). @since 1.0 */
+/**
+ * Install a progress callback with its userdata (NULL removes it).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
+ */
 AIR_EXTERN int air_submit_options_set_progress_cb(air_submit_options *opts, air_progress_cb cb,
                                                   void *userdata);
 /**
  * Stop the submission when @p intr is raised (borrowed). Before runs/submit
  * nothing is submitted; uploaded artifacts stay in the launch directory. An
  * interrupt during runs/submit itself leaves the outcome unknown: submitting
- * again with the same idempotency key never creates a second run. @since 1.0
+ * again with the same idempotency key never creates a second run.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0
  */
 AIR_EXTERN int air_submit_options_set_interrupt(air_submit_options *opts, air_interrupt *intr);
-/** At most @p ms milliseconds for the whole submission; 0 = none (see set_interrupt). @since 1.0 */
+/**
+ * At most @p ms milliseconds for the whole submission; 0 = none (see set_interrupt).
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts; @p ms negative or above a year). @since 1.0
+ */
 AIR_EXTERN int air_submit_options_set_deadline_ms(air_submit_options *opts, int64_t ms);
 
 /**

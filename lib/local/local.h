@@ -73,8 +73,6 @@ typedef struct air__local_env {
 int air__local_new(const char *state_dir, const air__local_env *env, air__local **out,
                    air_error **err);
 void air__local_free(air__local *ws);
-/* The state directory. */
-const char *air__local_dir(const air__local *ws);
 
 /* Body sink of a download: called with the reply's bytes; non-zero aborts. */
 typedef int (*air__local_sink)(const void *data, size_t len, void *ud);

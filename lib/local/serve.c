@@ -64,8 +64,6 @@ void air__local_free(air__local *ws)
 	air__free(ws);
 }
 
-const char *air__local_dir(const air__local *ws) { return ws->dir; }
-
 void air__local_reply_clear(air__local_reply *r)
 {
 	if (!r)

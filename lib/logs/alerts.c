@@ -1,5 +1,5 @@
 /*
- * alerts.c: the fatal-pattern ALERT detection of docs/runs-and-logs.md.
+ * alerts.c: the fatal-pattern ALERT detection of docs/runs-and-logs.md#alert-patterns.
  *
  * The patterns are RE2 syntax, which PCRE2 reads as it is for these 21
  * (\d, \s and \b are ASCII without PCRE2_UCP; "(?i)" inside a group applies

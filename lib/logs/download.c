@@ -385,7 +385,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	air__free(me);
 	if (rc == AIR_OK)
 		rc = air__run_fetch(c, ctx, run_id, &run, err);
-	/* docs/runs-and-logs.md.1: the attempt is checked before the download starts. */
+	/* docs/runs-and-logs.md#downloads: the attempt is checked before the download starts. */
 	if (rc == AIR_OK)
 		rc = air__logs_check_attempt(run, o->attempt, err);
 	if (rc == AIR_OK)

@@ -1,4 +1,4 @@
-/* mlflow.c: MLflow log artifacts, the fallback of docs/runs-and-logs.md.7. */
+/* mlflow.c: MLflow log artifacts, the fallback of docs/runs-and-logs.md#mlflow-fallback. */
 #include "logs/logs.h"
 
 #include <stdlib.h>
@@ -236,7 +236,7 @@ void air__signed_request(const air__signed *sg, air__http_req *req)
 	/* Pre-signed storage URLs must never see the workspace credentials. */
 	req->flags = AIR__HTTP_NO_AUTH | AIR__HTTP_NO_WORKSPACE |
 	             (sg->absolute ? AIR__HTTP_ABSOLUTE_URL : 0);
-	/* docs/runs-and-logs.md.7: connect within 10 s, no answer or progress for 60 s. */
+	/* docs/errors.md#network-failures: connect within 10 s, no answer or progress for 60 s. */
 	req->connect_timeout_ms = 10000;
 	req->inactivity_timeout_ms = 60000;
 }

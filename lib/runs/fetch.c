@@ -28,7 +28,8 @@ static void append_array(json_t *merged, const json_t *page, const char *key)
 
 void air__run_merge_page(json_t *merged, const json_t *page)
 {
-	/* docs/runs-and-logs.md.2: a first page with iterations pages iterations, else tasks. */
+	/* docs/runs-and-logs.md#reading-a-run: a first page with iterations pages
+	 * iterations, else tasks. */
 	append_array(merged, page, json_is_array(json_object_get(merged, "iterations"))
 	                                   ? "iterations"
 	                                   : "tasks");

@@ -23,9 +23,9 @@ struct air_list_options {
 	void *skip_ud;
 };
 
-/* Case-insensitive glob of docs/runs-and-logs.md.5, fnmatch(3) with
- * FNM_PATHNAME | FNM_CASEFOLD: '*' any run of non-'/' characters, '?' one
- * non-'/' character, '[...]' a class ('!' or '^' negates, ranges, '\'
+/* Case-insensitive glob of docs/runs-and-logs.md#listing-runs, fnmatch(3)
+ * with FNM_PATHNAME | FNM_CASEFOLD: '*' any run of non-'/' characters, '?'
+ * one non-'/' character, '[...]' a class ('!' or '^' negates, ranges, '\'
  * escapes), '/' only matches itself. A malformed pattern (unclosed or empty
  * class, trailing '\', '/' inside a class) matches nothing. */
 bool air__glob_match(const char *pattern, const char *text);

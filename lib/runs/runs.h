@@ -74,7 +74,7 @@ int air__run_from_json(json_t *obj, air_run **out, air_error **err);
 int32_t air__state_from_name(const char *name);
 /* Display state of a Jobs "state" object; never NULL. */
 const char *air__display_state(const json_t *state);
-/* Terminal rule of docs/runs-and-logs.md.1 (NULL/empty states allowed). */
+/* Terminal rule of docs/runs-and-logs.md#reading-a-run (NULL/empty states allowed). */
 bool air__state_is_terminal(const char *life_cycle, const char *result);
 /* the task that describes the workload (tasks[0], or its for-each inner task). */
 const json_t *air__run_workload_task(const json_t *run);

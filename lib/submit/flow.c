@@ -1,5 +1,5 @@
 /*
- * flow.c: air_client_submit() — the sequence of docs/submit.md.1.
+ * flow.c: air_client_submit() — the sequence of docs/submit.md#sequence.
  *
  * Local checks come first (the snapshot plan; a plain-tar snapshot is
  * packaged here too), so a bad snapshot fails before the first request;
@@ -21,7 +21,8 @@
 
 #define SUBMIT_PATH "/api/2.2/jobs/runs/submit"
 /* The legacy image is polled every 5 s; AIR_IMAGE_POLL_MS overrides it
- * (tests, impatient scripts). */
+ * (tests, impatient scripts), read like the DATABRICKS_* variables: not with
+ * AIR_OPT_USE_ENVIRONMENT = 0. */
 #define IMAGE_POLL_MS 5000
 
 typedef struct flow {
@@ -197,7 +198,7 @@ static int workspace_checks(flow *f, air_error **err)
 		rc = air__ws_ensure_directory(f->c, &f->ctx, w->mlflow_experiment_directory, err);
 	if (rc == AIR_OK && w->docker_image_url &&
 	    (rc = enter(f, AIR_PHASE_IMAGE, 0, w->docker_image_url, err)) == AIR_OK) {
-		const char *knob = getenv("AIR_IMAGE_POLL_MS");
+		const char *knob = air__client_env(f->c, "AIR_IMAGE_POLL_MS");
 		int64_t poll_ms = IMAGE_POLL_MS;
 		if (knob && (!air__parse_int64(knob, &poll_ms) || poll_ms < 0))
 			poll_ms = IMAGE_POLL_MS;

@@ -113,14 +113,12 @@ void air__cfg_clear(air__cfg *cfg);
  * account ids from its query; account hosts refused): air__backend_http's
  * finish_host. */
 int air__resolve_workspace_host(air_client *c, air_error **err);
-/* docs/auth.md.5 host normalisation: *out_host gets
+/* docs/auth.md#the-host normalisation: *out_host gets
  * "scheme://host[:port]"; workspace/account ids from the query (w, o,
  * workspace_id; a, account_id) go to *out_ws / *out_acct (NULL when absent). */
 int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **out_acct,
                         air_error **err);
 /* Expand a leading "~" with the resolved home directory (copy). */
 char *air__expand_home(const air_client *c, const char *path);
-/* Name of an attribute ("host", "token", ...). */
-const char *air__attr_name(air__attr a);
 
 #endif /* AIR_TRANSPORT_CLIENT_PRIV_H */

@@ -1,6 +1,6 @@
 /*
  * profile.h: the ~/.databrickscfg INI reader (profile.c), following
- * docs/auth.md.2: [section] headers, key = value (or key: value)
+ * docs/auth.md#where-values-come-from: [section] headers, key = value (or key: value)
  * lines, '#'/';' full-line comments, inline comments only after whitespace,
  * keys before the first header in DEFAULT, later duplicates win, empty
  * values count as unset.

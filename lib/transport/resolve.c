@@ -48,8 +48,6 @@ static const char *const option_names[AIR__A_COUNT] = {
 	[AIR__A_DISCOVERY_URL] = "AIR_OPT_DISCOVERY_URL",
 };
 
-const char *air__attr_name(air__attr a) { return attrs[a].name; }
-
 void air__cfg_clear(air__cfg *cfg)
 {
 	for (int i = 0; i < AIR__A_COUNT; i++)
@@ -174,7 +172,8 @@ static bool any_auth_input(const air__cfg *cfg)
 	return false;
 }
 
-/* docs/auth.md.3 A: an explicit profile wins over environment auth. */
+/* docs/auth.md#where-values-come-from, with a profile: an explicit profile wins
+ * over environment auth. */
 static int resolve_explicit_profile(resolver *r, const char *name, air_error **err)
 {
 	int rc;
@@ -189,7 +188,7 @@ static int resolve_explicit_profile(resolver *r, const char *name, air_error **e
 	return fill_from_env(r, true);
 }
 
-/* docs/auth.md.3 B: environment first. */
+/* docs/auth.md#where-values-come-from, without a profile: environment first. */
 static int resolve_env_first(resolver *r, air_error **err)
 {
 	const char *name = air__client_env(r->c, "DATABRICKS_CONFIG_PROFILE");

@@ -2,7 +2,9 @@
 """Check that three lists agree: the AIR_EXTERN declarations in the public
 headers, the version script lib/libair.map, and the dynamic symbols that
 libair.so actually exports (nm -D). Also checks that nothing but air_*
-symbols is exported and that every exported function has a doc comment."""
+symbols is exported and that every exported function has a doc comment,
+which lists the status codes (`@return`) when the function returns one
+(an `int`)."""
 import os
 import re
 import subprocess
@@ -17,12 +19,16 @@ for name in sorted(os.listdir(hdr_dir)):
     if not (name.endswith('.h') or name.endswith('.h.in')):
         continue
     text = open(os.path.join(hdr_dir, name)).read()
-    for m in re.finditer(r'AIR_EXTERN\s+[^;(]*?\b(air_\w+)\s*\(', text):
-        declared[m.group(1)] = name
+    for m in re.finditer(r'AIR_EXTERN\s+([^;(]*?)\b(air_\w+)\s*\(', text):
+        fn = m.group(2)
+        declared[fn] = name
         # The declaration must be preceded by a /** ... */ doc comment.
         before = text[:m.start()].rstrip()
         if not before.endswith('*/') or '/**' not in before[before.rfind('/*'):before.rfind('/*') + 3]:
-            problems.append(f'{m.group(1)} in {name} has no /** */ doc comment')
+            problems.append(f'{fn} in {name} has no /** */ doc comment')
+        # A status-returning function lists its codes.
+        elif ' '.join(m.group(1).split()) == 'int' and '@return' not in before[before.rfind('/**'):]:
+            problems.append(f'{fn} in {name} returns a status but its doc comment has no @return')
 
 mapped = set()
 in_global = False

@@ -5,20 +5,15 @@ no-logs message), log lines stay verbatim unless `air logs --sanitize` runs
 on a terminal, and a malformed host or a credential with a line break stops
 the command before anything is sent, without quoting the credential."""
 
-import fcntl
 import os
-import pty
-import struct
-import subprocess
 import sys
-import termios
-import threading
 import unittest
 
 ROOT = os.environ.get("AIR_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "runs"))
 # Only helpers: importing a TestCase subclass would run its tests here too.
 from test_cli_runs import AIR, LOGS, CliCase, air_task, std_run  # noqa: E402
+from cli_case import run_on_terminal  # noqa: E402
 
 # OSC title change, clear screen, the 8-bit CSI (U+009B), a right-to-left
 # override and a bell: each one drives a terminal rather than being shown.
@@ -127,36 +122,8 @@ class LogLines(CliCase):
 
     def air_pty(self, *args, timeout=60):
         """Run air with stdout on a pseudo-terminal: (exit code, terminal output)."""
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 200, 0, 0))
-        try:
-            p = subprocess.Popen([AIR] + list(args), stdin=subprocess.DEVNULL, stdout=slave,
-                                 stderr=subprocess.PIPE, env=self.env)
-        finally:
-            os.close(slave)
-        chunks = []
-
-        def drain():
-            while True:
-                try:
-                    data = os.read(master, 65536)
-                except OSError:  # EIO: the last slave descriptor is closed
-                    return
-                if not data:
-                    return
-                chunks.append(data)
-
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
-        try:
-            p.communicate(timeout=timeout)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            reader.join(10)
-            os.close(master)
-        return p.returncode, b"".join(chunks).decode("utf-8", "replace")
+        rc, _, _, tty = run_on_terminal([AIR, *args], self.env, ("stdout",), timeout=timeout)
+        return rc, tty
 
     def test_verbatim_into_a_pipe_even_with_sanitize(self):
         for flags in ([], ["--sanitize"]):

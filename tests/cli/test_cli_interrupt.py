@@ -1,5 +1,5 @@
 """Ctrl-C: SIGINT (or SIGTERM) stops a blocked `air` command promptly, with
-exit status 1 (CLI_AND_OUTPUT.md §5), "Error: interrupted" on stderr and no
+exit status 1 (docs/cli.md#in-ci-json-output-and-exit-codes), "Error: interrupted" on stderr and no
 process of its group left behind. Each command is stuck in a wait far longer
 than the bound (a 60 s log poll, a 60 s server delay, a 60 s `docker push`),
 so only the interrupt can end it in time."""
@@ -10,15 +10,13 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
-from fakews_client import FakeWS  # noqa: E402
+from cli_case import AIR, WorkspaceCase  # noqa: E402
 
-AIR = os.environ.get("AIR_CLI", "air")
 # The stop is expected well under a second; the bound leaves room for a loaded
 # machine and stays far below the waits the commands are stuck in.
 STOP_BOUND_S = 10
@@ -113,26 +111,8 @@ def group_members(pgid):
     return found
 
 
-class InterruptCase(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-
-    def setUp(self):
-        self.fw.reset()
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        cfg = os.path.join(self.tmp.name, "databrickscfg")
-        open(cfg, "w").close()
-        self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith("DATABRICKS_") and k != "AIR_LOGS_POLL_MS"}
-        self.env.update(HOME=self.tmp.name, DATABRICKS_HOST=self.fw.url,
-                        DATABRICKS_TOKEN="dapi-test", DATABRICKS_CONFIG_FILE=cfg,
-                        AIR_LOGS_POLL_MS=str(STUCK_MS))
+class InterruptCase(WorkspaceCase):
+    EXTRA_ENV = {"AIR_LOGS_POLL_MS": str(STUCK_MS)}
 
     def start(self, *args, stdin=subprocess.DEVNULL):
         p = Proc(args, self.env, stdin)

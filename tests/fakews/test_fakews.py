@@ -20,7 +20,7 @@ import unittest
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
-from fakews_client import FakeWS, FakeWSError, python_exe, script_path  # noqa: E402
+from fakews_client import FakeWS, FakeWSCase, FakeWSError, python_exe, script_path  # noqa: E402
 
 USER = "tester@databricks.com"
 HOME = "/Workspace/Users/" + USER
@@ -57,7 +57,7 @@ def submit_body(token=None, name="smoke-test", accel="GPU_1xH100", count=1, **ex
 
 
 def RUN(rid, result, **kw):
-    """The standard terminal run object of SCENARIOS.md."""
+    """The standard terminal run object (tests/runs/fixture.h)."""
     r = {"run_id": rid, "run_name": "smoke-test", "creator_user_name": USER,
          "start_time": 1700000000000, "end_time": 1700000012000,
          "state": {"life_cycle_state": "TERMINATED", "result_state": result},
@@ -69,19 +69,8 @@ def RUN(rid, result, **kw):
     return r
 
 
-class Base(unittest.TestCase):
+class Base(FakeWSCase):
     """One server per class, reset before every test."""
-
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-
-    def setUp(self):
-        self.fw.reset()
 
     def api(self, method, path, body=None, token="dapi-test", headers=None, query=None):
         if query:

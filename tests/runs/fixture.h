@@ -25,7 +25,7 @@ const air_get_options *fixture_get_options(const int32_t *set);
 void fixture_setup(void);
 void fixture_teardown(void);
 
-/* SCENARIOS.md RUN(id, result): a terminal ai_runtime_task run started at
+/* RUN(id, result): the standard terminal ai_runtime_task run started at
  * 1700000000000 and ended 12 s later, task run id id+1, GPU_1xH100 x1. */
 int64_t fixture_std_run(int64_t id, const char *result);
 /* POST a control call under /__fakews with a printf-formatted JSON body; the

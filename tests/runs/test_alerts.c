@@ -1,5 +1,5 @@
-/* test_alerts.c: the 21 fatal patterns of PROTOCOL §5.6, each with lines that
- * must and must not match. */
+/* test_alerts.c: the 21 fatal patterns of docs/runs-and-logs.md#alert-patterns,
+ * each with lines that must and must not match. */
 #include <pthread.h>
 #include <stdlib.h>
 

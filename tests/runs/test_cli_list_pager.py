@@ -1,5 +1,5 @@
 """`air list` on a terminal without --limit: the interactive view
-(CLI_AND_OUTPUT.md §2.3), driven in a tmux pane (send-keys, capture-pane). It
+(docs/runs-and-logs.md#command-line), driven in a tmux pane (send-keys, capture-pane). It
 shows a screen of runs, fetches more only as the user scrolls (the runs/list
 requests are counted), selects a row with arrows and j/k, moves a screen with
 space and b, quits with q and honours Ctrl-C, also in the middle of a fetch.
@@ -14,14 +14,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
-from fakews_client import FakeWS  # noqa: E402
+from cli_case import AIR, WorkspaceCase  # noqa: E402
 
-AIR = os.environ.get("AIR_CLI", "air")
 TMUX = shutil.which("tmux")
 # Waits for the screen poll the pane; they end as soon as it shows what is
 # expected, so the bound only stops a broken test.
@@ -40,35 +38,26 @@ def running_run(i):
 
 
 @unittest.skipUnless(TMUX or os.environ.get("AIR_TEST_CI"), "tmux is not installed")
-class ListPager(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
+class ListPager(WorkspaceCase):
+    TMP_DIR = "/tmp"  # tmux's socket path must stay short
 
     def setUp(self):
-        self.fw.reset()
+        super().setUp()
         self.fw.config(list_page_size=10)
         self.ids = [self.fw.create_run(running_run(i)) for i in range(RUNS)]
         self.fw.clear_requests()
-        self.tmp = tempfile.TemporaryDirectory(dir="/tmp")
-        self.addCleanup(self.tmp.cleanup)
         self.sessions = 0
         self.sock = os.path.join(self.tmp.name, "tmux0.sock")
         self.err = os.path.join(self.tmp.name, "err")
         self.exit = os.path.join(self.tmp.name, "exit")
-        cfg = os.path.join(self.tmp.name, "databrickscfg")
-        open(cfg, "w").close()
         # The pane stays after the command ends, so its output can be read.
         self.conf = os.path.join(self.tmp.name, "tmux.conf")
         with open(self.conf, "w") as f:
             f.write("set -g remain-on-exit on\nset -g history-limit 1000\n")
-        self.vars = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
-        self.vars.update(HOME=self.tmp.name, TZ="UTC", DATABRICKS_HOST=self.fw.url,
-                         DATABRICKS_TOKEN="dapi-test", DATABRICKS_CONFIG_FILE=cfg)
+        # The pane's command gets these alone (env -i).
+        self.vars = {k: v for k, v in self.env.items()
+                     if k in PASS_ENV or k in ("HOME",) or k.startswith("DATABRICKS_")}
+        self.vars["TZ"] = "UTC"
         self.addCleanup(self.kill_servers)
 
     def tmux(self, *args, check=True):

@@ -5,16 +5,14 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import unittest
 
 ROOT = os.environ.get("AIR_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
-from fakews_client import FakeWS  # noqa: E402
+from cli_case import AIR, WorkspaceCase  # noqa: E402,F401  (AIR: for the modules importing it)
 
-AIR = os.environ.get("AIR_CLI", "air")
 ME = "tester@databricks.com"
 L = "/Workspace/Users/tester@databricks.com/.air/cli_launch/smoke-test/smoke-test_0123456789abcdef"
 LOGS = "/api/2.0/ai-training/workflows/by-run-id/%d/logs"
@@ -58,35 +56,8 @@ STD_RECORDS = [
 ]
 
 
-class CliCase(unittest.TestCase):
-    fw = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS()
-        cls.fw.start()
-        cls.tmp = tempfile.TemporaryDirectory()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-        cls.tmp.cleanup()
-
-    def setUp(self):
-        self.fw.reset()
-        self.home = tempfile.mkdtemp(dir=self.tmp.name)
-        cfg = os.path.join(self.home, "databrickscfg")
-        open(cfg, "w").close()
-        self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith("DATABRICKS_") and k != "AIR_LOGS_POLL_MS"}
-        self.env.update(DATABRICKS_HOST=self.fw.url, DATABRICKS_TOKEN="dapi-test",
-                        DATABRICKS_CONFIG_FILE=cfg, HOME=self.home, AIR_LOGS_POLL_MS="20")
-
-    def air(self, *args, stdin=None, env=None, timeout=60):
-        e = dict(self.env, **(env or {}))
-        p = subprocess.run([AIR] + list(args), input=stdin, env=e, capture_output=True, text=True,
-                           timeout=timeout)
-        return p.returncode, p.stdout, p.stderr
+class CliCase(WorkspaceCase):
+    EXTRA_ENV = {"AIR_LOGS_POLL_MS": "20"}
 
     def envelope(self, out):
         doc = json.loads(out)

@@ -1,22 +1,17 @@
-"""The waiting message of `air logs` and `air run --watch` (PROTOCOL §5.5):
+"""The waiting message of `air logs` and `air run --watch` (docs/runs-and-logs.md#waiting-message):
 shown on an interactive stderr (a pseudo-terminal here) while a followed run
 has no log lines, erased once lines start; absent, and costing no
 runs/get-output request, when stderr is not a terminal or in JSON mode."""
 
-import fcntl
 import os
-import pty
-import struct
-import subprocess
 import sys
 import tempfile
-import termios
-import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # Only helpers: importing a TestCase subclass would run its tests here too.
 from test_cli_runs import AIR, LOGS, VALID_YAML, CliCase, air_task  # noqa: E402
+from cli_case import run_on_terminal  # noqa: E402
 
 OUTPUT = "/api/2.2/jobs/runs/get-output"
 ERASE = "\r\x1b[2K"
@@ -30,36 +25,9 @@ class TtyCase(CliCase):
     def air_tty(self, *args, columns=200, timeout=60):
         """Run air with stdin and stderr on a pseudo-terminal and stdout on a
         pipe: (exit code, stdout, everything written to the terminal)."""
-        master, slave = pty.openpty()
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
-        try:
-            p = subprocess.Popen([AIR] + list(args), stdin=slave, stdout=subprocess.PIPE,
-                                 stderr=slave, env=self.env)
-        finally:
-            os.close(slave)
-        chunks = []
-
-        def drain():
-            while True:
-                try:
-                    data = os.read(master, 65536)
-                except OSError:  # EIO: the last slave descriptor is closed
-                    return
-                if not data:
-                    return
-                chunks.append(data)
-
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
-        try:
-            out, _ = p.communicate(timeout=timeout)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            reader.join(10)
-            os.close(master)
-        return p.returncode, out.decode(), b"".join(chunks).decode("utf-8", "replace")
+        rc, out, _, tty = run_on_terminal([AIR, *args], self.env, ("stdin", "stderr"), columns,
+                                          timeout)
+        return rc, out, tty
 
 
 class LogsWaitingTest(TtyCase):

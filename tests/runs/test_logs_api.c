@@ -1,5 +1,5 @@
 /* test_logs_api.c: log streaming, the MLflow fallback and downloads against
- * the fake workspace (SCENARIOS S45-S52, PROTOCOL §5). */
+ * the fake workspace (docs/runs-and-logs.md#reading-logs). */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -89,7 +89,7 @@ static const char *std_records =
 	"{\"time_unix_nano\":\"1700000002000000000\",\"body\":\"step 2\"},"
 	"{\"time_unix_nano\":1700000001000000000,\"body\":\"step 1\"}]}";
 
-/* ---- §5.3 tail ------------------------------------------------------------------------ */
+/* ---- tail ---------------------------------------------------------------------------- */
 
 AIR_TEST(logs__completed_run_tail_s45)
 {
@@ -193,7 +193,7 @@ AIR_TEST(logs__window_minutes)
 	air_logs_options_free(o);
 }
 
-/* ---- §5.4 follow ------------------------------------------------------------------------ */
+/* ---- follow ---------------------------------------------------------------------------- */
 
 AIR_TEST(logs__follow_scripted_pages_s47)
 {
@@ -490,7 +490,7 @@ AIR_TEST(logs__client_interrupt_stops_the_poll_sleep)
 	air_logs_options_free(o);
 }
 
-/* ---- §5.7 MLflow fallback ------------------------------------------------------------------- */
+/* ---- MLflow fallback ----------------------------------------------------------------------- */
 
 static void mlflow_chunks(const char *dir)
 {
@@ -762,7 +762,7 @@ AIR_TEST(logs__not_found)
 	ASSERT_EQ_INT(air_client_stream_logs(client, 0, NULL, NULL, NULL), AIR_EINVAL);
 }
 
-/* ---- §5.8 downloads ---------------------------------------------------------------------- */
+/* ---- downloads -------------------------------------------------------------------------- */
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -1,4 +1,5 @@
-/* test_logs_waiting.c: the waiting message text of PROTOCOL §5.5 (pure). */
+/* test_logs_waiting.c: the waiting message text of
+ * docs/runs-and-logs.md#waiting-message (pure). */
 #include <string.h>
 
 #include "logs/logs.h"

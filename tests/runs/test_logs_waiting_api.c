@@ -1,5 +1,5 @@
 /* test_logs_waiting_api.c: air_logs_options_set_waiting_cb() against the
- * fake workspace (PROTOCOL §5.5): when the message is asked for, what it
+ * fake workspace (docs/runs-and-logs.md#waiting-message): when the message is asked for, what it
  * says, how it ends, and that nothing is asked for without a callback. */
 #include <string.h>
 

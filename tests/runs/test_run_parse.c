@@ -1,4 +1,5 @@
-/* test_run_parse.c: runs/get object → air_run derivation (PROTOCOL §2.2-§2.5, §3.1). */
+/* test_run_parse.c: runs/get object → air_run derivation
+ * (docs/runs-and-logs.md#reading-a-run). */
 #include <stdlib.h>
 
 #include "runs/runs.h"
@@ -94,7 +95,7 @@ AIR_TEST(run__rejects_non_objects_and_missing_ids)
 	              AIR_EPROTO);
 }
 
-/* The standard terminal run of SCENARIOS.md with 64-bit ids. */
+/* The standard terminal run (fixture.h) with 64-bit ids. */
 static const char *std_run =
 	"{\"run_id\":334747067049496,\"run_name\":\"smoke-test\","
 	"\"creator_user_name\":\"tester@databricks.com\",\"start_time\":1700000000000,"

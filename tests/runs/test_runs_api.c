@@ -1,5 +1,5 @@
 /* test_runs_api.c: get, list, cancel and pools against the fake workspace
- * (SCENARIOS S34-S44, PROTOCOL §2-§4, §7a). */
+ * (docs/runs-and-logs.md: reading, listing, cancelling, pools). */
 #include <stdlib.h>
 #include <string.h>
 

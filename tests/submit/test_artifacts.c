@@ -1,5 +1,5 @@
 /* test_artifacts.c: launch directory naming and the launch artifacts'
- * exact contents (PROTOCOL.md §1.1 step 3, §1.5; SCENARIOS S08, S10), and
+ * exact contents (docs/submit.md#launch-artifacts), and
  * the errors of parallel uploads (against the fake workspace). */
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* test_bundle.c: air_config_write_bundle() (CLI_AND_OUTPUT.md §2.7). The
+/* test_bundle.c: air_config_write_bundle() (docs/submit.md#as-a-bundle). The
  * databricks.yml written is parsed back with libfyaml and every mapped field
  * checked, key order and scalar styles included; the job's ai_runtime_task,
  * environment spec and generated artifacts are compared with what a real

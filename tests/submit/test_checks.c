@@ -1,6 +1,6 @@
 /* test_checks.c: the decisions taken on server replies — pre-flight
- * findings and fail-open (PROTOCOL.md §1.2), usage policy matching (§1.3) —
- * and the legacy image URL normalisation (§1.9). */
+ * findings and fail-open, usage policy matching (docs/submit.md#sequence) —
+ * and the legacy image URL normalisation (docs/submit.md#legacy-environmentdocker_image). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,20 +1,18 @@
 """`air convert-to-dabs YAML_PATH [--output-dir DIR] [--force]` end to end
-(CLI_AND_OUTPUT.md §2.7): the files written and the next steps, the default
-output directory, --force, the refusals as plain errors (also under -o json),
-and that the workspace is never contacted. The bundle's content is checked
+(docs/cli.md#run-a-workload-as-a-job-air-convert-to-dabs-yaml_path): the files
+written and the next steps, the default output directory, --force, the
+refusals as plain errors (also under -o json), and that the workspace is never
+contacted. The bundle's content is checked
 field by field by tests/submit/test_bundle.c."""
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
-from fakews_client import FakeWS  # noqa: E402
+from cli_case import WorkspaceCase  # noqa: E402
 
-AIR = os.environ.get("AIR_CLI", "air")
 WORKLOAD = ("experiment_name: train-llm\n"
             "command: python train.py\n"
             "compute: {accelerator_type: GPU_8xH100, num_accelerators: 8}\n"
@@ -24,28 +22,14 @@ FILES = ["databricks.yml", "generated_artifacts/training_config.yaml",
          "generated_artifacts/command.sh", "generated_artifacts/env_vars.json"]
 
 
-class ConvertToDabs(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
+class ConvertToDabs(WorkspaceCase):
+    """A workspace is configured, and must not be contacted."""
 
     def setUp(self):
-        self.fw.reset()
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
+        super().setUp()
         self.proj = os.path.realpath(os.path.join(self.tmp.name, "proj"))
         os.makedirs(os.path.join(self.proj, "src"))
         self.yaml = self.write("train.yaml", WORKLOAD)
-        cfg = os.path.join(self.tmp.name, "databrickscfg")
-        open(cfg, "w").close()
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
-        # a workspace is configured, and must not be contacted
-        self.env.update(HOME=self.tmp.name, DATABRICKS_HOST=self.fw.url, DATABRICKS_TOKEN="dapi-test",
-                        DATABRICKS_CONFIG_FILE=cfg)
 
     def write(self, name, text):
         path = os.path.join(self.proj, name)
@@ -54,9 +38,7 @@ class ConvertToDabs(unittest.TestCase):
         return path
 
     def air(self, *args, cwd=None):
-        p = subprocess.run([AIR, *args], env=self.env, capture_output=True, text=True, timeout=60,
-                           stdin=subprocess.DEVNULL, cwd=cwd or self.tmp.name)
-        return p.returncode, p.stdout, p.stderr
+        return super().air(*args, cwd=cwd or self.tmp.name)
 
     def test_text_default_output_dir(self):
         rc, out, err = self.air("convert-to-dabs", "proj/train.yaml")

@@ -1,6 +1,6 @@
 """`air images push` end to end with recording fake `docker` and `databricks`
 programs first on PATH (no Docker engine): exact argument vectors, output
-shapes, and plain `Error:` failures (CLI_AND_OUTPUT.md §2.8)."""
+shapes, and plain `Error:` failures (docs/submit.md#air-images-push)."""
 
 import json
 import os

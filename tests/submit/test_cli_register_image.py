@@ -1,5 +1,6 @@
 """`air register-image IMAGE_URL` end to end against the fake workspace
-(CLI_AND_OUTPUT.md §2.6, §3.5; PROTOCOL.md §7): output shapes, argument
+(docs/cli.md#register-a-legacy-docker-image-air-register-image-image_url,
+docs/submit.md#legacy-environmentdocker_image): output shapes, argument
 errors, the REGISTRATION_FAILED kinds, local Docker credentials stored and
 never printed, Ctrl-C, and the legacy docker_image path followed to a
 submitted run."""
@@ -10,14 +11,12 @@ import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
-from fakews_client import FakeWS  # noqa: E402
+from cli_case import AIR, WorkspaceCase  # noqa: E402
 
-AIR = os.environ.get("AIR_CLI", "air")
 IMAGE = "myreg.io/team/train:v3"
 SCOPE = "docker-credentials-tester@databricks.com"
 PASSWORD = "s3cret-Pa55word"
@@ -28,33 +27,15 @@ WORKLOAD = ("experiment_name: legacy\n"
             "environment: {docker_image: {url: %s}}\n" % IMAGE)
 
 
-class RegisterImage(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
+class RegisterImage(WorkspaceCase):
+    DROP_ENV = ("DATABRICKS_", "DOCKER_")
+    EXTRA_ENV = {"AIR_REGISTER_POLL_MS": "10"}
 
     def setUp(self):
-        self.fw.reset()
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
-        cfg = os.path.join(self.tmp.name, "databrickscfg")
-        open(cfg, "w").close()
+        super().setUp()
         self.docker = os.path.join(self.tmp.name, "docker")
         os.mkdir(self.docker)
-        self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith(("DATABRICKS_", "DOCKER_"))}
-        self.env.update(HOME=self.tmp.name, DATABRICKS_HOST=self.fw.url, DATABRICKS_TOKEN="dapi-test",
-                        DATABRICKS_CONFIG_FILE=cfg, DOCKER_CONFIG=self.docker,
-                        AIR_REGISTER_POLL_MS="10")
-
-    def air(self, *args, **env):
-        p = subprocess.run([AIR, *args], env=dict(self.env, **env), capture_output=True, text=True,
-                           timeout=60, stdin=subprocess.DEVNULL)
-        return p.returncode, p.stdout, p.stderr
+        self.env["DOCKER_CONFIG"] = self.docker
 
     def docker_config(self, obj):
         with open(os.path.join(self.docker, "config.json"), "w") as f:
@@ -155,7 +136,8 @@ class RegisterImage(unittest.TestCase):
         self.assertIn("gateway timeout", err)
 
     def test_unauthenticated(self):
-        rc, out, err = self.air("register-image", IMAGE, "-o", "json", DATABRICKS_TOKEN="dapi-wrong")
+        rc, out, err = self.air("register-image", IMAGE, "-o", "json",
+                                 env={"DATABRICKS_TOKEN": "dapi-wrong"})
         self.assertEqual(rc, 1)
         e = self.envelope_error(out)
         self.assertEqual((e["code"], e["kind"]), ("UNAUTHENTICATED", "PERMANENT"))
@@ -187,7 +169,7 @@ class RegisterImage(unittest.TestCase):
         self.fw.images({IMAGE: {"registered": False, "requires_credentials": True}})
         self.docker_config({"credHelpers": {"myreg.io": "team"}})
         rc, out, err = self.air("register-image", IMAGE, "-o", "json",
-                                PATH=bindir + os.pathsep + self.env["PATH"])
+                                env={"PATH": bindir + os.pathsep + self.env["PATH"]})
         self.assertEqual(rc, 0, err)
         self.assertNotIn(PASSWORD, out + err)
         self.assertIn("myreg.io-bob-local", self.fw.call("GET", "/__fakews/secrets")["scopes"][SCOPE])

@@ -5,18 +5,13 @@ a pipe and on a terminal)."""
 
 import json
 import os
-import pty
 import re
-import subprocess
 import sys
-import tempfile
-import threading
 import unittest
 
 sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
-from fakews_client import FakeWS  # noqa: E402
+from cli_case import AIR, WorkspaceCase, run_on_terminal  # noqa: E402
 
-AIR = os.environ.get("AIR_CLI", "air")
 VALID = ("experiment_name: smoke-test\n"
          "command: python train.py\n"
          "compute:\n"
@@ -25,31 +20,12 @@ VALID = ("experiment_name: smoke-test\n"
 U = "/Workspace/Users/tester@databricks.com"
 
 
-class RunSubmit(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-
+class RunSubmit(WorkspaceCase):
     def setUp(self):
-        self.fw.reset()
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
+        super().setUp()
         self.yaml = os.path.join(self.tmp.name, "valid.yaml")
         with open(self.yaml, "w") as f:
             f.write(VALID)
-        cfg = os.path.join(self.tmp.name, "databrickscfg")
-        open(cfg, "w").close()
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
-        self.env.update(HOME=self.tmp.name, DATABRICKS_HOST=self.fw.url,
-                        DATABRICKS_TOKEN="dapi-test", DATABRICKS_CONFIG_FILE=cfg)
-
-    def air(self, *args):
-        p = subprocess.run([AIR, *args], env=self.env, capture_output=True, text=True, timeout=60)
-        return p.returncode, p.stdout, p.stderr
 
     def paths(self):
         return ["%s %s" % (r["method"], r["path"]) for r in self.fw.requests(bodies=False)]
@@ -218,36 +194,8 @@ class RunSubmit(unittest.TestCase):
 
     def test_uploading_line_on_a_terminal(self):
         yaml = self.code_source_yaml()
-        master, slave = pty.openpty()
-        try:
-            p = subprocess.Popen([AIR, "run", "-f", yaml], stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.PIPE, stderr=slave, env=self.env)
-        finally:
-            os.close(slave)
-        chunks = []
-
-        def drain():
-            while True:
-                try:
-                    data = os.read(master, 65536)
-                except OSError:
-                    return
-                if not data:
-                    return
-                chunks.append(data)
-
-        reader = threading.Thread(target=drain, daemon=True)
-        reader.start()
-        try:
-            p.communicate(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-            reader.join(10)
-            os.close(master)
-        term = b"".join(chunks).decode("utf-8", "replace")
-        self.assertEqual(p.returncode, 0, term)
+        rc, _, _, term = run_on_terminal([AIR, "run", "-f", yaml], self.env, ("stderr",))
+        self.assertEqual(rc, 0, term)
         self.assertRegex(term, r"Uploading proj_\d{8}_\d{6}\.tar\.gz\.\.\. \(\d+/\d+ KiB\)")
 
 

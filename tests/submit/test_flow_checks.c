@@ -18,11 +18,11 @@ AIR_TEST_HOOKS(flow_setup, NULL)
 #define VALID "experiment_name: smoke-test\ncommand: python train.py\n" \
               "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n"
 
-/* Submit @yaml; returns the status, *err receives the error. */
-static int submit_yaml(const char *yaml, const char *key, air_submission **sub, air_error **err)
+/* Submit @yaml with client @c (freed); returns the status, *err receives the error. */
+static int submit_on(air_client *c, const char *yaml, const char *key, air_submission **sub,
+                     air_error **err)
 {
 	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", yaml);
-	air_client *c = fakews_client(flow_fw);
 	air_submit_options *o = NULL;
 	int rc;
 
@@ -34,6 +34,34 @@ static int submit_yaml(const char *yaml, const char *key, air_submission **sub, 
 	air_client_free(c);
 	air_config_free(cfg);
 	return rc;
+}
+
+static int submit_yaml(const char *yaml, const char *key, air_submission **sub, air_error **err)
+{
+	return submit_on(fakews_client(flow_fw), yaml, key, sub, err);
+}
+
+/* A client of flow_fw that reads the environment (AIR_OPT_USE_ENVIRONMENT 1),
+ * from which the DATABRICKS_* variables this process inherited are removed. */
+static air_client *environment_client(void)
+{
+	extern char **environ;
+	air_client_options *o = fakews_client_options(flow_fw);
+
+	for (size_t i = 0; environ[i];) {
+		char name[256];
+		size_t n = strcspn(environ[i], "=");
+
+		if (strncmp(environ[i], "DATABRICKS_", 11) == 0 && n < sizeof(name)) {
+			memcpy(name, environ[i], n);
+			name[n] = '\0';
+			unsetenv(name);
+		} else {
+			i++;
+		}
+	}
+	ASSERT_EQ_INT(air_client_options_set_int(o, AIR_OPT_USE_ENVIRONMENT, 1), AIR_OK);
+	return fakews_client_from(o);
 }
 
 static void submit_fails(const char *yaml, int code, air_error **err)
@@ -318,9 +346,13 @@ AIR_TEST(flow__legacy_image_importing_then_available)
 	                        "\"manifest_sha256\":\"abc\"}]}}}");
 	json_t *body, *air;
 
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
 	json_decref(r);
-	setenv("AIR_IMAGE_POLL_MS", "20", 1);
-	submit_succeeds(IMAGE);
+	setenv("AIR_IMAGE_POLL_MS", "20", 1); /* read through the client's environment */
+	ASSERT_OK(submit_on(environment_client(), IMAGE, NULL, &sub, &err), err);
+	air_submission_free(sub);
 	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get"), 3);
 	body = last_body("POST", "/api/2.2/jobs/runs/submit");
 	air = json_object_get(json_array_get(json_object_get(body, "tasks"), 0), "ai_runtime_task");
@@ -388,48 +420,83 @@ static void *trigger_later(void *arg)
 	return NULL;
 }
 
-/* A client of flow_fw whose client-wide interrupt fires @delay_ms from now. */
-static air_client *client_interrupted_later(late_trigger *t, pthread_t *th, int delay_ms)
+/* Raises @arg's interrupt 300 ms after the first poll of the image's state. */
+static void *trigger_after_first_poll(void *arg)
+{
+	late_trigger *t = arg;
+
+	while (fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get") == 0)
+		usleep(10 * 1000);
+	usleep(300 * 1000); /* fifteen polls of the 20 ms the environment asks for */
+	t->fired_ms = mono_ms();
+	air_interrupt_trigger(t->intr);
+	return NULL;
+}
+
+/* A client of flow_fw whose client-wide interrupt @fire raises, on a thread
+ * of its own (@th), from now; @t->delay_ms is kept for @fire. */
+static air_client *client_interrupted_by(late_trigger *t, pthread_t *th, void *(*fire)(void *))
 {
 	air_client_options *o = fakews_client_options(flow_fw);
 	air_client *c;
 
-	memset(t, 0, sizeof(*t));
+	t->fired_ms = 0;
 	ASSERT_EQ_INT(air_interrupt_new(&t->intr), AIR_OK);
 	ASSERT_EQ_INT(air_client_options_set_interrupt(o, t->intr), AIR_OK);
 	c = fakews_client_from(o);
-	t->delay_ms = delay_ms;
-	ASSERT_EQ_INT(pthread_create(th, NULL, trigger_later, t), 0);
+	ASSERT_EQ_INT(pthread_create(th, NULL, fire, t), 0);
 	return c;
 }
 
-AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
+/* Submits IMAGE with a client interrupted by @fire: the submission stops
+ * with AIR_EINTERRUPTED and nothing uploaded. Returns when it stopped. */
+static long long submit_interrupted(late_trigger *t, void *(*fire)(void *))
 {
 	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", IMAGE);
-	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
-	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\"}}}");
 	air_submission *sub = NULL;
 	air_error *err = NULL;
-	late_trigger t;
 	pthread_t th;
-	air_client *c;
+	air_client *c = client_interrupted_by(t, &th, fire);
 	long long done;
 
-	json_decref(r);
-	setenv("AIR_IMAGE_POLL_MS", "3000", 1);
-	c = client_interrupted_later(&t, &th, 500);
 	ASSERT_EQ_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_EINTERRUPTED);
 	done = mono_ms();
 	pthread_join(th, NULL);
-	unsetenv("AIR_IMAGE_POLL_MS");
-	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
-	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
 	ASSERT_NULL(sub);
 	assert_nothing_uploaded();
 	air_error_free(err);
 	air_client_free(c);
-	air_interrupt_free(t.intr);
+	air_interrupt_free(t->intr);
 	air_config_free(cfg);
+	return done;
+}
+
+AIR_TEST(flow__legacy_image_wait_stops_on_the_client_interrupt)
+{
+	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
+	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\"}}}");
+	late_trigger t = {.delay_ms = 500}; /* the image is polled every 5 s */
+	long long done;
+
+	json_decref(r);
+	done = submit_interrupted(&t, trigger_later);
+	air_test_note("stopped %lld ms after the client interrupt", done - t.fired_ms);
+	ASSERT_TRUE(done - t.fired_ms < 1000); /* "within a second" */
+}
+
+AIR_TEST(flow__legacy_image_poll_interval_is_not_read_without_the_environment)
+{
+	json_t *r = fakews_call(flow_fw, "POST", "/__fakews/images",
+	                        "{\"images\":{\"myreg.io/team/train:v3\":{\"state\":\"IMPORTING\","
+	                        "\"states\":[\"IMPORTING\",\"IMPORTING\",\"AVAILABLE\"]}}}");
+	late_trigger t = {0};
+
+	json_decref(r);
+	/* Ignored by the client of flow_fw (AIR_OPT_USE_ENVIRONMENT 0): the image
+	 * is polled every 5 s, and the interrupt comes before the third poll. */
+	setenv("AIR_IMAGE_POLL_MS", "20", 1);
+	submit_interrupted(&t, trigger_after_first_poll);
+	ASSERT_TRUE(fakews_count(flow_fw, "GET", "/api/2.0/ai-compute-manager/images:get") < 3);
 }
 
 AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
@@ -439,9 +506,9 @@ AIR_TEST(flow__mlflow_links_wait_stops_on_the_client_interrupt)
 	                                         "\"tasks\":[{\"task_key\":\"t\",\"ai_runtime_task\":{}}]}");
 	char *run_url = NULL, *exp_url = NULL;
 	air_error *err = NULL;
-	late_trigger t;
+	late_trigger t = {.delay_ms = 500};
 	pthread_t th;
-	air_client *c = client_interrupted_later(&t, &th, 500);
+	air_client *c = client_interrupted_by(&t, &th, trigger_later);
 	long long done;
 
 	/* The links are unknown; the interrupt ends the call like any other. */

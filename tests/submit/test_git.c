@@ -1,6 +1,6 @@
 /* test_git.c: git-archive snapshots — commit/branch resolution, dirty-tree
- * and include-path checks, the archive itself (PROTOCOL.md §1.7.2-§1.7.4) —
- * and the provenance sidecars (§1.7.6), against real temporary repositories. */
+ * and include-path checks, the archive itself (docs/submit.md#code-snapshot) —
+ * and the provenance sidecars, against real temporary repositories. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

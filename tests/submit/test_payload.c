@@ -1,6 +1,5 @@
-/* test_payload.c: the pre-flight and runs/submit bodies (PROTOCOL.md §1.2,
- * §1.8; SCENARIOS S08, S10-S12, S16), compared as JSON values with documents
- * written out by hand. */
+/* test_payload.c: the pre-flight and runs/submit bodies (docs/submit.md#payloads),
+ * compared as JSON values with documents written out by hand. */
 #include <stdlib.h>
 #include <string.h>
 

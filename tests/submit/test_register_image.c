@@ -1,6 +1,6 @@
 /* test_register_image.c: air_client_register_image() against the fake
- * workspace (PROTOCOL.md §7): credentials from a Docker configuration written
- * here (credential helpers are scripts on PATH that record their input),
+ * workspace (docs/submit.md#legacy-environmentdocker_image): credentials from a
+ * Docker configuration written here (credential helpers are scripts on PATH that record their input),
  * their storage in the caller's secret scope, the registration and its wait,
  * digests, the anonymous retry, the failures and their kinds, and that no
  * credential ever shows in a request other than secrets/put or in a trace. */

@@ -1,5 +1,5 @@
 /* test_sha256.c: SHA-256 against FIPS 180-4 vectors and the snapshot cache
- * key vectors of PROTOCOL.md §1.7.4. */
+ * key vectors of docs/submit.md#code-snapshot. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* test_snapshot.c: root resolution, the .gitignore translation and plain-tar
- * packaging with its safety rules (PROTOCOL.md §1.7.1-§1.7.3, §1.7.5). */
+ * packaging with its safety rules (docs/submit.md#code-snapshot). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>

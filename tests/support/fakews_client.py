@@ -23,9 +23,10 @@ import sys
 import tempfile
 import threading
 import time
+import unittest
 import urllib.parse
 
-__all__ = ["FakeWS", "FakeWSError", "python_exe", "script_path"]
+__all__ = ["FakeWS", "FakeWSCase", "FakeWSError", "python_exe", "script_path"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _resolved = {}
@@ -327,3 +328,20 @@ class FakeWS:
             return status, rh, json.loads(data)
         return status, rh, data
 
+
+class FakeWSCase(unittest.TestCase):
+    """Tests against one fake workspace (self.fw) for the whole class, reset
+    before each test."""
+
+    fw = None
+
+    @classmethod
+    def setUpClass(cls):
+        cls.fw = FakeWS().start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.fw.stop()
+
+    def setUp(self):
+        self.fw.reset()

@@ -126,9 +126,9 @@ AIR_TEST(auth__s30_profile_precedence_end_to_end)
 	}
 }
 
-/* PAT setup contacts nobody (PROTOCOL §1.1 step 1, CLI_AND_OUTPUT §3.3): not
+/* PAT setup contacts nobody (docs/auth.md#credential-methods): not
  * even the host metadata, so the host type is not known and the rule "PAT
- * on a unified host needs a workspace_id" (§6.3 C) is not checked by libair
+ * on a unified host needs a workspace_id" is not checked by libair
  * (docs/auth.md); the first request is the call itself, and the workspace
  * id, when configured, routes it. */
 AIR_TEST(auth__pat_resolution_makes_no_request_even_on_a_unified_host)
@@ -761,7 +761,7 @@ AIR_TEST(auth__u2m_failed_refresh_of_a_valid_token_backs_off_across_threads)
 	/* Inside the five-minute refresh margin, still valid for two minutes. */
 	write_cache(tc_home(), 1, "me", "valid-u2m-1", "rt-u2m-1", 120);
 
-	t_failed = air__mono_ms();
+	t_failed = air__mono_ms(); /* the failed attempt starts after this */
 	elapsed = callers_all_succeed(c);
 	air_test_note("%d threads x %d calls: %lld ms, %d token requests", CALLERS, CALLS_EACH,
 	              (long long)elapsed, fakews_count(fw, "POST", TOKEN_PATH));

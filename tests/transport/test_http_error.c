@@ -1,6 +1,6 @@
 /*
- * test_http_error.c: error replies -> air_error (PROTOCOL.md §0.2), the
- * transient classes (§0.3), Retry-After parsing and trace redaction.
+ * test_http_error.c: error replies -> air_error (docs/errors.md#workspace-replies), the
+ * transient classes (docs/errors.md#retries), Retry-After parsing and trace redaction.
  */
 #include "transport/auth.h"
 #include "transport/http_priv.h"

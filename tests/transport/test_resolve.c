@@ -1,7 +1,7 @@
 /*
  * test_resolve.c: client options and configuration resolution without a
  * server: the precedence matrix (options > environment > profile),
- * CLI_AND_OUTPUT.md §6.3 algorithms A and B, host normalisation and the
+ * docs/auth.md#where-values-come-from (with and without a profile), host normalisation and the
  * checks that fail early.
  */
 #include "support.h"

@@ -1,7 +1,7 @@
 /*
  * test_timeouts.c: per-request connect and inactivity timeouts
  * (air__http_req.connect_timeout_ms / inactivity_timeout_ms), as the MLflow
- * pre-signed downloads use them (PROTOCOL.md §5.7), against the fake
+ * pre-signed downloads use them (docs/errors.md#network-failures), against the fake
  * workspace and a loopback listener whose accept queue is full.
  */
 #include <arpa/inet.h>

@@ -20,6 +20,7 @@ import inspect
 import sys
 from typing import Any, Dict, List, Optional, get_type_hints
 
+from . import _source_tree  # noqa: F401  (generated modules of a source tree)
 from . import constants
 from ._lib import lib as _L
 from .client import Client

@@ -3,7 +3,7 @@
 In order: ``$AIR_LIBRARY_PATH`` when set (an explicit path; nothing else is
 tried), the copy bundled in a wheel (``air/_libs/libair.so.1``), the build
 of the libair source tree the package was installed from (recorded by
-setup.py in ``air/_source_tree.py``), the system loader (``libair.so.1``
+setup.py in ``air/_installed_from.py``), the system loader (``libair.so.1``
 through the ld.so cache, ``LD_LIBRARY_PATH`` and the standard directories),
 then the ``libdir`` that pkg-config reports for ``libair`` (a prefix outside
 the loader's path, such as /opt/air).
@@ -37,14 +37,14 @@ def _source_tree_library(tried: List[str]) -> Optional[str]:
     """The build library of the source tree the package was installed from;
     None (and why, in @tried) when there is none."""
     try:
-        from . import _source_tree  # type: ignore[attr-defined]
+        from . import _installed_from  # type: ignore[attr-defined]
     except ImportError:
         return None  # not installed from a source tree
-    library: Optional[str] = _source_tree.LIBRARY
+    library: Optional[str] = _installed_from.LIBRARY
     if library is None:
         tried.append("the libair source tree this package was installed from (%s): it had no "
                      "built library at install time; build it (meson setup build && ninja -C "
-                     "build), then install the package again" % _source_tree.SOURCE)
+                     "build), then install the package again" % _installed_from.SOURCE)
     elif not os.path.exists(library):
         tried.append("the build of the libair source tree this package was installed from "
                      "(%s): absent now; rebuild it" % library)

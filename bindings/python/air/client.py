@@ -11,7 +11,8 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 
 from . import constants as K
 from ._call import blocking, trampoline
-from ._lib import DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB, lib
+from ._lib import lib
+from ._signatures import DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
 from .config import Config

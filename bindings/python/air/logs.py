@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple
 
 from . import constants as K
 from ._call import Call, trampoline
-from ._lib import LOG_STATUS_CB, LOG_WAITING_CB, lib
+from ._lib import lib
+from ._signatures import LOG_STATUS_CB, LOG_WAITING_CB
 from ._util import bytes_at, dec, from_ns
 from .enums import LogSource, State
 from .errors import check

@@ -177,14 +177,20 @@ func exportedFunctions(t *testing.T) map[string]bool {
 	return out
 }
 
-// wrappedFunctions are the libair functions the binding's sources call.
+// wrappedFunctions are the libair functions the binding's sources call. An
+// options type of the generated options.go counts as called (its
+// constructor, destructor and interrupt and deadline setters) when a
+// hand-written file uses it.
 func wrappedFunctions(t *testing.T) map[string]bool {
 	dir := filepath.Join(sourceRoot(t), "bindings", "go")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
 	files = append(files, filepath.Join(dir, "shim.c"))
 	goCall := regexp.MustCompile(`\bC\.(air_\w+)`)
 	cCall := regexp.MustCompile(`\b(air_\w+)\s*\(`)
+	optionsType := regexp.MustCompile(`(?m)^var (\w+) = &optionsType\[C\.(air_\w+)\]`)
 	out := map[string]bool{}
+	families := map[string]string{} // variable -> C options type
+	var handWritten []string
 	for _, p := range files {
 		if strings.HasSuffix(p, "_test.go") {
 			continue
@@ -193,12 +199,34 @@ func wrappedFunctions(t *testing.T) map[string]bool {
 		if err != nil {
 			t.Fatal(err)
 		}
+		text := string(b)
+		if strings.HasPrefix(text, "// Code generated") {
+			for _, m := range optionsType.FindAllStringSubmatch(text, -1) {
+				families[m[1]] = m[2]
+			}
+			continue
+		}
+		handWritten = append(handWritten, text)
 		re := goCall
 		if strings.HasSuffix(p, ".c") {
 			re = cCall
 		}
-		for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		for _, m := range re.FindAllStringSubmatch(text, -1) {
 			out[m[1]] = true
+		}
+	}
+	if len(families) == 0 {
+		t.Fatal("no options type found in the generated files")
+	}
+	for v, typ := range families {
+		used := regexp.MustCompile(`\b` + v + `\b`)
+		for _, text := range handWritten {
+			if used.MatchString(text) {
+				for _, f := range []string{"_new", "_free", "_set_interrupt", "_set_deadline_ms"} {
+					out[typ+f] = true
+				}
+				break
+			}
 		}
 	}
 	return out

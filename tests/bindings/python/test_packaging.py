@@ -24,6 +24,9 @@ from fakews_client import FakeWS
 PY = sys.executable
 LIBRARY = os.environ["AIR_LIBRARY_PATH"]
 EXAMPLE = os.path.join(SOURCE_ROOT, "examples", "python", "sweep.py")
+GENERATOR = os.path.join(SOURCE_ROOT, "bindings", "gen_tables.py")
+HEADERS = os.path.join(SOURCE_ROOT, "include", "air")
+GENERATED = ["_signatures.py", "constants.py", "enums.py"]
 PRINT_PATH = ("import air; print(air.library_path()); print(air.__file__); "
               "print(air.__version__)")
 
@@ -94,9 +97,10 @@ class PackagingCase(unittest.TestCase):
 
     def package_copy(self, name="src", meson_build=True, version_py=None):
         """A copy of bindings/python (builds write into the source folder) at
-        <name>/bindings/python, with a copy of meson.build at <name>/ (as in
-        the libair sources) unless @meson_build is False; @version_py: the
-        text of air/_version.py to add (as in an sdist)."""
+        <name>/bindings/python, with copies of meson.build, the public headers
+        and bindings/gen_tables.py under <name>/ (as in the libair sources)
+        unless @meson_build is False; @version_py: the text of air/_version.py
+        to add, with the generated tables (as in an sdist)."""
         root = os.path.join(self.tmp, name)
         dst = os.path.join(root, "bindings", "python")
         shutil.copytree(PACKAGE_DIR, dst, ignore=shutil.ignore_patterns(
@@ -104,9 +108,12 @@ class PackagingCase(unittest.TestCase):
         if meson_build:
             shutil.copyfile(os.path.join(SOURCE_ROOT, "meson.build"),
                             os.path.join(root, "meson.build"))
+            shutil.copyfile(GENERATOR, os.path.join(root, "bindings", "gen_tables.py"))
+            shutil.copytree(HEADERS, os.path.join(root, "include", "air"))
         if version_py is not None:
             with open(os.path.join(dst, "air", "_version.py"), "w") as f:
                 f.write(version_py)
+            run([PY, GENERATOR, "--headers", HEADERS, "--python", os.path.join(dst, "air")])
         return dst
 
     def venv(self, name):
@@ -187,6 +194,8 @@ class PipTest(PackagingCase):
         self.assertTrue(module.startswith(os.path.join(self.tmp, "venv-src")), module)
         self.assertTrue(os.path.exists(os.path.join(os.path.dirname(module), "py.typed")))
         self.assertTrue(os.path.exists(os.path.join(os.path.dirname(module), "_version.py")))
+        for name in GENERATED:  # from the copied headers
+            self.assertTrue(os.path.exists(os.path.join(os.path.dirname(module), name)), name)
         self.assertEqual(version, VERSION)
         meta = run([py, "-c", "import importlib.metadata as m; print(m.version('libair'))"],
                    env=clean_env(), cwd=self.tmp)
@@ -223,6 +232,8 @@ class PipTest(PackagingCase):
         self.assertIn("air/_libs/air-local-supervisor", names)  # beside LIBRARY in the build
         self.assertIn("air/py.typed", names)
         self.assertIn("air/_version.py", names)
+        for name in GENERATED:
+            self.assertIn("air/" + name, names)
         py = self.venv("venv-wheel")
         self.pip(py, "install", "--no-index", wheels[0])
         done = run([py, "-c", PRINT_PATH], env=clean_env(), cwd=self.tmp)
@@ -328,6 +339,9 @@ class MesonInstallTest(PackagingCase):
                      if os.path.dirname(src) == os.path.join(PACKAGE_DIR, "air")}
         sources = {os.path.basename(p) for p in glob.glob(os.path.join(PACKAGE_DIR, "air", "*.py"))}
         self.assertEqual(set(installed), sources | {"py.typed"}, "bindings/meson.build lists")
+        generated = {os.path.basename(src) for src in intro
+                     if os.path.dirname(src) == os.path.join(BUILD_ROOT, "bindings")}
+        self.assertTrue(set(GENERATED) <= generated, "the tables generated from the headers")
         site = os.path.dirname(os.path.dirname(installed["__init__.py"]))
         options = json.loads(run(["meson", "introspect", BUILD_ROOT, "--buildoptions"]).stdout)
         prefix = [o["value"] for o in options if o["name"] == "prefix"][0]

@@ -16,27 +16,14 @@ import time
 import unittest
 
 from bindtest import HERE, TOKEN, air_run_body
-from fakews_client import FakeWS, python_exe
+from fakews_client import FakeWSCase, python_exe
 
 CHILD = os.path.join(HERE, "sigint_child.py")
 DELAY_MS = 60000   # what an uninterrupted call would wait
 BOUND = 20         # seconds: far above a prompt return, far below DELAY_MS
 
 
-class SigintCase(unittest.TestCase):
-    fw = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-
-    def setUp(self):
-        self.fw.reset()
-
+class SigintCase(FakeWSCase):
     def hold(self, path, method="*", after=0, times=-1, delay_ms=DELAY_MS):
         """Delay matching requests (the server records them on arrival)."""
         self.fw.fault(method=method, path=path, action="delay", delay_ms=delay_ms, after=after,

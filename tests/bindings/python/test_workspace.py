@@ -13,7 +13,7 @@ import unittest
 from datetime import datetime, timedelta, timezone
 
 from bindtest import MINIMAL_YAML, TOKEN, air, air_run_body
-from fakews_client import FakeWS
+from fakews_client import FakeWSCase
 
 SUBMIT = "/api/2.2/jobs/runs/submit"
 GET = "/api/2.2/jobs/runs/get"
@@ -23,20 +23,7 @@ class Boom(Exception):
     """Raised by test callbacks."""
 
 
-class WorkspaceCase(unittest.TestCase):
-    fw = None
-
-    @classmethod
-    def setUpClass(cls):
-        cls.fw = FakeWS().start()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.fw.stop()
-
-    def setUp(self):
-        self.fw.reset()
-
+class WorkspaceCase(FakeWSCase):
     def client(self, **kw):
         opts = dict(host=self.fw.url, token=TOKEN, use_environment=False, retry_backoff=0.01)
         opts.update(kw)
