@@ -127,16 +127,11 @@ func (c *Config) CheckSubmission(ctx context.Context, opts *SubmitOptions) error
 		return err
 	}
 	defer w.release()
-	var o *C.air_submit_options
-	if err := check(C.air_submit_options_new(&o), nil); err != nil {
+	o, err := newOptions(w, submitOpts)
+	if err != nil {
 		return err
 	}
-	defer C.air_submit_options_free(o)
-	if err := w.apply(
-		func(i *C.air_interrupt) C.int { return C.air_submit_options_set_interrupt(o, i) },
-		func(ms C.int64_t) C.int { return C.air_submit_options_set_deadline_ms(o, ms) }); err != nil {
-		return err
-	}
+	defer submitOpts.release(o)
 	if err := setSubmitOptions(o, opts, 0); err != nil {
 		return err
 	}

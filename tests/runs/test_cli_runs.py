@@ -224,7 +224,7 @@ class GetTest(CliCase):
 
 class PermissionDeniedTest(CliCase):
     """A 403 PERMISSION_DENIED ends, in text mode, with the official tool's
-    identity block and next steps (CLI_AND_OUTPUT.md §3.4)."""
+    identity block and next steps (docs/cli.md)."""
 
     DENIED = {"error_code": "PERMISSION_DENIED", "message": "User cannot view this run"}
 

@@ -190,7 +190,7 @@ class RegisterImage(WorkspaceCase):
         self.docker_config({"credHelpers": {"myreg.io": "out"}, "credsStore": "err"})
         for args in (("--debug",), ("--debug", "-o", "json")):
             rc, out, err = self.air("register-image", IMAGE, *args,
-                                    PATH=bindir + os.pathsep + self.env["PATH"])
+                                    env={"PATH": bindir + os.pathsep + self.env["PATH"]})
             self.assertEqual(rc, 1)
             self.assertIn("docker-credential-out exited with status 3", err)
             self.assertIn("docker-credential-err exited with status 1", err)
