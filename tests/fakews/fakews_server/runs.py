@@ -117,6 +117,12 @@ def add_auto_logs(run, setting):
     tasks = run.obj.get("tasks") or []
     nodes = nodes_of(tasks[0]) if tasks else 1
     L = run.life
+    # Lines are written while the run runs, before it ends: a run of zero
+    # length would have them at its end instant, which a client's exclusive
+    # upper bound (the end rounded up to a whole second) leaves out when the
+    # end falls on a whole second. Such a run runs for a millisecond.
+    if int(L.get("running_ms", 0)) <= 0:
+        L["running_ms"] = 1
     start_ns = (L["t0"] + int(L.get("pending_ms", 0))) * 1000000
     step = int(L.get("running_ms", 0)) * 1000000 // n
     for node in range(nodes):
