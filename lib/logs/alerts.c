@@ -19,28 +19,33 @@
 #include <pthread.h>
 #include <string.h>
 
-static const char *const patterns[] = {
-	"(?i)CUDA out of memory",
-	"(?i)Out of memory: Kill(ed)? process",
-	"(?i)signal\\s+(9|SIGKILL|SIGTERM)",
-	"Watchdog caught collective operation timeout",
-	"(?i)NCCL WARN .*(Conn|Net|IB|timeout|unhandled)",
-	"Got async error event",
-	"transport/net_ib\\.cc:\\d+.*WARN",
-	"(?i)CUDA(?: runtime)? error",
-	"(?i)an illegal memory access was encountered",
-	"CUDA kernel errors might be asynchronously reported",
-	"(?i)segmentation fault",
-	"composer\\.utils\\..*Error",
-	"(?i)composer.*OutOfMemory",
-	"torch\\.distributed\\..*(?:Error|Exception)",
-	"(?i)(?:TCPStore|Store).*timed?\\s*out",
-	"Xid.*\\b(48|63|64|79|94|95)\\b",
-	"streaming\\.base\\..*(?:Error|Exception)",
-	"^\\s*Killed\\s*$",
-	"\\[MLflow Logger\\]\\[Warning\\] No new logs have been emitted",
-	"ERROR: Script failed with exit code [1-9]\\d* after \\d+s",
-	"(?i)command not found",
+/* The patterns of the protocol, in its order, each with a short label that
+ * names what it detects (the label of a failure excerpt). */
+static const struct {
+	const char *re, *label;
+} patterns[] = {
+	{"(?i)CUDA out of memory", "CUDA out of memory"},
+	{"(?i)Out of memory: Kill(ed)? process", "Out of memory: process killed"},
+	{"(?i)signal\\s+(9|SIGKILL|SIGTERM)", "Killed by a signal"},
+	{"Watchdog caught collective operation timeout", "NCCL watchdog timeout"},
+	{"(?i)NCCL WARN .*(Conn|Net|IB|timeout|unhandled)", "NCCL network warning"},
+	{"Got async error event", "Async error event"},
+	{"transport/net_ib\\.cc:\\d+.*WARN", "InfiniBand transport warning"},
+	{"(?i)CUDA(?: runtime)? error", "CUDA error"},
+	{"(?i)an illegal memory access was encountered", "Illegal memory access"},
+	{"CUDA kernel errors might be asynchronously reported", "CUDA kernel error"},
+	{"(?i)segmentation fault", "Segmentation fault"},
+	{"composer\\.utils\\..*Error", "Composer error"},
+	{"(?i)composer.*OutOfMemory", "Composer out of memory"},
+	{"torch\\.distributed\\..*(?:Error|Exception)", "torch.distributed error"},
+	{"(?i)(?:TCPStore|Store).*timed?\\s*out", "Store timeout"},
+	{"Xid.*\\b(48|63|64|79|94|95)\\b", "GPU Xid error"},
+	{"streaming\\.base\\..*(?:Error|Exception)", "Streaming dataset error"},
+	{"^\\s*Killed\\s*$", "Killed"},
+	{"\\[MLflow Logger\\]\\[Warning\\] No new logs have been emitted",
+	 "No new logs (MLflow logger)"},
+	{"ERROR: Script failed with exit code [1-9]\\d* after \\d+s", "Script failed"},
+	{"(?i)command not found", "Command not found"},
 };
 
 #define NPATTERNS ((int32_t)AIR__ARRAY_SIZE(patterns))
@@ -74,12 +79,12 @@ static void compile_all(void)
 
 	re.ok = true;
 	for (int32_t i = 0; i < NPATTERNS; i++) {
-		if (!(re.one[i] = compile(patterns[i], PCRE2_ZERO_TERMINATED)) ||
+		if (!(re.one[i] = compile(patterns[i].re, PCRE2_ZERO_TERMINATED)) ||
 		    pcre2_pattern_info(re.one[i], PCRE2_INFO_CAPTURECOUNT, &caps) != 0) {
 			re.ok = false;
 			break;
 		}
-		air__buf_printf(&all, "%s(%s)", i ? "|" : "", patterns[i]);
+		air__buf_printf(&all, "%s(%s)", i ? "|" : "", patterns[i].re);
 		re.group[i] = next_group;
 		next_group += 1 + caps;
 	}
@@ -94,7 +99,12 @@ int32_t air_log_alert_pattern_count(void) { return NPATTERNS; }
 
 const char *air_log_alert_pattern(int32_t pattern)
 {
-	return pattern >= 1 && pattern <= NPATTERNS ? patterns[pattern - 1] : NULL;
+	return pattern >= 1 && pattern <= NPATTERNS ? patterns[pattern - 1].re : NULL;
+}
+
+const char *air_log_alert_label(int32_t pattern)
+{
+	return pattern >= 1 && pattern <= NPATTERNS ? patterns[pattern - 1].label : NULL;
 }
 
 static bool matches(const pcre2_code *c, const char *line, size_t len, pcre2_match_data *md)
