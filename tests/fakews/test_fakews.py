@@ -930,6 +930,7 @@ class Jobs(Base):
         self.assertEqual(r["state"]["life_cycle_state"], "PENDING")
         self.assertNotIn("result_state", r["state"])
         self.assertEqual((r["start_time"], r["end_time"]), (0, 0))
+        self.assertEqual(r["status"], {"state": "PENDING"})
         out = self.ok("GET", OUTPUT, query={"run_id": task})
         self.assertNotIn("mlflow_run_id", out["ai_runtime_task_output"])
         self.assertTrue(out["ai_runtime_task_output"]["status_message"].startswith("STATUS:"))
@@ -948,6 +949,10 @@ class Jobs(Base):
         r = self.get(rid)
         self.assertEqual(r["state"], {"life_cycle_state": "TERMINATED", "result_state": "FAILED",
                                       "state_message": "boom", "user_cancelled_or_timedout": False})
+        # the Jobs API's status, with the termination details of the result
+        details = {"code": "RUN_EXECUTION_ERROR", "type": "CLIENT_ERROR", "message": "boom"}
+        self.assertEqual(r["status"], {"state": "TERMINATED", "termination_details": details})
+        self.assertEqual(r["tasks"][0]["status"]["termination_details"], details)
         self.assertEqual(r["end_time"] - r["start_time"], 400)
         self.assertNotIn("runs", self.ok("GET", LIST, query={"active_only": "true"}))
         # the MLflow run behind the ids exists
@@ -963,6 +968,7 @@ class Jobs(Base):
         r = self.get(rid)
         self.assertEqual(r["state"]["life_cycle_state"], "TERMINATED")
         self.assertEqual(r["state"]["result_state"], "CANCELED")
+        self.assertEqual(r["status"]["termination_details"]["code"], "USER_CANCELED")
         self.assertGreater(r["end_time"], 0)
         self.assertGreater(r["start_time"], 0)
         # cancelling again, or a finished run, is a no-op

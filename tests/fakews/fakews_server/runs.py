@@ -50,9 +50,30 @@ def life_state(run, now):
     return ("TERMINATED", result, L.get("state_message", ""), start, end)
 
 
+# Termination details of a result: the Jobs API's codes and types (how the
+# platform fills them for AI Runtime runs is not documented).
+TERMINATIONS = {
+    "SUCCESS": ("SUCCESS", "SUCCESS"),
+    "FAILED": ("RUN_EXECUTION_ERROR", "CLIENT_ERROR"),
+    "TIMEDOUT": ("CANCELED", "CLIENT_ERROR"),
+    "CANCELED": ("USER_CANCELED", "CLIENT_ERROR"),
+}
+
+
+def status_view(lcs, rs, msg):
+    """The Jobs API's "status" of a run or task: its state and, once it has
+    ended, the termination details (message = the state message)."""
+    if not rs and lcs not in TERMINAL_STATES:
+        return {"state": lcs}
+    code, kind = ("INTERNAL_ERROR", "INTERNAL_ERROR") if lcs == "INTERNAL_ERROR" \
+        else TERMINATIONS.get(rs, ("INTERNAL_ERROR", "INTERNAL_ERROR"))
+    return {"state": "TERMINATED",
+            "termination_details": {"code": code, "type": kind, "message": msg}}
+
+
 def run_view(run, now):
-    """The run as runs/get serves it at @now (a copy; state and times filled
-    in for a time-driven run)."""
+    """The run as runs/get serves it at @now (a copy; state, status and times
+    filled in for a time-driven run)."""
     v = copy.deepcopy(run.obj)
     if run.life is not None:
         lcs, rs, msg, st, et = life_state(run, now)
@@ -61,11 +82,13 @@ def run_view(run, now):
         if rs:
             state["result_state"] = rs
         v["state"] = state
+        v["status"] = status_view(lcs, rs, msg)
         v["start_time"] = st
         v["end_time"] = et
         for t in v.get("tasks") or []:
             if isinstance(t, dict):
                 t["state"] = copy.deepcopy(state)
+                t["status"] = copy.deepcopy(v["status"])
                 t["start_time"] = st
                 t["end_time"] = et
     return v
