@@ -1304,6 +1304,21 @@ class Logs(Base):
         self.assertGreater(seen, 0)
         self.assertLess(seen, 100)
 
+    def test_auto_logs_last_lines(self):
+        """The lines a failed workload ends with, on one node, after the others."""
+        self.fw.config(auto_logs={"count": 2, "text": "s{i}", "last": ["Traceback", "E: x"],
+                                  "last_node": 1},
+                       lifecycle={"running_ms": 0, "result": "FAILED"})
+        rid = self.submit(accel="GPU_8xH100", count=16)
+        self.assertEqual([r["body"] for r in self.fetch(rid)["log_records"]], ["s0", "s1"])
+        n1 = self.fetch(rid, **{"filter.node_index": 1})["log_records"]
+        self.assertEqual(sorted(r["body"] for r in n1), ["E: x", "Traceback", "s0", "s1"])
+        self.assertEqual([r["body"] for r in n1 if r["body"] in ("E: x", "Traceback")],
+                         ["Traceback", "E: x"])
+        end_ns = self.get(rid)["end_time"] * 1000000
+        self.assertTrue(all(r["time_unix_nano"] < end_ns for r in n1 if r["body"] != "s0"
+                            and r["body"] != "s1"))
+
 
 class MLflow(Base):
     def setUp(self):

@@ -128,23 +128,30 @@ def is_air_run(obj):
 
 def add_auto_logs(run, setting):
     """Synthetic log lines of a submitted run per the auto_logs configuration,
-    spread evenly over its RUNNING time, one block per node."""
+    spread evenly over its RUNNING time, one block per node; then the lines
+    of "last" on node "last_node", stamped just before the run ends (how a
+    failed workload's log ends)."""
     n = setting or 0
     text = "node {node} step {i}"
+    last = []
     if isinstance(n, dict):
         text = n.get("text", text)
+        last = n.get("last") or []
+        last_node = int(n.get("last_node", 0))
         n = n.get("count", 0)
     n = int(n)
-    if n <= 0:
-        return
     tasks = run.obj.get("tasks") or []
     nodes = nodes_of(tasks[0]) if tasks else 1
     L = run.life
     start_ns = (L["t0"] + int(L.get("pending_ms", 0))) * 1000000
-    step = int(L.get("running_ms", 0)) * 1000000 // n
-    for node in range(nodes):
-        run.logs.add_synthetic({"count": n, "start_ns": start_ns, "step_ns": step,
+    running_ns = int(L.get("running_ms", 0)) * 1000000
+    for node in range(nodes if n > 0 else 0):
+        run.logs.add_synthetic({"count": n, "start_ns": start_ns, "step_ns": running_ns // n,
                                 "node_index": node, "attempt": 0, "text": text})
+    if last:
+        end_ns = start_ns + running_ns
+        run.logs.add_records([{"time_unix_nano": end_ns - len(last) + i, "body": body,
+                               "node_index": last_node} for i, body in enumerate(last)])
 
 
 # -- runs created and edited by tests (control API, runs/get sequences) ------
