@@ -81,10 +81,10 @@ func setFailureOptions(o *C.air_failure_options, opts *FailureOptions) error {
 		opt   C.int32_t
 		value *int
 		field string
-	}{{failureNode, opts.Node, "Node"}, {failureAttempt, opts.Attempt, "Attempt"},
-		{failureExcerptLines, nonZero(opts.ExcerptLines), "ExcerptLines"},
-		{failureScanLines, nonZero(opts.ScanLines), "ScanLines"},
-		{failureScanNodes, nonZero(opts.ScanNodes), "ScanNodes"}} {
+	}{{failureNode, opts.Node, "FailureOptions.Node"}, {failureAttempt, opts.Attempt, "FailureOptions.Attempt"},
+		{failureExcerptLines, nonZero(opts.ExcerptLines), "FailureOptions.ExcerptLines"},
+		{failureScanLines, nonZero(opts.ScanLines), "FailureOptions.ScanLines"},
+		{failureScanNodes, nonZero(opts.ScanNodes), "FailureOptions.ScanNodes"}} {
 		if f.value == nil {
 			continue
 		}
