@@ -41,7 +41,7 @@ json_t *cli_json_text(const char *s, size_t len)
 	return v ? v : json_string("");
 }
 
-static json_t *event(const char *type)
+json_t *cli_event(const char *type)
 {
 	json_t *e = json_object();
 	char ts[32];
@@ -52,9 +52,19 @@ static json_t *event(const char *type)
 	return e;
 }
 
+json_t *cli_run_event(const char *type, int64_t run_id)
+{
+	json_t *e = cli_event(type);
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	json_object_set_new(e, "run_id", json_string(id));
+	return e;
+}
+
 static void print_line_event(const char *type, int32_t node, const char *line, size_t len)
 {
-	json_t *e = event(type);
+	json_t *e = cli_event(type);
 
 	json_object_set_new(e, "node", json_integer(node));
 	json_object_set_new(e, "line", cli_json_text(line, len));
@@ -134,7 +144,7 @@ static int on_status(const char *current, const char *previous, void *ud)
 		p->followed = !p->ended;
 	if (!(p->g->json && p->watch))
 		return 0;
-	e = event("STATUS");
+	e = cli_event("STATUS");
 	json_object_set_new(e, "status", json_string(current));
 	if (previous)
 		json_object_set_new(e, "previous_status", json_string(previous));

@@ -166,14 +166,8 @@ int cli_failure_print_event(air_client *c, int64_t run_id)
 	if (rc == AIR_EINTERRUPTED || cli_interrupted())
 		cli_report_interrupted();
 	if (rc == AIR_OK && f) {
-		json_t *e = json_object(), *body = cli_failure_json(f);
-		char ts[32], id[24];
+		json_t *e = cli_run_event("FAILURE", run_id), *body = cli_failure_json(f);
 
-		cli_now_rfc3339(ts);
-		snprintf(id, sizeof(id), "%" PRId64, run_id);
-		json_object_set_new(e, "type", json_string("FAILURE"));
-		json_object_set_new(e, "ts", json_string(ts));
-		json_object_set_new(e, "run_id", json_string(id));
 		json_object_set_new(e, "status", json_string(air_failure_state_name(f)));
 		json_object_update(e, body);
 		json_decref(body);

@@ -65,6 +65,10 @@ void cli_logs_sanitize(bool on);
 void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *message);
 /* A JSON string for possibly invalid UTF-8 (invalid bytes become U+FFFD). */
 json_t *cli_json_text(const char *s, size_t len);
+/* A JSON-lines event {"type": @type, "ts": now}; the caller adds its fields. */
+json_t *cli_event(const char *type);
+/* The same with "run_id": "<@run_id>" (SUBMITTED, FAILURE). */
+json_t *cli_run_event(const char *type, int64_t run_id);
 
 /* ---- why a run failed (failure.c) ---- */
 /* The failure report of run @run_id under the command's interrupt; *out

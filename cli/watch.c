@@ -20,14 +20,8 @@ static void print_rule(const char *label)
 
 static void print_submitted(int64_t run_id, const char *dashboard_url)
 {
-	json_t *e = json_object();
-	char ts[32], id[24];
+	json_t *e = cli_run_event("SUBMITTED", run_id);
 
-	cli_now_rfc3339(ts);
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	json_object_set_new(e, "type", json_string("SUBMITTED"));
-	json_object_set_new(e, "ts", json_string(ts));
-	json_object_set_new(e, "run_id", json_string(id));
 	json_object_set_new(e, "dashboard_url", json_string(dashboard_url ? dashboard_url : ""));
 	cli_print_jsonl(e);
 }

@@ -66,7 +66,9 @@ func (f *Failure) String() string {
 // FailureOptions choose what Failure reads; zero values (and nil) are the
 // library's defaults.
 type FailureOptions struct {
-	Node         *int // the node whose log to read; default: the one the platform names, else the first whose log has a traceback, else 0
+	// Node is the node whose log to read; default: the one the platform
+	// names, else the first whose log has a traceback, else 0.
+	Node         *int
 	Attempt      *int // the attempt, 0-based; default the latest
 	ExcerptLines int  // most lines in the excerpt; default 40
 	ScanLines    int  // log records read, the newest; default 5000
@@ -81,7 +83,8 @@ func setFailureOptions(o *C.air_failure_options, opts *FailureOptions) error {
 		opt   C.int32_t
 		value *int
 		field string
-	}{{failureNode, opts.Node, "FailureOptions.Node"}, {failureAttempt, opts.Attempt, "FailureOptions.Attempt"},
+	}{{failureNode, opts.Node, "FailureOptions.Node"},
+		{failureAttempt, opts.Attempt, "FailureOptions.Attempt"},
 		{failureExcerptLines, nonZero(opts.ExcerptLines), "FailureOptions.ExcerptLines"},
 		{failureScanLines, nonZero(opts.ScanLines), "FailureOptions.ScanLines"},
 		{failureScanNodes, nonZero(opts.ScanNodes), "FailureOptions.ScanNodes"}} {

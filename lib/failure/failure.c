@@ -35,42 +35,33 @@ int air_failure_options_new(air_failure_options **out)
 
 void air_failure_options_free(air_failure_options *opts) { air__free(opts); }
 
-static bool in_range(int64_t v, int64_t lo, int64_t hi) { return v >= lo && v <= hi; }
-
 int air_failure_options_set_int(air_failure_options *opts, int32_t opt, int64_t value)
 {
 	if (!opts)
 		return AIR_EINVAL;
-	switch (opt) {
-	case AIR_FAILURE_EXCERPT_LINES:
-		if (!in_range(value, 2, AIR__FAILURE_MAX_EXCERPT_LINES))
+	/* Each option's range; AIR_FAILURE_ATTEMPT takes any negative value
+	 * for the latest attempt, as AIR_LOGS_ATTEMPT does. */
+	const struct {
+		int32_t opt;
+		int64_t lo, hi;
+		int32_t *field;
+	} table[] = {
+		{AIR_FAILURE_EXCERPT_LINES, 2, AIR__FAILURE_MAX_EXCERPT_LINES, &opts->excerpt_lines},
+		{AIR_FAILURE_NODE, -1, INT32_MAX, &opts->node},
+		{AIR_FAILURE_ATTEMPT, INT64_MIN, INT32_MAX, &opts->attempt},
+		{AIR_FAILURE_SCAN_LINES, 1, AIR__FAILURE_MAX_SCAN_LINES, &opts->scan_lines},
+		{AIR_FAILURE_SCAN_NODES, 1, AIR__FAILURE_MAX_SCAN_NODES, &opts->scan_nodes},
+	};
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(table); i++) {
+		if (table[i].opt != opt)
+			continue;
+		if (value < table[i].lo || value > table[i].hi)
 			return AIR_EINVAL;
-		opts->excerpt_lines = (int32_t)value;
+		*table[i].field = value < 0 ? -1 : (int32_t)value;
 		return AIR_OK;
-	case AIR_FAILURE_NODE:
-		if (!in_range(value, -1, INT32_MAX))
-			return AIR_EINVAL;
-		opts->node = (int32_t)value;
-		return AIR_OK;
-	case AIR_FAILURE_ATTEMPT:
-		/* Any negative attempt means the latest one, as for logs. */
-		if (value > INT32_MAX)
-			return AIR_EINVAL;
-		opts->attempt = value < 0 ? -1 : (int32_t)value;
-		return AIR_OK;
-	case AIR_FAILURE_SCAN_LINES:
-		if (!in_range(value, 1, AIR__FAILURE_MAX_SCAN_LINES))
-			return AIR_EINVAL;
-		opts->scan_lines = (int32_t)value;
-		return AIR_OK;
-	case AIR_FAILURE_SCAN_NODES:
-		if (!in_range(value, 1, AIR__FAILURE_MAX_SCAN_NODES))
-			return AIR_EINVAL;
-		opts->scan_nodes = (int32_t)value;
-		return AIR_OK;
-	default:
-		return AIR_EUNSUPPORTED;
 	}
+	return AIR_EUNSUPPORTED;
 }
 
 int air_failure_options_set_interrupt(air_failure_options *opts, air_interrupt *intr)

@@ -48,6 +48,24 @@ static air_failure *failure_of(air_client *c, int64_t id, const air_failure_opti
 	return f;
 }
 
+/* The state directory of the running test (local_begin()). */
+static const char *state;
+
+/* Start the test, run @command to its end, and read its failure. */
+static air_failure *failure_after(int nodes, const char *command, const char *extra)
+{
+	air_client *c = local_begin(&state);
+
+	return failure_of(c, run_to_end(c, state, nodes, command, extra), NULL);
+}
+
+/* Release @f; the supervisors logged nothing. */
+static void finish(air_failure *f)
+{
+	air_failure_free(f);
+	local_check_supervisors(state);
+}
+
 static const char *last_line(const air_failure *f)
 {
 	size_t n = air_failure_excerpt_count(f);
@@ -56,13 +74,10 @@ static const char *last_line(const air_failure *f)
 
 AIR_TEST(local_failure__a_python_error_gives_its_traceback)
 {
-	const char *state;
-	air_client *c = local_begin(&state);
-	int64_t id = run_to_end(c, state, 1,
-	                        "  echo \"loading data\"\n"
-	                        "  \"${PYTHON:-python3}\" -c 'print(\"step 1\", flush=True); 1 / 0'\n",
-	                        NULL);
-	air_failure *f = failure_of(c, id, NULL);
+	air_failure *f = failure_after(1,
+	                               "  echo \"loading data\"\n"
+	                               "  \"${PYTHON:-python3}\" -c 'print(\"step 1\", flush=True); 1 / 0'\n",
+	                               NULL);
 
 	ASSERT_EQ_INT(air_failure_state(f), AIR_STATE_FAILED);
 	ASSERT_EQ_STR(air_failure_message(f), "node 0 exited with status 1");
@@ -79,40 +94,32 @@ AIR_TEST(local_failure__a_python_error_gives_its_traceback)
 	ASSERT_EQ_STR(last_line(f), "ZeroDivisionError: division by zero");
 	ASSERT_NULL(air_failure_excerpt_problem(f));
 	ASSERT_NULL(air_failure_alert_label(f));
-	air_failure_free(f);
-	local_check_supervisors(state);
+	finish(f);
 }
 
 AIR_TEST(local_failure__without_a_traceback_the_last_lines)
 {
-	const char *state;
-	air_client *c = local_begin(&state);
-	int64_t id = run_to_end(c, state, 1,
-	                        "  for i in $(seq 1 30); do echo \"line $i\"; done\n"
-	                        "  exit 3\n",
-	                        NULL);
-	air_failure *f = failure_of(c, id, NULL);
+	air_failure *f = failure_after(1,
+	                               "  for i in $(seq 1 30); do echo \"line $i\"; done\n"
+	                               "  exit 3\n",
+	                               NULL);
 
 	ASSERT_EQ_STR(air_failure_message(f), "node 0 exited with status 3");
 	ASSERT_EQ_INT(air_failure_excerpt_kind(f), AIR_EXCERPT_TAIL);
 	ASSERT_EQ_INT(air_failure_excerpt_count(f), 20);
 	ASSERT_EQ_STR(air_failure_excerpt_line(f, 0, NULL), "line 11");
 	ASSERT_EQ_STR(last_line(f), "line 30");
-	air_failure_free(f);
-	local_check_supervisors(state);
+	finish(f);
 }
 
 AIR_TEST(local_failure__an_alert_line_labels_the_excerpt)
 {
-	const char *state;
-	air_client *c = local_begin(&state);
-	int64_t id = run_to_end(c, state, 1,
-	                        "  for i in 1 2 3 4 5; do echo \"step $i\"; done\n"
-	                        "  echo \"RuntimeError: CUDA out of memory. Tried to allocate 9 GiB\"\n"
-	                        "  echo \"cleaning up\"\n"
-	                        "  exit 1\n",
-	                        NULL);
-	air_failure *f = failure_of(c, id, NULL);
+	air_failure *f = failure_after(1,
+	                               "  for i in 1 2 3 4 5; do echo \"step $i\"; done\n"
+	                               "  echo \"RuntimeError: CUDA out of memory. Tried to allocate 9 GiB\"\n"
+	                               "  echo \"cleaning up\"\n"
+	                               "  exit 1\n",
+	                               NULL);
 
 	ASSERT_EQ_INT(air_failure_excerpt_kind(f), AIR_EXCERPT_ALERT);
 	ASSERT_EQ_STR(air_failure_alert_label(f), "CUDA out of memory");
@@ -122,37 +129,32 @@ AIR_TEST(local_failure__an_alert_line_labels_the_excerpt)
 	ASSERT_EQ_STR(air_failure_excerpt_line(f, 3, NULL),
 	              "RuntimeError: CUDA out of memory. Tried to allocate 9 GiB");
 	ASSERT_EQ_STR(last_line(f), "cleaning up");
-	air_failure_free(f);
-	local_check_supervisors(state);
+	finish(f);
 }
 
 /* Node 1 fails; node 0 is stopped with the attempt. The report is about
  * node 1, which the local workspace names. */
 AIR_TEST(local_failure__the_node_that_failed_of_two)
 {
-	const char *state;
-	air_client *c = local_begin(&state);
-	int64_t id = run_to_end(c, state, 2,
-	                        "  if [ \"$NODE_RANK\" = 1 ]; then\n"
-	                        "    \"${PYTHON:-python3}\" -c 'raise ValueError(\"bad shard 7\")' || exit\n"
-	                        "  fi\n"
-	                        "  echo \"node $NODE_RANK waits\"; exec sleep 300\n",
-	                        NULL);
-	air_failure *f = failure_of(c, id, NULL);
+	air_failure *f = failure_after(2,
+	                               "  if [ \"$NODE_RANK\" = 1 ]; then\n"
+	                               "    \"${PYTHON:-python3}\" -c 'raise ValueError(\"bad shard 7\")' "
+	                               "|| exit\n"
+	                               "  fi\n"
+	                               "  echo \"node $NODE_RANK waits\"; exec sleep 300\n",
+	                               NULL);
 
 	ASSERT_EQ_STR(air_failure_message(f), "node 1 exited with status 1");
 	ASSERT_EQ_INT(air_failure_node(f), 1);
 	ASSERT_EQ_INT(air_failure_node_source(f), AIR_NODE_SOURCE_REPORTED);
 	ASSERT_EQ_INT(air_failure_excerpt_kind(f), AIR_EXCERPT_TRACEBACK);
 	ASSERT_EQ_STR(last_line(f), "ValueError: bad shard 7");
-	air_failure_free(f);
-	local_check_supervisors(state);
+	finish(f);
 }
 
 /* Every attempt fails; the report is about the third and last, and its log. */
 AIR_TEST(local_failure__the_last_of_three_attempts)
 {
-	const char *state;
 	air_client *c = local_begin(&state);
 	char command[1024];
 	air_failure *f;
@@ -172,13 +174,11 @@ AIR_TEST(local_failure__the_last_of_three_attempts)
 	ASSERT_EQ_INT(air_failure_attempts_allowed(f), 3);
 	ASSERT_EQ_INT(air_failure_node(f), 0);
 	ASSERT_EQ_STR(last_line(f), "RuntimeError: attempt 2 failed");
-	air_failure_free(f);
-	local_check_supervisors(state);
+	finish(f);
 }
 
 AIR_TEST(local_failure__a_timed_out_run)
 {
-	const char *state;
 	air_client *c = local_begin(&state);
 	air_failure *f;
 	int64_t id;
@@ -196,14 +196,12 @@ AIR_TEST(local_failure__a_timed_out_run)
 	ASSERT_EQ_INT(air_failure_node_source(f), AIR_NODE_SOURCE_DEFAULT);
 	ASSERT_EQ_INT(air_failure_excerpt_kind(f), AIR_EXCERPT_TAIL);
 	ASSERT_EQ_STR(last_line(f), "started");
-	air_failure_free(f);
-	local_check_supervisors(state);
+	finish(f);
 }
 
 /* While the run goes on there is no failure; once cancelled, there is. */
 AIR_TEST(local_failure__a_cancelled_run)
 {
-	const char *state;
 	air_client *c = local_begin(&state);
 	air_config *cfg = local_config("experiment_name: cancelled\n"
 	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
@@ -233,7 +231,6 @@ AIR_TEST(local_failure__a_cancelled_run)
  * is not (only the tail is read), and a run that succeeded has no failure. */
 AIR_TEST(local_failure__a_long_log_is_read_as_a_tail)
 {
-	const char *state;
 	air_client *c = local_begin(&state);
 	air_failure_options *o = NULL;
 	air_failure *f = (air_failure *)1;
