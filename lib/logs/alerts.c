@@ -6,8 +6,9 @@
  * to that group only). They are compiled once per process: one alternation
  * of all of them, each wrapped in a group of its own, JIT-compiled when the
  * platform has a JIT, so a line is scanned once whatever it contains; and
- * each pattern alone, used only on the rare line that matches, to find the
- * first pattern in table order (the alternation reports the leftmost match).
+ * each pattern alone (interpreted), used only on the rare line that
+ * matches, to find the first pattern in table order (the alternation
+ * reports the leftmost match).
  * Lines are matched as bytes (no UTF-8 check: a log line may be anything)
  * with their length (they may contain NUL bytes), and "$" matches only at
  * the very end, as in RE2.
@@ -60,14 +61,19 @@ static struct {
 } re;
 static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
 
-static pcre2_code *compile(const char *text, size_t len)
+/* @jit: JIT-compiled where the platform can (else interpreted). The
+ * patterns alone are only used on a line that matched: interpreted, they
+ * read nothing past the line's end (the JIT's vector search may read the
+ * rest of an aligned block, which memory checkers report when the line
+ * ends a buffer). */
+static pcre2_code *compile(const char *text, size_t len, bool jit)
 {
 	int code;
 	PCRE2_SIZE at;
 	pcre2_code *c = pcre2_compile((PCRE2_SPTR)text, len, COMPILE_FLAGS, &code, &at, NULL);
 
-	if (c)
-		pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* no JIT here: interpreted */
+	if (c && jit)
+		pcre2_jit_compile(c, PCRE2_JIT_COMPLETE); /* no JIT on this platform: interpreted */
 	return c;
 }
 
@@ -79,7 +85,7 @@ static void compile_all(void)
 
 	re.ok = true;
 	for (int32_t i = 0; i < NPATTERNS; i++) {
-		if (!(re.one[i] = compile(patterns[i].re, PCRE2_ZERO_TERMINATED)) ||
+		if (!(re.one[i] = compile(patterns[i].re, PCRE2_ZERO_TERMINATED, false)) ||
 		    pcre2_pattern_info(re.one[i], PCRE2_INFO_CAPTURECOUNT, &caps) != 0) {
 			re.ok = false;
 			break;
@@ -90,7 +96,7 @@ static void compile_all(void)
 	}
 	re.ovector_pairs = next_group;
 	if (re.ok && !air__buf_oom(&all))
-		re.any = compile(all.ptr, all.len);
+		re.any = compile(all.ptr, all.len, true);
 	re.ok = re.ok && re.any;
 	air__buf_dispose(&all);
 }
