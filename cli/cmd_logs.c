@@ -344,9 +344,8 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 	/* Ok: the run is still active (a one-shot view) or it succeeded. */
 	rc = !air_logs_summary_terminal(sum) || air_logs_summary_succeeded(sum) ? 0 : 1;
 	/* A run followed to a failed end: why, on stderr (text only). */
-	if (rc != 0 && followed && !g->json &&
-	    cli_failure_print_block(c, id) == AIR_EINTERRUPTED)
-		rc = 1;
+	if (rc != 0 && followed && !g->json)
+		cli_failure_print_block(c, id);
 	air_logs_summary_free(sum);
 	return rc;
 }

@@ -41,11 +41,13 @@ static void where(const air_failure *f, char *out, size_t n)
 /* What the excerpt is, as the line that introduces it. */
 static void excerpt_title(const air_failure *f, char *out, size_t n)
 {
-	static const char *const what[] = {"", "Last traceback in", "First alert line in",
+	static const char *const what[] = {"Lines of", "Last traceback in", "First alert line in",
 	                                   "Last lines of"};
 	int32_t kind = air_failure_excerpt_kind(f);
 	const char *label = air_failure_alert_label(f);
 
+	if (kind < 0 || kind >= (int32_t)(sizeof(what) / sizeof(what[0])))
+		kind = 0; /* a kind of a newer library */
 	snprintf(out, n, "%s the log of node %d%s%s%s:", what[kind], (int)air_failure_node(f),
 	         label ? " (" : "", label ? label : "", label ? ")" : "");
 }
