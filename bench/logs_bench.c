@@ -97,6 +97,25 @@ static long peak_kib(bool per_phase)
 	return kib;
 }
 
+/* The start of a measured phase: its peak RSS reset, its clocks read. */
+static phase phase_start(void)
+{
+	phase p = {0};
+
+	reset_peak();
+	p.wall_s = now_s();
+	p.cpu_s = cpu_s();
+	return p;
+}
+
+/* The end of it: wall and CPU time since the start, its peak RSS. */
+static void phase_end(phase *p, bool per_phase)
+{
+	p->wall_s = now_s() - p->wall_s;
+	p->cpu_s = cpu_s() - p->cpu_s;
+	p->rss_kib = peak_kib(per_phase);
+}
+
 static int64_t make_run(fakews *fw, int64_t n)
 {
 	char path[96], body[256];
@@ -141,20 +160,15 @@ static phase stream_phase(fakews *fw, int64_t n, bool per_phase)
 	air_logs_options *o = NULL;
 	air_logs_summary *sum = NULL;
 	air_error *err = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 	int rc;
 
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
 	air_logs_options_set_record_cb(o, count_record, &c);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	rc = air_client_stream_logs(client, c.run_id, o, &sum, &err);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = air_logs_summary_records(sum);
 	if (rc != AIR_OK || p.records != n) {
 		fprintf(stderr, "stream of %lld records failed: %s (got %lld)\n", (long long)n,
@@ -177,21 +191,16 @@ static phase iter_phase(fakews *fw, int64_t n, bool per_phase)
 	air_log_iter *it = NULL;
 	const air_log_record *rec;
 	air_error *err = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 	int rc;
 
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	rc = air_client_open_logs(client, c.run_id, o, &it, &err);
 	while (rc == AIR_OK && (rc = air_log_iter_next(it, &rec, &err)) == AIR_OK)
 		count_record(rec, &c);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = air_logs_summary_records(air_log_iter_summary(it));
 	if (rc != AIR_EDONE || p.records != n) {
 		fprintf(stderr, "iterator over %lld records failed: %s (got %lld)\n", (long long)n,
@@ -234,19 +243,14 @@ static phase failure_phase(fakews *fw, int64_t n, int32_t scan, bool per_phase)
 	air_failure_options *o = NULL;
 	air_failure *f = NULL;
 	air_error *err = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 	int rc;
 
 	air_failure_options_new(&o);
 	air_failure_options_set_int(o, AIR_FAILURE_SCAN_LINES, scan);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	rc = air_client_get_failure(client, id, o, &f, &err);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = scan;
 	if (rc != AIR_OK || air_failure_excerpt_kind(f) != AIR_EXCERPT_TRACEBACK) {
 		fprintf(stderr, "failure report of %lld records failed: %s\n", (long long)n,
@@ -276,13 +280,10 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 	int64_t id = make_run(fw, n);
 	air_client *client = fakews_client(fw);
 	char path[96], *token = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 
 	snprintf(path, sizeof(path), "/api/2.0/ai-training/workflows/by-run-id/%lld/logs", (long long)id);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	do {
 		air__buf q = AIR__BUF_INIT;
 		air__http_req req = {0};
@@ -307,9 +308,7 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 		air__http_resp_clear(&resp);
 		air__buf_dispose(&q);
 	} while (token);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = n;
 	air_client_free(client);
 	return p;
