@@ -17,8 +17,13 @@
  * allowed). Each phase runs ROUNDS times, alternating with its raw
  * counterpart, and the fastest round counts (the server and other load share
  * the machine); RSS is the highest of the rounds. The ratios are the
- * stream's (and the iterator's) wall and CPU time over the raw fetch's. The
- * last line is one JSON object with every figure.
+ * stream's (and the iterator's) wall and CPU time over the raw fetch's.
+ *
+ * A failure report (air_client_get_failure()) of a FAILED run of each size
+ * whose log ends with a traceback reads a tail of the log: with the default
+ * 5000 records and with the largest, 100 000. Its time and peak RSS show
+ * what a report costs whatever the log's length. The last line is one JSON
+ * object with every figure.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -92,6 +97,25 @@ static long peak_kib(bool per_phase)
 	return kib;
 }
 
+/* The start of a measured phase: its peak RSS reset, its clocks read. */
+static phase phase_start(void)
+{
+	phase p = {0};
+
+	reset_peak();
+	p.wall_s = now_s();
+	p.cpu_s = cpu_s();
+	return p;
+}
+
+/* The end of it: wall and CPU time since the start, its peak RSS. */
+static void phase_end(phase *p, bool per_phase)
+{
+	p->wall_s = now_s() - p->wall_s;
+	p->cpu_s = cpu_s() - p->cpu_s;
+	p->rss_kib = peak_kib(per_phase);
+}
+
 static int64_t make_run(fakews *fw, int64_t n)
 {
 	char path[96], body[256];
@@ -136,20 +160,15 @@ static phase stream_phase(fakews *fw, int64_t n, bool per_phase)
 	air_logs_options *o = NULL;
 	air_logs_summary *sum = NULL;
 	air_error *err = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 	int rc;
 
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
 	air_logs_options_set_record_cb(o, count_record, &c);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	rc = air_client_stream_logs(client, c.run_id, o, &sum, &err);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = air_logs_summary_records(sum);
 	if (rc != AIR_OK || p.records != n) {
 		fprintf(stderr, "stream of %lld records failed: %s (got %lld)\n", (long long)n,
@@ -172,21 +191,16 @@ static phase iter_phase(fakews *fw, int64_t n, bool per_phase)
 	air_log_iter *it = NULL;
 	const air_log_record *rec;
 	air_error *err = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 	int rc;
 
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	rc = air_client_open_logs(client, c.run_id, o, &it, &err);
 	while (rc == AIR_OK && (rc = air_log_iter_next(it, &rec, &err)) == AIR_OK)
 		count_record(rec, &c);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = air_logs_summary_records(air_log_iter_summary(it));
 	if (rc != AIR_EDONE || p.records != n) {
 		fprintf(stderr, "iterator over %lld records failed: %s (got %lld)\n", (long long)n,
@@ -195,6 +209,56 @@ static phase iter_phase(fakews *fw, int64_t n, bool per_phase)
 	}
 	air_log_iter_free(it);
 	air_logs_options_free(o);
+	air_error_free(err);
+	air_client_free(client);
+	return p;
+}
+
+/* A FAILED run of @n records whose last lines are a traceback. */
+static int64_t make_failed_run(fakews *fw, int64_t n)
+{
+	int64_t end_ns = START_NS + n * STEP_NS, id = make_run(fw, n);
+	char path[96];
+
+	snprintf(path, sizeof(path), "/__fakews/runs/%lld", (long long)id);
+	json_decref(fakews_callf(fw, "POST", path,
+	                         "{\"state\":{\"life_cycle_state\":\"TERMINATED\",\"result_state\":"
+	                         "\"FAILED\"},\"end_time\":%lld}",
+	                         (long long)(end_ns / 1000000 + 1000)));
+	snprintf(path, sizeof(path), "/__fakews/runs/%lld/logs", (long long)id);
+	json_decref(fakews_callf(fw, "POST", path,
+	                         "{\"records\":[{\"time_unix_nano\":%lld,\"body\":\"Traceback (most "
+	                         "recent call last):\"},{\"time_unix_nano\":%lld,\"body\":\"  File "
+	                         "\\\"train.py\\\", line 1\"},{\"time_unix_nano\":%lld,\"body\":"
+	                         "\"ValueError: end\"}]}",
+	                         (long long)end_ns, (long long)end_ns + 1, (long long)end_ns + 2));
+	return id;
+}
+
+/* The failure report of such a run, reading the last @scan records. */
+static phase failure_phase(fakews *fw, int64_t n, int32_t scan, bool per_phase)
+{
+	int64_t id = make_failed_run(fw, n);
+	air_client *client = fakews_client(fw);
+	air_failure_options *o = NULL;
+	air_failure *f = NULL;
+	air_error *err = NULL;
+	phase p;
+	int rc;
+
+	air_failure_options_new(&o);
+	air_failure_options_set_int(o, AIR_FAILURE_SCAN_LINES, scan);
+	p = phase_start();
+	rc = air_client_get_failure(client, id, o, &f, &err);
+	phase_end(&p, per_phase);
+	p.records = scan;
+	if (rc != AIR_OK || air_failure_excerpt_kind(f) != AIR_EXCERPT_TRACEBACK) {
+		fprintf(stderr, "failure report of %lld records failed: %s\n", (long long)n,
+		        err ? air_error_message(err) : air_strerror(rc));
+		exit(1);
+	}
+	air_failure_free(f);
+	air_failure_options_free(o);
 	air_error_free(err);
 	air_client_free(client);
 	return p;
@@ -216,13 +280,10 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 	int64_t id = make_run(fw, n);
 	air_client *client = fakews_client(fw);
 	char path[96], *token = NULL;
-	phase p = {0};
-	double t0, c0;
+	phase p;
 
 	snprintf(path, sizeof(path), "/api/2.0/ai-training/workflows/by-run-id/%lld/logs", (long long)id);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	p = phase_start();
 	do {
 		air__buf q = AIR__BUF_INIT;
 		air__http_req req = {0};
@@ -247,9 +308,7 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 		air__http_resp_clear(&resp);
 		air__buf_dispose(&q);
 	} while (token);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	phase_end(&p, per_phase);
 	p.records = n;
 	air_client_free(client);
 	return p;
@@ -258,7 +317,8 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 int main(void)
 {
 	static const int64_t sizes[2] = {100000, 1000000};
-	phase st[2], it[2], raw[2];
+	static const int32_t scans[2] = {5000, 100000};
+	phase st[2], it[2], raw[2], fail[2][2];
 	bool per_phase = reset_peak();
 	fakews *fw;
 
@@ -270,6 +330,8 @@ int main(void)
 			keep_best(&raw[i], raw_phase(fw, sizes[i], per_phase), r);
 			keep_best(&st[i], stream_phase(fw, sizes[i], per_phase), r);
 			keep_best(&it[i], iter_phase(fw, sizes[i], per_phase), r);
+			for (int k = 0; k < 2; k++)
+				keep_best(&fail[i][k], failure_phase(fw, sizes[i], scans[k], per_phase), r);
 		}
 		printf("%8lld records: stream %.2f s (%.0f records/s, client CPU %.2f s, peak RSS %ld KiB); "
 		       "iterator %.2f s (client CPU %.2f s, peak RSS %ld KiB); "
@@ -280,6 +342,11 @@ int main(void)
 		       raw[i].cpu_s, raw[i].rss_kib, st[i].wall_s / raw[i].wall_s,
 		       st[i].cpu_s / raw[i].cpu_s, it[i].wall_s / raw[i].wall_s,
 		       it[i].cpu_s / raw[i].cpu_s);
+		for (int k = 0; k < 2; k++)
+			printf("%8lld records: failure report of the last %d: %.3f s (client CPU %.3f s, "
+			       "peak RSS %ld KiB)\n",
+			       (long long)sizes[i], (int)scans[k], fail[i][k].wall_s, fail[i][k].cpu_s,
+			       fail[i][k].rss_kib);
 	}
 	printf("peak RSS measured %s\n", per_phase ? "per phase (VmHWM reset through clear_refs)"
 	                                           : "for the whole process (ru_maxrss)");
@@ -294,6 +361,11 @@ int main(void)
 		       raw[i].cpu_s, raw[i].rss_kib, st[i].wall_s / raw[i].wall_s,
 		       st[i].cpu_s / raw[i].cpu_s, it[i].wall_s / raw[i].wall_s,
 		       it[i].cpu_s / raw[i].cpu_s);
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++)
+			printf(",\"failure_%lld_scan_%d\":{\"s\":%.3f,\"cpu_s\":%.3f,\"rss_kib\":%ld}",
+			       (long long)sizes[i], (int)scans[k], fail[i][k].wall_s, fail[i][k].cpu_s,
+			       fail[i][k].rss_kib);
 	printf(",\"rss_growth_kib\":%ld}\n", st[1].rss_kib - st[0].rss_kib);
 	fakews_stop(fw);
 	return 0;

@@ -131,7 +131,17 @@ static int64_t duration_s(const air_run *run)
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }
 
-static int print_json(const air_run *run)
+/* Unless the run succeeded: its state message and its failure (null
+ * while it is active), docs/cli.md#why-a-run-failed. */
+static void failure_fields(json_t *d, const air_run *run, const air_failure *f)
+{
+	if (air_run_succeeded(run))
+		return;
+	json_object_set_new(d, "state_message", str_or_null(air_run_state_message(run)));
+	json_object_set_new(d, "failure", f ? cli_failure_json(f) : json_null());
+}
+
+static int print_json(const air_run *run, const air_failure *f)
 {
 	json_t *d = json_object();
 	char id[24], *mlflow = NULL;
@@ -151,6 +161,7 @@ static int print_json(const air_run *run)
 		mlflow = NULL;
 	json_object_set_new(d, "mlflow_url", str_or_null(mlflow));
 	free(mlflow);
+	failure_fields(d, run, f);
 	return cli_print_data(d);
 }
 
@@ -337,7 +348,24 @@ static void print_sweep(const air_run *run)
 		       na(air_run_iteration_experiment(run, i)));
 }
 
-static int print_text(const air_run *run)
+static void add_line(const char *line, void *ud) { lines_add(ud, line, strlen(line)); }
+
+/* A run that ended without succeeding: the Failure panel; an active one:
+ * its state message, when it has one. */
+static void print_failure(const air_run *run, const air_failure *f)
+{
+	text_lines l = {0};
+
+	if (f) {
+		cli_failure_lines(f, add_line, &l);
+		print_box("Failure", &l);
+		lines_free(&l);
+	} else if (!air_run_is_terminal(run) && air_run_state_message(run)) {
+		printf("State message: %s\n", cli_clean(air_run_state_message(run)));
+	}
+}
+
+static int print_text(const air_run *run, const air_failure *f)
 {
 	text_lines l = {0};
 	char *raw = NULL;
@@ -358,6 +386,7 @@ static int print_text(const air_run *run)
 	print_box("Metadata", &l);
 	lines_free(&l);
 	json_decref(obj);
+	print_failure(run, f);
 	printf("Dashboard: %s\n", na(air_run_dashboard_url(run)));
 	printf("MLflow run: %s\n", na(air_run_mlflow_run_url(run)));
 	fflush(stdout);
@@ -387,12 +416,31 @@ static int get_options(const cli_globals *g, air_get_options **out)
 	return AIR_OK;
 }
 
+/* The failure report; one that cannot be read is left out with a warning
+ * (the run itself was read). AIR_OK or AIR_EINTERRUPTED. */
+static int read_failure(air_client *c, int64_t id, air_failure **out)
+{
+	air_error *err = NULL;
+	int rc = cli_failure_read(c, id, out, &err);
+
+	if (rc != AIR_OK && rc != AIR_EINTERRUPTED && !cli_interrupted()) {
+		char *msg = cli_air_message(err, rc, NULL);
+		fprintf(stderr, "Warning: the failure of run %" PRId64 " could not be read: %s\n", id,
+		        msg ? cli_clean_lines(msg) : air_strerror(rc));
+		free(msg);
+		rc = AIR_OK;
+	}
+	air_error_free(err);
+	return cli_interrupted() ? AIR_EINTERRUPTED : rc;
+}
+
 int cmd_get(int argc, char **argv, cli_globals *g)
 {
 	static const cli_flag flags[] = {{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false}};
 	cli_strlist pos = {NULL, 0};
 	air_client *c = NULL;
 	air_run *run = NULL;
+	air_failure *failure = NULL;
 	air_error *err = NULL;
 	int64_t id;
 	air_get_options *o = NULL;
@@ -428,11 +476,17 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 	rc = get_options(g, &o);
 	if (rc == AIR_OK)
 		rc = air_client_get_run(c, id, o, &run, &err);
-	if (rc != AIR_OK)
+	/* Why a finished run did not succeed (a call of its own). */
+	if (rc == AIR_OK && air_run_is_terminal(run) && !air_run_succeeded(run))
+		rc = read_failure(c, id, &failure);
+	if (rc == AIR_EINTERRUPTED)
+		rc = cli_report_interrupted();
+	else if (rc != AIR_OK)
 		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 	else
-		rc = g->json ? print_json(run) : print_text(run);
+		rc = g->json ? print_json(run, failure) : print_text(run, failure);
 	air_error_free(err);
+	air_failure_free(failure);
 	air_run_free(run);
 	air_get_options_free(o);
 	cli_client_free(c);

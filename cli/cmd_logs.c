@@ -41,7 +41,7 @@ json_t *cli_json_text(const char *s, size_t len)
 	return v ? v : json_string("");
 }
 
-static json_t *event(const char *type)
+json_t *cli_event(const char *type)
 {
 	json_t *e = json_object();
 	char ts[32];
@@ -52,9 +52,19 @@ static json_t *event(const char *type)
 	return e;
 }
 
+json_t *cli_run_event(const char *type, int64_t run_id)
+{
+	json_t *e = cli_event(type);
+	char id[24];
+
+	snprintf(id, sizeof(id), "%" PRId64, run_id);
+	json_object_set_new(e, "run_id", json_string(id));
+	return e;
+}
+
 static void print_line_event(const char *type, int32_t node, const char *line, size_t len)
 {
-	json_t *e = event(type);
+	json_t *e = cli_event(type);
 
 	json_object_set_new(e, "node", json_integer(node));
 	json_object_set_new(e, "line", cli_json_text(line, len));
@@ -84,6 +94,7 @@ typedef struct printer {
 	int32_t node;
 	bool watch;          /* STATUS events (JSON) */
 	bool ended;          /* the run was seen in a final state */
+	bool followed;       /* the first state seen was an active one */
 } printer;
 
 /* A line: raw (text), or a LOG event preceded by an ALERT event when the line
@@ -129,9 +140,11 @@ static int on_status(const char *current, const char *previous, void *ud)
 	json_t *e;
 
 	p->ended = final_state(current);
+	if (!previous)
+		p->followed = !p->ended;
 	if (!(p->g->json && p->watch))
 		return 0;
-	e = event("STATUS");
+	e = cli_event("STATUS");
 	json_object_set_new(e, "status", json_string(current));
 	if (previous)
 		json_object_set_new(e, "previous_status", json_string(previous));
@@ -162,9 +175,9 @@ int64_t cli_logs_poll_ms(void)
 
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
-                    air_logs_summary **summary, air_error **err)
+                    air_logs_summary **summary, bool *followed, air_error **err)
 {
-	printer p = {g, node, watch, false};
+	printer p = {g, node, watch, false, false};
 	cli_waiting w = {false};
 	/* The waiting message is for people: text mode on a terminal only (it
 	 * costs a runs/get-output every fifth poll until lines arrive). */
@@ -186,6 +199,8 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 		cli_report_follow_interrupted(run_id, p.ended);
 		rc = AIR_EINTERRUPTED;
 	}
+	if (followed)
+		*followed = p.followed;
 	return rc;
 }
 
@@ -312,7 +327,8 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 {
 	air_logs_summary *sum = NULL;
 	air_error *err = NULL;
-	int rc = cli_logs_stream(g, c, id, o, node, false, &sum, &err);
+	bool followed = false;
+	int rc = cli_logs_stream(g, c, id, o, node, false, &sum, &followed, &err);
 
 	if (rc == AIR_EINTERRUPTED) { /* reported */
 		air_error_free(err);
@@ -327,6 +343,9 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 		cli_logs_print_no_logs(g, node, air_logs_summary_no_logs_message(sum));
 	/* Ok: the run is still active (a one-shot view) or it succeeded. */
 	rc = !air_logs_summary_terminal(sum) || air_logs_summary_succeeded(sum) ? 0 : 1;
+	/* A run followed to a failed end: why, on stderr (text only). */
+	if (rc != 0 && followed && !g->json)
+		cli_failure_print_block(c, id);
 	air_logs_summary_free(sum);
 	return rc;
 }

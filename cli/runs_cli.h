@@ -38,12 +38,13 @@ int64_t cli_logs_poll_ms(void);
 /* Stream run @run_id with @opts printing lines (text) or LOG/ALERT events
  * (JSON); with @watch also STATUS events. In text mode on an interactive
  * stderr, also the waiting message of a run without lines. The callbacks are
- * set on @opts for the call and removed after it. Returns the library status;
- * after Ctrl-C, AIR_EINTERRUPTED once cli_report_follow_interrupted() has
- * reported it. */
+ * set on @opts for the call and removed after it. *followed (may be NULL)
+ * tells whether the run was active when the stream first saw it. Returns
+ * the library status; after Ctrl-C, AIR_EINTERRUPTED once
+ * cli_report_follow_interrupted() has reported it. */
 int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
-                    air_logs_summary **summary, air_error **err);
+                    air_logs_summary **summary, bool *followed, air_error **err);
 
 /* After Ctrl-C while following run @run_id: "Error: interrupted", then
  * (unless the run was seen @ended) that the run keeps going and how to stop
@@ -64,6 +65,27 @@ void cli_logs_sanitize(bool on);
 void cli_logs_print_no_logs(const cli_globals *g, int32_t node, const char *message);
 /* A JSON string for possibly invalid UTF-8 (invalid bytes become U+FFFD). */
 json_t *cli_json_text(const char *s, size_t len);
+/* A JSON-lines event {"type": @type, "ts": now}; the caller adds its fields. */
+json_t *cli_event(const char *type);
+/* The same with "run_id": "<@run_id>" (SUBMITTED, FAILURE). */
+json_t *cli_run_event(const char *type, int64_t run_id);
+
+/* ---- why a run failed (failure.c) ---- */
+/* The failure report of run @run_id under the command's interrupt; *out
+ * NULL when the run did not fail. Returns the library status. */
+int cli_failure_read(air_client *c, int64_t run_id, air_failure **out, air_error **err);
+/* The report as lines for the terminal (server text cleaned): "Run 123
+ * FAILED (attempt 3 of 3, node 0): <message>", what the excerpt is, the
+ * excerpt, and the `air logs` command that shows the whole log. */
+void cli_failure_lines(const air_failure *f, void (*emit)(const char *line, void *ud), void *ud);
+/* After a followed run ended without succeeding: the report on stderr (or
+ * why it could not be read). Returns the library status. */
+int cli_failure_print_block(air_client *c, int64_t run_id);
+/* {"message","node","attempt","excerpt":[...]} of air get -o json. */
+json_t *cli_failure_json(const air_failure *f);
+/* The FAILURE event of `run --watch -o json` (nothing when the run did not
+ * fail or the report cannot be read). Returns the library status. */
+int cli_failure_print_event(air_client *c, int64_t run_id);
 
 /* ---- the run table of `air list` (cmd_list.c) ---- */
 #define CLI_LIST_COLS 8

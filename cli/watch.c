@@ -20,14 +20,8 @@ static void print_rule(const char *label)
 
 static void print_submitted(int64_t run_id, const char *dashboard_url)
 {
-	json_t *e = json_object();
-	char ts[32], id[24];
+	json_t *e = cli_run_event("SUBMITTED", run_id);
 
-	cli_now_rfc3339(ts);
-	snprintf(id, sizeof(id), "%" PRId64, run_id);
-	json_object_set_new(e, "type", json_string("SUBMITTED"));
-	json_object_set_new(e, "ts", json_string(ts));
-	json_object_set_new(e, "run_id", json_string(id));
 	json_object_set_new(e, "dashboard_url", json_string(dashboard_url ? dashboard_url : ""));
 	cli_print_jsonl(e);
 }
@@ -81,12 +75,20 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const ch
 	if (rc == AIR_OK && poll >= 0)
 		rc = air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
 	if (rc == AIR_OK)
-		rc = cli_logs_stream(g, client, run_id, o, 0, true, &sum, &err);
+		rc = cli_logs_stream(g, client, run_id, o, 0, true, &sum, NULL, &err);
 	if (rc == AIR_OK && air_logs_summary_no_logs_message(sum))
 		cli_logs_print_no_logs(g, 0, air_logs_summary_no_logs_message(sum));
 	if (rc != AIR_OK && rc != AIR_EINTERRUPTED) /* Ctrl-C is reported by the stream */
 		cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 	exit_code = rc == AIR_OK && air_logs_summary_succeeded(sum) ? 0 : 1;
+	/* A run that ended without succeeding: why (a FAILURE event, or the
+	 * block on stderr). */
+	if (rc == AIR_OK && air_logs_summary_terminal(sum) && !air_logs_summary_succeeded(sum)) {
+		if (g->json)
+			cli_failure_print_event(client, run_id);
+		else
+			cli_failure_print_block(client, run_id);
+	}
 	/* Ctrl-C stops watching at once: no terminal line (it needs a request). */
 	if (g->json && !cli_interrupted())
 		print_terminal(client, run_id, dashboard_url);

@@ -27,6 +27,7 @@ type callState struct {
 	onWaiting  func(message string) error
 	onProgress func(Progress) error
 	onState    func(*Run) error
+	client     *Client // the client of the runs given to onState
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -125,6 +126,7 @@ func airgoWaitState(run *C.air_run, h C.uintptr_t) C.int {
 		if err != nil {
 			return err
 		}
+		r.client = s.client
 		return s.onState(r)
 	})
 }

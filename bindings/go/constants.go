@@ -254,6 +254,45 @@ func (v LogSource) String() string {
 	return enumName(int64(v), "LogSource", "AIR_LOG_SOURCE_")
 }
 
+// ExcerptKind is air_excerpt_kind of the C API (failure.h).
+//
+// What the excerpt of a failure report is.
+type ExcerptKind int32
+
+// Values of ExcerptKind.
+const (
+	ExcerptNone      ExcerptKind = C.AIR_EXCERPT_NONE      // no excerpt: see air_failure_excerpt_problem()
+	ExcerptTraceback ExcerptKind = C.AIR_EXCERPT_TRACEBACK // the last Python traceback of the log
+	ExcerptAlert     ExcerptKind = C.AIR_EXCERPT_ALERT     // the first line matching an alert pattern, with its neighbours
+	ExcerptTail      ExcerptKind = C.AIR_EXCERPT_TAIL      // the last lines of the log
+)
+
+// String is the C name without its prefix ("NONE"), or "ExcerptKind(N)" for a
+// value this package does not know (a newer library).
+func (v ExcerptKind) String() string {
+	return enumName(int64(v), "ExcerptKind", "AIR_EXCERPT_")
+}
+
+// NodeSource is air_node_source of the C API (failure.h).
+//
+// How the node of a failure report was chosen.
+type NodeSource int32
+
+// Values of NodeSource.
+const (
+	NodeSourceNone     NodeSource = C.AIR_NODE_SOURCE_NONE     // no node: the run never started
+	NodeSourceOption   NodeSource = C.AIR_NODE_SOURCE_OPTION   // AIR_FAILURE_NODE asked for it
+	NodeSourceReported NodeSource = C.AIR_NODE_SOURCE_REPORTED // the platform named it ("node 1 exited with status 1")
+	NodeSourceSearched NodeSource = C.AIR_NODE_SOURCE_SEARCHED // the first node whose log has a traceback (else an alert line)
+	NodeSourceDefault  NodeSource = C.AIR_NODE_SOURCE_DEFAULT  // node 0: nothing named or found another
+)
+
+// String is the C name without its prefix ("NONE"), or "NodeSource(N)" for a
+// value this package does not know (a newer library).
+func (v NodeSource) String() string {
+	return enumName(int64(v), "NodeSource", "AIR_NODE_SOURCE_")
+}
+
 // Feature is air_feature of the C API (version.h).
 //
 // Feature bits returned by air_features().
@@ -316,6 +355,13 @@ const (
 	logsAttempt         = C.AIR_LOGS_ATTEMPT
 	logsPollIntervalMs  = C.AIR_LOGS_POLL_INTERVAL_MS
 	logsMaxPageFailures = C.AIR_LOGS_MAX_PAGE_FAILURES
+
+	// air_failure_option (failure.h)
+	failureExcerptLines = C.AIR_FAILURE_EXCERPT_LINES
+	failureNode         = C.AIR_FAILURE_NODE
+	failureAttempt      = C.AIR_FAILURE_ATTEMPT
+	failureScanLines    = C.AIR_FAILURE_SCAN_LINES
+	failureScanNodes    = C.AIR_FAILURE_SCAN_NODES
 
 	// air_image_option (images.h)
 	imageSource        = C.AIR_IMAGE_SOURCE
@@ -491,6 +537,20 @@ var constants = []struct {
 	{"AIR_LOGS_MAX_PAGE_FAILURES", int64(logsMaxPageFailures)},
 	{"AIR_LOG_SOURCE_ENDPOINT", int64(LogSourceEndpoint)},
 	{"AIR_LOG_SOURCE_MLFLOW", int64(LogSourceMLflow)},
+	{"AIR_FAILURE_EXCERPT_LINES", int64(failureExcerptLines)},
+	{"AIR_FAILURE_NODE", int64(failureNode)},
+	{"AIR_FAILURE_ATTEMPT", int64(failureAttempt)},
+	{"AIR_FAILURE_SCAN_LINES", int64(failureScanLines)},
+	{"AIR_FAILURE_SCAN_NODES", int64(failureScanNodes)},
+	{"AIR_EXCERPT_NONE", int64(ExcerptNone)},
+	{"AIR_EXCERPT_TRACEBACK", int64(ExcerptTraceback)},
+	{"AIR_EXCERPT_ALERT", int64(ExcerptAlert)},
+	{"AIR_EXCERPT_TAIL", int64(ExcerptTail)},
+	{"AIR_NODE_SOURCE_NONE", int64(NodeSourceNone)},
+	{"AIR_NODE_SOURCE_OPTION", int64(NodeSourceOption)},
+	{"AIR_NODE_SOURCE_REPORTED", int64(NodeSourceReported)},
+	{"AIR_NODE_SOURCE_SEARCHED", int64(NodeSourceSearched)},
+	{"AIR_NODE_SOURCE_DEFAULT", int64(NodeSourceDefault)},
 	{"AIR_IMAGE_SOURCE", int64(imageSource)},
 	{"AIR_IMAGE_CATALOG", int64(imageCatalog)},
 	{"AIR_IMAGE_SCHEMA", int64(imageSchema)},

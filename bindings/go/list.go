@@ -39,13 +39,14 @@ type RunIter struct {
 	run       *Run
 	err       error
 	truncated bool
+	client    *Client // the client of its runs
 }
 
 // ListRuns starts a listing of AI Runtime runs; opts may be nil (the
 // caller's active runs, at most 20). It always returns an iterator: a
 // failure to start shows in Err after the first Next.
 func (c *Client) ListRuns(ctx context.Context, opts *ListOptions) *RunIter {
-	it := &RunIter{}
+	it := &RunIter{client: c}
 	it.core, it.err = c.openIter(ctx, func(h *C.air_client, w *ctxWatch) (func(), error) {
 		o, err := newOptions(w, listOpts)
 		if err != nil {
@@ -130,6 +131,7 @@ func (it *RunIter) Next() bool {
 	rc := C.air_run_iter_next(it.h, &r, &e)
 	if rc == C.AIR_OK {
 		if it.run, it.err = runFromC(r); it.err == nil {
+			it.run.client = it.client
 			return true
 		}
 	} else if rc != C.AIR_EDONE {

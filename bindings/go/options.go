@@ -100,6 +100,21 @@ var logsOpts = &optionsType[C.air_logs_options]{
 	},
 }
 
+var failureOpts = &optionsType[C.air_failure_options]{
+	create: func(o **C.air_failure_options) C.int {
+		return C.air_failure_options_new(o)
+	},
+	release: func(o *C.air_failure_options) {
+		C.air_failure_options_free(o)
+	},
+	setIntr: func(o *C.air_failure_options, i *C.air_interrupt) C.int {
+		return C.air_failure_options_set_interrupt(o, i)
+	},
+	setDeadline: func(o *C.air_failure_options, ms C.int64_t) C.int {
+		return C.air_failure_options_set_deadline_ms(o, ms)
+	},
+}
+
 var imagePushOpts = &optionsType[C.air_image_push_options]{
 	create: func(o **C.air_image_push_options) C.int {
 		return C.air_image_push_options_new(o)

@@ -50,6 +50,8 @@ type Run struct {
 	Iterations          []Iteration // with GetOptions.Sweep
 	ConfigYAML          []byte      // the uploaded workload YAML (GetOptions.Config), or nil
 	JSON                string      // the merged runs/get object
+
+	client *Client // the client that read it (Run.Failure reads through it)
 }
 
 // SweepStats are the counters of a sweep run.
@@ -147,14 +149,18 @@ func (c *Client) GetRun(ctx context.Context, runID int64, opts *GetOptions) (*Ru
 		if err := k.result(C.air_client_get_run(k.h, C.int64_t(runID), o, &r, &e), e); err != nil {
 			return nil, err
 		}
-		return takeRun(r)
+		return c.takeRun(r)
 	})
 }
 
-// takeRun converts a run that libair handed over, and releases it.
-func takeRun(r *C.air_run) (*Run, error) {
+// takeRun converts a run that libair handed over for c, and releases it.
+func (c *Client) takeRun(r *C.air_run) (*Run, error) {
 	defer C.air_run_free(r)
-	return runFromC(r)
+	run, err := runFromC(r)
+	if run != nil {
+		run.client = c
+	}
+	return run, err
 }
 
 func setGetOptions(o *C.air_get_options, opts *GetOptions) error {

@@ -28,7 +28,7 @@ type WaitOptions struct {
 func (c *Client) Wait(ctx context.Context, runID int64, opts *WaitOptions) (*Run, error) {
 	var state *callState
 	if opts != nil {
-		state = callbacks(callState{onState: opts.OnState})
+		state = callbacks(callState{onState: opts.OnState, client: c})
 	}
 	h, release := state.handle()
 	defer release()
@@ -51,6 +51,6 @@ func (c *Client) Wait(ctx context.Context, runID int64, opts *WaitOptions) (*Run
 		if err := state.cause(check(rc, e)); err != nil {
 			return nil, k.fail(err)
 		}
-		return takeRun(r)
+		return c.takeRun(r)
 	})
 }

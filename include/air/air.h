@@ -20,6 +20,7 @@
 #include "submit.h"
 #include "run.h"
 #include "logs.h"
+#include "failure.h"
 #include "pool.h"
 #include "images.h"
 #include "bundle.h"

@@ -125,6 +125,11 @@ AIR_EXTERN int32_t air_log_alert_pattern_count(void);
 AIR_EXTERN const char *air_log_alert_pattern(int32_t pattern);
 /** First fatal pattern matching @p line (@p len bytes), or 0 when none does. @since 1.0 */
 AIR_EXTERN int32_t air_log_match_alert(const char *line, size_t len);
+/**
+ * A short label of fatal pattern @p pattern, naming what it detects
+ * ("CUDA out of memory", "NCCL watchdog timeout"), or NULL. Static. @since 1.2
+ */
+AIR_EXTERN const char *air_log_alert_label(int32_t pattern);
 
 /* ---- pull: the iterator ---------------------------------------------------- */
 

@@ -63,6 +63,11 @@ typedef struct air_logs_summary air_logs_summary;
 /** The files a log download produced (logs.h). */
 typedef struct air_download_report air_download_report;
 
+/** Options of a failure report (failure.h). */
+typedef struct air_failure_options air_failure_options;
+/** Why a run failed: messages, node, attempt, log excerpt (failure.h). */
+typedef struct air_failure air_failure;
+
 /** A provisioned GPU pool (pool.h). */
 typedef struct air_pool air_pool;
 /** A list of GPU pools (pool.h). */

@@ -66,6 +66,47 @@ static json_t *state_object(const char *life_cycle, const char *result, const ch
 	return s;
 }
 
+/* Termination details of a result (unconfirmed how the platform fills
+ * them for AI Runtime runs; these are the Jobs API's codes and types). */
+static void termination_of(const char *life_cycle, const char *result, const char **code,
+                           const char **type)
+{
+	static const struct {
+		const char *result, *code, *type;
+	} map[] = {
+		{"SUCCESS", "SUCCESS", "SUCCESS"},
+		{"FAILED", "RUN_EXECUTION_ERROR", "CLIENT_ERROR"},
+		{"TIMEDOUT", "CANCELED", "CLIENT_ERROR"},   /* the platform ended it */
+		{"CANCELED", "USER_CANCELED", "CLIENT_ERROR"},
+	};
+
+	*code = *type = "INTERNAL_ERROR";
+	if (life_cycle && !strcmp(life_cycle, AIR__L_INTERNAL_ERROR))
+		return;
+	for (size_t i = 0; result && i < AIR__ARRAY_SIZE(map); i++)
+		if (!strcmp(result, map[i].result)) {
+			*code = map[i].code;
+			*type = map[i].type;
+		}
+}
+
+/* The Jobs API's "status" of a run or task: its state, and once it has
+ * ended, the termination details, whose message is the state message
+ * ("node 1 exited with status 1": which node failed). */
+static json_t *status_object(const char *life_cycle, const char *result, const char *message)
+{
+	const char *state = life_cycle && !strcmp(life_cycle, AIR__L_INTERNAL_ERROR)
+	                            ? AIR__L_TERMINATED : life_cycle;
+	const char *code, *type;
+
+	if (!result)
+		return json_pack("{s:s}", "state", state ? state : AIR__L_PENDING);
+	termination_of(life_cycle, result, &code, &type);
+	return json_pack("{s:s, s:{s:s, s:s, s:s}}", "state", AIR__L_TERMINATED,
+	                 "termination_details", "code", code, "type", type, "message",
+	                 message ? message : "");
+}
+
 /* One task run: attempt @a of the run (@att its status entry, or NULL before
  * the first attempt starts). */
 static json_t *task_object(const json_t *rec, const json_t *status, int64_t run_id, int32_t a,
@@ -78,7 +119,7 @@ static json_t *task_object(const json_t *rec, const json_t *status, int64_t run_
 	                                                          : NULL);
 	const char *msg = att ? air__json_str(att, "message") : air__json_str(status, "message");
 
-	return json_pack("{s:I, s:s*, s:i, s:I, s:I, s:I, s:o, s:O*, s:s, s:s, s:b}",
+	return json_pack("{s:I, s:s*, s:i, s:I, s:I, s:I, s:o, s:o, s:O*, s:s, s:s, s:b}",
 	                 "run_id", (json_int_t)air__ltask_id(run_id, a), "task_key",
 	                 air__json_str(task, "task_key"), "attempt_number", (int)a, "max_retries",
 	                 (json_int_t)air__json_int64_or(rec, "max_retries", 0), "start_time",
@@ -86,6 +127,7 @@ static json_t *task_object(const json_t *rec, const json_t *status, int64_t run_
 	                 (json_int_t)(att ? air__json_int64_or(att, "end_time", 0)
 	                                  : air__json_int64_or(status, "end_time", 0)),
 	                 "state", state_object(life ? life : AIR__L_PENDING, result, msg),
+	                 "status", status_object(life ? life : AIR__L_PENDING, result, msg),
 	                 "ai_runtime_task", json_object_get(task, "ai_runtime_task"),
 	                 "environment_key", "default", "run_if", "ALL_SUCCESS", "retry_on_timeout",
 	                 json_is_true(json_object_get(rec, "retry_on_timeout")));
@@ -105,7 +147,7 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 		ok = json_array_append_new(tasks, task_object(rec, status, run_id,
 		                                              air__lstatus_attempt_at(status, i),
 		                                              n ? json_array_get(attempts, i) : NULL)) == 0;
-	run = ok ? json_pack("{s:I, s:s*, s:s*, s:s, s:I, s:I, s:o, s:O, s:O*, s:s, s:I}",
+	run = ok ? json_pack("{s:I, s:s*, s:s*, s:s, s:I, s:I, s:o, s:o, s:O, s:O*, s:s, s:I}",
 	                     "run_id", (json_int_t)run_id, "run_name",
 	                     air__json_str(air__json_at(rec, "payload"), "run_name"),
 	                     "creator_user_name", air__json_str(rec, "user"), "run_type", "SUBMIT_RUN",
@@ -113,6 +155,8 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 	                     "end_time", (json_int_t)air__json_int64_or(status, "end_time", 0),
 	                     "state", state_object(air__json_str(status, "state"), result,
 	                                           air__json_str(status, "message")),
+	                     "status", status_object(air__json_str(status, "state"), result,
+	                                             air__json_str(status, "message")),
 	                     "tasks", tasks, "environments", air__json_at(rec, "payload.environments"),
 	                     "run_page_url", url, "timeout_seconds",
 	                     (json_int_t)air__json_int64_or(rec, "timeout_seconds", 0))

@@ -90,7 +90,7 @@ static void note_error(dl_node *n, const char *fmt, ...)
 	}
 }
 
-static int node_count(const air_run *run, int64_t *out, air_error **err)
+int air__logs_node_count(const air_run *run, int64_t *out, air_error **err)
 {
 	int32_t per = air_accelerator_gpus_per_node(run->accel_type);
 
@@ -389,7 +389,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	if (rc == AIR_OK)
 		rc = air__logs_check_attempt(run, o->attempt, err);
 	if (rc == AIR_OK)
-		rc = node_count(run, &nodes, err);
+		rc = air__logs_node_count(run, &nodes, err);
 	if (rc == AIR_OK)
 		rc = check_node(run, o, nodes, err);
 	if (rc == AIR_OK) {

@@ -1,7 +1,8 @@
 /*
  * logs.h: the internals of the logs module (the iterator and its pieces,
- * the MLflow fallback, downloads), shared by the files of lib/logs/. Never
- * installed; no other module includes it.
+ * the MLflow fallback, downloads), shared by the files of lib/logs/, and
+ * what the failure module above it uses (the log options, the node count).
+ * Never installed.
  */
 #ifndef AIR_LOGS_LOGS_H
 #define AIR_LOGS_LOGS_H
@@ -51,6 +52,9 @@ void air__logs_options_defaults(air_logs_options *o);
 int64_t air__logs_tail_target(const air_logs_options *o);
 /* an attempt beyond the latest is AIR_EINVAL naming 0..latest. */
 int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err);
+/* Nodes of @run: accelerators / GPUs per node of its type; AIR_EPROTO when
+ * the run reports no compute, an unknown type or a remainder (download.c). */
+int air__logs_node_count(const air_run *run, int64_t *out, air_error **err);
 
 /* ---- pages, bounds and de-duplication (page.c), pure ---------------- */
 

@@ -930,6 +930,7 @@ class Jobs(Base):
         self.assertEqual(r["state"]["life_cycle_state"], "PENDING")
         self.assertNotIn("result_state", r["state"])
         self.assertEqual((r["start_time"], r["end_time"]), (0, 0))
+        self.assertEqual(r["status"], {"state": "PENDING"})
         out = self.ok("GET", OUTPUT, query={"run_id": task})
         self.assertNotIn("mlflow_run_id", out["ai_runtime_task_output"])
         self.assertTrue(out["ai_runtime_task_output"]["status_message"].startswith("STATUS:"))
@@ -948,6 +949,10 @@ class Jobs(Base):
         r = self.get(rid)
         self.assertEqual(r["state"], {"life_cycle_state": "TERMINATED", "result_state": "FAILED",
                                       "state_message": "boom", "user_cancelled_or_timedout": False})
+        # the Jobs API's status, with the termination details of the result
+        details = {"code": "RUN_EXECUTION_ERROR", "type": "CLIENT_ERROR", "message": "boom"}
+        self.assertEqual(r["status"], {"state": "TERMINATED", "termination_details": details})
+        self.assertEqual(r["tasks"][0]["status"]["termination_details"], details)
         self.assertEqual(r["end_time"] - r["start_time"], 400)
         self.assertNotIn("runs", self.ok("GET", LIST, query={"active_only": "true"}))
         # the MLflow run behind the ids exists
@@ -963,6 +968,7 @@ class Jobs(Base):
         r = self.get(rid)
         self.assertEqual(r["state"]["life_cycle_state"], "TERMINATED")
         self.assertEqual(r["state"]["result_state"], "CANCELED")
+        self.assertEqual(r["status"]["termination_details"]["code"], "USER_CANCELED")
         self.assertGreater(r["end_time"], 0)
         self.assertGreater(r["start_time"], 0)
         # cancelling again, or a finished run, is a no-op
@@ -1297,6 +1303,21 @@ class Logs(Base):
         seen = len(self.fetch(rid)["log_records"])
         self.assertGreater(seen, 0)
         self.assertLess(seen, 100)
+
+    def test_auto_logs_last_lines(self):
+        """The lines a failed workload ends with, on one node, after the others."""
+        self.fw.config(auto_logs={"count": 2, "text": "s{i}", "last": ["Traceback", "E: x"],
+                                  "last_node": 1},
+                       lifecycle={"running_ms": 0, "result": "FAILED"})
+        rid = self.submit(accel="GPU_8xH100", count=16)
+        self.assertEqual([r["body"] for r in self.fetch(rid)["log_records"]], ["s0", "s1"])
+        n1 = self.fetch(rid, **{"filter.node_index": 1})["log_records"]
+        self.assertEqual(sorted(r["body"] for r in n1), ["E: x", "Traceback", "s0", "s1"])
+        self.assertEqual([r["body"] for r in n1 if r["body"] in ("E: x", "Traceback")],
+                         ["Traceback", "E: x"])
+        end_ns = self.get(rid)["end_time"] * 1000000
+        self.assertTrue(all(r["time_unix_nano"] < end_ns for r in n1 if r["body"] != "s0"
+                            and r["body"] != "s1"))
 
 
 class MLflow(Base):

@@ -276,6 +276,26 @@ class LocalTest(unittest.TestCase):
         run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
         self.assertEqual(self.get(run_id)["status"], "TIMEDOUT")
 
+    def test_a_python_error_is_shown_with_its_traceback(self):
+        command = ('echo "loading data"\n'
+                   '"${PYTHON:-python3}" -c \'print("step 1", flush=True); 1 / 0\'\n')
+        p = self.run_yaml(yaml_of(command, extra="max_retries: 0\n"), "--watch", check=1)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        self.assertIn("ZeroDivisionError: division by zero", p.stdout)
+        block = p.stderr[p.stderr.index("Run %s " % run_id):].splitlines()
+        self.assertEqual(block[0], "Run %s FAILED (attempt 1 of 1, node 0): node 0 exited with "
+                                   "status 1" % run_id)
+        self.assertEqual(block[1], "Last traceback in the log of node 0:")
+        self.assertEqual(block[-2], "  ZeroDivisionError: division by zero")
+        self.assertEqual(block[-1], "The whole log: air logs %s --node 0 --retry 0" % run_id)
+        data = self.get(run_id)
+        self.assertEqual(data["state_message"], "node 0 exited with status 1")
+        self.assertEqual(data["failure"]["excerpt"][-1], "ZeroDivisionError: division by zero")
+        self.assertEqual((data["failure"]["node"], data["failure"]["attempt"]), (0, 0))
+        text = self.air("get", run_id, check=0).stdout
+        self.assertIn("ZeroDivisionError: division by zero", text)
+        self.assertIn("node 0 exited with status 1", text)
+
     def test_an_idempotency_key_gives_back_the_same_run(self):
         yaml = yaml_of("echo once")
         first = self.submit(yaml, "--idempotency-key", "nightly-1")

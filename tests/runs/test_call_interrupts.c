@@ -384,6 +384,33 @@ static int do_download_logs(const stop *s, air_error **err)
 	return rc;
 }
 
+/* A failure report held at runs/get, or (@logs) at the log of the failed
+ * run, which runs/get has answered. */
+static int failure_report(const stop *s, bool logs, air_error **err)
+{
+	air_failure_options *o = NULL;
+	air_failure *f = NULL;
+	int64_t id = fixture_std_run(123, "FAILED");
+	int rc;
+
+	ASSERT_EQ_INT(air_failure_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_failure_options_set_interrupt(o, s->intr), AIR_OK);
+	ASSERT_EQ_INT(air_failure_options_set_deadline_ms(o, s->deadline_ms), AIR_OK);
+	if (logs)
+		fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/*\",\"action\":\"delay\","
+		                  "\"delay_ms\":%d,\"times\":-1}", HOLD_MS);
+	else
+		hold_every_request();
+	rc = air_client_get_failure(client, id, o, &f, err);
+	ASSERT_NULL(f);
+	air_failure_options_free(o);
+	return rc;
+}
+
+static int do_failure(const stop *s, air_error **err) { return failure_report(s, false, err); }
+
+static int do_failure_log(const stop *s, air_error **err) { return failure_report(s, true, err); }
+
 static int do_submit(const stop *s, air_error **err)
 {
 	air_submit_options *o = NULL;
@@ -496,6 +523,8 @@ static const struct {
 	{"air_log_iter_next (sleeping)", do_logs_next_sleeping},
 	{"air_client_stream_logs", do_stream_logs},
 	{"air_client_download_logs", do_download_logs},
+	{"air_client_get_failure", do_failure},
+	{"air_client_get_failure (log)", do_failure_log},
 	{"air_client_submit", do_submit},
 	{"air_client_push_image", do_push_image},
 	{"air_client_register_image", do_register_image},

@@ -111,6 +111,9 @@ class LogsWaitingTest(TtyCase):
                       body=status("STATUS:\x1b[31mred\x07 " + "x" * 100))
         rc, out, tty = self.air_tty("logs", "5", columns=40)
         self.assertEqual(rc, 1, tty)
+        # After the wait, why the followed run failed (docs/cli.md#why-a-run-failed).
+        tty, _, block = tty.partition("Run 5 FAILED (attempt 1 of 1, node 0)")
+        self.assertIn("No logs found for run 5", block)
         shown = [m for m in tty.split(ERASE) if m]
         self.assertEqual(shown, ["?[31mred? " + "x" * 29], repr(tty))
         self.assertIn("no logs", out.lower())

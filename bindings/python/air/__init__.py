@@ -26,8 +26,8 @@ from ._lib import lib as _L
 from .client import Client
 from .config import Change, Config
 from ._config_values import Permission, Secret
-from .enums import (CodeSourceForm, DebugType, ErrorKind, Feature, FieldKind, LogSource, Phase,
-                    Principal, State)
+from .enums import (CodeSourceForm, DebugType, ErrorKind, ExcerptKind, Feature, FieldKind,
+                    LogSource, NodeSource, Phase, Principal, State)
 from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermissionError,
                      ApiError, AuthError, CallInterruptedError, ConfigError, ConflictError,
                      FeatureDisabledError, InternalError, InvalidArgumentError, LocalIOError,
@@ -35,10 +35,11 @@ from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermis
                      PermissionDeniedError, ProtocolError, RateLimitError, RejectedError,
                      ServerError, SnapshotError, TimedOutError, UnsupportedError, error_class,
                      status_name, strerror)
+from .failure import Failure
 from .interrupt import Interrupt
 from .listing import RunListing
 from .logs import (DownloadEntry, DownloadReport, LogRecord, LogsSummary, LogStream,
-                   alert_patterns, match_alert)
+                   alert_label, alert_patterns, match_alert)
 from .results import Bundle, ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
 from .runs import CancelOutcome, CancelReport, Iteration, Run, SweepStats
 from .schema import Field, field, schema
@@ -63,6 +64,8 @@ __all__ = [
     "UnsupportedError", "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns",
     "constants", "error_class", "features", "field", "library_path", "match_alert", "schema",
     "status_name", "strerror", "version", "version_number",
+    # why a run failed (1.2)
+    "ExcerptKind", "Failure", "NodeSource", "alert_label",
 ]
 
 

@@ -16,6 +16,7 @@ from ._signatures import DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
 from .config import Config
+from .failure import Failure, get_failure
 from .enums import DebugType, Phase
 from .errors import check
 from .interrupt import Interrupt
@@ -372,9 +373,36 @@ class Client:
                         opts.set_int(opt, 1)
                 self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_get_run(
                     h, int(run_id), opts.handle, C.byref(out), C.byref(err))), timeout)
-            return Run._from_c(out.value)
+            return Run._from_c(out.value, self)
         finally:
             lib.air_run_free(out)
+
+    def failure(self, run_id: int, *, node: Optional[int] = None, attempt: Optional[int] = None,
+                excerpt_lines: Optional[int] = None, scan_lines: Optional[int] = None,
+                scan_nodes: Optional[int] = None, interrupt: Optional[Interrupt] = None,
+                timeout: Optional[Seconds] = None) -> Optional[Failure]:
+        """Why a run failed: the platform's message and the excerpt of the
+        failing node's log (its last traceback, else its first alert line,
+        else its last lines), read as a tail in bounded memory.
+
+        Args:
+            run_id: the Job Run ID.
+            node: the node whose log to read (default: the one the platform
+                names, else the first whose log has a traceback, else 0).
+            attempt: the attempt, 0-based (default: the latest).
+            excerpt_lines: most lines in the excerpt (default 40).
+            scan_lines: log records read, the newest (default 5000).
+            scan_nodes: nodes searched for a traceback when none is named
+                (default 8).
+
+        Returns:
+            An :class:`air.Failure`, or None when the run succeeded or is
+            still going. A log that cannot be read does not raise: the
+            failure then has no excerpt and ``excerpt_problem`` says why.
+        """
+        return get_failure(self, run_id, node=node, attempt=attempt, excerpt_lines=excerpt_lines,
+                           scan_lines=scan_lines, scan_nodes=scan_nodes, interrupt=interrupt,
+                           timeout=timeout)
 
     def wait(self, run_id: int, *, timeout: Optional[Seconds] = None,
              poll_interval: Optional[Seconds] = None,
@@ -395,7 +423,7 @@ class Client:
             The final :class:`air.Run`, whatever its result (check ``state``).
         """
         cfn = None if on_state is None else trampoline(
-            WAIT_STATE_CB, on_state, lambda r, _u: (Run._from_c(r),))
+            WAIT_STATE_CB, on_state, lambda r, _u: (Run._from_c(r, self),))
         out = C.c_void_p()
         try:
             with Options("wait") as opts:
@@ -404,7 +432,7 @@ class Client:
                     check(int(lib.air_wait_options_set_state_cb(opts.handle, cfn, None)))
                 self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_wait_run(
                     h, int(run_id), opts.handle, C.byref(out), C.byref(err))), timeout)
-            return Run._from_c(out.value)
+            return Run._from_c(out.value, self)
         finally:
             lib.air_run_free(out)
 

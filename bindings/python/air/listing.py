@@ -74,7 +74,7 @@ class RunListing(Iterator[Run]):
                 self.close()
                 raise StopIteration
             check(rc, err)
-            return Run._from_c(ptr.value)
+            return Run._from_c(ptr.value, self._client)
         except StopIteration:
             raise
         except BaseException:

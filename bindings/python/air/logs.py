@@ -80,6 +80,11 @@ def alert_patterns() -> List[str]:
             for i in range(1, int(lib.air_log_alert_pattern_count()) + 1)]
 
 
+def alert_label(pattern: int) -> Optional[str]:
+    """A short label of fatal pattern ``pattern`` ("CUDA out of memory"), or None."""
+    return dec(lib.air_log_alert_label(int(pattern)))
+
+
 def match_alert(line: "str | bytes") -> int:
     """Number of the first fatal pattern that ``line`` matches, or 0."""
     raw = line.encode("utf-8") if isinstance(line, str) else line

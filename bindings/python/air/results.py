@@ -51,7 +51,18 @@ class Submission:
              poll_interval: Union[float, timedelta, None] = None,
              on_state: Optional[Callable[["Run"], object]] = None,
              interrupt: Optional["Interrupt"] = None) -> "Run":
-        """Wait for the run to finish; see Client.wait()."""
+        """Wait for the run to finish; see Client.wait().
+
+        Returns the final :class:`air.Run` whatever its result: a run that
+        failed, timed out or was cancelled is no exception. Check
+        ``run.succeeded``; ``run.failure`` then tells why (the platform's
+        message, the failing node and attempt, and the excerpt of its log:
+        its last traceback, else its first alert line, else its last lines)::
+
+            run = sub.wait()
+            if not run.succeeded:
+                print(run.failure)    # "Run 7 FAILED (attempt 1 of 1, node 0): ..."
+        """
         return self.client.wait(self.run_id, timeout=timeout, poll_interval=poll_interval,
                                 on_state=on_state, interrupt=interrupt)
 

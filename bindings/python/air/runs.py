@@ -1,16 +1,21 @@
 """Runs: snapshots (Run), sweep iterations, cancellation reports."""
 
 import ctypes as C
+import functools
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Dict, Iterator, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, Optional, Tuple
 
 from . import constants as K
 from ._lib import lib
 from ._util import bytes_at, dec, from_ms, take_str
 from .enums import State
 from .errors import check, strerror
+
+if TYPE_CHECKING:
+    from .client import Client
+    from .failure import Failure
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,20 @@ class Run:
     """The workload YAML uploaded with the run (get_run(..., config=True))."""
     json: str = field(repr=False)
     """The merged runs/get object as JSON text."""
+    client: Optional["Client"] = field(default=None, repr=False, compare=False)
+    """The client that read the run (what ``failure`` reads through)."""
+
+    @functools.cached_property
+    def failure(self) -> Optional["Failure"]:
+        """Why the run failed (an :class:`air.Failure`): None for a run that
+        succeeded or is still going, without a request; else read once
+        through the client that read the run (:meth:`Client.failure`), then
+        kept. Ctrl-C stops the read (KeyboardInterrupt)."""
+        if not self.is_terminal or self.succeeded:
+            return None
+        if self.client is None:
+            raise ValueError("run %d was not read through a Client" % self.run_id)
+        return self.client.failure(self.run_id)
 
     @property
     def duration(self) -> Optional[timedelta]:
@@ -133,7 +152,7 @@ class Run:
         return doc
 
     @classmethod
-    def _from_c(cls, r: Optional[int]) -> "Run":
+    def _from_c(cls, r: Optional[int], client: Optional["Client"] = None) -> "Run":
         if not r:
             raise ValueError("no run")
 
@@ -179,7 +198,7 @@ class Run:
                                        dec(lib.air_run_iteration_experiment(r, i)))
                              for i in range(int(lib.air_run_iteration_count(r)))),
             config_yaml=bytes_at(yaml_ptr, n.value).decode("utf-8", "replace") if yaml_ptr else None,
-            json=take_str(out) or "")
+            json=take_str(out) or "", client=client)
 
 
 @dataclass(frozen=True)

@@ -301,6 +301,10 @@ func TestEnumNames(t *testing.T) {
 			got = "AIR_CODE_SOURCE_" + air.CodeSourceForm(v).String()
 		case strings.HasPrefix(name, "AIR_FIELD_"):
 			got = "AIR_FIELD_" + air.FieldKind(v).String()
+		case strings.HasPrefix(name, "AIR_EXCERPT_"):
+			got = "AIR_EXCERPT_" + air.ExcerptKind(v).String()
+		case strings.HasPrefix(name, "AIR_NODE_SOURCE_"):
+			got = "AIR_NODE_SOURCE_" + air.NodeSource(v).String()
 		case strings.HasPrefix(name, "AIR_E") || name == "AIR_OK":
 			got = air.Status(v).String()
 		default:

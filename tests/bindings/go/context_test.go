@@ -76,6 +76,10 @@ var ctxCases = []ctxCase{
 		_, err = c.Submit(ctx, cfg, nil)
 		return err
 	}},
+	{"Failure", stalled("/api/2.2/jobs/runs/get"), func(ctx context.Context, c *air.Client, a ctxArg) error {
+		_, err := c.Failure(ctx, a.id, nil)
+		return err
+	}},
 	{"GetRun", stalled("/api/2.2/jobs/runs/get"), func(ctx context.Context, c *air.Client, a ctxArg) error {
 		_, err := c.GetRun(ctx, a.id, nil)
 		return err

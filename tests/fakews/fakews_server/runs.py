@@ -50,9 +50,30 @@ def life_state(run, now):
     return ("TERMINATED", result, L.get("state_message", ""), start, end)
 
 
+# Termination details of a result: the Jobs API's codes and types (how the
+# platform fills them for AI Runtime runs is not documented).
+TERMINATIONS = {
+    "SUCCESS": ("SUCCESS", "SUCCESS"),
+    "FAILED": ("RUN_EXECUTION_ERROR", "CLIENT_ERROR"),
+    "TIMEDOUT": ("CANCELED", "CLIENT_ERROR"),
+    "CANCELED": ("USER_CANCELED", "CLIENT_ERROR"),
+}
+
+
+def status_view(lcs, rs, msg):
+    """The Jobs API's "status" of a run or task: its state and, once it has
+    ended, the termination details (message = the state message)."""
+    if not rs and lcs not in TERMINAL_STATES:
+        return {"state": lcs}
+    code, kind = ("INTERNAL_ERROR", "INTERNAL_ERROR") if lcs == "INTERNAL_ERROR" \
+        else TERMINATIONS.get(rs, ("INTERNAL_ERROR", "INTERNAL_ERROR"))
+    return {"state": "TERMINATED",
+            "termination_details": {"code": code, "type": kind, "message": msg}}
+
+
 def run_view(run, now):
-    """The run as runs/get serves it at @now (a copy; state and times filled
-    in for a time-driven run)."""
+    """The run as runs/get serves it at @now (a copy; state, status and times
+    filled in for a time-driven run)."""
     v = copy.deepcopy(run.obj)
     if run.life is not None:
         lcs, rs, msg, st, et = life_state(run, now)
@@ -61,11 +82,13 @@ def run_view(run, now):
         if rs:
             state["result_state"] = rs
         v["state"] = state
+        v["status"] = status_view(lcs, rs, msg)
         v["start_time"] = st
         v["end_time"] = et
         for t in v.get("tasks") or []:
             if isinstance(t, dict):
                 t["state"] = copy.deepcopy(state)
+                t["status"] = copy.deepcopy(v["status"])
                 t["start_time"] = st
                 t["end_time"] = et
     return v
@@ -105,15 +128,18 @@ def is_air_run(obj):
 
 def add_auto_logs(run, setting):
     """Synthetic log lines of a submitted run per the auto_logs configuration,
-    spread evenly over its RUNNING time, one block per node."""
+    spread evenly over its RUNNING time, one block per node; then the lines
+    of "last" on node "last_node", stamped just before the run ends (how a
+    failed workload's log ends)."""
     n = setting or 0
     text = "node {node} step {i}"
+    last = []
     if isinstance(n, dict):
         text = n.get("text", text)
+        last = n.get("last") or []
+        last_node = int(n.get("last_node", 0))
         n = n.get("count", 0)
     n = int(n)
-    if n <= 0:
-        return
     tasks = run.obj.get("tasks") or []
     nodes = nodes_of(tasks[0]) if tasks else 1
     L = run.life
@@ -124,10 +150,14 @@ def add_auto_logs(run, setting):
     if int(L.get("running_ms", 0)) <= 0:
         L["running_ms"] = 1
     start_ns = (L["t0"] + int(L.get("pending_ms", 0))) * 1000000
-    step = int(L.get("running_ms", 0)) * 1000000 // n
-    for node in range(nodes):
-        run.logs.add_synthetic({"count": n, "start_ns": start_ns, "step_ns": step,
+    running_ns = int(L.get("running_ms", 0)) * 1000000
+    for node in range(nodes if n > 0 else 0):
+        run.logs.add_synthetic({"count": n, "start_ns": start_ns, "step_ns": running_ns // n,
                                 "node_index": node, "attempt": 0, "text": text})
+    if last:
+        end_ns = start_ns + running_ns
+        run.logs.add_records([{"time_unix_nano": end_ns - len(last) + i, "body": body,
+                               "node_index": last_node} for i, body in enumerate(last)])
 
 
 # -- runs created and edited by tests (control API, runs/get sequences) ------
