@@ -103,14 +103,16 @@ static void line(canvas *c, int x0, int y0, int x1, int y1)
 	int e = dx + dy;
 
 	for (;;) {
+		int e2 = 2 * e;
+
 		plot(c, x0, y0);
 		if (x0 == x1 && y0 == y1)
 			break;
-		if (2 * e >= dy) {
+		if (e2 >= dy) {
 			e += dy;
 			x0 += sx;
 		}
-		if (2 * e <= dx) {
+		if (e2 <= dx) {
 			e += dx;
 			y0 += sy;
 		}

@@ -2,6 +2,7 @@
  * character: braille line charts with their labels and axes, NaN breaking a
  * line, flat series, sparklines and value formatting. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "chart.h"
@@ -54,9 +55,9 @@ AIR_TEST(chart__a_falling_line_with_min_max_and_last)
 
 	expect_chart("loss", steps, values, 5, 40, 3,
 		"loss  last 0.25 (step 4)  min 0.25  max 4\n"
-		"   4 ┤⠑⠒⠤⢄⡀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀\n"
-		"     │⠀⠀⠀⠀⠈⠉⠒⠢⠤⢄⣀⣀⡀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀\n"
-		"0.25 ┤⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠈⠉⠉⠑⠒⠒⠒⠒⠢⠤⠤⠤⠤⠤⠤⠤⠤⣀⣀⣀⣀⣀\n"
+		"   4 ┤⠉⠒⠢⠤⣀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀\n"
+		"     │⠀⠀⠀⠀⠀⠉⠑⠒⠤⠤⣀⣀⣀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀\n"
+		"0.25 ┤⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠀⠉⠉⠉⠒⠒⠒⠒⠒⠤⠤⠤⠤⠤⠤⠤⠤⢄⣀⣀⣀⣀\n"
 		"     └──────────────────────────────────\n"
 		"      0                                4  step\n");
 }
@@ -122,6 +123,30 @@ AIR_TEST(chart__the_width_is_the_terminal_s)
 		ASSERT_EQ_INT(rows, 4);
 		free(got);
 	}
+}
+
+/* A steep line is joined: every row of the plot has dots. */
+AIR_TEST(chart__points_are_joined_by_lines)
+{
+	static const int64_t steps[] = {0, 1, 2};
+	static const double values[] = {0, 100, 0};
+	cli_points p = {steps, values, 3};
+	char *got = cli_chart_line("steep", &p, 40, 6), *line = strchr(got, '\n') + 1;
+
+	for (int r = 0; r < 6; r++) {
+		char *nl = strchr(line, '\n');
+		bool dots = false;
+
+		/* A braille cell other than U+2800 (E2 A0 80). */
+		for (char *c = line; c + 2 < nl; c++)
+			if ((unsigned char)c[0] == 0xE2 && ((unsigned char)c[1] & 0xFC) == 0xA0 &&
+			    !((unsigned char)c[1] == 0xA0 && (unsigned char)c[2] == 0x80))
+				dots = true;
+		if (!dots)
+			FAIL("row %d has no dot: %s", r, got);
+		line = nl + 1;
+	}
+	free(got);
 }
 
 AIR_TEST(chart__sparklines_scale_means_to_eight_levels)
