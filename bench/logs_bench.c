@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "transport/transport.h"
+#include "bench_support.h"
 #include "fakews.h"
 #include "logs/logs.h"
 #include "test.h"
@@ -46,51 +47,6 @@ typedef struct counter {
 	fakews *fw;
 	int64_t run_id, expected, seen;
 } counter;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-/* Reset the peak RSS so that each phase reports its own. */
-static bool reset_peak(void)
-{
-	FILE *f = fopen("/proc/self/clear_refs", "w");
-	bool ok = f && fputs("5", f) >= 0;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	return ok;
-}
-
-static long peak_kib(bool per_phase)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = per_phase ? fopen("/proc/self/status", "r") : NULL;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (kib < 0) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		kib = ru.ru_maxrss;
-	}
-	return kib;
-}
 
 static int64_t make_run(fakews *fw, int64_t n)
 {
@@ -143,13 +99,13 @@ static phase stream_phase(fakews *fw, int64_t n, bool per_phase)
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
 	air_logs_options_set_record_cb(o, count_record, &c);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	bench_reset_peak();
+	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	rc = air_client_stream_logs(client, c.run_id, o, &sum, &err);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	p.wall_s = bench_now_s() - t0;
+	p.cpu_s = bench_cpu_s() - c0;
+	p.rss_kib = bench_peak_kib(per_phase);
 	p.records = air_logs_summary_records(sum);
 	if (rc != AIR_OK || p.records != n) {
 		fprintf(stderr, "stream of %lld records failed: %s (got %lld)\n", (long long)n,
@@ -178,15 +134,15 @@ static phase iter_phase(fakews *fw, int64_t n, bool per_phase)
 
 	air_logs_options_new(&o);
 	air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 1);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	bench_reset_peak();
+	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	rc = air_client_open_logs(client, c.run_id, o, &it, &err);
 	while (rc == AIR_OK && (rc = air_log_iter_next(it, &rec, &err)) == AIR_OK)
 		count_record(rec, &c);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	p.wall_s = bench_now_s() - t0;
+	p.cpu_s = bench_cpu_s() - c0;
+	p.rss_kib = bench_peak_kib(per_phase);
 	p.records = air_logs_summary_records(air_log_iter_summary(it));
 	if (rc != AIR_EDONE || p.records != n) {
 		fprintf(stderr, "iterator over %lld records failed: %s (got %lld)\n", (long long)n,
@@ -220,9 +176,9 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 	double t0, c0;
 
 	snprintf(path, sizeof(path), "/api/2.0/ai-training/workflows/by-run-id/%lld/logs", (long long)id);
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	bench_reset_peak();
+	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	do {
 		air__buf q = AIR__BUF_INIT;
 		air__http_req req = {0};
@@ -247,9 +203,9 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 		air__http_resp_clear(&resp);
 		air__buf_dispose(&q);
 	} while (token);
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	p.wall_s = bench_now_s() - t0;
+	p.cpu_s = bench_cpu_s() - c0;
+	p.rss_kib = bench_peak_kib(per_phase);
 	p.records = n;
 	air_client_free(client);
 	return p;
@@ -259,7 +215,7 @@ int main(void)
 {
 	static const int64_t sizes[2] = {100000, 1000000};
 	phase st[2], it[2], raw[2];
-	bool per_phase = reset_peak();
+	bool per_phase = bench_reset_peak();
 	fakews *fw;
 
 	setenv("FAKEWS_PY", AIR_BENCH_FAKEWS, 0);

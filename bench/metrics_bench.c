@@ -17,10 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench_support.h"
 #include "fakews.h"
 #include "test.h"
 
@@ -30,50 +29,6 @@ typedef struct phase {
 	double wall_s, cpu_s;
 	long rss_kib;
 } phase;
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-static bool reset_peak(void)
-{
-	FILE *f = fopen("/proc/self/clear_refs", "w");
-	bool ok = f && fputs("5", f) >= 0;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	return ok;
-}
-
-static long peak_kib(bool per_phase)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = per_phase ? fopen("/proc/self/status", "r") : NULL;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (kib < 0) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		kib = ru.ru_maxrss;
-	}
-	return kib;
-}
 
 static void die(const char *what, const air_error *err)
 {
@@ -92,15 +47,15 @@ static phase read_history(air_client *c, int64_t id, int64_t n, bool per_phase)
 	double t0, c0;
 	int rc;
 
-	reset_peak();
-	t0 = now_s();
-	c0 = cpu_s();
+	bench_reset_peak();
+	t0 = bench_now_s();
+	c0 = bench_cpu_s();
 	rc = air_client_open_metric_history(c, id, "loss", NULL, &it, &err);
 	while (rc == AIR_OK && (rc = air_metric_iter_next(it, &pt, &err)) == AIR_OK)
 		seen++;
-	p.wall_s = now_s() - t0;
-	p.cpu_s = cpu_s() - c0;
-	p.rss_kib = peak_kib(per_phase);
+	p.wall_s = bench_now_s() - t0;
+	p.cpu_s = bench_cpu_s() - c0;
+	p.rss_kib = bench_peak_kib(per_phase);
 	if (rc != AIR_EDONE || seen != n) {
 		fprintf(stderr, "metrics_bench: run %lld: %lld of %lld points\n", (long long)id,
 		        (long long)seen, (long long)n);
@@ -179,7 +134,7 @@ int main(void)
 	static const int64_t sizes[2] = {100000, 1000000};
 	char dir[] = "/tmp/air-metrics-bench-XXXXXX", host[128], cmd[256];
 	phase fake[2], local[2];
-	bool per_phase = reset_peak();
+	bool per_phase = bench_reset_peak();
 	air_client_options *lo = NULL;
 	air_client *lc = NULL, *fc;
 	air_error *err = NULL;

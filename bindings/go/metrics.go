@@ -13,7 +13,6 @@ import (
 	"runtime/cgo"
 	"sort"
 	"time"
-	"unsafe"
 )
 
 // MetricPoint is one point of a metric's history (a copy: it may be kept).
@@ -179,35 +178,17 @@ func (c *Client) MetricHistory(ctx context.Context, runID int64, key string, opt
 	if opts != nil {
 		it.state = callbacks(callState{onPoll: opts.OnPoll})
 	}
-	it.core, it.err = c.openIter(ctx, func(h *C.air_client, w *ctxWatch) (func(), error) {
-		var handle cgo.Handle
-		if it.state != nil {
-			handle = cgo.NewHandle(it.state)
-		}
-		o, err := newOptions(w, metricsOpts)
-		if err == nil {
-			if err = setMetricsOptions(o, opts, it.state, handle); err == nil {
-				var e *C.air_error
-				k := cstrOpt(key)
-				err = check(C.air_client_open_metric_history(h, C.int64_t(runID), k, o, &it.h, &e), e)
-				C.free(unsafe.Pointer(k))
-			}
-			C.air_metrics_options_free(o)
-		}
-		if err != nil {
-			if handle != 0 {
-				handle.Delete()
-			}
-			return nil, it.state.cause(err)
-		}
-		ch := it.h
-		return func() {
-			C.air_metric_iter_free(ch)
-			if handle != 0 {
-				handle.Delete()
-			}
-		}, nil
-	})
+	it.core, it.err = openIterWith(c, ctx, metricsOpts, it.state,
+		func(o *C.air_metrics_options, h cgo.Handle) error {
+			return setMetricsOptions(o, opts, it.state, h)
+		},
+		func(h *C.air_client, o *C.air_metrics_options) error {
+			var e *C.air_error
+			k := cstrOpt(key)
+			defer free(k)
+			return check(C.air_client_open_metric_history(h, C.int64_t(runID), k, o, &it.h, &e), e)
+		},
+		func() { C.air_metric_iter_free(it.h) })
 	if it.core != nil {
 		runtime.SetFinalizer(it, (*MetricIter).Close)
 	}
@@ -217,34 +198,15 @@ func (c *Client) MetricHistory(ctx context.Context, runID int64, key string, opt
 // Next advances to the next point: false at the end (see Err) or on a
 // failure. The iterator is released when Next returns false.
 func (it *MetricIter) Next() bool {
-	if it.core == nil || it.err != nil {
-		return false
-	}
-	core := it.core
-	core.mu.Lock()
-	if core.done {
-		it.err = core.err
-		core.mu.Unlock()
-		return false
-	}
 	var pt *C.air_metric_point
-	var e *C.air_error
-	rc := C.air_metric_iter_next(it.h, &pt, &e)
-	it.run = State(C.air_metric_iter_run_state(it.h))
-	it.name = gostr(C.air_metric_iter_run_state_name(it.h))
-	it.ml = gostr(C.air_metric_iter_mlflow_run_id(it.h))
-	if rc == C.AIR_OK {
-		it.pt = pointFromC(pt)
-		core.mu.Unlock()
-		return true
-	}
-	if rc != C.AIR_EDONE {
-		it.err = core.fail(it.state.cause(check(rc, e)))
-	}
-	core.release(nil)
-	core.mu.Unlock()
-	it.state.repanic()
-	return false
+	return it.core.next(&it.err, it.state, func() (C.int, *C.air_error) {
+		var e *C.air_error
+		rc := C.air_metric_iter_next(it.h, &pt, &e)
+		it.run = State(C.air_metric_iter_run_state(it.h))
+		it.name = gostr(C.air_metric_iter_run_state_name(it.h))
+		it.ml = gostr(C.air_metric_iter_mlflow_run_id(it.h))
+		return rc, e
+	}, func() { it.pt = pointFromC(pt) }, nil)
 }
 
 // Point is the current point (after Next returned true).

@@ -146,24 +146,13 @@ bool air__metrics_point(const json_t *v, air_metric_point *pt)
 	       read_int(v, "timestamp", &pt->timestamp_ms) && read_int(v, "step", &pt->step);
 }
 
-static int collect(const void *data, size_t len, void *ud)
-{
-	air__buf_put(ud, data, len);
-	return air__buf_oom(ud) ? -1 : 0;
-}
-
-static int restart(void *ud)
-{
-	air__buf_clear(ud);
-	return 0;
-}
-
 int air__metrics_get(air_client *c, const air__ctx *ctx, const char *path, const char *query,
                      air__buf *body, json_t **out, air_error **err)
 {
 	static const char *const accept[] = {"Accept: application/json", NULL};
 	air__http_req req = {.method = "GET", .path = path, .query = query, .headers = accept,
-	                     .sink = collect, .sink_ud = body, .sink_reset = restart,
+	                     .sink = air__buf_sink, .sink_ud = body,
+	                     .sink_reset = air__buf_sink_reset,
 	                     .max_reply = AIR__METRICS_REPLY_MAX};
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	char *what;

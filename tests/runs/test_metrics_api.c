@@ -319,6 +319,16 @@ AIR_TEST(metrics__every_metric_of_a_run_key_by_key_system_metrics_included)
 	air_metrics_options_free(o);
 }
 
+/* An active run whose loss has three points (steps 0..2, values 1..3). */
+static int64_t seeded_run(char mlflow[64])
+{
+	int64_t id = active_run(mlflow);
+
+	add_metrics(mlflow, "{\"metrics\":{\"loss\":[{\"value\":1,\"step\":0},{\"value\":2,"
+	                    "\"step\":1},{\"value\":3,\"step\":2}]}}");
+	return id;
+}
+
 /* Following: the poll callback adds points (and at the end finishes the run). */
 typedef struct feeder {
 	const char *mlflow;
@@ -370,13 +380,11 @@ static const char followed_loss[] =
 AIR_TEST(metrics__following_an_active_run_delivers_each_new_point_once_until_it_ends)
 {
 	char mlflow[64];
-	int64_t id = active_run(mlflow);
+	int64_t id = seeded_run(mlflow);
 	feeder f = {mlflow, id, 0, 0, ""};
 	json_t *reqs;
 	drained d;
 
-	add_metrics(mlflow, "{\"metrics\":{\"loss\":[{\"value\":1,\"step\":0},{\"value\":2,\"step\":1},"
-	                    "{\"value\":3,\"step\":2}]}}");
 	d = follow(id, "loss", &f);
 	ASSERT_EQ_INT(d.rc, AIR_EDONE);
 	ASSERT_EQ_STR(d.text, followed_loss);
@@ -394,12 +402,10 @@ AIR_TEST(metrics__following_an_active_run_delivers_each_new_point_once_until_it_
 AIR_TEST(metrics__following_every_metric_picks_up_keys_logged_later)
 {
 	char mlflow[64];
-	int64_t id = active_run(mlflow);
+	int64_t id = seeded_run(mlflow);
 	feeder f = {mlflow, id, 0, 0, ""};
 	drained d;
 
-	add_metrics(mlflow, "{\"metrics\":{\"loss\":[{\"value\":1,\"step\":0},{\"value\":2,\"step\":1},"
-	                    "{\"value\":3,\"step\":2}]}}");
 	d = follow(id, NULL, &f);
 	ASSERT_EQ_INT(d.rc, AIR_EDONE);
 	/* lr arrives with the second poll's points, then only loss grows. */
@@ -411,7 +417,7 @@ AIR_TEST(metrics__following_every_metric_picks_up_keys_logged_later)
 AIR_TEST(metrics__a_refused_page_token_reads_again_from_the_first_page)
 {
 	char mlflow[64];
-	int64_t id = active_run(mlflow);
+	int64_t id = seeded_run(mlflow);
 	feeder f = {mlflow, id, 0, 2, ""};
 	json_t *reqs;
 	drained d;
@@ -419,8 +425,6 @@ AIR_TEST(metrics__a_refused_page_token_reads_again_from_the_first_page)
 	size_t i;
 	json_t *r;
 
-	add_metrics(mlflow, "{\"metrics\":{\"loss\":[{\"value\":1,\"step\":0},{\"value\":2,\"step\":1},"
-	                    "{\"value\":3,\"step\":2}]}}");
 	d = follow(id, "loss", &f);
 	ASSERT_EQ_INT(d.rc, AIR_EDONE);
 	ASSERT_EQ_STR(d.text, followed_loss);
@@ -463,12 +467,10 @@ AIR_TEST(metrics__a_page_error_ends_a_pass_and_stays)
 AIR_TEST(metrics__503s_are_retried_and_a_followed_run_waits_through_server_errors)
 {
 	char mlflow[64];
-	int64_t id = active_run(mlflow);
+	int64_t id = seeded_run(mlflow);
 	feeder f = {mlflow, id, 0, 0, ""};
 	drained d;
 
-	add_metrics(mlflow, "{\"metrics\":{\"loss\":[{\"value\":1,\"step\":0},{\"value\":2,\"step\":1},"
-	                    "{\"value\":3,\"step\":2}]}}");
 	/* A 503 is retried by the transport; a 500 (retryable) makes the
 	 * followed history wait a poll interval and read the page again. */
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/mlflow/metrics/get-history\",\"status\":503,"
@@ -491,7 +493,7 @@ static int interrupt_on_poll(const char *state, void *ud)
 AIR_TEST(metrics__an_interrupted_history_goes_on_where_it_stopped)
 {
 	char mlflow[64];
-	int64_t id = active_run(mlflow);
+	int64_t id = seeded_run(mlflow);
 	air_interrupt *intr = NULL;
 	air_metrics_options *o = opts(2, true, 1);
 	air_metric_iter *it = NULL;
@@ -500,8 +502,6 @@ AIR_TEST(metrics__an_interrupted_history_goes_on_where_it_stopped)
 	drained d = {{0}, 0, 0};
 	int rc, interrupts = 0;
 
-	add_metrics(mlflow, "{\"metrics\":{\"loss\":[{\"value\":1,\"step\":0},{\"value\":2,\"step\":1},"
-	                    "{\"value\":3,\"step\":2}]}}");
 	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
 	ASSERT_EQ_INT(air_metrics_options_set_interrupt(o, intr), AIR_OK);
 	ASSERT_EQ_INT(air_metrics_options_set_poll_cb(o, interrupt_on_poll, intr), AIR_OK);

@@ -2,14 +2,14 @@
 the histories (MetricHistory, an iterator that can follow a run)."""
 
 import ctypes as C
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, NamedTuple,
+from typing import (TYPE_CHECKING, Callable, Dict, Iterator, List, Mapping, NamedTuple,
                     Optional, Tuple)
 
 from . import constants as K
-from ._call import Call, trampoline
+from ._call import trampoline
+from ._native_iter import NativeIterator
 from ._lib import lib
 from ._signatures import METRICS_POLL_CB
 from ._util import dec, enc, from_ms
@@ -88,7 +88,7 @@ def _point(pt: Optional[int]) -> MetricPoint:
                        dec(lib.air_metric_point_key(pt)) or "")
 
 
-class MetricHistory(Iterator[MetricPoint]):
+class MetricHistory(NativeIterator[MetricPoint]):
     """The points of one metric's history, or of every metric of a run, read
     on the calling thread as you iterate (Client.metric_history()), a page at
     a time. With ``follow`` an active run is followed until it ends (it
@@ -97,64 +97,29 @@ class MetricHistory(Iterator[MetricPoint]):
     display state at the last poll.
     """
 
+    _KIND = "metrics"
+    _FREE = "air_metric_iter_free"
+
     def __init__(self, client: "Client", run_id: int, key: Optional[str],
                  ints: List[Tuple[int, int]], interrupt: Optional[Interrupt],
                  deadline: Optional[float], on_poll: Optional[Callable[[str], object]]) -> None:
-        self._client = client
-        self._h: Optional[int] = None
-        self._call: Optional[Call] = None
+        self._start(client, ints, interrupt, deadline)
         self._run_id = run_id
         self._key = key
-        self._ints = ints
-        self._interrupt = interrupt
-        self._deadline = deadline
-        self._keep: List[Any] = []
         if on_poll is not None:
-            self._keep.append(trampoline(METRICS_POLL_CB, on_poll, lambda st, _u: (dec(st) or "",)))
+            self._keep.append((lib.air_metrics_options_set_poll_cb, trampoline(
+                METRICS_POLL_CB, on_poll, lambda st, _u: (dec(st) or "",))))
         self._delivered: Dict[str, int] = {}
         self._skip: Dict[str, int] = {}     # after a reopen: points of each key delivered before
         self.state: State = State.UNKNOWN
         """The run's display state at the last poll."""
         self.mlflow_run_id: Optional[str] = None
         """The MLflow run read from, once known."""
-        self._client_h: Optional[int] = client._acquire()
-        try:
-            self._open()
-        except BaseException:
-            self.close()
-            raise
+        self._open_first()
 
-    def _open(self) -> None:
-        """Open the C iterator (again, after a signal whose handler returned)."""
-        call = self._call = Call(self._interrupt, self._client._interrupt)
-        opts = C.c_void_p()
-        check(int(lib.air_metrics_options_new(C.byref(opts))))
-        try:
-            for opt, value in self._ints:
-                check(int(lib.air_metrics_options_set_int(opts, opt, value)))
-            for cfn in self._keep:
-                check(int(lib.air_metrics_options_set_poll_cb(opts, cfn, None)))
-            check(int(lib.air_metrics_options_set_interrupt(opts, call.interrupt)))
-            out = C.c_void_p()
-            err = C.c_void_p()
-
-            def before() -> None:
-                if self._deadline is not None:
-                    left = max(1, int((self._deadline - time.monotonic()) * 1000))
-                    check(int(lib.air_metrics_options_set_deadline_ms(opts, left)))
-
-            try:
-                rc = call.run(lambda: int(lib.air_client_open_metric_history(
-                    self._client_h, self._run_id, enc(self._key), opts, C.byref(out),
-                    C.byref(err))), err, before=before)
-            finally:
-                self._h = out.value
-            check(rc, err)
-        finally:
-            lib.air_metrics_options_free(opts)
-
-    def __iter__(self) -> "MetricHistory":
-        return self
+    def _open_c(self, opts: C.c_void_p, out: C.c_void_p, err: C.c_void_p) -> int:
+        return int(lib.air_client_open_metric_history(self._client_h, self._run_id, enc(self._key),
+                                                      opts, C.byref(out), C.byref(err)))
 
     def __next__(self) -> MetricPoint:
         while True:
@@ -195,28 +160,3 @@ class MetricHistory(Iterator[MetricPoint]):
     def _observe(self, it: int) -> None:
         self.state = State._from_c(int(lib.air_metric_iter_run_state(it)))
         self.mlflow_run_id = dec(lib.air_metric_iter_mlflow_run_id(it)) or self.mlflow_run_id
-
-    def _free_iter(self) -> None:
-        h, self._h = self._h, None
-        if h:
-            lib.air_metric_iter_free(h)
-        call, self._call = self._call, None
-        if call is not None:
-            call.close()
-
-    def close(self) -> None:
-        """Stop reading and release the iterator (idempotent)."""
-        self._free_iter()
-        client_h, self._client_h = self._client_h, None
-        if client_h:
-            self._client._release()
-
-    def __enter__(self) -> "MetricHistory":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_client_h", None):
-            self.close()
