@@ -114,8 +114,10 @@ AIR_EXTERN void air_metrics_free(air_metrics *m);
 /**
  * Open the history of metric @p key of run @p run_id (the Jobs run id), or,
  * with @p key NULL, of every metric of the run (those mlflow/runs/get lists,
- * sorted by key; a followed run also gets the keys logged later). Makes the
- * first requests (runs/get, runs/get-output) so that a bad id fails here.
+ * sorted by key; a followed run also gets the keys logged later). Reads the
+ * run (runs/get) so that a bad id fails here; the MLflow run is resolved
+ * (runs/get-output) by the first air_metric_iter_next(), and while the run
+ * has none a followed history waits for it.
  *
  * Points come page by page (`max_results` AIR_METRICS_PAGE_SIZE); memory
  * stays bounded by one page whatever the length of the history. Each key's
