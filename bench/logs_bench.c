@@ -29,10 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "transport/transport.h"
+#include "bench_support.h"
 #include "fakews.h"
 #include "logs/logs.h"
 #include "test.h"
@@ -52,68 +52,23 @@ typedef struct counter {
 	int64_t run_id, expected, seen;
 } counter;
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-}
-
-/* Reset the peak RSS so that each phase reports its own. */
-static bool reset_peak(void)
-{
-	FILE *f = fopen("/proc/self/clear_refs", "w");
-	bool ok = f && fputs("5", f) >= 0;
-
-	if (f)
-		ok = fclose(f) == 0 && ok;
-	return ok;
-}
-
-static long peak_kib(bool per_phase)
-{
-	char line[256];
-	long kib = -1;
-	FILE *f = per_phase ? fopen("/proc/self/status", "r") : NULL;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kib) == 1)
-			break;
-	if (f)
-		fclose(f);
-	if (kib < 0) {
-		struct rusage ru;
-		getrusage(RUSAGE_SELF, &ru);
-		kib = ru.ru_maxrss;
-	}
-	return kib;
-}
-
 /* The start of a measured phase: its peak RSS reset, its clocks read. */
 static phase phase_start(void)
 {
 	phase p = {0};
 
-	reset_peak();
-	p.wall_s = now_s();
-	p.cpu_s = cpu_s();
+	bench_reset_peak();
+	p.wall_s = bench_now_s();
+	p.cpu_s = bench_cpu_s();
 	return p;
 }
 
 /* The end of it: wall and CPU time since the start, its peak RSS. */
 static void phase_end(phase *p, bool per_phase)
 {
-	p->wall_s = now_s() - p->wall_s;
-	p->cpu_s = cpu_s() - p->cpu_s;
-	p->rss_kib = peak_kib(per_phase);
+	p->wall_s = bench_now_s() - p->wall_s;
+	p->cpu_s = bench_cpu_s() - p->cpu_s;
+	p->rss_kib = bench_peak_kib(per_phase);
 }
 
 static int64_t make_run(fakews *fw, int64_t n)
@@ -319,7 +274,7 @@ int main(void)
 	static const int64_t sizes[2] = {100000, 1000000};
 	static const int32_t scans[2] = {5000, 100000};
 	phase st[2], it[2], raw[2], fail[2][2];
-	bool per_phase = reset_peak();
+	bool per_phase = bench_reset_peak();
 	fakews *fw;
 
 	setenv("FAKEWS_PY", AIR_BENCH_FAKEWS, 0);

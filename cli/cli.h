@@ -109,6 +109,13 @@ char *cli_clean_dup(const char *s, size_t len, bool keep_newlines);
 /* Release the copies made by cli_clean(); at exit. */
 void cli_clean_release(void);
 
+/* ---- the terminal (term.c) ---- */
+/* Columns and rows for drawing: $COLUMNS and $LINES when set, else those of
+ * the terminal on stdout (terminfo), else 0 (unknown). */
+void cli_term_size(int *cols, int *rows);
+/* Clear the terminal on stdout (nothing when it is not one). */
+void cli_term_clear(void);
+
 /* ---- client (client.c) ---- */
 /* A client configured from the globals (profile, debug trace). */
 int cli_client_new(const cli_globals *g, air_client **out, air_error **err);
@@ -153,6 +160,7 @@ int cmd_logs(int argc, char **argv, cli_globals *g);
 int cmd_images(int argc, char **argv, cli_globals *g);
 int cmd_register_image(int argc, char **argv, cli_globals *g);
 int cmd_convert_to_dabs(int argc, char **argv, cli_globals *g);
+int cmd_metrics(int argc, char **argv, cli_globals *g);
 /* `air list pools` and `air get pool ID` (cmd_pools.c). */
 int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);

@@ -393,6 +393,27 @@ static int print_text(const air_run *run, const air_failure *f)
 	return 0;
 }
 
+/* The Metrics panel (cmd_metrics.c) after the rest; returns the exit code. */
+static int print_metrics(air_client *c, int64_t run_id)
+{
+	text_lines l = {0};
+	char **rows = NULL;
+	size_t n = 0;
+
+	if (cli_metrics_panel(c, run_id, &rows, &n) != 0)
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		lines_add(&l, rows[i], strlen(rows[i]));
+		free(rows[i]);
+	}
+	free(rows);
+	if (l.n)
+		print_box("Metrics", &l);
+	lines_free(&l);
+	fflush(stdout);
+	return 0;
+}
+
 /* What `get` reads besides runs/get: the workspace id, MLflow ids and sweep
  * iterations; for text also the MLflow run name and the uploaded YAML. */
 static int get_options(const cli_globals *g, air_get_options **out)
@@ -485,6 +506,8 @@ int cmd_get(int argc, char **argv, cli_globals *g)
 		rc = cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 	else
 		rc = g->json ? print_json(run, failure) : print_text(run, failure);
+	if (rc == 0 && !g->json && !air_run_is_sweep(run))
+		rc = print_metrics(c, id);
 	air_error_free(err);
 	air_failure_free(failure);
 	air_run_free(run);

@@ -15,6 +15,7 @@ static const struct command {
 	{"get", cmd_get, "Show one run (or `get pool POOL_ID`)"},
 	{"list", cmd_list, "List runs (or `list pools`)"},
 	{"logs", cmd_logs, "Print or follow the logs of a run"},
+	{"metrics", cmd_metrics, "Show how a run is learning: its MLflow metrics as charts"},
 	{"cancel", cmd_cancel, "Cancel runs"},
 	{"images", cmd_images, "Push container images for environment.unity_catalog_image"},
 	{"register-image", cmd_register_image,

@@ -129,4 +129,12 @@ bool cli_open_url(const char *url, char *why, size_t n);
 int cli_logs_snapshot(air_client *c, int64_t run_id, size_t max, char ***lines, char *why,
                       size_t n);
 
+/* ---- the Metrics panel of `air get` (cmd_metrics.c) ---- */
+#define CLI_METRICS_PANEL_MAX 8
+/* The panel's lines (free each and the array): the latest value of up to
+ * CLI_METRICS_PANEL_MAX metrics of run @run_id ("loss  0.25 (step 9)"), and
+ * a line saying how many more there are; none when the run has no metric
+ * or they cannot be read. Returns 0, or 1 after reporting Ctrl-C. */
+int cli_metrics_panel(air_client *c, int64_t run_id, char ***rows, size_t *count);
+
 #endif /* AIR_RUNS_CLI_H */

@@ -2,7 +2,8 @@
 # The main job on this machine: examples/local-train.yaml runs in the local
 # workspace (docs/local.md) — submitted with the same checks and artifacts as
 # on Databricks, its command run with the platform's environment, its logs
-# followed until it ends — then the run is listed and shown.
+# followed until it ends — then the run is listed and shown, and the loss
+# curve it logged is drawn.
 #   bash examples/local-demo.sh PATH/TO/air
 # The state directory is $XDG_STATE_HOME/air/local (~/.local/state/air/local).
 set -euo pipefail
@@ -22,3 +23,6 @@ echo "== air get --local $run_id"
 echo
 echo "== air logs --local $run_id --tail 3"
 "$air" logs --local "$run_id" --tail 3
+echo
+echo "== air metrics --local $run_id"
+"$air" metrics --local "$run_id"

@@ -4,8 +4,9 @@
 #   2. validate a shipped workload offline (air run --dry-run)
 #   3. run a small training workload on this machine with the platform's
 #      contract (air run --local --watch), then list and show it
-#      (examples/local-demo.sh). No account and no network are needed: a
-#      local workspace keeps its runs in ~/.local/state/air/local.
+#      (examples/local-demo.sh), and draw its loss curve (air metrics). No
+#      account and no network are needed: a local workspace keeps its runs
+#      in ~/.local/state/air/local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD

@@ -28,6 +28,7 @@ type callState struct {
 	onProgress func(Progress) error
 	onState    func(*Run) error
 	client     *Client // the client of the runs given to onState
+	onPoll     func(state string) error
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -37,7 +38,7 @@ type callState struct {
 // callbacks is s as the state of a call, or nil when it has no callback.
 func callbacks(s callState) *callState {
 	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
-		s.onState == nil {
+		s.onState == nil && s.onPoll == nil {
 		return nil
 	}
 	return &s
@@ -129,6 +130,12 @@ func airgoWaitState(run *C.air_run, h C.uintptr_t) C.int {
 		r.client = s.client
 		return s.onState(r)
 	})
+}
+
+//export airgoMetricsPoll
+func airgoMetricsPoll(state *C.char, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onPoll(gostr(state)) })
 }
 
 //export airgoDebug

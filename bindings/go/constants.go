@@ -388,6 +388,11 @@ const (
 	bundleDefaultRuntime = C.AIR_BUNDLE_DEFAULT_RUNTIME
 	bundleForce          = C.AIR_BUNDLE_FORCE
 	bundleUseEnvironment = C.AIR_BUNDLE_USE_ENVIRONMENT
+
+	// air_metrics_option (metrics.h)
+	metricsFollow         = C.AIR_METRICS_FOLLOW
+	metricsPollIntervalMs = C.AIR_METRICS_POLL_INTERVAL_MS
+	metricsPageSize       = C.AIR_METRICS_PAGE_SIZE
 )
 
 // constants pairs the C name of every enum value of the headers with the
@@ -571,6 +576,9 @@ var constants = []struct {
 	{"AIR_BUNDLE_DEFAULT_RUNTIME", int64(bundleDefaultRuntime)},
 	{"AIR_BUNDLE_FORCE", int64(bundleForce)},
 	{"AIR_BUNDLE_USE_ENVIRONMENT", int64(bundleUseEnvironment)},
+	{"AIR_METRICS_FOLLOW", int64(metricsFollow)},
+	{"AIR_METRICS_POLL_INTERVAL_MS", int64(metricsPollIntervalMs)},
+	{"AIR_METRICS_PAGE_SIZE", int64(metricsPageSize)},
 	{"AIR_FEATURE_HTTPS", int64(FeatureHTTPS)},
 	{"AIR_FEATURE_OAUTH", int64(FeatureOAuth)},
 	{"AIR_FEATURE_SNAPSHOT", int64(FeatureSnapshot)},

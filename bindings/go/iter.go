@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"context"
+	"runtime/cgo"
 	"sync"
 )
 
@@ -52,6 +53,41 @@ func (c *Client) openIter(ctx context.Context, open func(*C.air_client, *ctxWatc
 	return it, nil
 }
 
+// openIterWith opens an iterator whose options (of type t) carry the
+// callbacks of state (which may be nil): set fills them, given state's
+// handle (0 without callbacks), open makes the C call that opens it, and
+// free releases the C iterator (which may still call back through the
+// handle; the handle is deleted after it).
+func openIterWith[O any](c *Client, ctx context.Context, t *optionsType[O], state *callState,
+	set func(o *O, h cgo.Handle) error, open func(h *C.air_client, o *O) error,
+	free func()) (*iterCore, error) {
+	return c.openIter(ctx, func(h *C.air_client, w *ctxWatch) (func(), error) {
+		var handle cgo.Handle
+		if state != nil {
+			handle = cgo.NewHandle(state)
+		}
+		o, err := newOptions(w, t)
+		if err == nil {
+			if err = set(o, handle); err == nil {
+				err = open(h, o)
+			}
+			t.release(o)
+		}
+		if err != nil {
+			if handle != 0 {
+				handle.Delete()
+			}
+			return nil, state.cause(err)
+		}
+		return func() {
+			free()
+			if handle != 0 {
+				handle.Delete()
+			}
+		}, nil
+	})
+}
+
 // fail annotates an error of Next like that of any call.
 func (it *iterCore) fail(err error) error {
 	return it.c.annotateClosed(it.w.annotate(err))
@@ -76,4 +112,39 @@ func (it *iterCore) shut(why error) {
 	it.mu.Lock()
 	it.release(why)
 	it.mu.Unlock()
+}
+
+// next runs one step of an iterator under its lock: step calls libair's
+// next function; on AIR_OK item takes the item (and next returns true), on
+// AIR_EDONE done (may be nil) takes what the end leaves, and on a failure
+// *err gets it. At the end or on a failure the iterator is released and a
+// callback's panic raised again.
+func (it *iterCore) next(err *error, state *callState, step func() (C.int, *C.air_error),
+	item func(), done func()) bool {
+	if it == nil || *err != nil {
+		return false
+	}
+	it.mu.Lock()
+	if it.done {
+		*err = it.err
+		it.mu.Unlock()
+		return false
+	}
+	rc, e := step()
+	switch rc {
+	case C.AIR_OK:
+		item()
+		it.mu.Unlock()
+		return true
+	case C.AIR_EDONE:
+		if done != nil {
+			done()
+		}
+	default:
+		*err = it.fail(state.cause(check(rc, e)))
+	}
+	it.release(nil)
+	it.mu.Unlock()
+	state.repanic()
+	return false
 }

@@ -40,33 +40,13 @@ type LogIter struct {
 // shows in Err after the first Next; it always returns an iterator.
 func (c *Client) Logs(ctx context.Context, runID int64, opts *LogsOptions) *LogIter {
 	it := &LogIter{state: logCallbacks(opts, nil)}
-	it.core, it.err = c.openIter(ctx, func(h *C.air_client, w *ctxWatch) (func(), error) {
-		var handle cgo.Handle
-		if it.state != nil {
-			handle = cgo.NewHandle(it.state)
-		}
-		o, err := newOptions(w, logsOpts)
-		if err == nil {
-			if err = setLogsCall(o, opts, it.state, handle); err == nil {
-				var e *C.air_error
-				err = check(C.air_client_open_logs(h, C.int64_t(runID), o, &it.h, &e), e)
-			}
-			C.air_logs_options_free(o)
-		}
-		if err != nil {
-			if handle != 0 {
-				handle.Delete()
-			}
-			return nil, it.state.cause(err)
-		}
-		ch := it.h
-		return func() {
-			C.air_log_iter_free(ch) // may still end a waiting message through the handle
-			if handle != 0 {
-				handle.Delete()
-			}
-		}, nil
-	})
+	it.core, it.err = openIterWith(c, ctx, logsOpts, it.state,
+		func(o *C.air_logs_options, h cgo.Handle) error { return setLogsCall(o, opts, it.state, h) },
+		func(h *C.air_client, o *C.air_logs_options) error {
+			var e *C.air_error
+			return check(C.air_client_open_logs(h, C.int64_t(runID), o, &it.h, &e), e)
+		},
+		func() { C.air_log_iter_free(it.h) }) // may still end a waiting message through the handle
 	if it.core != nil {
 		runtime.SetFinalizer(it, (*LogIter).Close)
 	}
@@ -78,33 +58,12 @@ func (c *Client) Logs(ctx context.Context, runID int64, opts *LogsOptions) *LogI
 // Summary) or on a failure (see Err). The iterator is released when Next
 // returns false.
 func (it *LogIter) Next() bool {
-	if it.core == nil || it.err != nil {
-		return false
-	}
-	core := it.core
-	core.mu.Lock()
-	if core.done {
-		it.err = core.err
-		core.mu.Unlock()
-		return false
-	}
 	var rec *C.air_log_record
-	var e *C.air_error
-	rc := C.air_log_iter_next(it.h, &rec, &e)
-	switch rc {
-	case C.AIR_OK:
-		it.rec = recordFromC(rec)
-		core.mu.Unlock()
-		return true
-	case C.AIR_EDONE:
-		it.summary = summaryFromC(C.air_log_iter_summary(it.h))
-	default:
-		it.err = core.fail(it.state.cause(check(rc, e)))
-	}
-	core.release(nil)
-	core.mu.Unlock()
-	it.state.repanic()
-	return false
+	return it.core.next(&it.err, it.state, func() (C.int, *C.air_error) {
+		var e *C.air_error
+		return C.air_log_iter_next(it.h, &rec, &e), e
+	}, func() { it.rec = recordFromC(rec) },
+		func() { it.summary = summaryFromC(C.air_log_iter_summary(it.h)) })
 }
 
 // Record is the current record (after Next returned true).

@@ -159,3 +159,18 @@ var bundleOpts = &optionsType[C.air_bundle_options]{
 		return C.air_bundle_options_set_deadline_ms(o, ms)
 	},
 }
+
+var metricsOpts = &optionsType[C.air_metrics_options]{
+	create: func(o **C.air_metrics_options) C.int {
+		return C.air_metrics_options_new(o)
+	},
+	release: func(o *C.air_metrics_options) {
+		C.air_metrics_options_free(o)
+	},
+	setIntr: func(o *C.air_metrics_options, i *C.air_interrupt) C.int {
+		return C.air_metrics_options_set_interrupt(o, i)
+	},
+	setDeadline: func(o *C.air_metrics_options, ms C.int64_t) C.int {
+		return C.air_metrics_options_set_deadline_ms(o, ms)
+	},
+}

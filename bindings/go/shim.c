@@ -28,6 +28,11 @@ static int wait_state_cb(const air_run *run, void *userdata)
 	return airgoWaitState((air_run *)run, (uintptr_t)userdata);
 }
 
+static int metrics_poll_cb(const char *state, void *userdata)
+{
+	return airgoMetricsPoll((char *)state, (uintptr_t)userdata);
+}
+
 static int debug_cb(int32_t type, const char *text, size_t len, void *userdata)
 {
 	return airgoDebug(type, (char *)text, len, (uintptr_t)userdata);
@@ -59,4 +64,9 @@ int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int sta
 		rc = air_logs_options_set_waiting_cb(opts, waiting ? log_waiting_cb : NULL,
 		                                     (void *)handle);
 	return rc;
+}
+
+int airgo_metrics_options_set_poll(air_metrics_options *opts, uintptr_t handle)
+{
+	return air_metrics_options_set_poll_cb(opts, handle ? metrics_poll_cb : NULL, (void *)handle);
 }

@@ -24,5 +24,6 @@
 #include "pool.h"
 #include "images.h"
 #include "bundle.h"
+#include "metrics.h"
 
 #endif /* AIR_AIR_H */

@@ -85,6 +85,15 @@ typedef struct air_bundle_options air_bundle_options;
 /** The files a bundle conversion wrote (bundle.h). */
 typedef struct air_bundle air_bundle;
 
+/** Options of a metrics read or history (metrics.h). */
+typedef struct air_metrics_options air_metrics_options;
+/** The latest value of each metric of a run (metrics.h). */
+typedef struct air_metrics air_metrics;
+/** An iterator over metric histories (metrics.h). */
+typedef struct air_metric_iter air_metric_iter;
+/** One point of a metric's history (metrics.h). */
+typedef struct air_metric_point air_metric_point;
+
 AIR_END_DECLS
 
 #endif /* AIR_TYPES_H */

@@ -69,6 +69,11 @@ void air__buf_clear(air__buf *b);          /* len = 0, keeps memory */
 void air__buf_dispose(air__buf *b);        /* frees */
 char *air__buf_detach(air__buf *b);        /* returns ptr ("" when empty), resets b; NULL on oom */
 static inline bool air__buf_oom(const air__buf *b) { return b->oom; }
+/* A reply body sink (http.h) that appends to the air__buf @ud: -1 (stop)
+ * when out of memory; and its reset, which empties the buffer so that a
+ * replayed request starts again. */
+int air__buf_sink(const void *data, size_t len, void *ud);
+int air__buf_sink_reset(void *ud);
 static inline const char *air__buf_cstr(const air__buf *b) { return b->ptr ? b->ptr : ""; }
 
 /* ---- errors (errors.c) -------------------------------------------------

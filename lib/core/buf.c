@@ -150,3 +150,15 @@ char *air__buf_detach(air__buf *b)
 	air__buf_init(b);
 	return p;
 }
+
+int air__buf_sink(const void *data, size_t len, void *ud)
+{
+	air__buf_put(ud, data, len);
+	return air__buf_oom(ud) ? -1 : 0;
+}
+
+int air__buf_sink_reset(void *ud)
+{
+	air__buf_clear(ud);
+	return 0;
+}

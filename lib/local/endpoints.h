@@ -9,6 +9,7 @@
  *   spawn.c     starting the detached supervisor program
  *   jobs.c      runs/get, get-output, list, cancel, the workflows index
  *   logs.c      the log endpoint and the MLflow calls libair makes
+ *   metrics.c   MLflow metrics from the file store (mlruns.c)
  *   misc.c      usage policies, pools, compute options, legacy images
  */
 #ifndef AIR_LOCAL_ENDPOINTS_H
@@ -83,6 +84,15 @@ int air__lmlflow_run(air__lcall *c);
 int air__lmlflow_list(air__lcall *c);
 int air__lmlflow_sign(air__lcall *c);
 int air__lmlflow_fetch(air__lcall *c, const char *rest);
+/* mlflow/metrics/get-history (metrics.c). */
+int air__lmlflow_history(air__lcall *c);
+/* The run folder of MLflow run @mlflow_run of this workspace with its
+ * record and status (json_decref() both), or NULL when there is none. */
+char *air__lmlflow_run_dir(air__lcall *c, const char *mlflow_run, json_t **rec, json_t **status);
+/* The latest value of each metric of run record @rec, as "metrics" of the
+ * runs/get "data" object @data (left out when there is none). AIR_OK or
+ * AIR_ENOMEM. */
+int air__lmlflow_latest(const air__local *ws, const json_t *rec, json_t *data);
 
 int air__lmisc_policies(air__lcall *c);
 int air__lmisc_pools(air__lcall *c, const char *id);

@@ -21,6 +21,7 @@
  *     code/<dir>/                  the extracted code snapshot ($CODE_SOURCE_PATH)
  *     work/node_<n>/               each node's working directory
  *     logs/attempt_<a>/node_<n>.log  node output, one record per line
+ *   mlruns/                        the MLflow file store of the runs (mlruns.c)
  */
 #ifndef AIR_LOCAL_LOCAL_PRIV_H
 #define AIR_LOCAL_LOCAL_PRIV_H
@@ -134,6 +135,22 @@ int air__lstatus_write(const char *run_dir, const json_t *status);
  * else NULL.
  */
 json_t *air__lrun_load(const char *run_dir, json_t **run_json, char **damage);
+
+/* ---- the MLflow file store (mlruns.c) --------------------------------------------- */
+
+/* <state>/mlruns */
+char *air__lmlruns_dir(const char *state_dir);
+/* file://<state>/mlruns, percent-encoded: the nodes' MLFLOW_TRACKING_URI. */
+char *air__lmlruns_uri(const char *state_dir);
+/* <state>/mlruns/<experiment id>/<run id> of run record @rec, or NULL when
+ * it has no MLflow ids (or ids that could name another folder). */
+char *air__lmlruns_run_dir(const char *state_dir, const json_t *rec);
+/* Create the experiment (when new) and the MLflow run of the run in
+ * @run_folder (<state>/jobs/runs/<id>), status RUNNING. 0, or -1 with errno. */
+int air__lmlruns_create(const char *run_folder);
+/* The run in @run_folder ended with Jobs result @result: its status
+ * (FINISHED, FAILED, KILLED) and end time in its meta.yaml. Best effort. */
+void air__lmlruns_finish(const char *run_folder, const char *result);
 
 /* ---- secrets in node output (redact.c) ------------------------------------------- */
 

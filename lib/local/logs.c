@@ -4,7 +4,8 @@
  * found by time, pages continued by byte offset), and offered as MLflow log
  * artifacts (logs/attempt_<a>/node_<n>/logs-0.chunk.txt) whose "signed URL"
  * is a path this workspace serves itself. There is no MLflow server: the
- * run lookup answers from the run's record.
+ * run lookup answers from the run's record and its metrics from the file
+ * store (metrics.c).
  */
 #include "local/endpoints.h"
 
@@ -155,9 +156,7 @@ int air__llogs_read(air__lcall *c, const char *run_id_text)
 
 /* ---- MLflow ------------------------------------------------------------------------- */
 
-/* The run folder and records of an MLflow run id of this workspace. */
-static char *mlflow_run_dir(air__lcall *c, const char *mlflow_run, json_t **rec,
-                            json_t **status)
+char *air__lmlflow_run_dir(air__lcall *c, const char *mlflow_run, json_t **rec, json_t **status)
 {
 	int64_t id = air__lmlflow_run_of(mlflow_run);
 	char *dir = id > 0 ? air__lrun_dir(c->ws->dir, id) : NULL;
@@ -199,7 +198,7 @@ int air__lmlflow_run(air__lcall *c)
 	const char *name;
 	int rc;
 
-	if (!(dir = mlflow_run_dir(c, id, &rec, &status))) {
+	if (!(dir = air__lmlflow_run_dir(c, id, &rec, &status))) {
 		rc = no_mlflow_run(c, id);
 		air__free(id);
 		return rc;
@@ -212,7 +211,11 @@ int air__lmlflow_run(air__lcall *c)
 	                "start_time", (json_int_t)air__json_int64_or(status, "start_time", 0),
 	                "end_time", (json_int_t)air__json_int64_or(status, "end_time", 0), "user_id",
 	                air__json_str(rec, "user"), "data");
-	rc = air__lreply_json(c, 200, run);
+	if (run && air__lmlflow_latest(c->ws, rec, air__json_at(run, "run.data")) != AIR_OK) {
+		json_decref(run);
+		run = NULL;
+	}
+	rc = run ? air__lreply_json(c, 200, run) : air__oom(c->err);
 	json_decref(rec);
 	json_decref(status);
 	air__free(dir);
@@ -270,7 +273,7 @@ int air__lmlflow_list(air__lcall *c)
 	struct stat st;
 	int rc;
 
-	if (!(dir = mlflow_run_dir(c, id, &rec, &status))) {
+	if (!(dir = air__lmlflow_run_dir(c, id, &rec, &status))) {
 		rc = no_mlflow_run(c, id);
 	} else {
 		if (path && !strcmp(path, "logs")) {
@@ -305,7 +308,7 @@ int air__lmlflow_sign(air__lcall *c)
 	air__buf url = AIR__BUF_INIT;
 	int rc;
 
-	if (!(dir = mlflow_run_dir(c, id, &rec, &status))) {
+	if (!(dir = air__lmlflow_run_dir(c, id, &rec, &status))) {
 		rc = no_mlflow_run(c, id);
 	} else {
 		/* A path of this workspace: the download comes back here. */
@@ -358,7 +361,7 @@ int air__lmlflow_fetch(air__lcall *c, const char *rest)
 	size_t len, off = 0;
 	int rc = AIR_OK;
 
-	if (!id || !apath || !(dir = mlflow_run_dir(c, id, &rec, &status)) ||
+	if (!id || !apath || !(dir = air__lmlflow_run_dir(c, id, &rec, &status)) ||
 	    !parse_log_path(apath, &a, &n, &file_part) || !file_part || strcmp(file_part, CHUNK_NAME) ||
 	    !(file = node_log(dir, (int32_t)a, n)) || !air__lexists(file)) {
 		rc = air__lreply_not_found(c, "no such artifact");

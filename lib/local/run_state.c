@@ -137,8 +137,10 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 	else
 		msg = air__strdup("the run never started: the program that submitted it stopped before "
 		                  "the local supervisor took over");
-	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK)
+	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK) {
+		air__lmlruns_finish(run_dir, "FAILED");
 		air__lstatus_write(run_dir, status); /* best effort: the answer is the same */
+	}
 	air__free(msg);
 	return status;
 }

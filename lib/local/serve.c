@@ -364,6 +364,8 @@ static int route(air__lcall *c)
 		return air__lfiles_fs(c, "directories", path + strlen(FS_PREFIX "directories"));
 	if (is(c, "GET", "/api/2.0/mlflow/runs/get"))
 		return air__lmlflow_run(c);
+	if (is(c, "GET", "/api/2.0/mlflow/metrics/get-history"))
+		return air__lmlflow_history(c);
 	if (is(c, "GET", "/api/2.0/mlflow/artifacts/list"))
 		return air__lmlflow_list(c);
 	if (is(c, "GET", "/api/2.0/mlflow/artifacts/credentials-for-read"))

@@ -459,6 +459,8 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	}
 	*id_out = id;
 	link_mlflow_names(c->ws, id);
+	/* Best effort too: without it the run goes on, without metrics. */
+	air__lmlruns_create(dir);
 	/* The run exists and is locked: the state lock is no longer needed for
 	 * the start, but keeping it is simpler and short. */
 	launch(c, program, id, dir, lock_fd, vals);

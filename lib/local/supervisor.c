@@ -46,6 +46,7 @@ static const char *const result_name[] = {"SUCCESS", "FAILED", "TIMEDOUT", "CANC
 static const char *const contract[] = {
 	"CODE_SOURCE_PATH", "HYPERPARAMETERS_PATH", "MASTER_ADDR", "MASTER_PORT", "NUM_NODES",
 	"NODE_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "MLFLOW_RUN_ID", "CUDA_VISIBLE_DEVICES",
+	"MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_ID",
 };
 
 typedef struct node_rt {
@@ -60,6 +61,7 @@ typedef struct node_rt {
 typedef struct sup {
 	int64_t id;
 	char *dir;           /* the run's folder */
+	char *tracking_uri;  /* file://<state>/mlruns */
 	json_t *rec, *status;
 	const json_t *secrets;
 	air__lredact *redact;
@@ -150,6 +152,8 @@ static void release_reserve(sup *s)
  * full disk gets the reserved space back for this last write. */
 static void finish(sup *s, const char *state, const char *result, const char *message)
 {
+	/* The MLflow run first: whoever sees the run ended sees it there too. */
+	air__lmlruns_finish(s->dir, result);
 	for (int tries = 0; tries < 2; tries++) {
 		const char *m = message ? message : "";
 		char *full = NULL;
@@ -314,6 +318,9 @@ static char **node_env(const sup *s, int64_t rank, int port, const char *cuda)
 	push(&env, &n, air__sprintf("WORLD_SIZE=%lld", (long long)s->accel_count));
 	push(&env, &n, air__sprintf("LOCAL_WORLD_SIZE=%lld", (long long)s->per_node));
 	push(&env, &n, air__sprintf("MLFLOW_RUN_ID=%s", air__json_str(s->rec, "mlflow_run_id")));
+	push(&env, &n, air__sprintf("MLFLOW_EXPERIMENT_ID=%s",
+	                            air__json_str(s->rec, "mlflow_experiment_id")));
+	push(&env, &n, air__sprintf("MLFLOW_TRACKING_URI=%s", s->tracking_uri));
 	push(&env, &n, air__sprintf("CUDA_VISIBLE_DEVICES=%s", cuda));
 	json_array_foreach(s->env_vars, i, v)
 		if (air__json_nonempty(v, "name") && air__json_str(v, "value"))
@@ -729,11 +736,12 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 	s.wake = wake;
 	s.stop_signal = stop_signal;
 	s.dir = air__lrun_dir(state_dir, run_id);
+	s.tracking_uri = air__lmlruns_uri(state_dir);
 	rpath = s.dir ? air__lpath(s.dir, "run.json") : NULL;
 	spath = s.dir ? air__lpath(s.dir, "status.json") : NULL;
 	s.rec = rpath ? air__lread_json(rpath) : NULL;
 	s.status = spath ? air__lread_json(spath) : NULL;
-	if (!s.rec || !s.status || air__lredact_new(secrets, &s.redact) != AIR_OK) {
+	if (!s.rec || !s.status || !s.tracking_uri || air__lredact_new(secrets, &s.redact) != AIR_OK) {
 		fprintf(stderr, "air-local-supervisor: run %lld: cannot read run.json and status.json\n",
 		        (long long)run_id);
 		if (s.status && s.dir) {
@@ -759,6 +767,7 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 	air__free(s.hyper);
 	air__free(s.script);
 	air__free(s.dir);
+	air__free(s.tracking_uri);
 	air__free(rpath);
 	air__free(spath);
 	return rc;

@@ -71,20 +71,6 @@ static int report_status(air__stream *s, air_error **err)
 	return rc;
 }
 
-/* Page bodies go to one reused buffer: no allocation per page. */
-static int collect(const void *data, size_t len, void *ud)
-{
-	air__buf_put(ud, data, len);
-	return air__buf_oom(ud) ? -1 : 0;
-}
-
-/* A page cut short is fetched again from its start. */
-static int restart(void *ud)
-{
-	air__buf_clear(ud);
-	return 0;
-}
-
 /* The first attempt at @query: the request started ahead for it when there
  * is one (any other is abandoned), else a request now. */
 static int first_attempt(air__stream *s, const char *path, const char *query,
@@ -112,9 +98,11 @@ static void page_request(air__stream *s, const char *path, const char *query, ai
 	req->method = "GET";
 	req->path = path;
 	req->query = query;
-	req->sink = collect;
+	/* Page bodies go to one reused buffer (no allocation per page); a page
+	 * cut short is fetched again from its start. */
+	req->sink = air__buf_sink;
 	req->sink_ud = &s->body;
-	req->sink_reset = restart;
+	req->sink_reset = air__buf_sink_reset;
 	req->max_reply = AIR__LOGS_PAGE_MAX;
 }
 

@@ -206,6 +206,26 @@ class RunWatch(InterruptCase):
         self.assertEqual(events[-1]["type"], "LOG")
 
 
+class MetricsWatch(InterruptCase):
+    """`air metrics --watch` of an active run, stopped between polls."""
+
+    def test_text(self):
+        self.fw.create_run({"run_id": 123, "start_time": int(time.time() * 1000) - 60000,
+                            "state": {"life_cycle_state": "RUNNING"},
+                            "tasks": [{"run_id": 124, "ai_runtime_task": {"experiment": "x"}}]})
+        p = self.start("metrics", "123", "--watch", "--metric", "loss")
+        self.wait_request(p, "GET", "/api/2.0/mlflow/metrics/get-history")
+        self.assertEqual(self.assert_interrupted(p, run_id=123), "")
+
+    def test_slow_history(self):
+        self.fw.create_run({"run_id": 123, "start_time": 1700000000000,
+                            "tasks": [{"run_id": 124, "ai_runtime_task": {"experiment": "x"}}]})
+        self.stuck_request("GET", "/api/2.0/mlflow/runs/get")
+        p = self.start("metrics", "123")
+        self.wait_request(p, "GET", "/api/2.0/mlflow/runs/get")
+        self.assert_interrupted(p)
+
+
 class SlowCalls(InterruptCase):
     """Commands stuck in a request the workspace does not answer."""
 

@@ -7,6 +7,7 @@ checks and start-up time, through the Python driver and raw sockets.
 import base64
 import http.client
 import json
+import math
 import os
 import shutil
 import signal
@@ -1396,6 +1397,64 @@ class MLflow(Base):
         self.assertEqual(st, 500)
         self.err("GET", C, query={"run_id": "run1"})
         self.err("GET", C, query={"run_id": "zz", "path": "a"}, status=404, code="RESOURCE_DOES_NOT_EXIST")
+
+
+class MLflowMetrics(Base):
+    H = "/api/2.0/mlflow/metrics/get-history"
+
+    def setUp(self):
+        super().setUp()
+        self.fw.add_metrics("run1", {"loss": [{"value": 2, "step": 0, "timestamp": 10},
+                                              {"value": "NaN", "step": 1, "timestamp": 11},
+                                              {"value": 1, "step": 2, "timestamp": 12}],
+                                     "system/gpu_0_utilization_percentage": [
+                                         {"value": 50, "step": 5, "timestamp": 20},
+                                         {"value": 60, "step": 4, "timestamp": 30}]})
+
+    def test_latest_values_in_runs_get(self):
+        m = self.ok("GET", "/api/2.0/mlflow/runs/get", query={"run_id": "run1"})["run"]["data"]["metrics"]
+        self.assertEqual([(x["key"], x["value"], x["step"]) for x in m],
+                         [("loss", 1, 2), ("system/gpu_0_utilization_percentage", 50, 5)])
+
+    def test_history_pages_and_nonfinite_values(self):
+        whole = self.ok("GET", self.H, query={"run_id": "run1", "metric_key": "loss"})
+        self.assertEqual([x["step"] for x in whole["metrics"]], [0, 1, 2])
+        self.assertTrue(math.isnan(whole["metrics"][1]["value"]))   # a bare NaN token
+        st, _h, body = self.fw.raw("GET", self.H + "?run_id=run1&metric_key=loss",
+                                   headers={"Authorization": "Bearer dapi-test"})
+        self.assertIn(b'"value":NaN', body)
+        self.fw.config(mlflow_nonfinite="string")
+        st, _h, body = self.fw.raw("GET", self.H + "?run_id=run1&metric_key=loss",
+                                   headers={"Authorization": "Bearer dapi-test"})
+        self.assertIn(b'"value":"NaN"', body)
+        p1 = self.ok("GET", self.H, query={"run_id": "run1", "metric_key": "loss", "max_results": 2})
+        p2 = self.ok("GET", self.H, query={"run_id": "run1", "metric_key": "loss", "max_results": 2,
+                                           "page_token": p1["next_page_token"]})
+        self.assertEqual([x["step"] for x in p1["metrics"] + p2["metrics"]], [0, 1, 2])
+        self.assertNotIn("next_page_token", p2)
+        self.assertEqual(self.ok("GET", self.H, query={"run_id": "run1", "metric_key": "none"}), {})
+        # A stale token generation is refused; bad parameters too.
+        self.fw.add_metrics("run1", token_generation=1)
+        self.err("GET", self.H, query={"run_id": "run1", "metric_key": "loss",
+                                       "page_token": p1["next_page_token"]})
+        self.err("GET", self.H, query={"run_id": "run1", "metric_key": "loss", "max_results": 0})
+        self.err("GET", self.H, query={"run_id": "run1"})
+        self.err("GET", self.H, query={"run_id": "zz", "metric_key": "loss"}, status=404,
+                 code="RESOURCE_DOES_NOT_EXIST")
+
+    def test_synthetic_histories_and_the_control_view(self):
+        self.fw.add_metrics("run1", synthetic={"key": "big", "count": 1000000, "start_step": 7})
+        page = self.ok("GET", self.H, query={"run_id": "run1", "metric_key": "big",
+                                             "max_results": 3})
+        self.assertEqual([(x["step"], x["value"]) for x in page["metrics"]],
+                         [(7, 1.0), (8, 0.5), (9, 1 / 3)])
+        m = self.ok("GET", "/api/2.0/mlflow/runs/get", query={"run_id": "run1"})["run"]["data"]["metrics"]
+        self.assertIn({"key": "big", "value": 1e-06, "timestamp": 1700000000000 + 999999,
+                       "step": 1000006}, m)
+        view = self.fw.call("GET", "/__fakews/mlflow/run1/metrics")
+        self.assertEqual(view["metrics"]["big"], 1000000)
+        self.assertEqual(self.fw.call("GET", "/__fakews/mlflow")["runs"]["run1"]["metric_history"]
+                         ["metrics"]["loss"], 3)
 
 
 class Policies(Base):

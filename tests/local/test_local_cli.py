@@ -451,6 +451,12 @@ class LocalTest(unittest.TestCase):
         listing = p.stdout.split("== air list")[1]
         self.assertRegex(listing, r"\n1\s+local-train\s+SUCCESS")
         self.assertIn("Status:       SUCCESS", p.stdout)
+        # The quickstart ends with the loss curve the workload logged (12 steps).
+        chart = p.stdout.split("== air metrics")[1]
+        self.assertRegex(chart, r"\nloss  last 0\.7\d* \(step 12\)  min 0\.7\d*  max 2\.26")
+        self.assertIn("┤", chart)
+        self.assertRegex(chart, r"\n\s+1\s+12  step\n")
+        self.assertRegex(p.stdout, r"│ loss\s+0\.7\d* \(step 12\)")
         state = os.path.join(self.tmp, "xdg", "air", "local")
         self.assertEqual([read(f) for f in self.supervisor_logs(state)], [""])
 

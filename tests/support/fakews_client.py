@@ -303,6 +303,22 @@ class FakeWS:
     def mlflow(self, runs):
         return self.call("POST", "/__fakews/mlflow", {"runs": runs})
 
+    def add_metrics(self, mlflow_run, metrics=None, synthetic=None, token_generation=None):
+        """Append points to the metric histories of MLflow run @mlflow_run:
+        metrics={"loss": [{"value", "step", "timestamp"}, ...]}."""
+        body = {}
+        if metrics is not None:
+            body["metrics"] = metrics
+        if synthetic is not None:
+            body["synthetic"] = synthetic
+        if token_generation is not None:
+            body["token_generation"] = token_generation
+        return self.call("POST", "/__fakews/mlflow/%s/metrics" % mlflow_run, body)
+
+    def mlflow_run_of(self, run_id):
+        """The MLflow run id the fake workspace gave run @run_id."""
+        return self.run(run_id)["mlflow"]["run_id"]
+
     def policies(self, policies, page_size=None):
         body = {"policies": policies}
         if page_size is not None:

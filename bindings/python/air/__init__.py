@@ -38,6 +38,7 @@ from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermis
 from .failure import Failure
 from .interrupt import Interrupt
 from .listing import RunListing
+from .metrics import LatestMetrics, MetricHistory, MetricPoint
 from .logs import (DownloadEntry, DownloadReport, LogRecord, LogsSummary, LogStream,
                    alert_label, alert_patterns, match_alert)
 from .results import Bundle, ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
@@ -56,8 +57,8 @@ __all__ = [
     "Client", "CodeSourceForm", "Config", "ConfigError", "ConflictError", "DebugType",
     "DownloadEntry", "DownloadReport", "ErrorKind", "Feature", "FeatureDisabledError", "Field",
     "FieldKind", "ImagePush", "ImageRegistration", "InternalError", "Interrupt",
-    "InvalidArgumentError", "Iteration", "LocalIOError", "LogRecord", "LogSource", "LogStream",
-    "LogsSummary", "MlflowLinks", "NetworkError", "NotFoundError", "NotValidatedError",
+    "InvalidArgumentError", "Iteration", "LatestMetrics", "LocalIOError", "LogRecord", "LogSource",
+    "LogStream", "LogsSummary", "MetricHistory", "MetricPoint", "MlflowLinks", "NetworkError", "NotFoundError", "NotValidatedError",
     "OutOfMemoryError", "Permission", "PermissionDeniedError", "Phase", "Pool", "Principal",
     "Progress", "ProtocolError", "RateLimitError", "RejectedError", "Run", "RunListing", "Secret",
     "ServerError", "SnapshotError", "State", "Submission", "SweepStats", "TimedOutError",

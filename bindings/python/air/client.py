@@ -22,6 +22,7 @@ from .errors import check
 from .interrupt import Interrupt
 from .listing import RunListing
 from .logs import DownloadReport, LogStream
+from .metrics import LatestMetrics, MetricHistory, MetricPoint
 from .results import ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
 from .runs import CancelReport, Run
 
@@ -550,6 +551,79 @@ class Client:
         ms = millis(timeout, "timeout")
         deadline = None if not ms else time.monotonic() + ms / 1000.0
         return LogStream(self, int(run_id), ints, interrupt, deadline, on_status, on_waiting)
+
+    # ---- metrics -------------------------------------------------------------
+
+    def latest_metrics(self, run_id: int, *, interrupt: Optional[Interrupt] = None,
+                       timeout: Optional[Seconds] = None) -> LatestMetrics:
+        """The latest value of each MLflow metric of a run.
+
+        ``client.latest_metrics(run_id)["loss"].value``. A run without an
+        MLflow run yet, or without metrics, gives an empty mapping.
+
+        Returns:
+            An :class:`air.LatestMetrics` (a mapping of key to
+            :class:`air.MetricPoint`).
+        """
+        out = C.c_void_p()
+        with Options("metrics") as opts:
+            self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_get_metrics(
+                h, int(run_id), opts.handle, C.byref(out), C.byref(err))), timeout)
+        return LatestMetrics._take(out.value)
+
+    def metric_history(self, run_id: int, key: Optional[str] = None, *, follow: bool = False,
+                       page_size: Optional[int] = None, poll_interval: Optional[Seconds] = None,
+                       on_poll: Optional[Callable[[str], object]] = None,
+                       interrupt: Optional[Interrupt] = None,
+                       timeout: Optional[Seconds] = None) -> MetricHistory:
+        """The points of metric ``key`` of a run (every metric when None), in
+        order, as an iterator read on this thread a page at a time.
+
+        ``for pt in client.metric_history(run_id, "loss", follow=True): ...``
+        follows an active run until it ends, each point once.
+
+        Args:
+            run_id: the Job Run ID.
+            key: the metric ("loss", "system/gpu_0_utilization_percentage").
+            follow: follow an active run until it ends.
+            page_size: points per page (1..25000; default 10000).
+            poll_interval: pause between polls while following.
+            on_poll: ``on_poll(state)`` after each poll while following.
+            timeout: bounds the whole iteration.
+
+        Returns:
+            A :class:`air.MetricHistory` of :class:`air.MetricPoint`.
+        """
+        ints: List[Tuple[int, int]] = [(K.METRICS_FOLLOW, int(follow))]
+        for opt, value in ((K.METRICS_PAGE_SIZE, page_size),
+                           (K.METRICS_POLL_INTERVAL_MS, millis(poll_interval, "poll_interval"))):
+            if value is not None:
+                ints.append((opt, int(value)))
+        ms = millis(timeout, "timeout")
+        deadline = None if not ms else time.monotonic() + ms / 1000.0
+        return MetricHistory(self, int(run_id), key, ints, interrupt, deadline, on_poll)
+
+    def metrics(self, run_id: int, keys: Optional[Iterable[str]] = None, *,
+                interrupt: Optional[Interrupt] = None,
+                timeout: Optional[Seconds] = None) -> Dict[str, List[MetricPoint]]:
+        """The full history of each metric of a run (or of ``keys``, in that
+        order, a missing one as an empty list), system metrics included.
+
+        ``pandas.DataFrame(client.metrics(run_id)["loss"])`` is a table with
+        the columns step, value, timestamp and key.
+        """
+        ms = millis(timeout, "timeout")
+        deadline = None if not ms else time.monotonic() + ms / 1000.0
+        out: Dict[str, List[MetricPoint]] = {}
+        names: List[Optional[str]] = [None] if keys is None else list(keys)
+        for name in names:
+            if name is not None:
+                out.setdefault(name, [])
+            left = None if deadline is None else max(0.001, deadline - time.monotonic())
+            with self.metric_history(run_id, name, interrupt=interrupt, timeout=left) as h:
+                for pt in h:
+                    out.setdefault(pt.key, []).append(pt)
+        return out
 
     def download_logs(self, run_id: int, directory: StrPath, *, node: Optional[int] = None,
                       attempt: Optional[int] = None, interrupt: Optional[Interrupt] = None,

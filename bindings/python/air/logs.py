@@ -1,13 +1,13 @@
 """Logs: records, the LogStream iterator, downloads."""
 
 import ctypes as C
-import time
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Tuple
 
 from . import constants as K
-from ._call import Call, trampoline
+from ._call import trampoline
+from ._native_iter import NativeIterator
 from ._lib import lib
 from ._signatures import LOG_STATUS_CB, LOG_WAITING_CB
 from ._util import bytes_at, dec, from_ns
@@ -91,25 +91,22 @@ def match_alert(line: "str | bytes") -> int:
     return int(lib.air_log_match_alert(raw, len(raw)))
 
 
-class LogStream(Iterator[LogRecord]):
+class LogStream(NativeIterator[LogRecord]):
     """The log records of a run, read on the calling thread as you iterate
     (Client.logs()). For an active run with ``follow`` it blocks between
     polls until the run ends. ``summary`` is set once iteration is complete.
     close() (or a ``with`` block, or garbage collection) stops early.
     """
 
+    _KIND = "logs"
+    _FREE = "air_log_iter_free"
+
     def __init__(self, client: "Client", run_id: int, ints: List[Tuple[int, int]],
                  interrupt: Optional[Interrupt], deadline: Optional[float],
                  on_status: Optional[Callable[[str, Optional[str]], object]],
                  on_waiting: Optional[Callable[[Optional[str]], object]]) -> None:
-        self._client = client
-        self._h: Optional[int] = None
-        self._call: Optional[Call] = None
+        self._start(client, ints, interrupt, deadline)
         self._run_id = run_id
-        self._ints = ints
-        self._interrupt = interrupt
-        self._deadline = deadline
-        self._keep: List[Any] = []
         if on_status is not None:
             self._keep.append((lib.air_logs_options_set_status_cb, trampoline(
                 LOG_STATUS_CB, on_status, lambda cur, prev, _u: (dec(cur) or "", dec(prev)))))
@@ -121,41 +118,11 @@ class LogStream(Iterator[LogRecord]):
         self._last_ns = 0
         self._same_ns = 0      # records delivered with time_ns == _last_ns
         self._skip: Optional[Tuple[int, int, int]] = None  # after a reopen: what to skip
-        self._client_h: Optional[int] = client._acquire()
-        try:
-            self._open()
-        except BaseException:
-            self.close()
-            raise
+        self._open_first()
 
-    def _open(self) -> None:
-        """Open the C iterator (again, after a signal whose handler returned)."""
-        call = self._call = Call(self._interrupt, self._client._interrupt)
-        opts = C.c_void_p()
-        check(int(lib.air_logs_options_new(C.byref(opts))))
-        try:
-            for opt, value in self._ints:
-                check(int(lib.air_logs_options_set_int(opts, opt, value)))
-            for setter, cfn in self._keep:
-                check(int(setter(opts, cfn, None)))
-            check(int(lib.air_logs_options_set_interrupt(opts, call.interrupt)))
-            out = C.c_void_p()
-            err = C.c_void_p()
-
-            def before() -> None:
-                if self._deadline is not None:
-                    left = max(1, int((self._deadline - time.monotonic()) * 1000))
-                    check(int(lib.air_logs_options_set_deadline_ms(opts, left)))
-
-            try:
-                rc = call.run(lambda: int(lib.air_client_open_logs(
-                    self._client_h, self._run_id, opts, C.byref(out), C.byref(err))), err,
-                    before=before)
-            finally:
-                self._h = out.value  # also when a callback raised after a successful open
-            check(rc, err)
-        finally:
-            lib.air_logs_options_free(opts)
+    def _open_c(self, opts: C.c_void_p, out: C.c_void_p, err: C.c_void_p) -> int:
+        return int(lib.air_client_open_logs(self._client_h, self._run_id, opts, C.byref(out),
+                                            C.byref(err)))
 
     def _reopen(self) -> None:
         self._free_iter()
@@ -178,9 +145,6 @@ class LogStream(Iterator[LogRecord]):
             return True
         self._skip = None
         return False
-
-    def __iter__(self) -> "LogStream":
-        return self
 
     def __next__(self) -> LogRecord:
         seen = [0]
@@ -229,31 +193,6 @@ class LogStream(Iterator[LogRecord]):
             LogSource(int(lib.air_logs_summary_source(s))),
             dec(lib.air_logs_summary_no_logs_message(s)))
         self.close()
-
-    def _free_iter(self) -> None:
-        h, self._h = self._h, None
-        if h:
-            lib.air_log_iter_free(h)
-        call, self._call = self._call, None
-        if call is not None:
-            call.close()
-
-    def close(self) -> None:
-        """Stop reading and release the iterator (idempotent)."""
-        self._free_iter()
-        client_h, self._client_h = self._client_h, None
-        if client_h:
-            self._client._release()
-
-    def __enter__(self) -> "LogStream":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def __del__(self) -> None:
-        if getattr(self, "_client_h", None):
-            self.close()
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,21 @@ var ctxCases = []ctxCase{
 		_, err := c.StreamLogs(ctx, a.id, &air.LogsOptions{PollInterval: hour}, nil)
 		return err
 	}},
+	{"LatestMetrics", stalled("/api/2.2/jobs/runs/get"), func(ctx context.Context, c *air.Client, a ctxArg) error {
+		_, err := c.LatestMetrics(ctx, a.id, nil)
+		return err
+	}},
+	{"Metrics", stalled("/api/2.2/jobs/runs/get"), func(ctx context.Context, c *air.Client, a ctxArg) error {
+		_, err := c.Metrics(ctx, a.id, nil)
+		return err
+	}},
+	{"MetricIter.Next", activeRun, func(ctx context.Context, c *air.Client, a ctxArg) error {
+		it := c.MetricHistory(ctx, a.id, "loss", &air.MetricsOptions{Follow: true, PollInterval: hour})
+		defer it.Close()
+		for it.Next() {
+		}
+		return it.Err()
+	}},
 	{"DownloadLogs", stalled("/*"), func(ctx context.Context, c *air.Client, a ctxArg) error {
 		_, err := c.DownloadLogs(ctx, a.id, os.TempDir(), nil)
 		return err
@@ -258,7 +273,7 @@ func TestContextCancel(t *testing.T) {
 		tc := tc
 		switch tc.name {
 		case "GetRun", "Submit", "LogIter.Next", "StreamLogs", "Wait", "PushImage", "RegisterImage",
-			"RegisterImage/helper":
+			"RegisterImage/helper", "MetricIter.Next":
 		default:
 			continue
 		}

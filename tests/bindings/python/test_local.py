@@ -27,6 +27,16 @@ command: |
   echo "rank=$NODE_RANK nodes=$NUM_NODES"
 """
 
+METRICS = """\
+experiment_name: py-local-metrics
+compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
+command: |
+  d="${MLFLOW_TRACKING_URI#file://}/$MLFLOW_EXPERIMENT_ID/$MLFLOW_RUN_ID/metrics"
+  mkdir -p "$d/system"
+  printf '1700000000000 2.5 0\\n1700000001000 1.25 1\\n' > "$d/loss"
+  printf '1700000000000 40 0\\n' > "$d/system/gpu_0_utilization_percentage"
+"""
+
 SLEEPER = """\
 experiment_name: py-local-sleep
 compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
@@ -97,6 +107,19 @@ class LocalTest(unittest.TestCase):
         self.assertEqual([ln for ln in lines if not ln.startswith("[air local]")],
                          ["greeting=hello from python", "rank=0 nodes=1"])
         self.assertEqual(self.client.get_run(sub.run_id).experiment_name, "py-local-echo")
+
+    def test_metrics_the_workload_logged(self):
+        sub = self.submit(METRICS)
+        self.assertIs(sub.wait(PATIENCE_S, poll_interval=0.05).state, air.State.SUCCESS)
+        got = self.client.metrics(sub.run_id)
+        self.assertEqual(got, {
+            "loss": [air.MetricPoint(0, 2.5, 1700000000000, "loss"),
+                     air.MetricPoint(1, 1.25, 1700000001000, "loss")],
+            "system/gpu_0_utilization_percentage": [
+                air.MetricPoint(0, 40.0, 1700000000000, "system/gpu_0_utilization_percentage")]})
+        latest = self.client.latest_metrics(sub.run_id)
+        self.assertEqual(latest["loss"].value, 1.25)
+        self.assertEqual(latest.mlflow_status, "FINISHED")
 
     def test_cancel_a_sleeping_run(self):
         pid_file = os.path.join(self.tmp, "node.pid")

@@ -676,5 +676,103 @@ class ThreadsTest(WorkspaceCase):
         self.assertEqual(streamed, ["step %d" % i for i in range(200)])
 
 
+class MetricsTest(WorkspaceCase):
+    def run_with_metrics(self, active=False, **metrics):
+        body = air_run_body()
+        body["start_time"] = 1700000000000
+        if active:
+            body["state"] = {"life_cycle_state": "RUNNING"}
+        rid = self.fw.create_run(body)
+        mlflow = self.fw.mlflow_run_of(rid)
+        if metrics:
+            self.fw.add_metrics(mlflow, {k.replace("__", "/"): [
+                {"value": v, "step": i, "timestamp": 1700000000000 + i} for i, v in enumerate(vs)]
+                for k, vs in metrics.items()})
+        return rid, mlflow
+
+    def test_histories_as_lists_of_named_tuples(self):
+        rid, mlflow = self.run_with_metrics(loss=[2.5, 1.0, "NaN"], acc=[0.5],
+                                            system__gpu_0_utilization_percentage=[77])
+        got = self.client().metrics(rid)
+        self.assertEqual(list(got), ["acc", "loss", "system/gpu_0_utilization_percentage"])
+        loss = got["loss"]
+        self.assertEqual(loss[0], air.MetricPoint(0, 2.5, 1700000000000, "loss"))
+        self.assertEqual(loss[1]._asdict(), {"step": 1, "value": 1.0, "timestamp": 1700000000001,
+                                             "key": "loss"})
+        self.assertTrue(loss[2].value != loss[2].value)   # NaN
+        self.assertEqual(loss[0].time, datetime(2023, 11, 14, 22, 13, 20, tzinfo=timezone.utc))
+        # What pandas.DataFrame(points) takes: the fields of the tuples.
+        self.assertEqual(air.MetricPoint._fields, ("step", "value", "timestamp", "key"))
+        # Named keys in the order asked, a missing one empty.
+        self.assertEqual(self.client().metrics(rid, ["nope", "acc"]),
+                         {"nope": [], "acc": [air.MetricPoint(0, 0.5, 1700000000000, "acc")]})
+        # Paged: several pages, each point once.
+        self.fw.add_metrics(mlflow, synthetic={"key": "big", "count": 2500})
+        hist = self.client().metric_history(rid, "big", page_size=1000)
+        self.assertEqual([p.step for p in hist], list(range(2500)))
+        self.assertEqual(self.fw.count("GET", "/api/2.0/mlflow/metrics/get-history") >= 3, True)
+
+    def test_latest_values(self):
+        rid, mlflow = self.run_with_metrics(loss=[2.5, 1.0], acc=[0.5, 0.75])
+        latest = self.client().latest_metrics(rid)
+        self.assertEqual(dict(latest), {
+            "acc": air.MetricPoint(1, 0.75, 1700000000001, "acc"),
+            "loss": air.MetricPoint(1, 1.0, 1700000000001, "loss")})
+        self.assertEqual(latest["loss"].value, 1.0)
+        self.assertEqual(latest.mlflow_run_id, mlflow)
+        self.assertEqual(latest.mlflow_status, "FINISHED")
+        self.assertIs(latest.state, air.State.SUCCESS)
+
+    def test_no_metrics_and_missing_runs(self):
+        rid, _ = self.run_with_metrics()
+        c = self.client()
+        self.assertEqual(c.metrics(rid), {})
+        self.assertEqual(len(c.latest_metrics(rid)), 0)
+        pending = self.fw.create_run({"state": {"life_cycle_state": "PENDING"},
+                                      "tasks": [{"ai_runtime_task": {}}]})
+        latest = c.latest_metrics(pending)
+        self.assertIsNone(latest.mlflow_run_id)
+        self.assertIs(latest.state, air.State.PENDING)
+        with self.assertRaises(air.NotFoundError):
+            c.metrics(424242)
+        with self.assertRaises(air.NotFoundError):
+            c.latest_metrics(424242)
+        with self.assertRaises(ValueError):
+            c.metric_history(rid, "")
+
+    def test_following_a_run_until_it_ends(self):
+        rid, mlflow = self.run_with_metrics(active=True, loss=[3])
+        polls = []
+
+        def on_poll(state):
+            polls.append(state)
+            if len(polls) == 1:
+                self.fw.add_metrics(mlflow, {"loss": [{"value": 2, "step": 1}, {"value": 1, "step": 2}]})
+            elif len(polls) == 2:
+                self.fw.add_metrics(mlflow, {"loss": [{"value": 0.5, "step": 3}]})
+                self.fw.update_run(rid, {"state": {"life_cycle_state": "TERMINATED",
+                                                   "result_state": "FAILED"}})
+
+        hist = self.client().metric_history(rid, "loss", follow=True, poll_interval=0.01,
+                                            page_size=2, on_poll=on_poll)
+        self.assertEqual([(p.step, p.value) for p in hist], [(0, 3), (1, 2), (2, 1), (3, 0.5)])
+        self.assertEqual(polls, ["RUNNING", "RUNNING"])
+        self.assertIs(hist.state, air.State.FAILED)
+        self.assertEqual(hist.mlflow_run_id, mlflow)
+
+    def test_a_followed_history_stops_for_an_interrupt_and_a_callback(self):
+        rid, _ = self.run_with_metrics(active=True)
+        intr = air.Interrupt()
+        threading.Timer(0.3, intr.trigger).start()
+        with self.assertRaises(air.CallInterruptedError):
+            list(self.client().metric_history(rid, follow=True, poll_interval=0.05,
+                                              interrupt=intr))
+
+        def boom(state):
+            raise Boom()
+        with self.assertRaises(Boom):
+            list(self.client().metric_history(rid, follow=True, poll_interval=0.01, on_poll=boom))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,5 +1,6 @@
-"""MLflow: runs/get, artifacts/list, credentials-for-read, and the pre-signed
-downloads those credentials point at (/presigned/<run>/<path>, blob-store style)."""
+"""MLflow: runs/get (with the latest value of each metric), metrics/get-history
+(paged), artifacts/list, credentials-for-read, and the pre-signed downloads
+those credentials point at (/presigned/<run>/<path>, blob-store style)."""
 
 import copy
 import hashlib
@@ -41,7 +42,31 @@ def mlflow_run(st, req):
         if "end_time" in e:
             info["end_time"] = e["end_time"]
         data = copy.deepcopy(e.get("data", {}))
+        store = e.get("metric_store")
+        if store is not None and "metrics" not in data:
+            latest = store.latest(st.config["mlflow_nonfinite"])
+            if latest:
+                data["metrics"] = latest
     return json_resp({"run": {"info": info, "data": data}})
+
+
+def mlflow_history(st, req):
+    """One page of a metric's history (max_results, page_token)."""
+    key = req.q("metric_key")
+    if not key:
+        raise bad("metric_key is required")
+    mr = req.q("max_results")
+    try:
+        max_results = None if mr is None else int(mr)
+    except ValueError:
+        raise bad("max_results must be an integer")
+    with st.lock:
+        _rid, e = mlflow_entry(st, req)
+        store = e.get("metric_store")
+        if store is None:
+            return json_resp({})
+        out = store.page(key, max_results, req.q("page_token"), st.config["mlflow_nonfinite"])
+    return json_resp(out)
 
 
 def mlflow_list(st, req):

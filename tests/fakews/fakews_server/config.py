@@ -39,6 +39,7 @@ def default_config():
         "get_page_size": 100,
         "workflows_page_size": 100,
         "artifacts_page_size": 1000,
+        "mlflow_nonfinite": "token",
         "oauth": {"clients": {}, "expires_in": 3600, "refresh_tokens": {}},
         "features": {"logs": True, "preflight": True, "workflows_index": True, "pools": True},
         "basic_auth": {},

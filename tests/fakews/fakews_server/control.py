@@ -17,6 +17,7 @@ from .values import id_key
 SHUTDOWN_REPLY = json_resp({})
 
 RUN_PATH = re.compile(r"/runs/([^/]+)(/logs|/output)?")
+MLFLOW_METRICS_PATH = re.compile(r"/mlflow/([^/]+)/metrics")
 
 
 def handle_control(st, req):
@@ -27,9 +28,12 @@ def handle_control(st, req):
             fn = ROUTES.get(p)
             if fn is not None:
                 resp = fn(st, req)
+            elif RUN_PATH.fullmatch(p):
+                resp = run_route(st, req, RUN_PATH.fullmatch(p))
+            elif MLFLOW_METRICS_PATH.fullmatch(p):
+                resp = mlflow_metrics(st, req, MLFLOW_METRICS_PATH.fullmatch(p).group(1))
             else:
-                mm = RUN_PATH.fullmatch(p)
-                resp = run_route(st, req, mm) if mm else None
+                resp = None
             if resp is not None:
                 return resp
     except ApiError as e:
@@ -164,10 +168,30 @@ def mlflow(st, req):
             raise bad("runs must be an object")
         for rid, e in entries.items():
             st.merge_mlflow(rid, e)
-    return json_resp({"runs": {
-        k: dict({kk: vv for kk, vv in v.items() if kk != "artifacts"},
-                artifacts=sorted(v["artifacts"]))
-        for k, v in st.mlflow.items()}})
+    return json_resp({"runs": {k: mlflow_view(v) for k, v in st.mlflow.items()}})
+
+
+def mlflow_view(e):
+    """An MLflow store entry as the control API shows it."""
+    out = {k: v for k, v in e.items() if k not in ("artifacts", "metric_store")}
+    out["artifacts"] = sorted(e["artifacts"])
+    if "metric_store" in e:
+        out["metric_history"] = e["metric_store"].summary()
+    return out
+
+
+def mlflow_metrics(st, req, rid):
+    """POST appends points to the histories of MLflow run @rid (created when
+    missing): {"metrics": {key: [{"value","step","timestamp"}]}, "synthetic":
+    {"key","count",...}, "token_generation": N}; GET shows their sizes."""
+    if req.method == "POST":
+        st.mlflow_store(rid).add(req.json())
+    elif req.method != "GET":
+        return None
+    e = st.mlflow.get(rid)
+    if e is None or "metric_store" not in e:
+        return json_resp({"metrics": {}, "token_generation": 0})
+    return json_resp(e["metric_store"].summary())
 
 
 def policies(st, req):

@@ -20,6 +20,7 @@ EXACT_ROUTES = {
     ("POST", "/api/2.2/jobs/runs/cancel"): api_jobs.runs_cancel,
     ("GET", "/api/2.0/ai-training/workflows"): api_training.workflows,
     ("GET", "/api/2.0/mlflow/runs/get"): api_mlflow.mlflow_run,
+    ("GET", "/api/2.0/mlflow/metrics/get-history"): api_mlflow.mlflow_history,
     ("GET", "/api/2.0/mlflow/artifacts/list"): api_mlflow.mlflow_list,
     ("GET", "/api/2.0/mlflow/artifacts/credentials-for-read"): api_mlflow.mlflow_creds,
     ("GET", "/api/2.0/ai-training/provisioned-capacities"): api_pools.pools_list,

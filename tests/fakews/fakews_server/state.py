@@ -11,6 +11,7 @@ import threading
 
 from .config import MERGED_CONFIG_KEYS, default_config
 from .faults import FaultRules
+from .metricstore import MetricStore
 from .replies import ApiError, bad
 from .runs import Run
 from .values import as_int, id_key, merge, now_ms
@@ -144,8 +145,15 @@ class State:
                     else:
                         raise bad("artifact content must be a string or {\"b64\": ...}")
                     cur["artifacts"][path.strip("/")] = data
+            elif k == "metric_store":
+                raise bad("metric histories are added with POST /__fakews/mlflow/<run>/metrics")
             else:
                 cur[k] = copy.deepcopy(v)
+
+    def mlflow_store(self, rid):
+        """The metrics of MLflow run @rid (the run is created when missing)."""
+        cur = self.mlflow.setdefault(rid, {"experiment_id": "0", "run_name": rid, "artifacts": {}})
+        return cur.setdefault("metric_store", MetricStore())
 
     # -- OAuth -----------------------------------------------------------
     def issue_token(self, expires_in):
