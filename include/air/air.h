@@ -23,5 +23,6 @@
 #include "pool.h"
 #include "images.h"
 #include "bundle.h"
+#include "check.h"
 
 #endif /* AIR_AIR_H */

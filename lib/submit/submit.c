@@ -140,10 +140,23 @@ int32_t air_submission_snapshot_reused(const air_submission *sub)
 	return sub && sub->snapshot_reused ? 1 : 0;
 }
 
+size_t air_submission_warning_count(const air_submission *sub)
+{
+	return sub ? sub->n_warnings : 0;
+}
+
+const char *air_submission_warning(const air_submission *sub, size_t i)
+{
+	return sub && i < sub->n_warnings ? sub->warnings[i] : NULL;
+}
+
 void air_submission_free(air_submission *sub)
 {
 	if (!sub)
 		return;
+	for (size_t i = 0; i < sub->n_warnings; i++)
+		air__free(sub->warnings[i]);
+	air__free(sub->warnings);
 	air__free(sub->dashboard_url);
 	air__free(sub->idempotency_token);
 	air__free(sub->launch_dir);
@@ -161,7 +174,8 @@ const char *air_phase_name(int32_t phase)
 		{AIR_PHASE_POLICY, "POLICY"},       {AIR_PHASE_DIRECTORY, "DIRECTORY"},
 		{AIR_PHASE_IMAGE, "IMAGE"},         {AIR_PHASE_ARTIFACTS, "ARTIFACTS"},
 		{AIR_PHASE_PACKAGING, "PACKAGING"}, {AIR_PHASE_SNAPSHOT, "SNAPSHOT"},
-		{AIR_PHASE_SUBMIT, "SUBMIT"},       {AIR_PHASE_DONE, "DONE"},
+		{AIR_PHASE_SUBMIT, "SUBMIT"},       {AIR_PHASE_PERMISSIONS, "PERMISSIONS"},
+		{AIR_PHASE_DONE, "DONE"},
 	};
 
 	for (size_t i = 0; i < AIR__ARRAY_SIZE(names); i++)
