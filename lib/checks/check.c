@@ -150,6 +150,9 @@ bool air__check_user_base(air__checker *k, const char *name, const char *field, 
 
 bool air__check_user_name(air__checker *k, const char *name, const char *field, int *rc)
 {
+	/* The base failed for want of the name: the same answer, without asking again. */
+	if (!k->user_name && !k->name_error && k->base_error)
+		k->name_error = air__error_clone(k->base_error);
 	return identity(k, air__client_user_name, &k->user_name, &k->name_error, name, field, rc);
 }
 

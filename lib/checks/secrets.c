@@ -141,7 +141,7 @@ int air__check_secrets(air__checker *k)
 	scope_keys *cache;
 	json_t *scopes;
 	size_t n = 0;
-	int rc;
+	int rc = AIR_OK;
 
 	if (!w->n_secrets || air__check_not_here(k, "secret_scope", NULL, &rc))
 		return rc;

@@ -11,7 +11,8 @@
  *
  * and which of the workspace's checks it replaces (the secret scopes and
  * keys) or has no meaning for here, with the reason (pools, the registry and
- * registered images, the accelerator types on offer, experiment permissions).
+ * registered images, the snapshot volume, the accelerator types on offer,
+ * experiment permissions).
  */
 #include "local/endpoints.h"
 
@@ -115,9 +116,11 @@ static json_t *skips(void)
 	static const char image[] = "a local workspace runs the command on this machine, not in "
 	                            "a container image";
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:s}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}",
 	                 "image_readable", image,
 	                 "docker_image_registered", image,
+	                 "snapshot_volume", "a local workspace creates volumes as they are written "
+	                 "to",
 	                 "pool", "a local workspace has no GPU pools",
 	                 "accelerator_offered", "a local workspace takes every accelerator type "
 	                 "(local_gpus compares the request with this machine's GPUs)",
