@@ -1,5 +1,5 @@
 /* cmd_check.c: `air check` — the pre-submit check of a workload
- * (air_client_check(), docs/cli.md#check-a-workload-before-submitting), and
+ * (air_client_check(), docs/cli.md#check-a-workload-before-submitting-air-check), and
  * the check `air run --check` makes before it submits. */
 #include <langinfo.h>
 #include <locale.h>

@@ -3,7 +3,8 @@
  * text for people, or one JSON object
  * {"path","type","required","description","fields":[{"name","type","required","summary"}]}
  * ("fields" only for objects). The help of compute and its accelerator_type
- * adds the types a configured workspace offers (PROTOCOL §7a). */
+ * adds the types a configured workspace offers
+ * (docs/cli.md#check-a-workload-without-submitting-dry-run). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,7 +173,7 @@ static char *map_hint(const air_error *err)
 	return hint;
 }
 
-/* How long the accelerator types of the workspace may take (PROTOCOL §7a). */
+/* How long the accelerator types of the workspace may take. */
 #define OFFERED_TYPES_MS 5000
 
 /* "GPU_1xA10, GPU_8xH100" of the built-in types in @list ("a,b"), or NULL

@@ -42,8 +42,8 @@ typedef enum air_phase {
 	AIR_PHASE_PACKAGING = 700,  /**< building the code snapshot */
 	AIR_PHASE_SNAPSHOT = 800,   /**< uploading the code snapshot (bytes) */
 	AIR_PHASE_SUBMIT = 900,     /**< runs/submit */
-	AIR_PHASE_PERMISSIONS = 950, /**< granting the permissions on the MLflow experiment (@since 1.2);
-	                                  the run is submitted: the return value is ignored */
+	AIR_PHASE_PERMISSIONS = 950, /**< granting the permissions on the MLflow experiment, after
+	                                  runs/submit (the return value is ignored); new in 1.2 */
 	AIR_PHASE_DONE = 10000      /**< submitted */
 } air_phase;
 

@@ -2,7 +2,7 @@
  * experiment.c: whether this identity may grant the workload's permissions
  * on the MLflow experiment its run writes to, as the submission does after
  * runs/submit (lib/submit/experiment.c): the experiment is looked up by name
- * and its permissionLevels list what may be granted on it (PROTOCOL §9).
+ * and its permissionLevels list what may be granted on it.
  * One entry per grant; an experiment that does not exist yet is created by
  * the submission, whose creator may grant every level.
  */

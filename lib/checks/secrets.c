@@ -1,9 +1,9 @@
 /*
  * secrets.c: each secret scope the workload names exists, and each key is
- * listed in its scope (PROTOCOL §9): secrets/scopes/list once, then
- * secrets/list once per scope. Metadata only: no value is ever read. A scope
- * whose keys may not be listed (403, no READ permission on it) is "cannot
- * verify", a warning, not "missing".
+ * listed in its scope: secrets/scopes/list once, then secrets/list once per
+ * scope (docs/cli.md#check-a-workload-before-submitting-air-check). Metadata
+ * only: no value is ever read. A scope whose keys may not be listed (403, no
+ * READ permission on it) is "cannot verify", a warning, not "missing".
  */
 #include "checks/checks.h"
 

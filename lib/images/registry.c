@@ -2,7 +2,7 @@
  * registry.c: whether a Unity Catalog image is in the workspace's artifact
  * registry and readable by this identity (images.h).
  *
- * No REST endpoint of the workspace says so (PROTOCOL §9, unconfirmed), so
+ * No REST endpoint of the workspace is documented to say so (unconfirmed), so
  * libair asks the registry the way `docker pull` would, without pulling: a
  * registry v2 manifest request, HEAD /v2/<catalog.schema.artifact>/manifests/
  * <tag>, with the credentials the local Docker configuration has for the

@@ -1,5 +1,5 @@
 /* accelerators.c: the accelerator types a workspace offers (its compute
- * options, PROTOCOL §7a), for the field help of compute and the checks. */
+ * options), for the field help of compute and the checks. */
 #include "transport/transport.h"
 #include "core/core.h"
 

@@ -1,6 +1,6 @@
 /*
  * experiment.c: the workload's permissions on the MLflow experiment its run
- * writes to (PROTOCOL §1.11 and §9). The grants travel with the run for the
+ * writes to (docs/submit.md#the-experiments-permissions). The grants travel with the run for the
  * job (access_control_list of runs/submit); once the run is submitted, the
  * same grants are made on the experiment, "<mlflow_experiment_directory or
  * /Users/<me>>/<experiment_name>", created first when the run has not

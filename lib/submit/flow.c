@@ -357,7 +357,7 @@ static int grant_permissions(flow *f, air_error **err)
 }
 
 /* The lines of f->warnings as the submission's warnings. */
-static bool take_warnings(flow *f, air_submission *sub)
+static bool take_warnings(flow *f, air__submission_ext *sub)
 {
 	const char *p = air__buf_cstr(&f->warnings);
 	size_t n = 0;
@@ -377,7 +377,8 @@ static bool take_warnings(flow *f, air_submission *sub)
 static int result(flow *f, int64_t run_id, air_submission **out, air_error **err)
 {
 	const char *host = air__client_host(f->c);
-	air_submission *sub = air__calloc(1, sizeof(*sub));
+	air__submission_ext *ext = air__calloc(1, sizeof(*ext));
+	air_submission *sub = ext ? &ext->sub : NULL;
 
 	if (!sub)
 		return air__oom(err);
@@ -388,7 +389,7 @@ static int result(flow *f, int64_t run_id, air_submission **out, air_error **err
 	sub->code_source_path = f->code_source_path;
 	sub->snapshot_reused = f->reused;
 	f->token = f->launch_dir = f->code_source_path = NULL;
-	if (!sub->dashboard_url || !take_warnings(f, sub)) {
+	if (!sub->dashboard_url || !take_warnings(f, ext)) {
 		air_submission_free(sub);
 		return air__oom(err);
 	}

@@ -142,21 +142,25 @@ int32_t air_submission_snapshot_reused(const air_submission *sub)
 
 size_t air_submission_warning_count(const air_submission *sub)
 {
-	return sub ? sub->n_warnings : 0;
+	return sub ? ((const air__submission_ext *)sub)->n_warnings : 0;
 }
 
 const char *air_submission_warning(const air_submission *sub, size_t i)
 {
-	return sub && i < sub->n_warnings ? sub->warnings[i] : NULL;
+	const air__submission_ext *x = (const air__submission_ext *)sub;
+
+	return x && i < x->n_warnings ? x->warnings[i] : NULL;
 }
 
 void air_submission_free(air_submission *sub)
 {
+	air__submission_ext *x = (air__submission_ext *)sub;
+
 	if (!sub)
 		return;
-	for (size_t i = 0; i < sub->n_warnings; i++)
-		air__free(sub->warnings[i]);
-	air__free(sub->warnings);
+	for (size_t i = 0; i < x->n_warnings; i++)
+		air__free(x->warnings[i]);
+	air__free(x->warnings);
 	air__free(sub->dashboard_url);
 	air__free(sub->idempotency_token);
 	air__free(sub->launch_dir);

@@ -105,9 +105,16 @@ struct air_submission {
 	char *launch_dir;
 	char *code_source_path;
 	bool snapshot_reused;
+};
+
+/* What a submission holds beyond struct air_submission, whose layout the ABI
+ * baseline records (abi/libair.abi): allocated with it, the public struct
+ * first. Every air_submission is one of these (flow.c). */
+typedef struct air__submission_ext {
+	struct air_submission sub;
 	char **warnings;        /* what failed after runs/submit without failing it */
 	size_t n_warnings;
-};
+} air__submission_ext;
 
 /* ---- workload.c ---- */
 int air__workload_load(const air_config *cfg, air__workload *w, air_error **err);
