@@ -106,7 +106,8 @@ int air__check_preflight(air__checker *k)
 	size_t i;
 	int rc;
 
-	if (!air__check_user_base(k, "preflight", NULL, &rc))
+	if (air__check_not_here(k, "preflight", NULL, &rc) ||
+	    !air__check_user_base(k, "preflight", NULL, &rc))
 		return rc;
 	if (!(body = body_for(k, k->user_base)))
 		return air__oom(k->err);

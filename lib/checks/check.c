@@ -97,6 +97,10 @@ int air__check_request_failed(air__checker *k, const char *name, const char *fie
 	 * the question open. */
 	rc = air__check_add(k, name, code == AIR_EAUTH ? AIR_CHECK_FAIL : AIR_CHECK_SKIPPED, field,
 	                    "%s: %s", what, air_error_message(e));
+	if (!k->unreachable && (code == AIR_ENET || code == AIR_ETIMEOUT || code == AIR_ERATELIMIT ||
+	                        (code == AIR_ESERVER && air_error_http_status(e) == 503)) &&
+	    !(k->unreachable = air__strdup(air_error_message(e))) && rc == AIR_OK)
+		rc = air__oom(k->err);
 	air_error_free(e);
 	return rc;
 }
@@ -111,10 +115,12 @@ bool air__check_not_here(air__checker *k, const char *name, const char *field, i
 	json_array_foreach(k->replaced, i, v)
 		if (json_is_string(v) && !strcmp(json_string_value(v), name))
 			return true;
-	if (!why)
-		return false;
-	*rc = air__check_add(k, name, AIR_CHECK_SKIPPED, field, "%s", why);
-	return true;
+	if (why)
+		*rc = air__check_add(k, name, AIR_CHECK_SKIPPED, field, "%s", why);
+	else if (k->unreachable)
+		*rc = air__check_add(k, name, AIR_CHECK_SKIPPED, field, "not checked: the workspace "
+		                     "did not answer an earlier request (%s)", k->unreachable);
+	return why || k->unreachable;
 }
 
 void air__check_call_options(const air__checker *k, air_call_options *out)
@@ -216,6 +222,7 @@ static void checker_dispose(air__checker *k)
 	air__free(k->user_base);
 	air_error_free(k->base_error);
 	air_error_free(k->name_error);
+	air__free(k->unreachable);
 	json_decref(k->preflight_body);
 	json_decref(k->replaced);
 	json_decref(k->skips);

@@ -69,6 +69,10 @@ typedef struct air__checker {
 	/* what the backend's own checks answered (backend.c) */
 	json_t *replaced;         /* names of the checks it replaces, or NULL */
 	json_t *skips;            /* {name: why} of the checks it has no meaning for, or NULL */
+	/* The workspace did not answer a request within its retries (a
+	 * network failure, a retry deadline spent): the checks after it are
+	 * skipped with this reason rather than each waiting out its own. */
+	char *unreachable;
 } air__checker;
 
 /* The string option @opt of the call, or NULL. */
@@ -91,9 +95,11 @@ int air__check_add_sized(air__checker *k, const char *name, int32_t status, cons
  */
 int air__check_request_failed(air__checker *k, const char *name, const char *field, air_error *e,
                               const char *what);
-/* True when the backend has no meaning for check @name: then it is reported
- * skipped with the backend's reason (*rc: that report's outcome), or not at
- * all when the backend replaces it with checks of its own. */
+/* True when check @name is not to be made: the backend has no meaning for
+ * it (then it is reported skipped with the backend's reason, or not at all
+ * when the backend replaces it with checks of its own), or the workspace did
+ * not answer an earlier request (skipped, saying so). *rc: that report's
+ * outcome. Every check of the workspace's resources starts with it. */
 bool air__check_not_here(air__checker *k, const char *name, const char *field, int *rc);
 /* The call's interrupt and what is left of its deadline, for a public call. */
 void air__check_call_options(const air__checker *k, air_call_options *out);

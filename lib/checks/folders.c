@@ -97,7 +97,8 @@ int air__check_folders(air__checker *k)
 	char *path;
 	int rc;
 
-	if (air__check_user_base(k, "artifact_base", NULL, &rc)) {
+	if (!air__check_not_here(k, "artifact_base", NULL, &rc) &&
+	    air__check_user_base(k, "artifact_base", NULL, &rc)) {
 		if (!(path = air__sprintf("%s/.air", k->user_base)))
 			return air__oom(k->err);
 		rc = folder(k, "artifact_base", NULL, "the artifact base", path);
@@ -108,10 +109,13 @@ int air__check_folders(air__checker *k)
 	if (rc != AIR_OK)
 		return rc;
 	if (k->w.mlflow_experiment_directory)
-		return folder(k, "experiment_parent", "mlflow_experiment_directory",
-		              "the experiment's folder", k->w.mlflow_experiment_directory);
+		return air__check_not_here(k, "experiment_parent", "mlflow_experiment_directory", &rc)
+		           ? rc
+		           : folder(k, "experiment_parent", "mlflow_experiment_directory",
+		                    "the experiment's folder", k->w.mlflow_experiment_directory);
 	/* The experiment goes to the user's home. */
-	if (!air__check_user_name(k, "experiment_parent", "experiment_name", &rc))
+	if (air__check_not_here(k, "experiment_parent", "experiment_name", &rc) ||
+	    !air__check_user_name(k, "experiment_parent", "experiment_name", &rc))
 		return rc;
 	if (!(path = air__sprintf("/Users/%s", k->user_name)))
 		return air__oom(k->err);

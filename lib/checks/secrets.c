@@ -153,8 +153,13 @@ int air__check_secrets(air__checker *k)
 	for (size_t i = 0; rc == AIR_OK && i < w->n_secrets; i++) {
 		const air__secret_var *s = &w->secrets[i];
 		char *field = air__sprintf("secrets.%s", s->name);
-		scope_keys *sk = field ? keys_of(k, cache, &n, scopes, s->scope) : NULL;
+		scope_keys *sk;
 
+		if (field && air__check_not_here(k, "secret_key", field, &rc)) {
+			air__free(field);
+			continue;
+		}
+		sk = field ? keys_of(k, cache, &n, scopes, s->scope) : NULL;
 		if (!sk || air_error_code(sk->err) == AIR_ENOMEM)
 			rc = air__oom(k->err);
 		else if (sk->absent)

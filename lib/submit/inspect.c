@@ -101,7 +101,8 @@ int air__code_inspect(const air__workload *w, const air_client *c, const char *b
 	else if (s.in_git)
 		rc = git_state(&s, ctx, out, err);
 	if (rc == AIR_OK && package) {
-		rc = keep(ctx, air__snapshot_package(&s, ctx, &e), e, &out->package_error, err);
+		rc = air__snapshot_package(&s, ctx, &e);
+		rc = keep(ctx, rc, e, &out->package_error, err);
 		out->packaged = rc == AIR_OK && !out->package_error;
 		out->files = s.archive.files;
 		out->bytes = s.archive.content_bytes;

@@ -250,6 +250,15 @@ AIR_TEST(offline__code_paths_and_snapshot)
 	             "include paths not found in ");
 	expect_check(r, "snapshot", "code_source", AIR_CHECK_SKIPPED, "no snapshot");
 	air_check_report_free(r);
+	/* a link that leaves the root stops the packaging (also as root) */
+	sh("ln -s /etc/hostname '%s/leak'", root);
+	snprintf(yaml, sizeof(yaml), BASE COMPUTE "code_source: {root_path: '%s'}\n", root);
+	r = submission_checks(yaml, NULL);
+	expect_check(r, "code_paths", NULL, AIR_CHECK_PASS, " exists");
+	expect_check(r, "snapshot", "code_source", AIR_CHECK_FAIL, "leak");
+	ASSERT_EQ_INT(air_check_report_ok(r), 0);
+	air_check_report_free(r);
+	sh("rm '%s/leak'", root);
 	if (!running_as_root()) {
 		sh("chmod 000 '%s/b.py'", root);
 		snprintf(yaml, sizeof(yaml), BASE COMPUTE "code_source: {root_path: '%s'}\n", root);

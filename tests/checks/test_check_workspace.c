@@ -673,3 +673,34 @@ AIR_TEST(check__arguments_and_options)
 	air_config_free(cfg);
 	air_client_free(c);
 }
+
+AIR_TEST(check__an_unreachable_workspace_is_asked_once)
+{
+	air_client_options *co = fakews_client_options(flow_fw);
+	air_client *c;
+	air_check_options *o = check_options(0, 1, 0, 0);
+	air_check_report *r;
+	json_t *reqs;
+
+	/* a persistent 503 spends the retry deadline once, not once per check */
+	fakews_faultf(flow_fw, "{\"path\":\"/api/*\",\"status\":503,\"times\":-1,"
+	                       "\"body\":{\"error_code\":\"TEMPORARILY_UNAVAILABLE\","
+	                       "\"message\":\"down\"}}");
+	ASSERT_EQ_INT(air_client_options_set_int(co, AIR_OPT_RETRY_DEADLINE_MS, 200), AIR_OK);
+	c = fakews_client_from(co);
+	r = check_yaml(c, BASE COMPUTE "secrets: {A: ml/k}\n"
+	               "permissions: [{user_name: a@b.com, level: CAN_VIEW}]\n", o);
+	expect_check(r, "secret_scope", "secrets.A", AIR_CHECK_SKIPPED, "down");
+	expect_check(r, "preflight", NULL, AIR_CHECK_SKIPPED, "not checked: the workspace did not "
+	             "answer an earlier request");
+	expect_check(r, "experiment_permissions", NULL, AIR_CHECK_SKIPPED, "not checked");
+	expect_check(r, "secret_key", "secrets.A", AIR_CHECK_SKIPPED, "not checked");
+	/* nothing more was asked after the first request that failed */
+	reqs = fakews_requests(flow_fw);
+	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/secrets/scopes/list"),
+	              (int)json_array_size(reqs));
+	json_decref(reqs);
+	air_check_report_free(r);
+	air_check_options_free(o);
+	air_client_free(c);
+}

@@ -1,7 +1,8 @@
 /* test_flow_permissions.c: a workload's permissions granted on the MLflow
- * experiment its run writes to (PROTOCOL §1.11, §9), after runs/submit: the
- * experiment found by name or created, the levels mapped, and every failure
- * a warning of the submission, whose run stands. */
+ * experiment its run writes to, after runs/submit
+ * (docs/submit.md#the-experiments-permissions): the experiment found by name
+ * or created, the levels mapped, and every failure a warning of the
+ * submission, whose run stands. */
 #include <stdio.h>
 #include <string.h>
 
