@@ -82,10 +82,9 @@ int air__check_backend(air__checker *k)
 /* The pre-flight call failed with @e (taken). */
 static int preflight_failed(air__checker *k, air_error *e)
 {
-	int code = air_error_code(e), rc;
+	int rc;
 
-	if (code == AIR_ENOMEM || code == AIR_EINTERRUPTED ||
-	    air__ctx_check(&k->ctx, "the check", NULL) != AIR_OK)
+	if (air__check_stopped(k, e))
 		return air__check_request_failed(k, "preflight", NULL, e, "");
 	if (air__preflight_fails_open(e))
 		rc = air__check_add(k, "preflight", AIR_CHECK_SKIPPED, NULL, "the workspace's "

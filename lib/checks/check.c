@@ -16,6 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
+/* A request that times out this close to the call's deadline ran into it:
+ * the transfer's timer may fire a few milliseconds before the call's clock
+ * says the deadline has passed. */
+#define DEADLINE_SLACK_MS 50
+
 const char *air__check_opt(const air__checker *k, int32_t opt)
 {
 	return k->opts && opt > 0 && opt < AIR__CHECK_STR_OPTS ? k->opts->str[opt] : NULL;
@@ -77,6 +82,16 @@ int air__check_add_sized(air__checker *k, const char *name, int32_t status, cons
 	return rc;
 }
 
+bool air__check_stopped(const air__checker *k, const air_error *e)
+{
+	int code = air_error_code(e);
+
+	return code == AIR_ENOMEM || code == AIR_EINTERRUPTED || code == AIR_EABORTED ||
+	       air__ctx_check(&k->ctx, NULL, NULL) != AIR_OK ||
+	       (code == AIR_ETIMEOUT && k->ctx.deadline &&
+	        air__ctx_remaining(&k->ctx) <= DEADLINE_SLACK_MS);
+}
+
 int air__check_request_failed(air__checker *k, const char *name, const char *field, air_error *e,
                               const char *what)
 {
@@ -87,12 +102,13 @@ int air__check_request_failed(air__checker *k, const char *name, const char *fie
 		air_error_free(e);
 		return air__oom(k->err);
 	}
-	if (air__ctx_check(&k->ctx, "the check", NULL) != AIR_OK) {
-		air_error_free(e);
-		return air__ctx_check(&k->ctx, "the check", k->err);
-	}
-	if (code == AIR_EINTERRUPTED || code == AIR_EABORTED)
+	if (air__check_stopped(k, e)) {
+		if (air__ctx_check(&k->ctx, "the check", NULL) != AIR_OK) {
+			air_error_free(e);
+			return air__ctx_check(&k->ctx, "the check", k->err);
+		}
 		return air__fail(k->err, e);
+	}
 	/* A submission would stop at the same refusal; anything else leaves
 	 * the question open. */
 	rc = air__check_add(k, name, code == AIR_EAUTH ? AIR_CHECK_FAIL : AIR_CHECK_SKIPPED, field,

@@ -87,6 +87,10 @@ int air__check_add(air__checker *k, const char *name, int32_t status, const char
 /* The same with a size and a file count. */
 int air__check_add_sized(air__checker *k, const char *name, int32_t status, const char *field,
                          int64_t bytes, int64_t files, const char *fmt, ...) AIR__PRINTF(7, 8);
+/* Whether @e is the end of the call rather than an answer about a check: an
+ * interrupt, the deadline (also a request that timed out just before it), a
+ * callback that stopped, a lack of memory. */
+bool air__check_stopped(const air__checker *k, const air_error *e);
 /*
  * A check whose request failed with @e (taken). When the call was
  * interrupted or ran past its deadline, that stops it (returned). Otherwise

@@ -98,8 +98,7 @@ static int offered(air__checker *k)
 		return rc;
 	air__check_call_options(k, &co);
 	rc = air_client_list_accelerator_types(k->c, &co, &list, &e);
-	if (rc == AIR_EINTERRUPTED || rc == AIR_ENOMEM ||
-	    air__ctx_check(&k->ctx, "the check", NULL) != AIR_OK)
+	if (rc != AIR_OK && air__check_stopped(k, e))
 		return air__check_request_failed(k, "accelerator_offered", field, e, "");
 	if (rc != AIR_OK)
 		rc = from_pools(k, air_error_message(e));

@@ -15,20 +15,13 @@
 #define COMPUTE "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n"
 #define VALUE "local-secret-value-1234"
 
-static char dir[4096], bin[4200], saved_path[8192];
+static const char *dir, *bin;
 
 static void setup(void)
 {
-	const char *path = getenv("PATH");
-
-	if (!saved_path[0])
-		snprintf(saved_path, sizeof(saved_path), "%s", path ? path : "/usr/bin:/bin");
-	setenv("PATH", saved_path, 1);
+	test_bin_begin(&dir, &bin);
 	unsetenv("AIR_LOCAL_SECRETS_FILE");
 	unsetenv("HF_TOKEN");
-	snprintf(dir, sizeof(dir), "%s", air_test_tmpdir());
-	snprintf(bin, sizeof(bin), "%s/bin", dir);
-	sh("mkdir -p '%s'", bin);
 }
 
 AIR_TEST_HOOKS(setup, NULL)
@@ -55,15 +48,11 @@ static air_check_report *local_check(const char *yaml)
 /* A fake nvidia-smi on PATH listing @n GPUs. */
 static void gpus(int n)
 {
-	char path[4400], script[512], p[12500];
+	char script[512];
 
-	snprintf(path, sizeof(path), "%s/nvidia-smi", bin);
 	snprintf(script, sizeof(script), "#!/bin/sh\ni=0\nwhile [ $i -lt %d ]; do echo $i; "
 	         "i=$((i+1)); done\n", n);
-	air_test_write_file(path, script, strlen(script));
-	sh("chmod +x '%s'", path);
-	snprintf(p, sizeof(p), "%s:%s", bin, saved_path);
-	setenv("PATH", p, 1);
+	test_bin_program("nvidia-smi", script);
 }
 
 AIR_TEST(local__secrets_have_local_values)

@@ -13,19 +13,12 @@
 #include "submit_test.h"
 #include "test.h"
 
-static char dir[4096], bin[4200], saved_path[8192];
+static const char *dir, *bin;
 
 static void setup(void)
 {
-	const char *path = getenv("PATH");
-
 	flow_setup();
-	if (!saved_path[0])
-		snprintf(saved_path, sizeof(saved_path), "%s", path ? path : "/usr/bin:/bin");
-	setenv("PATH", saved_path, 1);
-	snprintf(dir, sizeof(dir), "%s", air_test_tmpdir());
-	snprintf(bin, sizeof(bin), "%s/bin", dir);
-	sh("mkdir -p '%s'", bin);
+	test_bin_begin(&dir, &bin);
 }
 
 AIR_TEST_HOOKS(setup, NULL)
@@ -123,19 +116,15 @@ static void registry(const char *json)
  * credentials for the fake workspace's address. */
 static void docker_credentials(const char *user, const char *password)
 {
-	char path[4300], helper[4400], script[12500];
+	char path[4300], script[1024];
 
 	snprintf(path, sizeof(path), "%s/config.json", dir);
 	snprintf(script, sizeof(script), "{\"credHelpers\":{\"%s\":\"test\"}}",
 	         fakews_url(flow_fw) + strlen("http://"));
 	air_test_write_file(path, script, strlen(script));
-	snprintf(helper, sizeof(helper), "%s/docker-credential-test", bin);
 	snprintf(script, sizeof(script), "#!/bin/sh\ncat > /dev/null\n"
 	         "printf '{\"Username\":\"%s\",\"Secret\":\"%s\"}'\n", user, password);
-	air_test_write_file(helper, script, strlen(script));
-	sh("chmod +x '%s'", helper);
-	snprintf(script, sizeof(script), "%s:%s", bin, saved_path);
-	setenv("PATH", script, 1);
+	test_bin_program("docker-credential-test", script);
 }
 
 static air_check_report *uc_check(const char *image)
