@@ -72,7 +72,7 @@ static int secret_checks(const air__local *ws, const json_t *spec, json_t *check
 }
 
 /* local_gpus and local_node_limit of {"accelerator_type", "accelerator_count"}. */
-static int compute_checks(const json_t *compute, json_t *checks)
+static int compute_checks(const air__ctx *ctx, const json_t *compute, json_t *checks)
 {
 	const char *type = air__json_nonempty(compute, "accelerator_type");
 	const air__accelerator *acc = type ? air__accelerator_find(type) : NULL;
@@ -85,7 +85,7 @@ static int compute_checks(const json_t *compute, json_t *checks)
 	if (!acc || count <= 0 || count % acc->gpus_per_node)
 		return AIR_OK; /* the configuration's own rules say what is wrong */
 	nodes = count / acc->gpus_per_node;
-	gpus = air__lgpus(&ngpus);
+	gpus = air__lgpus(ctx, &ngpus);
 	air__free(gpus);
 	if ((int64_t)ngpus >= count)
 		air__buf_printf(&msg, "this machine has %zu GPU%s for the %lld the workload asks for",
@@ -143,7 +143,7 @@ int air__lchecks(air__lcall *c)
 	if (json_is_object(spec))
 		rc = secret_checks(c->ws, spec, checks);
 	if (rc == AIR_OK)
-		rc = compute_checks(air__json_at(body, "task.deployments.0.compute"), checks);
+		rc = compute_checks(c->ctx, air__json_at(body, "task.deployments.0.compute"), checks);
 	json_decref(body);
 	if (rc != AIR_OK) {
 		json_decref(checks);
