@@ -46,8 +46,6 @@ void air_check_options_free(air_check_options *opts)
 
 int air_check_options_set_str(air_check_options *opts, int32_t opt, const char *value)
 {
-	char *copy = NULL;
-
 	if (!opts)
 		return AIR_EINVAL;
 	if (opt >= 100 && opt <= AIR_CHECKS_SANITY)
@@ -57,11 +55,7 @@ int air_check_options_set_str(air_check_options *opts, int32_t opt, const char *
 	/* As for a submission: a blank key would silently stand for no key. */
 	if (opt == AIR_CHECKS_IDEMPOTENCY_KEY && value && air__is_blank(value))
 		return AIR_EINVAL;
-	if (value && !(copy = air__strdup(value)))
-		return AIR_ENOMEM;
-	air__free(opts->str[opt]);
-	opts->str[opt] = copy;
-	return AIR_OK;
+	return air__set_str_copy(&opts->str[opt], value);
 }
 
 int air_check_options_set_int(air_check_options *opts, int32_t opt, int64_t value)

@@ -43,7 +43,7 @@ void air_submit_options_free(air_submit_options *opts)
 
 int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char *value)
 {
-	char **slot, *copy = NULL;
+	char **slot;
 
 	if (!opts)
 		return AIR_EINVAL;
@@ -63,11 +63,7 @@ int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char
 	default:
 		return AIR_EUNSUPPORTED;
 	}
-	if (value && !(copy = air__strdup(value)))
-		return AIR_ENOMEM;
-	air__free(*slot);
-	*slot = copy;
-	return AIR_OK;
+	return air__set_str_copy(slot, value);
 }
 
 int air_submit_options_set_int(air_submit_options *opts, int32_t opt, int64_t value)
