@@ -90,6 +90,10 @@ STYLES = {
                    "go_note": "The keys of ClientOptions.Strings and ClientOptions.Ints."},
     "air_schema_kind": {"python": "FieldKind", "go_type": "FieldKind"},
     "air_state": {"python_methods": "StateMethods", "go_string": False},
+    # a check's status: Python and Go name it after the JSON key, and say it
+    # as libair does ("pass", air_check_status_name)
+    "air_check_outcome": {"python": "CheckStatus", "python_methods": "CheckStatusMethods",
+                          "go_type": "CheckStatus", "go_string": False},
     "air_phase": {"go_string": False},
     "air_principal": {"go_string": False},   # Go names grants by their YAML keys
     "air_sweep_stat": {"python": None, "go": "private"},

@@ -148,8 +148,11 @@ bool cli_wait_stdin(void);
 
 /* ---- field help (field_help.c) ---- */
 /* `air run -h config[.PATH]`: the field's documentation on stdout, as text or
- * as one JSON object; an unknown path is an "Error:" line on stderr. */
-void cli_field_help(const char *path, bool json);
+ * as one JSON object; an unknown path is an "Error:" line on stderr. For
+ * compute and its accelerator_type, with a workspace configured (@g: a
+ * profile, the environment, --local), the types it offers are added (best
+ * effort, within 5 s; a warning on stderr when they cannot be listed). */
+void cli_field_help(const char *path, bool json, const cli_globals *g);
 
 /* ---- commands ---- */
 int cmd_run(int argc, char **argv, cli_globals *g);
@@ -161,6 +164,26 @@ int cmd_images(int argc, char **argv, cli_globals *g);
 int cmd_register_image(int argc, char **argv, cli_globals *g);
 int cmd_convert_to_dabs(int argc, char **argv, cli_globals *g);
 int cmd_metrics(int argc, char **argv, cli_globals *g);
+int cmd_check(int argc, char **argv, cli_globals *g);
+
+/* Parse @file, apply @overrides (each change reported on stderr) and validate;
+ * an error is printed. 0 with *out, else 1 (cmd_run.c). */
+int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out);
+
+/* The check of a workload (cmd_check.c), for `air check` and `air run --check`. */
+typedef struct cli_check_request {
+	const char *idempotency_key;  /* the submission's --idempotency-key, or NULL */
+	bool strict;                  /* --strict: a warning fails the report */
+	bool offline;                 /* only the checks that need no workspace (--dry-run) */
+	bool stream;                  /* text mode: each check on stdout as it completes */
+} cli_check_request;
+/* Run the check; 0 with *out (air_check_report_free()), else 1 after
+ * printing the error. */
+int cli_check(const cli_globals *g, air_client *client, const air_config *cfg,
+              const cli_check_request *req, air_check_report **out);
+/* One line "<mark> <field>: <message>" of a check (marks: ✓ ! ✗ -, or + ! x -
+ * when the character set is not UTF-8). */
+void cli_print_check(FILE *out, const air_check *c);
 /* `air list pools` and `air get pool ID` (cmd_pools.c). */
 int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);
@@ -172,6 +195,7 @@ typedef struct cli_run_request {
 	const char *idempotency_key;  /* --idempotency-key or NULL */
 	bool watch;                   /* --watch */
 	bool dry_run;                 /* --dry-run (wins over --watch) */
+	bool check;                   /* --check: the check first; nothing submitted when it fails */
 } cli_run_request;
 int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_request *req);
 

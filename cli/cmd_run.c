@@ -6,7 +6,7 @@
 #include "cli.h"
 
 static const char run_usage[] =
-	"air run -f FILE [--override PATH=VALUE]... [--dry-run] [--watch] [--idempotency-key KEY]\n"
+	"air run -f FILE [--override PATH=VALUE]... [--check] [--dry-run] [--watch] [--idempotency-key KEY]\n"
 	"  air run -h config[.FIELD_PATH]    document the workload YAML fields (also --help PATH)";
 
 static const char run_description[] =
@@ -50,8 +50,24 @@ static const char *help_path(int argc, char **argv)
 	return help ? positional : NULL;
 }
 
-/* Parse, override (reporting each change on stderr) and validate. */
-static int load_config(const char *file, const cli_strlist *overrides, air_config **out)
+/* The global flags of a command line that is only read for its field help
+ * (`air run -h config.compute -p dev`), not parsed. */
+static void help_globals(int argc, char **argv, cli_globals *g)
+{
+	for (int i = 0; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--local"))
+			g->local = true;
+		else if ((!strcmp(a, "-p") || !strcmp(a, "--profile")) && i + 1 < argc)
+			g->profile = argv[++i];
+		else if (!strncmp(a, "--profile=", 10))
+			g->profile = a + 10;
+		else if (!strncmp(a, "-p", 2) && a[2])
+			g->profile = a + (a[2] == '=' ? 3 : 2);
+	}
+}
+
+int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out)
 {
 	air_config *cfg = NULL;
 	air_error *err = NULL;
@@ -93,7 +109,7 @@ static int load_config(const char *file, const cli_strlist *overrides, air_confi
 int cmd_run(int argc, char **argv, cli_globals *g)
 {
 	const char *file = NULL, *idem = NULL, *hpath;
-	bool watch = false, dry_run = false;
+	bool watch = false, dry_run = false, check = false;
 	cli_strlist overrides = {NULL, 0}, pos = {NULL, 0};
 	air_config *cfg = NULL;
 	int rc;
@@ -105,6 +121,9 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 		 "override a config field (repeatable)", false},
 		{"dry-run", 0, CLI_BOOL, &dry_run, NULL, NULL,
 		 "validate locally; no authentication, nothing submitted", false},
+		{"check", 0, CLI_BOOL, &check, NULL, NULL,
+		 "check the workload and its resources first (air check); submit nothing when it fails",
+		 false},
 		{"idempotency-key", 0, CLI_STRING, &idem, NULL, "KEY",
 		 "reuse the run of an earlier submission with this key (at most 64 bytes)", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
@@ -114,7 +133,8 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 	if (hpath) {
 		/* Text whatever -o says; exit 0 even for an unknown path
 		 * (docs/cli.md#in-ci-json-output-and-exit-codes). */
-		cli_field_help(hpath, false);
+		help_globals(argc, argv, g);
+		cli_field_help(hpath, false, g);
 		return 0;
 	}
 	if (cli_wants_help(argc, argv)) {
@@ -146,12 +166,12 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 		rc = 1;
 		goto out;
 	}
-	rc = load_config(file, &overrides, &cfg);
+	rc = cli_load_config(file, &overrides, &cfg);
 	if (rc != 0)
 		goto out;
 	{
 		/* --dry-run wins over --watch: nothing is submitted or streamed. */
-		cli_run_request req = {idem, watch, dry_run};
+		cli_run_request req = {idem, watch, dry_run, check};
 		rc = cli_run_submit(g, cfg, &req);
 	}
 out:

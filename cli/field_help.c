@@ -2,7 +2,9 @@
  * YAML field laid out from the schema API (air_schema_lookup, air_field_*):
  * text for people, or one JSON object
  * {"path","type","required","description","fields":[{"name","type","required","summary"}]}
- * ("fields" only for objects). */
+ * ("fields" only for objects). The help of compute and its accelerator_type
+ * adds the types a configured workspace offers
+ * (docs/cli.md#check-a-workload-without-submitting-dry-run). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,7 +173,67 @@ static char *map_hint(const air_error *err)
 	return hint;
 }
 
-void cli_field_help(const char *path, bool json)
+/* How long the accelerator types of the workspace may take. */
+#define OFFERED_TYPES_MS 5000
+
+/* "GPU_1xA10, GPU_8xH100" of the built-in types in @list ("a,b"), or NULL
+ * when it names none. free(). */
+static char *known_types(const char *list)
+{
+	size_t cap = strlen(list) * 2 + 1, len = 0;
+	char *out = malloc(cap);
+
+	for (const char *p = list; out && *p;) {
+		size_t n = strcspn(p, ",");
+		char type[128];
+		snprintf(type, sizeof(type), "%.*s", (int)n, p);
+		if (n < sizeof(type) && air_accelerator_gpus_per_node(type) > 0)
+			len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? ", " : "", type);
+		p += n + (p[n] == ',');
+	}
+	if (out && !len) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+/* The accelerator types of the workspace @g configures, under the help:
+ * nothing without a workspace (the help works offline), a warning when
+ * they cannot be listed in time. */
+static void offered_types(const cli_globals *g)
+{
+	air_client *client = NULL;
+	air_call_options *o = NULL;
+	air_error *err = NULL;
+	char *list = NULL, *shown = NULL;
+	int rc;
+
+	if (cli_client_new(g, &client, NULL) != AIR_OK)
+		return;
+	rc = air_call_options_new(&o);
+	if (rc == AIR_OK)
+		rc = air_call_options_set_interrupt(o, cli_interrupt());
+	if (rc == AIR_OK)
+		rc = air_call_options_set_deadline_ms(o, OFFERED_TYPES_MS);
+	/* No workspace configured: the offline help alone. */
+	if (rc == AIR_OK && air_client_resolve(client, o, NULL) == AIR_OK) {
+		rc = air_client_list_accelerator_types(client, o, &list, &err);
+		if (rc == AIR_OK && (shown = known_types(list)))
+			printf("\n  This workspace offers: %s\n", shown);
+		else
+			fprintf(stderr, "Warning: the accelerator types this workspace offers are not "
+			        "known (%s); the help lists every built-in type\n",
+			        rc == AIR_OK ? "it lists none of them" : cli_clean(air_error_message(err)));
+	}
+	free(shown);
+	air_free(list);
+	air_error_free(err);
+	air_call_options_free(o);
+	cli_client_free(client);
+}
+
+void cli_field_help(const char *path, bool json, const cli_globals *g)
 {
 	const air_field *f = NULL;
 	air_error *err = NULL;
@@ -188,6 +250,8 @@ void cli_field_help(const char *path, bool json)
 		json_help(full, f);
 	} else {
 		text_help(full, f);
+		if (!strcmp(full, "config.compute") || !strcmp(full, "config.compute.accelerator_type"))
+			offered_types(g);
 	}
 	fflush(stdout);
 	free(full);

@@ -12,6 +12,7 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{"run", cmd_run, "Submit a workload described by a YAML file"},
+	{"check", cmd_check, "Check a workload and the workspace resources it needs, submitting nothing"},
 	{"get", cmd_get, "Show one run (or `get pool POOL_ID`)"},
 	{"list", cmd_list, "List runs (or `list pools`)"},
 	{"logs", cmd_logs, "Print or follow the logs of a run"},

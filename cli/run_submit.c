@@ -44,6 +44,8 @@ static const char *phase_label(int32_t phase)
 		return "Looking for the code snapshot";
 	case AIR_PHASE_SUBMIT:
 		return "Submitting the run of";
+	case AIR_PHASE_PERMISSIONS:
+		return "Granting the permissions on the MLflow experiment of";
 	default:
 		return NULL;
 	}
@@ -150,11 +152,60 @@ static int submit(const cli_globals *g, air_client *client, const air_config *cf
 	return 0;
 }
 
+/* --check: the check before anything else (with --dry-run only its checks
+ * that need no workspace); its failures and warnings on stderr. 0 to go on. */
+static int pre_check(const cli_globals *g, air_client *client, const air_config *cfg,
+                     const cli_run_request *req)
+{
+	cli_check_request creq = {req->idempotency_key, false, req->dry_run, false};
+	air_check_report *report = NULL;
+	size_t failed = 0;
+	int rc;
+
+	if (!req->check)
+		return 0;
+	if (cli_check(g, client, cfg, &creq, &report) != 0)
+		return 1;
+	for (size_t i = 0; i < air_check_report_count(report); i++) {
+		const air_check *c = air_check_report_get(report, i);
+		if (air_check_status(c) == AIR_CHECK_FAIL || air_check_status(c) == AIR_CHECK_WARN)
+			cli_print_check(stderr, c);
+		failed += air_check_status(c) == AIR_CHECK_FAIL;
+	}
+	rc = air_check_report_ok(report) ? 0 : cli_error("the check failed (%zu failed check%s): "
+	                                                 "nothing was submitted", failed,
+	                                                 failed == 1 ? "" : "s");
+	air_check_report_free(report);
+	return rc;
+}
+
+/* The submission's warnings (steps after runs/submit), on stderr. */
+static void print_warnings(const air_submission *sub)
+{
+	for (size_t i = 0; i < air_submission_warning_count(sub); i++)
+		fprintf(stderr, "Warning: %s\n", cli_clean(air_submission_warning(sub, i)));
+}
+
 /* --dry-run: what the submission checks offline; no credentials, no request. */
 static int dry_run(const cli_globals *g, const air_config *cfg, const cli_run_request *req)
 {
+	air_client *client = NULL;
+	air_error *err = NULL;
 	json_t *data;
+	int rc;
 
+	if (req->check) {
+		/* offline: the client is never resolved */
+		if ((rc = cli_client_new(g, &client, &err)) != AIR_OK) {
+			cli_error_air(err, rc);
+			air_error_free(err);
+			return 1;
+		}
+		rc = pre_check(g, client, cfg, req);
+		cli_client_free(client);
+		if (rc != 0)
+			return 1;
+	}
 	if (submit(g, NULL, cfg, req, NULL) != 0)
 		return 1;
 	if (!g->json) {
@@ -184,11 +235,14 @@ int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_re
 		air_error_free(err);
 		return 1;
 	}
+	if ((rc = pre_check(g, client, cfg, req)) != 0)
+		goto out;
 	if (!g->json)
 		fprintf(stderr, "Submitting experiment '%s'...\n", air_config_experiment_name(cfg));
 	rc = submit(g, client, cfg, req, &sub);
 	if (rc != 0)
 		goto out;
+	print_warnings(sub);
 	if (req->watch) {
 		/* JSON: cli_watch() starts with the SUBMITTED event. */
 		if (!g->json)

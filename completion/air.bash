@@ -72,13 +72,16 @@ _air_profiles() {
 	done <"$file"
 }
 
-# Field names listed by `air run -h PATH` (an object's "Fields:" rows).
+# Field names listed by `air run -h PATH` (an object's "Fields:" rows),
+# without a workspace: the help of compute would look up the accelerator
+# types a configured workspace offers, which a completion does not need.
 _air_field_children() {
 	local row
 	while IFS= read -r row; do
 		row=${row#"${row%%[![:space:]]*}"}
 		printf '%s\n' "${row%% *}"
-	done < <(_air_block "  Fields:" "$("$1" run -h "$2" 2>/dev/null)")
+	done < <(_air_block "  Fields:" "$(env -u DATABRICKS_HOST -u DATABRICKS_CONFIG_PROFILE \
+		DATABRICKS_CONFIG_FILE=/dev/null "$1" run -h "$2" 2>/dev/null)")
 }
 
 # COMPREPLY for a workload field path: children of the object before the

@@ -29,6 +29,7 @@ type callState struct {
 	onState    func(*Run) error
 	client     *Client // the client of the runs given to onState
 	onPoll     func(state string) error
+	onCheck    func(Check) error
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -38,7 +39,7 @@ type callState struct {
 // callbacks is s as the state of a call, or nil when it has no callback.
 func callbacks(s callState) *callState {
 	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
-		s.onState == nil && s.onPoll == nil {
+		s.onState == nil && s.onPoll == nil && s.onCheck == nil {
 		return nil
 	}
 	return &s
@@ -136,6 +137,12 @@ func airgoWaitState(run *C.air_run, h C.uintptr_t) C.int {
 func airgoMetricsPoll(state *C.char, h C.uintptr_t) C.int {
 	s := stateOf(h)
 	return s.invoke(func() error { return s.onPoll(gostr(state)) })
+}
+
+//export airgoCheck
+func airgoCheck(c *C.air_check, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onCheck(checkFromC(c)) })
 }
 
 //export airgoDebug

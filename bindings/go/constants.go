@@ -193,16 +193,17 @@ type Phase int32
 
 // Values of Phase.
 const (
-	PhaseIdentity  Phase = C.AIR_PHASE_IDENTITY  // looking up the current user
-	PhasePreflight Phase = C.AIR_PHASE_PREFLIGHT // server-side validation
-	PhasePolicy    Phase = C.AIR_PHASE_POLICY    // usage policy name -> id
-	PhaseDirectory Phase = C.AIR_PHASE_DIRECTORY // experiment / launch directories
-	PhaseImage     Phase = C.AIR_PHASE_IMAGE     // legacy docker image registration check
-	PhaseArtifacts Phase = C.AIR_PHASE_ARTIFACTS // launch artifacts upload (bytes)
-	PhasePackaging Phase = C.AIR_PHASE_PACKAGING // building the code snapshot
-	PhaseSnapshot  Phase = C.AIR_PHASE_SNAPSHOT  // uploading the code snapshot (bytes)
-	PhaseSubmit    Phase = C.AIR_PHASE_SUBMIT    // runs/submit
-	PhaseDone      Phase = C.AIR_PHASE_DONE      // submitted
+	PhaseIdentity    Phase = C.AIR_PHASE_IDENTITY    // looking up the current user
+	PhasePreflight   Phase = C.AIR_PHASE_PREFLIGHT   // server-side validation
+	PhasePolicy      Phase = C.AIR_PHASE_POLICY      // usage policy name -> id
+	PhaseDirectory   Phase = C.AIR_PHASE_DIRECTORY   // experiment / launch directories
+	PhaseImage       Phase = C.AIR_PHASE_IMAGE       // legacy docker image registration check
+	PhaseArtifacts   Phase = C.AIR_PHASE_ARTIFACTS   // launch artifacts upload (bytes)
+	PhasePackaging   Phase = C.AIR_PHASE_PACKAGING   // building the code snapshot
+	PhaseSnapshot    Phase = C.AIR_PHASE_SNAPSHOT    // uploading the code snapshot (bytes)
+	PhaseSubmit      Phase = C.AIR_PHASE_SUBMIT      // runs/submit
+	PhasePermissions Phase = C.AIR_PHASE_PERMISSIONS // granting the permissions on the MLflow experiment, after runs/submit (the return value is ignored); new in 1.2
+	PhaseDone        Phase = C.AIR_PHASE_DONE        // submitted
 )
 
 // State is air_state of the C API (run.h).
@@ -292,6 +293,19 @@ const (
 func (v NodeSource) String() string {
 	return enumName(int64(v), "NodeSource", "AIR_NODE_SOURCE_")
 }
+
+// CheckStatus is air_check_outcome of the C API (check.h).
+//
+// Outcome of one check (its status).
+type CheckStatus int32
+
+// Values of CheckStatus.
+const (
+	CheckPass    CheckStatus = C.AIR_CHECK_PASS    // checked: fine
+	CheckWarn    CheckStatus = C.AIR_CHECK_WARN    // checked: the run would work, but not as reproducibly or as surely as it could; fails the report with AIR_CHECKS_STRICT
+	CheckFail    CheckStatus = C.AIR_CHECK_FAIL    // checked: the submission or the run would fail; fails the report
+	CheckSkipped CheckStatus = C.AIR_CHECK_SKIPPED // not checked; the message says why
+)
 
 // Feature is air_feature of the C API (version.h).
 //
@@ -393,6 +407,16 @@ const (
 	metricsFollow         = C.AIR_METRICS_FOLLOW
 	metricsPollIntervalMs = C.AIR_METRICS_POLL_INTERVAL_MS
 	metricsPageSize       = C.AIR_METRICS_PAGE_SIZE
+
+	// air_check_option (check.h)
+	checksIdempotencyKey  = C.AIR_CHECKS_IDEMPOTENCY_KEY
+	checksBaseDir         = C.AIR_CHECKS_BASE_DIR
+	checksRegistryHost    = C.AIR_CHECKS_REGISTRY_HOST
+	checksDockerConfigDir = C.AIR_CHECKS_DOCKER_CONFIG_DIR
+	checksStrict          = C.AIR_CHECKS_STRICT
+	checksResources       = C.AIR_CHECKS_RESOURCES
+	checksReproducibility = C.AIR_CHECKS_REPRODUCIBILITY
+	checksSanity          = C.AIR_CHECKS_SANITY
 )
 
 // constants pairs the C name of every enum value of the headers with the
@@ -493,6 +517,7 @@ var constants = []struct {
 	{"AIR_PHASE_PACKAGING", int64(PhasePackaging)},
 	{"AIR_PHASE_SNAPSHOT", int64(PhaseSnapshot)},
 	{"AIR_PHASE_SUBMIT", int64(PhaseSubmit)},
+	{"AIR_PHASE_PERMISSIONS", int64(PhasePermissions)},
 	{"AIR_PHASE_DONE", int64(PhaseDone)},
 	{"AIR_STATE_UNKNOWN", int64(StateUnknown)},
 	{"AIR_STATE_PENDING", int64(StatePending)},
@@ -579,6 +604,18 @@ var constants = []struct {
 	{"AIR_METRICS_FOLLOW", int64(metricsFollow)},
 	{"AIR_METRICS_POLL_INTERVAL_MS", int64(metricsPollIntervalMs)},
 	{"AIR_METRICS_PAGE_SIZE", int64(metricsPageSize)},
+	{"AIR_CHECK_PASS", int64(CheckPass)},
+	{"AIR_CHECK_WARN", int64(CheckWarn)},
+	{"AIR_CHECK_FAIL", int64(CheckFail)},
+	{"AIR_CHECK_SKIPPED", int64(CheckSkipped)},
+	{"AIR_CHECKS_IDEMPOTENCY_KEY", int64(checksIdempotencyKey)},
+	{"AIR_CHECKS_BASE_DIR", int64(checksBaseDir)},
+	{"AIR_CHECKS_REGISTRY_HOST", int64(checksRegistryHost)},
+	{"AIR_CHECKS_DOCKER_CONFIG_DIR", int64(checksDockerConfigDir)},
+	{"AIR_CHECKS_STRICT", int64(checksStrict)},
+	{"AIR_CHECKS_RESOURCES", int64(checksResources)},
+	{"AIR_CHECKS_REPRODUCIBILITY", int64(checksReproducibility)},
+	{"AIR_CHECKS_SANITY", int64(checksSanity)},
 	{"AIR_FEATURE_HTTPS", int64(FeatureHTTPS)},
 	{"AIR_FEATURE_OAUTH", int64(FeatureOAuth)},
 	{"AIR_FEATURE_SNAPSHOT", int64(FeatureSnapshot)},

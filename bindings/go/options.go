@@ -174,3 +174,18 @@ var metricsOpts = &optionsType[C.air_metrics_options]{
 		return C.air_metrics_options_set_deadline_ms(o, ms)
 	},
 }
+
+var checkOpts = &optionsType[C.air_check_options]{
+	create: func(o **C.air_check_options) C.int {
+		return C.air_check_options_new(o)
+	},
+	release: func(o *C.air_check_options) {
+		C.air_check_options_free(o)
+	},
+	setIntr: func(o *C.air_check_options, i *C.air_interrupt) C.int {
+		return C.air_check_options_set_interrupt(o, i)
+	},
+	setDeadline: func(o *C.air_check_options, ms C.int64_t) C.int {
+		return C.air_check_options_set_deadline_ms(o, ms)
+	},
+}

@@ -6,7 +6,10 @@ package air
 */
 import "C"
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Pool is a provisioned GPU pool (a value for compute.pool_id).
 type Pool struct {
@@ -61,5 +64,24 @@ func (c *Client) GetPool(ctx context.Context, poolID string) (*Pool, error) {
 		defer C.air_pool_free(p)
 		pool := poolFromC(p)
 		return &pool, nil
+	})
+}
+
+// AcceleratorTypes lists the accelerator types the workspace offers (its
+// compute options), in the workspace's order, types libair does not know
+// included (EDISABLED when the workspace has not enabled the list,
+// ENOTFOUND when it has none). Since libair 1.2.
+func (c *Client) AcceleratorTypes(ctx context.Context) ([]string, error) {
+	return withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) ([]string, error) {
+		var list *C.char
+		var e *C.air_error
+		if err := k.result(C.air_client_list_accelerator_types(k.h, o, &list, &e), e); err != nil {
+			return nil, err
+		}
+		s := takeStr(list)
+		if s == "" {
+			return []string{}, nil
+		}
+		return strings.Split(s, ","), nil
 	})
 }

@@ -33,6 +33,11 @@ static int metrics_poll_cb(const char *state, void *userdata)
 	return airgoMetricsPoll((char *)state, (uintptr_t)userdata);
 }
 
+static int check_cb(const air_check *check, void *userdata)
+{
+	return airgoCheck((air_check *)check, (uintptr_t)userdata);
+}
+
 static int debug_cb(int32_t type, const char *text, size_t len, void *userdata)
 {
 	return airgoDebug(type, (char *)text, len, (uintptr_t)userdata);
@@ -51,6 +56,11 @@ int airgo_submit_options_set_progress(air_submit_options *opts, uintptr_t handle
 int airgo_wait_options_set_state(air_wait_options *opts, uintptr_t handle)
 {
 	return air_wait_options_set_state_cb(opts, handle ? wait_state_cb : NULL, (void *)handle);
+}
+
+int airgo_check_options_set_cb(air_check_options *opts, uintptr_t handle)
+{
+	return air_check_options_set_check_cb(opts, handle ? check_cb : NULL, (void *)handle);
 }
 
 int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int status, int waiting,

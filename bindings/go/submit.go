@@ -41,6 +41,9 @@ type Submission struct {
 	LaunchDir        string // the workspace directory holding the launch artifacts
 	CodeSourcePath   string // code_source_path sent with the run, or ""
 	SnapshotReused   bool   // an identical code snapshot was already uploaded
+	// Warnings are the steps after runs/submit that failed without failing
+	// the submission (granting the permissions on the MLflow experiment).
+	Warnings []string
 }
 
 // Submit submits a validated workload as a Jobs run; opts may be nil. The
@@ -72,14 +75,18 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 			return nil, k.fail(err)
 		}
 		defer C.air_submission_free(sub)
-		return &Submission{
+		out := &Submission{
 			RunID:            int64(C.air_submission_run_id(sub)),
 			DashboardURL:     gostr(C.air_submission_dashboard_url(sub)),
 			IdempotencyToken: gostr(C.air_submission_idempotency_token(sub)),
 			LaunchDir:        gostr(C.air_submission_launch_dir(sub)),
 			CodeSourcePath:   gostr(C.air_submission_code_source_path(sub)),
 			SnapshotReused:   C.air_submission_snapshot_reused(sub) != 0,
-		}, nil
+		}
+		for i := C.size_t(0); i < C.air_submission_warning_count(sub); i++ {
+			out.Warnings = append(out.Warnings, gostr(C.air_submission_warning(sub, i)))
+		}
+		return out, nil
 	})
 }
 

@@ -25,5 +25,6 @@
 #include "images.h"
 #include "bundle.h"
 #include "metrics.h"
+#include "check.h"
 
 #endif /* AIR_AIR_H */

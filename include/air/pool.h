@@ -1,6 +1,7 @@
 /**
  * @file
- * pool.h: provisioned GPU pools, the values usable as compute.pool_id.
+ * pool.h: provisioned GPU pools, the values usable as compute.pool_id, and the
+ * accelerator types a workspace offers.
  */
 #ifndef AIR_POOL_H
 #define AIR_POOL_H
@@ -42,6 +43,19 @@ AIR_EXTERN int64_t air_pool_reserved_accelerators(const air_pool *pool);
 AIR_EXTERN int64_t air_pool_used_accelerators(const air_pool *pool);
 /** Idle accelerators; -1 when the workspace does not report usage. @since 1.0 */
 AIR_EXTERN int64_t air_pool_idle_accelerators(const air_pool *pool);
+
+/**
+ * The accelerator types the workspace offers (its compute options), in the
+ * workspace's order without repeats: "GPU_1xA10,GPU_8xH100" (comma-separated,
+ * "" when it lists none). Types libair does not know are included; filter
+ * them with air_accelerator_gpus_per_node().
+ * @param[out] out receives the list; free with air_free().
+ * @return AIR_OK; AIR_EDISABLED when the workspace has not enabled it;
+ *         AIR_ENOTFOUND when it has no such endpoint; transport codes.
+ * @since 1.2
+ */
+AIR_EXTERN int air_client_list_accelerator_types(air_client *client, const air_call_options *opts,
+                                                 char **out, air_error **err);
 
 AIR_END_DECLS
 

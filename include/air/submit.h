@@ -8,7 +8,8 @@
  * launch directory, the launch artifacts (uploaded in parallel), the code
  * snapshot (skipped when the same git-pinned snapshot is already there) and
  * `runs/submit` carrying an idempotency token, so a retried submission never
- * starts a second run.
+ * starts a second run; then the workload's permissions are granted on the
+ * run's MLflow experiment too.
  */
 #ifndef AIR_SUBMIT_H
 #define AIR_SUBMIT_H
@@ -41,6 +42,8 @@ typedef enum air_phase {
 	AIR_PHASE_PACKAGING = 700,  /**< building the code snapshot */
 	AIR_PHASE_SNAPSHOT = 800,   /**< uploading the code snapshot (bytes) */
 	AIR_PHASE_SUBMIT = 900,     /**< runs/submit */
+	AIR_PHASE_PERMISSIONS = 950, /**< granting the permissions on the MLflow experiment, after
+	                                  runs/submit (the return value is ignored); new in 1.2 */
 	AIR_PHASE_DONE = 10000      /**< submitted */
 } air_phase;
 
@@ -146,6 +149,13 @@ AIR_EXTERN const char *air_submission_launch_dir(const air_submission *sub);
 AIR_EXTERN const char *air_submission_code_source_path(const air_submission *sub);
 /** 1 when an identical snapshot was already uploaded and reused. @since 1.0 */
 AIR_EXTERN int32_t air_submission_snapshot_reused(const air_submission *sub);
+/**
+ * Number of warnings: steps after runs/submit that failed without failing
+ * the submission (granting the permissions on the MLflow experiment). @since 1.2
+ */
+AIR_EXTERN size_t air_submission_warning_count(const air_submission *sub);
+/** Warning @p i (one sentence), or NULL when out of range; owned by @p sub. @since 1.2 */
+AIR_EXTERN const char *air_submission_warning(const air_submission *sub, size_t i);
 /** Release @p sub; NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_submission_free(air_submission *sub);
 

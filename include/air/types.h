@@ -73,6 +73,13 @@ typedef struct air_pool air_pool;
 /** A list of GPU pools (pool.h). */
 typedef struct air_pool_list air_pool_list;
 
+/** Options of a pre-submit check (check.h). */
+typedef struct air_check_options air_check_options;
+/** The outcome of a pre-submit check: its checks in order (check.h). */
+typedef struct air_check_report air_check_report;
+/** One check of a report: name, status, field, message (check.h). */
+typedef struct air_check air_check;
+
 /** Options of an image push (images.h). */
 typedef struct air_image_push_options air_image_push_options;
 /** Options of a legacy image registration (images.h). */

@@ -155,6 +155,9 @@ int64_t air__random_range(int64_t lo, int64_t hi);
 /* Pointer/length of @s without leading and trailing ASCII whitespace. */
 const char *air__trim(const char *s, size_t *len_out);
 char *air__trim_dup(const char *s);
+/* *slot = a copy of @value (NULL: none), the old one freed: the string
+ * option setters. AIR_OK, or AIR_ENOMEM leaving *slot as it was. */
+int air__set_str_copy(char **slot, const char *value);
 bool air__is_blank(const char *s);
 /* The first control character of @s (C0, DEL), or NULL: such a character
  * in a credential or header value would break the request (CR LF adds

@@ -114,6 +114,17 @@ const char *air__trim(const char *s, size_t *len_out)
 	return s;
 }
 
+int air__set_str_copy(char **slot, const char *value)
+{
+	char *copy = NULL;
+
+	if (value && !(copy = air__strdup(value)))
+		return AIR_ENOMEM;
+	air__free(*slot);
+	*slot = copy;
+	return AIR_OK;
+}
+
 char *air__trim_dup(const char *s)
 {
 	size_t n;

@@ -229,6 +229,31 @@ int air__registry_creds_discover(air_client *c, const air__ctx *ctx, const char 
 	return rc;
 }
 
+char *air__registry_configured_host(air_client *c, const char *config_dir,
+                                    const char *workspace_host)
+{
+	char *path = config_path(c, config_dir), *label = NULL, *host = NULL;
+	air__registry_creds notes = {NULL, NULL, NULL, NULL};
+	air__docker_config *cfg = NULL;
+	air__buf text = AIR__BUF_INIT;
+
+	if (path && read_config(path, &text, &notes) == AIR_OK &&
+	    air__docker_config_parse(path, air__buf_cstr(&text), text.len, &cfg, NULL) == AIR_OK) {
+		const char *h = workspace_host ? strstr(workspace_host, "://") : NULL;
+		h = h ? h + 3 : workspace_host;
+		label = h ? air__strndup(h, strcspn(h, ".:/")) : NULL;
+		host = air__docker_config_helper_host(cfg, ".container.", label);
+	}
+	if (text.ptr)
+		memset(text.ptr, 0, text.cap);
+	air__buf_dispose(&text);
+	air__registry_creds_dispose(&notes);
+	air__docker_config_free(cfg);
+	air__free(label);
+	air__free(path);
+	return host;
+}
+
 /* @s with every character outside [A-Za-z0-9._-] (and @extra) replaced by '_'. */
 static void sanitize(air__buf *b, const char *s, const char *extra)
 {

@@ -33,6 +33,16 @@ int air__registry_creds_discover(air_client *c, const air__ctx *ctx, const char 
                                  const char *registry, int64_t helper_timeout_ms,
                                  air__registry_creds *out, air_error **err);
 
+/*
+ * The artifact registry a workspace's Docker credential helper was set up for
+ * (`databricks auth docker configure` adds a credHelpers entry for it): the
+ * host of a credHelpers entry of the Docker configuration of @config_dir
+ * containing ".container.", preferring the one whose first label is that of
+ * @workspace_host. NULL when there is none (air__free()).
+ */
+char *air__registry_configured_host(air_client *c, const char *config_dir,
+                                    const char *workspace_host);
+
 /* "docker-credentials-<user name>" and "<registry host>-<docker user>-local",
  * each character a secret name may not hold replaced by '_'. air__free(). */
 char *air__registry_scope_name(const char *user_name);

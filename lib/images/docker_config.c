@@ -113,6 +113,30 @@ static bool plain_name(const char *s)
 	return true;
 }
 
+char *air__docker_config_helper_host(const air__docker_config *c, const char *marker,
+                                     const char *label)
+{
+	const json_t *helpers = json_object_get(c->root, "credHelpers"), *v;
+	size_t ln = label ? strlen(label) : 0;
+	char *best = NULL;
+	const char *key;
+
+	json_object_foreach((json_t *)helpers, key, v) {
+		char *host = air__docker_registry_host(key);
+		bool preferred = host && ln && !strncmp(host, label, ln) && host[ln] == '.';
+
+		if (!host || !strstr(host, marker) || (best && !preferred)) {
+			air__free(host);
+			continue;
+		}
+		air__free(best);
+		best = host;
+		if (preferred)
+			break;
+	}
+	return best;
+}
+
 const char *air__docker_config_store(const air__docker_config *c)
 {
 	const char *store = json_string_value(json_object_get(c->root, "credsStore"));

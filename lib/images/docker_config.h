@@ -43,6 +43,14 @@ char *air__docker_registry_host(const char *key);
 const char *air__docker_config_helper(const air__docker_config *c, const char *registry,
                                       bool *per_registry);
 
+/*
+ * The host of a credHelpers entry whose host contains @marker (the
+ * ".container." of a workspace's artifact registry), preferring the one whose
+ * first label is @label (may be NULL); NULL when none. air__free().
+ */
+char *air__docker_config_helper_host(const air__docker_config *c, const char *marker,
+                                     const char *label);
+
 /* The credsStore helper, or NULL (also when it is not a plain name). Borrowed. */
 const char *air__docker_config_store(const air__docker_config *c);
 

@@ -45,4 +45,36 @@ typedef struct air__register_req {
 int air__image_register(air_client *c, const air__ctx *ctx, const air__register_req *req,
                         air_image_registration **out, air_error **err);
 
+/* ---- the workspace's artifact registry (registry.c) ---- */
+
+/* What a look-up of a Unity Catalog image found. */
+typedef enum air__registry_verdict {
+	AIR__REGISTRY_FOUND = 1,   /* the manifest is there and the identity may read it */
+	AIR__REGISTRY_MISSING = 2, /* the registry has no such image or tag */
+	AIR__REGISTRY_DENIED = 3,  /* the registry refused the identity */
+	AIR__REGISTRY_UNKNOWN = 4  /* no answer could be had: no registry, no credentials... */
+} air__registry_verdict;
+
+typedef struct air__registry_lookup {
+	air__registry_verdict verdict;
+	char *registry;   /* the registry asked (host[:port] or URL), or NULL */
+	char *why;        /* one sentence: what was found or why nothing could be */
+} air__registry_lookup;
+
+void air__registry_lookup_dispose(air__registry_lookup *r);
+
+/*
+ * Look for @uc_image ("catalog.schema.artifact:tag") in the workspace's
+ * artifact registry: @registry ("host[:port]", https, or a URL), else the one
+ * the Docker configuration of @config_dir has a ".container." credential
+ * helper for. A registry v2 manifest request (HEAD /v2/<name>/manifests/<tag>)
+ * with the credentials of the local Docker configuration (credential helper,
+ * inline auths), through the registry's token service when it asks for a
+ * bearer token. Nothing is pulled. Fails only when interrupted, past the
+ * deadline or out of memory: every other outcome is in @out.
+ */
+int air__registry_lookup_image(air_client *c, const air__ctx *ctx, const char *uc_image,
+                               const char *registry, const char *config_dir,
+                               air__registry_lookup *out, air_error **err);
+
 #endif /* AIR_IMAGES_INTERNAL_H */

@@ -47,17 +47,11 @@ void air_image_push_options_free(air_image_push_options *opts)
 
 int air_image_push_options_set_str(air_image_push_options *opts, int32_t opt, const char *value)
 {
-	char *copy = NULL;
-
 	if (!opts || opt == AIR_IMAGE_PULL)
 		return AIR_EINVAL;
 	if (opt < AIR_IMAGE_SOURCE || opt > AIR_IMAGE_DATABRICKS_CLI)
 		return AIR_EUNSUPPORTED;
-	if (value && !(copy = air__strdup(value)))
-		return AIR_ENOMEM;
-	air__free(opts->str[opt]);
-	opts->str[opt] = copy;
-	return AIR_OK;
+	return air__set_str_copy(&opts->str[opt], value);
 }
 
 int air_image_push_options_set_int(air_image_push_options *opts, int32_t opt, int64_t value)

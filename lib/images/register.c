@@ -52,19 +52,13 @@ static bool valid_tag_policy(const char *v)
 int air_register_image_options_set_str(air_register_image_options *opts, int32_t opt,
                                        const char *value)
 {
-	char *copy = NULL;
-
 	if (!opts || (opt >= AIR_REGISTER_TIMEOUT_MS && opt <= AIR_REGISTER_DISCOVER))
 		return AIR_EINVAL;
 	if (opt < AIR_REGISTER_TAG_POLICY || opt > AIR_REGISTER_CREDENTIALS_KEY)
 		return AIR_EUNSUPPORTED;
 	if (opt == AIR_REGISTER_TAG_POLICY && value && !valid_tag_policy(value))
 		return AIR_EINVAL;
-	if (value && !(copy = air__strdup(value)))
-		return AIR_ENOMEM;
-	air__free(opts->str[opt]);
-	opts->str[opt] = copy;
-	return AIR_OK;
+	return air__set_str_copy(&opts->str[opt], value);
 }
 
 int air_register_image_options_set_int(air_register_image_options *opts, int32_t opt,

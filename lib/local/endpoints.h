@@ -11,6 +11,7 @@
  *   logs.c      the log endpoint and the MLflow calls libair makes
  *   metrics.c   MLflow metrics from the file store (mlruns.c)
  *   misc.c      usage policies, pools, compute options, legacy images
+ *   checks.c    the pre-submit checks with a local meaning (air_client_check)
  */
 #ifndef AIR_LOCAL_ENDPOINTS_H
 #define AIR_LOCAL_ENDPOINTS_H
@@ -99,6 +100,10 @@ int air__lmisc_pools(air__lcall *c, const char *id);
 int air__lmisc_compute_options(air__lcall *c);
 int air__lmisc_image(air__lcall *c, bool create);
 
+/* The checks a local workspace gives its own meaning (checks.c,
+ * AIR__LOCAL_CHECKS_PATH). */
+int air__lchecks(air__lcall *c);
+
 /* ---- runs, as the Jobs API shows them (jobs.c) ---- */
 /* The runs/get object of @run_id, or NULL when there is no such run or it is
  * damaged (then *damage, which may be NULL, says how: air__free()). */
@@ -117,6 +122,12 @@ int64_t air__lmlflow_run_of(const char *mlflow_run_id);
  * and the reason in @why (never a value). */
 int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out,
                           const char **missing, air__buf *why);
+/* Where secret @name (@ref "scope/key") has its local value, into @where
+ * ("the environment variable NAME", "the secrets file F"), never the value
+ * itself. AIR_OK; AIR_ENOTFOUND (none) or AIR_EINVAL (unusable: too short,
+ * an unreadable secrets file) with the reason in @why; AIR_ENOMEM. */
+int air__lsecrets_locate(const air__local *ws, const char *name, const char *ref, air__buf *where,
+                         air__buf *why);
 /* The secrets file the workspace reads (the override or <state>/secrets.json). */
 char *air__lsecrets_file(const air__local *ws);
 

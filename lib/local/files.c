@@ -28,6 +28,22 @@ static char *query_file(air__lcall *c, char **abs, int *rc)
 	return file;
 }
 
+/* The folders every workspace has, whether or not anything was stored in
+ * them yet: the root, /Workspace, /Workspace/Shared, the users' folder and
+ * the local user's home (also under its short /Users form). */
+static bool always_there(const air__local *ws, const char *abs)
+{
+	static const char *const fixed[] = {"/", "/Workspace", "/Workspace/Shared",
+	                                    "/Workspace/Users", "/Users"};
+	const char *home = air__starts_with(abs, "/Workspace/Users/") ? abs + strlen("/Workspace")
+	                                                                 : abs;
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(fixed); i++)
+		if (!strcmp(abs, fixed[i]))
+			return true;
+	return air__starts_with(home, "/Users/") && !strcmp(home + strlen("/Users/"), ws->user);
+}
+
 int air__lfiles_get_status(air__lcall *c)
 {
 	char *abs = NULL, *file;
@@ -36,7 +52,10 @@ int air__lfiles_get_status(air__lcall *c)
 
 	if (!(file = query_file(c, &abs, &rc)))
 		return rc;
-	if (stat(file, &st) != 0)
+	if (stat(file, &st) != 0 && always_there(c->ws, abs))
+		rc = air__lreply_json(c, 200, json_pack("{s:s, s:s, s:i}", "object_type", "DIRECTORY",
+		                                        "path", abs, "size", 0));
+	else if (stat(file, &st) != 0)
 		rc = air__lreply_not_found(c, "Path (%s) doesn't exist.", abs);
 	else
 		rc = air__lreply_json(c, 200, json_pack("{s:s, s:s, s:I}", "object_type",

@@ -6,7 +6,7 @@
 
 #define NVIDIA_SMI_TIMEOUT_MS 20000
 
-int32_t *air__lgpus(size_t *n)
+int32_t *air__lgpus(const air__ctx *ctx, size_t *n)
 {
 	static const char *const argv[] = {"nvidia-smi", "--query-gpu=index",
 	                                   "--format=csv,noheader", NULL};
@@ -17,6 +17,7 @@ int32_t *air__lgpus(size_t *n)
 
 	*n = 0;
 	o.timeout_ms = NVIDIA_SMI_TIMEOUT_MS;
+	o.ctx = ctx;
 	if (air__proc_run(argv, &o, &r, NULL) == AIR_OK && air__proc_ok(&r)) {
 		for (char *line = r.out.ptr; line && *line;) {
 			char *nl = strchr(line, '\n'), *end;

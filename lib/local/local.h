@@ -56,6 +56,12 @@ int air__local_check_nodes(int64_t nodes, const char *type, int64_t count, air__
 
 /* ---- the workspace ---------------------------------------------------------------- */
 
+/* The request that answers the checks a local workspace gives its own
+ * meaning (air_client_check()): POST the pre-flight body, the reply is
+ * {"checks": [{"name", "status", "field", "message"}], "replaces": [names],
+ * "skips": {name: why}}. Never sent to a workspace. */
+#define AIR__LOCAL_CHECKS_PATH "/local/checks"
+
 typedef struct air__local air__local;
 
 /* What a local workspace needs of its client. */

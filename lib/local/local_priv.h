@@ -235,7 +235,8 @@ int air__lextract(const char *archive, const char *dest, char **top, air__buf *w
 /* ---- GPUs (gpus.c) ------------------------------------------------------------------ */
 
 /* Indexes of the GPUs nvidia-smi reports (none when it is missing or
- * fails); *n gets their number. air__free() the array. */
-int32_t *air__lgpus(size_t *n);
+ * fails, or when @ctx, which may be NULL, stops it); *n gets their number.
+ * air__free() the array. */
+int32_t *air__lgpus(const air__ctx *ctx, size_t *n);
 
 #endif /* AIR_LOCAL_LOCAL_PRIV_H */

@@ -80,10 +80,9 @@ static int sorted_names(const json_t *spec, const char ***out, size_t *n)
 	return AIR_OK;
 }
 
-/* Remember @value of secret @name (@ref its "scope/key"): in @vals for the
- * run, in the client's secret set for its messages. */
-static int add_value(const air__local *ws, json_t *vals, const char *name, const char *ref,
-                     const char *value, air__buf *why)
+/* AIR_OK when @value of secret @name (@ref its "scope/key") can be used; else
+ * AIR_EINVAL with the reason in @why (never the value). */
+static int usable(const char *name, const char *ref, const char *value, air__buf *why)
 {
 	size_t len = air__lredact_significant(value, strlen(value), NULL);
 	json_t *s;
@@ -99,6 +98,27 @@ static int add_value(const air__local *ws, json_t *vals, const char *name, const
 		air__buf_printf(why, "the value of secret %s is not valid UTF-8", name);
 		return AIR_EINVAL;
 	}
+	json_decref(s);
+	return AIR_OK;
+}
+
+static void no_value(air__buf *why, const char *name, const char *ref, const char *fpath)
+{
+	air__buf_printf(why, "secret %s (%s) has no local value: export %s, or add it to the "
+	                "secrets file %s as {\"scope\": {\"key\": \"value\"}}", name, ref, name, fpath);
+}
+
+/* Remember @value of secret @name (@ref its "scope/key"): in @vals for the
+ * run, in the client's secret set for its messages. */
+static int add_value(const air__local *ws, json_t *vals, const char *name, const char *ref,
+                     const char *value, air__buf *why)
+{
+	json_t *s;
+
+	if (usable(name, ref, value, why) != AIR_OK)
+		return AIR_EINVAL;
+	if (!(s = json_string(value)))
+		return AIR_ENOMEM;
 	if (json_object_set_new(vals, name, s) != 0)
 		return AIR_ENOMEM;
 	if (ws->env.secrets && air__secrets_add(ws->env.secrets, value) != AIR_OK)
@@ -147,9 +167,7 @@ int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out
 			v = file_value(file, ref ? ref : "");
 		if (!v) {
 			*missing = name;
-			air__buf_printf(why, "secret %s (%s) has no local value: export %s, or add it "
-			                "to the secrets file %s as {\"scope\": {\"key\": \"value\"}}",
-			                name, ref ? ref : "?", name, fpath);
+			no_value(why, name, ref ? ref : "?", fpath);
 			rc = AIR_ENOTFOUND;
 			break;
 		}
@@ -166,4 +184,32 @@ int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out
 	}
 	*out = vals;
 	return AIR_OK;
+}
+
+int air__lsecrets_locate(const air__local *ws, const char *name, const char *ref, air__buf *where,
+                         air__buf *why)
+{
+	const char *v = ws->env.getenv ? ws->env.getenv(ws->env.getenv_ud, name) : NULL;
+	char *fpath = NULL;
+	json_t *file = NULL;
+	int rc = AIR_OK;
+
+	if (v) {
+		air__buf_printf(where, "the environment variable %s", name);
+	} else if (!(fpath = air__lsecrets_file(ws))) {
+		return AIR_ENOMEM;
+	} else if (!(file = load_file(fpath, why))) {
+		rc = AIR_EINVAL;
+	} else if (!(v = file_value(file, ref))) {
+		no_value(why, name, ref, fpath);
+		rc = AIR_ENOTFOUND;
+	} else {
+		air__buf_printf(where, "the secrets file %s", fpath);
+	}
+	if (v && (rc = usable(name, ref, v, why)) == AIR_OK && ws->env.secrets &&
+	    air__secrets_add(ws->env.secrets, v) != AIR_OK)
+		rc = AIR_ENOMEM;
+	json_decref(file);
+	air__free(fpath);
+	return rc;
 }

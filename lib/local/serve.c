@@ -385,6 +385,8 @@ static int route(air__lcall *c)
 		return air__lmisc_image(c, false);
 	if (is(c, "POST", "/api/2.0/ai-compute-manager/images"))
 		return air__lmisc_image(c, true);
+	if (is(c, "POST", AIR__LOCAL_CHECKS_PATH))
+		return air__lchecks(c);
 	if (air__starts_with(path, "/api/2.0/mlflow/"))
 		return air__lreply_error(c, 404, "ENDPOINT_NOT_FOUND",
 		                         "%s %s: a local workspace has no MLflow server", m, path);

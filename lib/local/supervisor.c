@@ -243,7 +243,7 @@ static bool prepare(sup *s)
 			return false;
 		}
 	}
-	s->gpus = air__lgpus(&s->ngpus);
+	s->gpus = air__lgpus(NULL, &s->ngpus);
 	return prepare_code(s);
 }
 

@@ -42,6 +42,7 @@ typedef struct flow {
 	char *code_source_path;
 	char *snap_dir;       /* where snapshots go */
 	bool reused;
+	air__buf warnings;    /* lines: what failed after runs/submit */
 } flow;
 
 static int notify(flow *f, int32_t phase, int64_t done, int64_t total, const char *detail)
@@ -82,12 +83,6 @@ static int on_bytes(void *ud, int64_t done, int64_t total)
 	return notify(f, f->phase, done, total, f->detail);
 }
 
-static const char *home_dir(const air_client *c)
-{
-	const char *home = c ? air__client_opt_str(c, AIR_OPT_HOME_DIR) : NULL;
-	return home ? home : getenv("HOME");
-}
-
 /* Everything local: the snapshot plan (packaged in plain mode). The config
  * size limit of the workload file is enforced when the config is parsed. */
 static int local_checks(flow *f, air_error **err)
@@ -97,15 +92,7 @@ static int local_checks(flow *f, air_error **err)
 
 	if (!f->w.has_code_source)
 		return AIR_OK;
-	memset(&spec, 0, sizeof(spec));
-	spec.root_path = f->w.root_path;
-	spec.base_dir = f->opts && f->opts->base_dir ? f->opts->base_dir : f->w.base_dir;
-	spec.home = home_dir(f->c);
-	spec.git_commit = f->w.git_commit;
-	spec.git_branch = f->w.git_branch;
-	spec.include_paths = f->w.include_paths;
-	spec.n_include_paths = f->w.n_include_paths;
-	spec.ctx = &f->ctx;
+	air__snapshot_spec_of(&f->w, f->c, f->opts ? f->opts->base_dir : NULL, &f->ctx, &spec);
 	f->has_snap = true;
 	rc = air__snapshot_plan(&spec, &f->snap, err);
 	if (rc == AIR_OK && f->snap.mode == AIR__SNAPSHOT_PLAIN &&
@@ -148,24 +135,26 @@ static int preflight(flow *f, air_error **err)
 	return rc;
 }
 
-/* The key given for the submission: the option, else the YAML token, both
- * used verbatim, at most AIR__IDEMPOTENCY_MAX bytes; *key NULL when neither
- * is set (a fresh one is made). */
-static int given_token(const flow *f, const char **key, air_error **err)
+int air__idempotency_key(const char *option, const air__workload *w, const char **key,
+                         air_error **err)
 {
-	/* never blank: the setter refuses that */
-	const char *opt = f->opts ? f->opts->idempotency_key : NULL;
-	const char *yaml = f->w.idempotency_token && *f->w.idempotency_token ? f->w.idempotency_token
-	                                                                      : NULL;
+	/* never blank: the setters refuse that */
+	const char *yaml = w->idempotency_token && *w->idempotency_token ? w->idempotency_token : NULL;
 	size_t n;
 
-	*key = opt ? opt : yaml;
+	*key = option ? option : yaml;
 	if (!*key || (n = strlen(*key)) <= AIR__IDEMPOTENCY_MAX)
 		return AIR_OK;
 	return air__fail(err, air__error_set_field(air__error_new(AIR_EINVAL,
 	                 AIR_KIND_INVALID_ARGUMENT, "the idempotency key is %zu bytes long; at most %d "
 	                 "bytes are allowed", n, AIR__IDEMPOTENCY_MAX),
-	                 opt ? "idempotency_key" : "idempotency_token"));
+	                 option ? "idempotency_key" : "idempotency_token"));
+}
+
+/* The key given for the submission (air__idempotency_key). */
+static int given_token(const flow *f, const char **key, air_error **err)
+{
+	return air__idempotency_key(f->opts ? f->opts->idempotency_key : NULL, &f->w, key, err);
 }
 
 /* the given key, else a fresh UUIDv4. */
@@ -356,10 +345,40 @@ static int submit_run(flow *f, int64_t *run_id, air_error **err)
 	return rc;
 }
 
+/* After runs/submit: the run stands whatever happens here, an interrupt
+ * included (each failure is a warning of the submission). */
+static int grant_permissions(flow *f, air_error **err)
+{
+	if (!f->w.n_grants)
+		return AIR_OK;
+	notify(f, AIR_PHASE_PERMISSIONS, 0, 0, f->w.experiment); /* submitted: return ignored */
+	return air__experiment_grant(f->c, &f->ctx, &f->w, &f->warnings) == AIR_OK ? AIR_OK
+	                                                                            : air__oom(err);
+}
+
+/* The lines of f->warnings as the submission's warnings. */
+static bool take_warnings(flow *f, air__submission_ext *sub)
+{
+	const char *p = air__buf_cstr(&f->warnings);
+	size_t n = 0;
+
+	for (const char *q = p; *q; q++)
+		n += *q == '\n';
+	if (!n)
+		return true;
+	if (!(sub->warnings = air__calloc(n, sizeof(*sub->warnings))))
+		return false;
+	for (; *p; p = strchr(p, '\n') + 1)
+		if (!(sub->warnings[sub->n_warnings++] = air__strndup(p, strcspn(p, "\n"))))
+			return false;
+	return true;
+}
+
 static int result(flow *f, int64_t run_id, air_submission **out, air_error **err)
 {
 	const char *host = air__client_host(f->c);
-	air_submission *sub = air__calloc(1, sizeof(*sub));
+	air__submission_ext *ext = air__calloc(1, sizeof(*ext));
+	air_submission *sub = ext ? &ext->sub : NULL;
 
 	if (!sub)
 		return air__oom(err);
@@ -370,7 +389,7 @@ static int result(flow *f, int64_t run_id, air_submission **out, air_error **err
 	sub->code_source_path = f->code_source_path;
 	sub->snapshot_reused = f->reused;
 	f->token = f->launch_dir = f->code_source_path = NULL;
-	if (!sub->dashboard_url) {
+	if (!sub->dashboard_url || !take_warnings(f, ext)) {
 		air_submission_free(sub);
 		return air__oom(err);
 	}
@@ -399,6 +418,7 @@ static void flow_dispose(flow *f)
 	air__free(f->policy_id);
 	air__free(f->code_source_path);
 	air__free(f->snap_dir);
+	air__buf_dispose(&f->warnings);
 }
 
 /* The checks of a submission that need no workspace: the idempotency key
@@ -469,6 +489,8 @@ int air_client_submit(air_client *client, const air_config *cfg, const air_submi
 		rc = upload_sidecars(&f, err);
 	if (rc == AIR_OK)
 		rc = submit_run(&f, &run_id, err);
+	if (rc == AIR_OK)
+		rc = grant_permissions(&f, err);
 	if (rc == AIR_OK)
 		rc = result(&f, run_id, out, err);
 	if (rc == AIR_OK)

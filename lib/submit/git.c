@@ -112,12 +112,12 @@ int air__git_resolve_commit(const char *dir, const char *rev, const air__ctx *ct
 	return rc;
 }
 
-int air__git_is_dirty(const char *dir, const char *const *pathspecs, size_t n, const air__ctx *ctx,
-                      bool *dirty, air_error **err)
+/* `git status --porcelain -- <pathspecs or .>` into @r (the caller disposes it). */
+static int status(const char *dir, const char *const *pathspecs, size_t n, const air__ctx *ctx,
+                  air__proc_result *r, air_error **err)
 {
 	const char **args = air__calloc(n + 5, sizeof(*args));
 	size_t k = 0;
-	air__proc_result r;
 	int rc;
 
 	if (!args)
@@ -129,17 +129,58 @@ int air__git_is_dirty(const char *dir, const char *const *pathspecs, size_t n, c
 		args[k++] = pathspecs[i];
 	if (n == 0)
 		args[k++] = ".";
-	rc = air__git_run(dir, args, AIR__GIT_TIMEOUT_MS, 0, ctx, &r, err);
+	rc = air__git_run(dir, args, AIR__GIT_TIMEOUT_MS, 0, ctx, r, err);
 	air__free(args);
+	if (rc == AIR_OK && !r->overflow && !air__proc_ok(r))
+		rc = git_failure(err, "status", r);
+	return rc;
+}
+
+int air__git_is_dirty(const char *dir, const char *const *pathspecs, size_t n, const air__ctx *ctx,
+                      bool *dirty, air_error **err)
+{
+	air__proc_result r;
+	int rc = status(dir, pathspecs, n, ctx, &r, err);
+
 	/* The list can be long; only emptiness matters, so overflow means dirty. */
-	if (rc == AIR_OK && r.overflow)
-		*dirty = true;
-	else if (rc == AIR_OK && !air__proc_ok(&r))
-		rc = git_failure(err, "status", &r);
-	else if (rc == AIR_OK)
-		*dirty = !air__is_blank(air__buf_cstr(&r.out));
+	if (rc == AIR_OK)
+		*dirty = r.overflow || !air__is_blank(air__buf_cstr(&r.out));
 	air__proc_result_dispose(&r);
 	return rc;
+}
+
+int air__git_changes(const char *dir, const char *const *pathspecs, size_t n, const air__ctx *ctx,
+                     air__git_changes_list *out, air_error **err)
+{
+	air__proc_result r;
+	int rc = status(dir, pathspecs, n, ctx, &r, err);
+
+	memset(out, 0, sizeof(*out));
+	out->truncated = rc == AIR_OK && r.overflow;
+	for (char *line = rc == AIR_OK ? r.out.ptr : NULL; line && *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		/* "XY path" (a rename: "XY old -> new") */
+		if (strlen(line) > 3) {
+			if (out->count < AIR__GIT_CHANGES_SHOWN &&
+			    !(out->first[out->count] = air__strdup(line + 3)))
+				rc = air__oom(err);
+			out->count++;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	air__proc_result_dispose(&r);
+	if (rc != AIR_OK)
+		air__git_changes_dispose(out);
+	return rc;
+}
+
+void air__git_changes_dispose(air__git_changes_list *l)
+{
+	for (size_t i = 0; i < AIR__GIT_CHANGES_SHOWN; i++)
+		air__free(l->first[i]);
+	memset(l, 0, sizeof(*l));
 }
 
 int air__git_path_exists(const char *dir, const char *sha, const char *path, const air__ctx *ctx,

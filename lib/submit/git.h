@@ -34,6 +34,18 @@ int air__git_resolve_commit(const char *dir, const char *rev, const air__ctx *ct
 int air__git_is_dirty(const char *dir, const char *const *pathspecs, size_t n, const air__ctx *ctx,
                       bool *dirty, air_error **err);
 
+/* The changes `git status --porcelain -- <pathspecs or .>` lists: how many,
+ * and the first AIR__GIT_CHANGES_SHOWN paths. */
+#define AIR__GIT_CHANGES_SHOWN 5
+typedef struct air__git_changes_list {
+	size_t count;                        /* changed paths listed */
+	bool truncated;                      /* the list was longer than git's output limit */
+	char *first[AIR__GIT_CHANGES_SHOWN]; /* the first paths, as git names them */
+} air__git_changes_list;
+int air__git_changes(const char *dir, const char *const *pathspecs, size_t n, const air__ctx *ctx,
+                     air__git_changes_list *out, air_error **err);
+void air__git_changes_dispose(air__git_changes_list *l);
+
 /* `git ls-tree <sha> -- <path>` lists something. */
 int air__git_path_exists(const char *dir, const char *sha, const char *path, const air__ctx *ctx,
                          bool *exists, air_error **err);

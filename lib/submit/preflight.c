@@ -51,11 +51,17 @@ bool air__preflight_fails_open(const air_error *e)
 	       status >= 500;
 }
 
+int air__preflight_call(air_client *c, const air__ctx *ctx, const json_t *body, json_t **reply,
+                        air_error **err)
+{
+	return air__api_json(c, ctx, "POST", PREFLIGHT_PATH, NULL, body, reply, NULL, err);
+}
+
 int air__preflight(air_client *c, const air__ctx *ctx, const json_t *body, air_error **err)
 {
 	json_t *reply = NULL;
 	air_error *e = NULL;
-	int rc = air__api_json(c, ctx, "POST", PREFLIGHT_PATH, NULL, body, &reply, NULL, &e);
+	int rc = air__preflight_call(c, ctx, body, &reply, &e);
 
 	if (rc != AIR_OK) {
 		if (air__preflight_fails_open(e)) {

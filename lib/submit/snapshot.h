@@ -14,6 +14,7 @@
 #ifndef AIR_SNAPSHOT_H
 #define AIR_SNAPSHOT_H
 
+#include "submit/submit.h"
 #include "transport/transport.h"
 #include "core/core.h"
 
@@ -46,9 +47,11 @@ typedef struct air__archive {
 	int fd;              /* -1 when none */
 	int64_t size;
 	char sha256[65];     /* lowercase hex, once complete */
+	int64_t files;       /* regular files archived */
+	int64_t content_bytes; /* their bytes, uncompressed */
 } air__archive;
 
-#define AIR__ARCHIVE_INIT {-1, 0, {0}}
+#define AIR__ARCHIVE_INIT {-1, 0, {0}, 0, 0}
 
 /* An unlinked temporary file for a snapshot (descriptor), or -1 with an error. */
 int air__snapshot_tmpfile(air_error **err);
@@ -70,6 +73,11 @@ typedef struct air__snapshot {
 	air__archive archive; /* the .tar.gz once packaged */
 	bool packaged;
 } air__snapshot;
+
+/* The spec of @w's snapshot: @base_dir (NULL: the config's), the home of
+ * client @c (AIR_OPT_HOME_DIR, else $HOME; @c may be NULL) (inspect.c). */
+void air__snapshot_spec_of(const air__workload *w, const air_client *c, const char *base_dir,
+                           const air__ctx *ctx, air__snapshot_spec *spec);
 
 /* ---- plan and packaging (snapshot_plan.c) ---- */
 int air__snapshot_plan(const air__snapshot_spec *spec, air__snapshot *s, air_error **err);

@@ -40,6 +40,7 @@ typedef struct walk {
 	const air__ctx *ctx;
 	air__buf path;    /* scratch: absolute path */
 	air__buf member;  /* scratch: archive member name */
+	air__archive *out; /* counts the files and their bytes */
 } walk;
 
 int air__snapshot_tmpfile(air_error **err)
@@ -268,6 +269,8 @@ static int add_file(walk *w, air_error **err)
 		}
 		left -= n;
 	}
+	w->out->files++;
+	w->out->content_bytes += st.st_size;
 out:
 	archive_entry_free(e);
 	if (fd >= 0)
@@ -402,7 +405,7 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
                             air__archive *out, air_error **err)
 {
 	sink s = {.out = out};
-	walk w = {NULL, root, NULL, dirname, ig, ctx, AIR__BUF_INIT, AIR__BUF_INIT};
+	walk w = {NULL, root, NULL, dirname, ig, ctx, AIR__BUF_INIT, AIR__BUF_INIT, out};
 	air_error *e = NULL;
 	char real[PATH_MAX];
 	int rc = AIR_OK;
@@ -484,6 +487,10 @@ int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air
 		archive_entry_set_gid(e, 0);
 		archive_entry_copy_uname(e, NULL);
 		archive_entry_copy_gname(e, NULL);
+		if (archive_entry_filetype(e) == AE_IFREG) {
+			out->files++;
+			out->content_bytes += archive_entry_size(e);
+		}
 		if (archive_write_header(a, e) != ARCHIVE_OK) {
 			rc = AIR_ESNAPSHOT;
 			goto out;

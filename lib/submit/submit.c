@@ -43,7 +43,7 @@ void air_submit_options_free(air_submit_options *opts)
 
 int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char *value)
 {
-	char **slot, *copy = NULL;
+	char **slot;
 
 	if (!opts)
 		return AIR_EINVAL;
@@ -63,11 +63,7 @@ int air_submit_options_set_str(air_submit_options *opts, int32_t opt, const char
 	default:
 		return AIR_EUNSUPPORTED;
 	}
-	if (value && !(copy = air__strdup(value)))
-		return AIR_ENOMEM;
-	air__free(*slot);
-	*slot = copy;
-	return AIR_OK;
+	return air__set_str_copy(slot, value);
 }
 
 int air_submit_options_set_int(air_submit_options *opts, int32_t opt, int64_t value)
@@ -140,10 +136,27 @@ int32_t air_submission_snapshot_reused(const air_submission *sub)
 	return sub && sub->snapshot_reused ? 1 : 0;
 }
 
+size_t air_submission_warning_count(const air_submission *sub)
+{
+	return sub ? ((const air__submission_ext *)sub)->n_warnings : 0;
+}
+
+const char *air_submission_warning(const air_submission *sub, size_t i)
+{
+	const air__submission_ext *x = (const air__submission_ext *)sub;
+
+	return x && i < x->n_warnings ? x->warnings[i] : NULL;
+}
+
 void air_submission_free(air_submission *sub)
 {
+	air__submission_ext *x = (air__submission_ext *)sub;
+
 	if (!sub)
 		return;
+	for (size_t i = 0; i < x->n_warnings; i++)
+		air__free(x->warnings[i]);
+	air__free(x->warnings);
 	air__free(sub->dashboard_url);
 	air__free(sub->idempotency_token);
 	air__free(sub->launch_dir);
@@ -161,7 +174,8 @@ const char *air_phase_name(int32_t phase)
 		{AIR_PHASE_POLICY, "POLICY"},       {AIR_PHASE_DIRECTORY, "DIRECTORY"},
 		{AIR_PHASE_IMAGE, "IMAGE"},         {AIR_PHASE_ARTIFACTS, "ARTIFACTS"},
 		{AIR_PHASE_PACKAGING, "PACKAGING"}, {AIR_PHASE_SNAPSHOT, "SNAPSHOT"},
-		{AIR_PHASE_SUBMIT, "SUBMIT"},       {AIR_PHASE_DONE, "DONE"},
+		{AIR_PHASE_SUBMIT, "SUBMIT"},       {AIR_PHASE_PERMISSIONS, "PERMISSIONS"},
+		{AIR_PHASE_DONE, "DONE"},
 	};
 
 	for (size_t i = 0; i < AIR__ARRAY_SIZE(names); i++)

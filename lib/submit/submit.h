@@ -107,9 +107,55 @@ struct air_submission {
 	bool snapshot_reused;
 };
 
+/* What a submission holds beyond struct air_submission, whose layout the ABI
+ * baseline records (abi/libair.abi): allocated with it, the public struct
+ * first. Every air_submission is one of these (flow.c). */
+typedef struct air__submission_ext {
+	struct air_submission sub;
+	char **warnings;        /* what failed after runs/submit without failing it */
+	size_t n_warnings;
+} air__submission_ext;
+
 /* ---- workload.c ---- */
 int air__workload_load(const air_config *cfg, air__workload *w, air_error **err);
 void air__workload_dispose(air__workload *w);
+
+/* ---- flow.c ---- */
+/* The idempotency key a submission is given: @option (never blank), else the
+ * YAML idempotency_token, both verbatim; *key NULL when neither is set (a
+ * fresh one is made). AIR_EINVAL naming the field when it is longer than
+ * AIR__IDEMPOTENCY_MAX bytes. */
+int air__idempotency_key(const char *option, const air__workload *w, const char **key,
+                         air_error **err);
+
+/* ---- inspect.c: a submission's code as air_client_check() reports it ---- */
+#define AIR__CODE_CHANGES_SHOWN 5
+typedef struct air__code_report {
+	air_error *plan_error;    /* the snapshot plan failed (field set), or NULL */
+	char *root;               /* the resolved root_path, once known */
+	bool git_mode;            /* git.commit / git.branch: a git archive of a commit */
+	bool in_git;              /* the root lies in a git work tree */
+	char *commit;             /* the commit archived, or HEAD of a plain snapshot in git */
+	size_t n_changes;         /* plain snapshot in git: uncommitted changes listed */
+	bool changes_truncated;   /* more than git's output limit */
+	char *changes[AIR__CODE_CHANGES_SHOWN]; /* the first of them */
+	air_error *package_error; /* packaging failed, or NULL */
+	bool packaged;
+	int64_t files;            /* packaged: regular files */
+	int64_t bytes;            /* packaged: their bytes, uncompressed */
+	int64_t archive_bytes;    /* packaged: the .tar.gz */
+} air__code_report;
+
+/*
+ * Plan the code snapshot of @w as a submission through @c (may be NULL)
+ * would, relative paths against @base_dir (NULL: the config's), read its git
+ * state and, with @package, package it into a temporary file that is then
+ * dropped. Problems of the code are in @out; the return is AIR_OK, or an
+ * interrupt, the deadline or out of memory.
+ */
+int air__code_inspect(const air__workload *w, const air_client *c, const char *base_dir,
+                      bool package, const air__ctx *ctx, air__code_report *out, air_error **err);
+void air__code_report_dispose(air__code_report *r);
 
 /* ---- payload.c ---- */
 /* Pre-flight body. NULL on allocation failure. */
@@ -163,6 +209,10 @@ int air__launch_suffix(char out[17]);
 /* AIR_OK when the server accepts the config or the check fails open;
  * AIR_EREJECTED listing every finding; other errors abort. */
 int air__preflight(air_client *c, const air__ctx *ctx, const json_t *body, air_error **err);
+/* The call alone: AIR_OK with the reply ({"errors": [...]} or not), or its
+ * error as it came (air__preflight_fails_open() tells what it means). */
+int air__preflight_call(air_client *c, const air__ctx *ctx, const json_t *body, json_t **reply,
+                        air_error **err);
 /* The findings of a 2xx reply: AIR_OK when none, else AIR_EREJECTED. */
 int air__preflight_findings(const json_t *reply, air_error **err);
 /* True when a failed pre-flight call must not stop the submission. */
@@ -208,8 +258,32 @@ int air__ws_ensure_directory(air_client *c, const air__ctx *ctx, const char *dir
  * AIR_ECONFLICT); exists = HEAD directories (404) + HEAD files. */
 int air__volume_put(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,
                     air_error **err);
+/* HEAD fs/directories<path>: AIR_OK when it is a directory, AIR_ENOTFOUND
+ * (no error) when not, else the request's error. */
+int air__volume_directory_exists(air_client *c, const air__ctx *ctx, const char *path,
+                                 air_error **err);
 int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
                             air_error **err);
+
+/* ---- experiment.c: the permissions on the run's MLflow experiment ---- */
+/* "<mlflow_experiment_directory or /Users/<user_name>>/<experiment>". air__free(). */
+char *air__experiment_path(const air__workload *w, const char *user_name);
+/* The experiment level of a job permission level (CAN_VIEW -> CAN_READ,
+ * CAN_MANAGE_RUN -> CAN_EDIT, CAN_MANAGE and IS_OWNER -> CAN_MANAGE), or
+ * NULL when it has none. Static. */
+const char *air__experiment_level(const char *job_level);
+/* True when @e says the workspace has no MLflow experiments or permissions
+ * (ENDPOINT_NOT_FOUND, FEATURE_DISABLED: a local workspace). */
+bool air__experiment_unsupported(const air_error *e);
+/* experiments/get-by-name: AIR_OK with *id (air__free()), AIR_ENOTFOUND
+ * when there is no such experiment, or the request's error. */
+int air__experiment_find(air_client *c, const air__ctx *ctx, const char *path, char **id,
+                         air_error **err);
+/* After runs/submit: grant @w's permissions on its experiment (created when
+ * missing). What fails is a line of @warnings; the return is AIR_OK, or
+ * AIR_ENOMEM. */
+int air__experiment_grant(air_client *c, const air__ctx *ctx, const air__workload *w,
+                          air__buf *warnings);
 
 /* ---- legacy_image.c ---- */
 /* Wait until the legacy image is AVAILABLE; @poll_ms between reads. */

@@ -308,6 +308,12 @@ static int files_head(air_client *c, const air__ctx *ctx, const char *kind, cons
 	return AIR_OK;
 }
 
+int air__volume_directory_exists(air_client *c, const air__ctx *ctx, const char *path,
+                                 air_error **err)
+{
+	return files_head(c, ctx, "directories", path, err);
+}
+
 int air__volume_file_exists(air_client *c, const air__ctx *ctx, const char *path, bool *exists,
                             air_error **err)
 {

@@ -14,6 +14,7 @@ void air__http_resp_clear(air__http_resp *resp)
 	air__free(resp->body);
 	air__free(resp->request_id);
 	air__free(resp->org_id);
+	air__free(resp->challenge);
 	*resp = (air__http_resp)AIR__HTTP_RESP_INIT;
 }
 

@@ -61,6 +61,12 @@ typedef struct air__backend_kind {
 	/* Pause between reads of a run's state that a log stream or a wait makes
 	 * unless its options say otherwise. */
 	int64_t poll_ms;
+	/* The request (POST, with the pre-flight body) that answers the checks
+	 * particular to where this kind runs workloads (air_client_check():
+	 * secrets with local values, this machine's GPUs and node limit), and
+	 * names the checks that mean nothing there; NULL when the workspace's
+	 * own APIs answer every check. */
+	const char *checks_path;
 	/* The backend of @c, whose configuration is resolved. */
 	int (*open)(air_client *c, air__backend **out, air_error **err);
 } air__backend_kind;

@@ -210,5 +210,6 @@ const air__backend_kind air__backend_local = {
 	.finish_host = local_finish_host,
 	.credentials = false,
 	.poll_ms = LOCAL_POLL_MS,
+	.checks_path = AIR__LOCAL_CHECKS_PATH,
 	.open = local_open,
 };

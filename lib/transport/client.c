@@ -484,6 +484,11 @@ int64_t air__client_poll_ms(const air_client *c)
 	return resolved_ok(c) ? c->cfg.backend->poll_ms : air__backend_http.poll_ms;
 }
 
+const char *air__client_checks_path(const air_client *c)
+{
+	return resolved_ok(c) ? c->cfg.backend->checks_path : NULL;
+}
+
 const char *air__client_default_runtime(const air_client *c)
 {
 	const char *v = air__client_opt_str(c, AIR_OPT_DEFAULT_RUNTIME);

@@ -40,6 +40,7 @@ typedef struct xfer {
 	char *request_id;
 	char *org_id;
 	char *content_type;
+	char *challenge;       /* WWW-Authenticate */
 	bool has_retry_after;  /* the reply carried Retry-After (libcurl reads its value) */
 	int64_t retry_after_ms;
 	int64_t up_now;
@@ -97,7 +98,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 		air__free(x->request_id);
 		air__free(x->org_id);
 		air__free(x->content_type);
-		x->request_id = x->org_id = x->content_type = NULL;
+		air__free(x->challenge);
+		x->request_id = x->org_id = x->content_type = x->challenge = NULL;
 		x->has_retry_after = false;
 	}
 	if (x->g->env->debug)
@@ -122,6 +124,8 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 		set_str(&x->content_type, v, vlen);
 	} else if (header_is(data, n, "retry-after")) {
 		x->has_retry_after = true;
+	} else if (header_is(data, n, "www-authenticate") && !x->challenge) {
+		set_str(&x->challenge, v, vlen);
 	}
 	return len;
 }
@@ -463,6 +467,7 @@ static void finish(xfer *x, int rc, air_error *e)
 	air__free(resp->body);
 	air__free(resp->request_id);
 	air__free(resp->org_id);
+	air__free(resp->challenge);
 	resp->body = NULL;
 	resp->body_len = 0;
 	if (!(x->req->sink && x->sink_started)) {
@@ -471,7 +476,8 @@ static void finish(xfer *x, int rc, air_error *e)
 	}
 	resp->request_id = x->request_id;
 	resp->org_id = x->org_id;
-	x->request_id = x->org_id = NULL;
+	resp->challenge = x->challenge;
+	x->request_id = x->org_id = x->challenge = NULL;
 }
 
 /* Start the next attempt of @x. Failures before sending end the request. */
@@ -904,6 +910,7 @@ static int engine_close(engine *g, int rc, air_error **err)
 		air__free(x->request_id);
 		air__free(x->org_id);
 		air__free(x->content_type);
+		air__free(x->challenge);
 		air__free(x->url);
 		air__free(x->where);
 	}

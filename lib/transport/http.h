@@ -99,9 +99,10 @@ typedef struct air__http_resp {
 	char *org_id;            /* X-Databricks-Org-Id header, or NULL */
 	int64_t retry_after_ms;  /* -1 when absent */
 	int32_t attempts;        /* attempts made */
+	char *challenge;         /* WWW-Authenticate header (a registry's), or NULL */
 } air__http_resp;
 
-#define AIR__HTTP_RESP_INIT {0, NULL, 0, NULL, NULL, -1, 0}
+#define AIR__HTTP_RESP_INIT {0, NULL, 0, NULL, NULL, -1, 0, NULL}
 
 void air__http_resp_clear(air__http_resp *resp);
 

@@ -37,6 +37,11 @@ int64_t air__client_opt_int(const air_client *c, int32_t opt);
  * resolution; the HTTP backend's before it. */
 int64_t air__client_poll_ms(const air_client *c);
 
+/* The request that answers the checks particular to the backend's kind
+ * (POST the pre-flight body: air_client_check()), or NULL when the
+ * workspace's APIs answer them all. After resolution. */
+const char *air__client_checks_path(const air_client *c);
+
 /* Default environment channel: AIR_OPT_DEFAULT_RUNTIME, else env
  * DATABRICKS_DL_RUNTIME_IMAGE, else NULL (caller uses the built-in "6"). */
 const char *air__client_default_runtime(const air_client *c);

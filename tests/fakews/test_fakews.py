@@ -1597,5 +1597,89 @@ class Misc(Base):
         self.assertEqual(seeded["scopes"], {"c": {"k": "v"}, "d": {}})
 
 
+    def test_secret_keys_listed_never_read(self):
+        self.fw.call("POST", "/__fakews/secrets", {"scopes": {"ml": {"hf": "v1", "a": "v2"},
+                                                              "empty": {}, "locked": {"k": "v"}}})
+        r = self.ok("GET", "/api/2.0/secrets/list", query={"scope": "ml"})
+        self.assertEqual([e["key"] for e in r["secrets"]], ["a", "hf"])
+        self.assertNotIn("v1", json.dumps(r))
+        self.assertEqual(self.ok("GET", "/api/2.0/secrets/list", query={"scope": "empty"}), {})
+        self.err("GET", "/api/2.0/secrets/list", query={"scope": "nope"}, status=404,
+                 code="RESOURCE_DOES_NOT_EXIST")
+        self.fw.config(secrets={"unreadable": ["locked"]})
+        self.err("GET", "/api/2.0/secrets/list", query={"scope": "locked"}, status=403,
+                 code="PERMISSION_DENIED")
+
+
+class Experiments(Base):
+    NAME = "/Users/%s/exp" % USER
+
+    def test_by_name_create_and_grants(self):
+        self.err("GET", "/api/2.0/mlflow/experiments/get-by-name",
+                 query={"experiment_name": self.NAME}, status=404, code="RESOURCE_DOES_NOT_EXIST")
+        eid = self.ok("POST", "/api/2.0/mlflow/experiments/create", {"name": self.NAME})["experiment_id"]
+        self.err("POST", "/api/2.0/mlflow/experiments/create", {"name": self.NAME},
+                 code="RESOURCE_ALREADY_EXISTS")
+        got = self.ok("GET", "/api/2.0/mlflow/experiments/get-by-name",
+                      query={"experiment_name": self.NAME})
+        self.assertEqual(got["experiment"]["experiment_id"], eid)
+        levels = self.ok("GET", "/api/2.0/permissions/experiments/%s/permissionLevels" % eid)
+        self.assertEqual([lv["permission_level"] for lv in levels["permission_levels"]],
+                         ["CAN_READ", "CAN_EDIT", "CAN_MANAGE"])
+        acl = [{"user_name": "a@b.com", "permission_level": "CAN_READ"}]
+        self.ok("PATCH", "/api/2.0/permissions/experiments/" + eid, {"access_control_list": acl})
+        self.err("PATCH", "/api/2.0/permissions/experiments/" + eid, {"access_control_list": [
+            {"user_name": "a@b.com", "permission_level": "CAN_VIEW"}]})
+        self.assertEqual(self.ok("GET", "/api/2.0/permissions/experiments/" + eid)
+                         ["access_control_list"], acl)
+        self.assertEqual(self.fw.call("GET", "/__fakews/experiments")["experiments"][self.NAME]
+                         ["acl"], acl)
+        self.fw.config(experiments={"manage": False})
+        self.err("GET", "/api/2.0/permissions/experiments/%s/permissionLevels" % eid, status=403,
+                 code="PERMISSION_DENIED")
+        self.err("GET", "/api/2.0/permissions/experiments/999", status=404,
+                 code="RESOURCE_DOES_NOT_EXIST")
+
+
+class Registry(Base):
+    def head(self, path, auth=None):
+        h = {"Authorization": auth} if auth else {}
+        st, rh, _ = self.fw.raw("HEAD", path, None, h)
+        return st, rh
+
+    def basic(self, user, password):
+        return "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+
+    def test_basic_credentials(self):
+        self.fw.call("POST", "/__fakews/registry", {
+            "users": {"alice": "pw", "bob": "pw2"},
+            "repositories": {"c.s.a": {"tags": ["v1"], "readers": ["alice"]}}})
+        st, rh = self.head("/v2/c.s.a/manifests/v1")
+        self.assertEqual(st, 401)
+        self.assertEqual(rh.get("www-authenticate"), 'Basic realm="fakews"')
+        st, rh = self.head("/v2/c.s.a/manifests/v1", self.basic("alice", "pw"))
+        self.assertEqual(st, 200)
+        self.assertTrue(rh["docker-content-digest"].startswith("sha256:"))
+        self.assertEqual(self.head("/v2/c.s.a/manifests/v2", self.basic("alice", "pw"))[0], 404)
+        self.assertEqual(self.head("/v2/c.s.a/manifests/v1", self.basic("bob", "pw2"))[0], 403)
+        self.assertEqual(self.head("/v2/c.s.a/manifests/v1", self.basic("alice", "no"))[0], 401)
+
+    def test_token_service(self):
+        self.fw.call("POST", "/__fakews/registry", {
+            "token_auth": True, "users": {"alice": "pw"},
+            "repositories": {"c.s.a": {"tags": ["v1"]}}})
+        st, rh = self.head("/v2/c.s.a/manifests/v1", self.basic("alice", "pw"))
+        self.assertEqual(st, 401)
+        self.assertIn('scope="repository:c.s.a:pull"', rh["www-authenticate"])
+        st, _h, data = self.fw.raw("GET", "/v2/token?service=fakews", None,
+                                   {"Authorization": self.basic("alice", "pw")})
+        self.assertEqual(st, 200)
+        tok = json.loads(data)["token"]
+        self.assertEqual(self.head("/v2/c.s.a/manifests/v1", "Bearer " + tok)[0], 200)
+        st, _h, _d = self.fw.raw("GET", "/v2/token", None,
+                                 {"Authorization": self.basic("alice", "bad")})
+        self.assertEqual(st, 401)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

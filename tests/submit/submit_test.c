@@ -139,6 +139,33 @@ const char *git_repo(const char *dir, const char *const *files)
 	return sh_out("git -C '%s' rev-parse HEAD", dir);
 }
 
+static char bin_dir[4096], bin_path[4200], saved_path[8192];
+
+void test_bin_begin(const char **dir, const char **bin)
+{
+	const char *path = getenv("PATH");
+
+	if (!saved_path[0])
+		snprintf(saved_path, sizeof(saved_path), "%s", path ? path : "/usr/bin:/bin");
+	setenv("PATH", saved_path, 1);
+	snprintf(bin_dir, sizeof(bin_dir), "%s", air_test_tmpdir());
+	snprintf(bin_path, sizeof(bin_path), "%s/bin", bin_dir);
+	sh("mkdir -p '%s'", bin_path);
+	*dir = bin_dir;
+	*bin = bin_path;
+}
+
+void test_bin_program(const char *name, const char *script)
+{
+	char path[4400], p[12500];
+
+	snprintf(path, sizeof(path), "%s/%s", bin_path, name);
+	air_test_write_file(path, script, strlen(script));
+	sh("chmod +x '%s'", path);
+	snprintf(p, sizeof(p), "%s:%s", bin_path, saved_path);
+	setenv("PATH", p, 1);
+}
+
 bool running_as_root(void)
 {
 	return geteuid() == 0;

@@ -36,6 +36,13 @@ const char *sh_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* git repository at @dir with one commit of @files ("name=content" pairs, NULL-terminated);
  * returns the commit SHA (static buffer). */
 const char *git_repo(const char *dir, const char *const *files);
+/* Programs a test puts on PATH (fake credential helpers, nvidia-smi...):
+ * PATH back to what the process started with, *dir a fresh test directory
+ * and *bin its empty bin/ folder (static buffers). */
+void test_bin_begin(const char **dir, const char **bin);
+/* The executable script @name in the bin/ folder, in front of PATH. */
+void test_bin_program(const char *name, const char *script);
+
 /* Whether the tests run as root (file permissions do not stop root). */
 bool running_as_root(void);
 /* Whether the test runs under valgrind (memory figures mean nothing then). */

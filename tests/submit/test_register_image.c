@@ -23,19 +23,12 @@
 /* base64("alice:s3cret-Pa55word") */
 #define AUTH_B64 "YWxpY2U6czNjcmV0LVBhNTV3b3Jk"
 
-static char dir[4096], bin[4200], saved_path[8192];
+static const char *dir, *bin;
 
 static void setup(void)
 {
-	const char *path = getenv("PATH");
-
 	flow_setup();
-	if (!saved_path[0])
-		snprintf(saved_path, sizeof(saved_path), "%s", path ? path : "/usr/bin:/bin");
-	setenv("PATH", saved_path, 1);
-	snprintf(dir, sizeof(dir), "%s", air_test_tmpdir());
-	snprintf(bin, sizeof(bin), "%s/bin", dir);
-	sh("mkdir -p '%s'", bin);
+	test_bin_begin(&dir, &bin);
 }
 
 AIR_TEST_HOOKS(setup, NULL)
@@ -52,17 +45,11 @@ static void docker_config(const char *json)
 /* docker-credential-<name> on PATH: records its stdin in <name>.in, then runs @body. */
 static void helper(const char *name, const char *body)
 {
-	char path[4400], script[8400];
+	char prog[256], script[8400];
 
-	snprintf(path, sizeof(path), "%s/docker-credential-%s", bin, name);
+	snprintf(prog, sizeof(prog), "docker-credential-%s", name);
 	snprintf(script, sizeof(script), "#!/bin/sh\ncat > '%s/%s.in'\n%s\n", dir, name, body);
-	air_test_write_file(path, script, strlen(script));
-	sh("chmod +x '%s'", path);
-	{
-		char p[12500];
-		snprintf(p, sizeof(p), "%s:%s", bin, saved_path);
-		setenv("PATH", p, 1);
-	}
+	test_bin_program(prog, script);
 }
 
 /* What helper @name read on stdin (static buffer). */

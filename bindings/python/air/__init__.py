@@ -26,8 +26,8 @@ from ._lib import lib as _L
 from .client import Client
 from .config import Change, Config
 from ._config_values import Permission, Secret
-from .enums import (CodeSourceForm, DebugType, ErrorKind, ExcerptKind, Feature, FieldKind,
-                    LogSource, NodeSource, Phase, Principal, State)
+from .enums import (CheckStatus, CodeSourceForm, DebugType, ErrorKind, ExcerptKind, Feature,
+                    FieldKind, LogSource, NodeSource, Phase, Principal, State)
 from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermissionError,
                      ApiError, AuthError, CallInterruptedError, ConfigError, ConflictError,
                      FeatureDisabledError, InternalError, InvalidArgumentError, LocalIOError,
@@ -41,7 +41,8 @@ from .listing import RunListing
 from .metrics import LatestMetrics, MetricHistory, MetricPoint
 from .logs import (DownloadEntry, DownloadReport, LogRecord, LogsSummary, LogStream,
                    alert_label, alert_patterns, match_alert)
-from .results import Bundle, ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
+from .results import (Bundle, Check, CheckReport, ImagePush, ImageRegistration, MlflowLinks,
+                      Pool, Progress, Submission)
 from .runs import CancelOutcome, CancelReport, Iteration, Run, SweepStats
 from .schema import Field, field, schema
 
@@ -54,6 +55,7 @@ except ImportError:  # the source tree: the version of the library it loaded
 __all__ = [
     "AbortedError", "AirError", "AirFileNotFoundError", "AirFilePermissionError", "ApiError",
     "AuthError", "Bundle", "CallInterruptedError", "CancelOutcome", "CancelReport", "Change",
+    "Check", "CheckReport", "CheckStatus",
     "Client", "CodeSourceForm", "Config", "ConfigError", "ConflictError", "DebugType",
     "DownloadEntry", "DownloadReport", "ErrorKind", "Feature", "FeatureDisabledError", "Field",
     "FieldKind", "ImagePush", "ImageRegistration", "InternalError", "Interrupt",

@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, cast
 from . import constants as K
 
 if TYPE_CHECKING:
-    from .enums import State
+    from .enums import CheckStatus, State
+
+
+class CheckStatusMethods:
+    """What air.CheckStatus adds to its values."""
+
+    def __str__(self) -> str:
+        """The status as libair and the JSON output name it ("pass", "skipped")."""
+        return cast("CheckStatus", self).name.lower()
 
 
 class StateMethods:

@@ -12,18 +12,19 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 from . import constants as K
 from ._call import blocking, trampoline
 from ._lib import lib
-from ._signatures import DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB
+from ._signatures import CHECK_CB, DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
 from .config import Config
 from .failure import Failure, get_failure
-from .enums import DebugType, Phase
+from .enums import CheckStatus, DebugType, Phase
 from .errors import check
 from .interrupt import Interrupt
 from .listing import RunListing
 from .logs import DownloadReport, LogStream
 from .metrics import LatestMetrics, MetricHistory, MetricPoint
-from .results import ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
+from .results import (Check, CheckReport, ImagePush, ImageRegistration, MlflowLinks, Pool,
+                      Progress, Submission)
 from .runs import CancelReport, Run
 
 _STR_OPTIONS = {
@@ -312,14 +313,84 @@ class Client:
                     self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_submit(
                         h, cfg_h, opts.handle, C.byref(out), C.byref(err))), timeout)
                 s = out.value
+                warnings = tuple(dec(lib.air_submission_warning(s, i)) or ""
+                                 for i in range(int(lib.air_submission_warning_count(s))))
                 return Submission(int(lib.air_submission_run_id(s)),
                                   dec(lib.air_submission_dashboard_url(s)) or "",
                                   dec(lib.air_submission_idempotency_token(s)) or "",
                                   dec(lib.air_submission_launch_dir(s)) or "",
                                   dec(lib.air_submission_code_source_path(s)),
-                                  bool(lib.air_submission_snapshot_reused(s)), self)
+                                  bool(lib.air_submission_snapshot_reused(s)), self, warnings)
             finally:
                 lib.air_submission_free(out)
+        finally:
+            if own is not None:
+                own.close()
+
+    def check(self, config: Union[Config, StrPath], *, strict: bool = False,
+              resources: bool = True, reproducibility: bool = True, sanity: bool = True,
+              idempotency_key: Optional[str] = None, base_dir: Optional[StrPath] = None,
+              registry_host: Optional[str] = None, docker_config_dir: Optional[StrPath] = None,
+              on_check: Optional[Callable[[Check], object]] = None,
+              interrupt: Optional[Interrupt] = None,
+              timeout: Optional[Seconds] = None) -> CheckReport:
+        """Check a workload before submitting it; nothing is uploaded or
+        submitted, no secret value is read.
+
+        The resources the workload names in the workspace (secret scopes and
+        keys, images, folders, the GPU pool and accelerator type, the
+        permissions to grant on the MLflow experiment, the code snapshot) and
+        the workspace's pre-flight validation; its reproducibility (pinned
+        environment and dependencies, code at a commit); resource sanity. On
+        a local workspace the checks have local meanings (the secrets' local
+        values, this machine's GPUs and node limit).
+
+        Args:
+            config: a validated :class:`air.Config`, or the path of a YAML file.
+            strict: a warning fails the report too.
+            resources, reproducibility, sanity: False leaves that group out
+                (only the resources contact the workspace).
+            idempotency_key: the key the submission would use (at most 64 bytes).
+            base_dir: what relative paths of the workload resolve against.
+            registry_host: the workspace's artifact registry (for
+                unity_catalog_image); default: the one Docker is set up for.
+            docker_config_dir: the directory of Docker's config.json.
+            on_check: ``on_check(Check)`` as each check completes, on this
+                thread; an exception it raises stops the call and propagates.
+
+        Returns:
+            The :class:`air.CheckReport`: iterate over its checks; ``.ok``
+            tells whether the workload is fit to submit. A failing check is
+            no exception.
+        """
+        own = None
+        if not isinstance(config, Config):
+            config = own = Config.load(config)
+        try:
+            cfn = None if on_check is None else trampoline(CHECK_CB, on_check, _check_args)
+            out = C.c_void_p()
+            try:
+                with Options("check") as opts:
+                    for opt, flag in ((K.CHECKS_STRICT, strict), (K.CHECKS_RESOURCES, resources),
+                                      (K.CHECKS_REPRODUCIBILITY, reproducibility),
+                                      (K.CHECKS_SANITY, sanity)):
+                        opts.set_int(opt, 1 if flag else 0)
+                    opts.set_str(K.CHECKS_IDEMPOTENCY_KEY, idempotency_key, "idempotency_key")
+                    for opt, value in ((K.CHECKS_BASE_DIR, base_dir),
+                                       (K.CHECKS_REGISTRY_HOST, registry_host),
+                                       (K.CHECKS_DOCKER_CONFIG_DIR, docker_config_dir)):
+                        opts.set_str(opt, None if value is None else str(value))
+                    if cfn is not None:
+                        check(int(lib.air_check_options_set_check_cb(opts.handle, cfn, None)))
+                    cfg_h = config._handle
+                    self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_check(
+                        h, cfg_h, opts.handle, C.byref(out), C.byref(err))), timeout)
+                r = out.value
+                return CheckReport(tuple(_check(lib.air_check_report_get(r, i))
+                                         for i in range(int(lib.air_check_report_count(r)))),
+                                   bool(lib.air_check_report_ok(r)))
+            finally:
+                lib.air_check_report_free(out)
         finally:
             if own is not None:
                 own.close()
@@ -663,6 +734,19 @@ class Client:
         finally:
             lib.air_pool_list_free(out)
 
+    def accelerator_types(self, *, interrupt: Optional[Interrupt] = None,
+                          timeout: Optional[Seconds] = None) -> List[str]:
+        """The accelerator types the workspace offers (its compute options),
+        in its order; types libair does not know are included."""
+        out = C.c_void_p()
+        try:
+            self._simple(interrupt, timeout, lambda h, o, err: int(
+                lib.air_client_list_accelerator_types(h, o, C.byref(out), C.byref(err))))
+            text = take_str(out) or ""
+            return text.split(",") if text else []
+        finally:
+            take_str(out)
+
     def get_pool(self, pool_id: str, *, interrupt: Optional[Interrupt] = None,
                  timeout: Optional[Seconds] = None) -> Pool:
         """One pool, by bare id or "provisioned-capacities/<id>"."""
@@ -796,6 +880,17 @@ def _debug_args(kind: int, text: Optional[int], length: int, _ud: Any) -> Tuple[
 def _progress_args(ev: Optional[int], _ud: Any) -> Tuple[Progress]:
     return (Progress(Phase(int(lib.air_progress_phase(ev))), int(lib.air_progress_bytes_done(ev)),
                      int(lib.air_progress_bytes_total(ev)), dec(lib.air_progress_detail(ev))),)
+
+
+def _check_args(c: Optional[int], _ud: Any) -> Tuple[Check]:
+    return (_check(c),)
+
+
+def _check(c: Optional[int]) -> Check:
+    size, files = int(lib.air_check_bytes(c)), int(lib.air_check_files(c))
+    return Check(dec(lib.air_check_name(c)) or "", CheckStatus(int(lib.air_check_status(c))),
+                 dec(lib.air_check_field(c)), dec(lib.air_check_message(c)) or "",
+                 None if size < 0 else size, None if files < 0 else files)
 
 
 def _pool(p: Optional[int]) -> Pool:

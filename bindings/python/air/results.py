@@ -1,11 +1,11 @@
 """Small results of calls: submission progress and outcome, pools, image
-pushes and registrations, MLflow links, bundles."""
+pushes and registrations, MLflow links, bundles, pre-submit checks."""
 
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Callable, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, Union
 
-from .enums import Phase
+from .enums import CheckStatus, Phase
 
 if TYPE_CHECKING:
     from .client import Client
@@ -46,6 +46,9 @@ class Submission:
     """True when an identical code snapshot was already uploaded."""
     client: "Client" = field(repr=False, compare=False)
     """The client that submitted it (used by wait(), logs(), get(), cancel())."""
+    warnings: Tuple[str, ...] = ()
+    """Steps after runs/submit that failed without failing the submission
+    (granting the permissions on the MLflow experiment)."""
 
     def wait(self, timeout: Union[float, timedelta, None] = None, *,
              poll_interval: Union[float, timedelta, None] = None,
@@ -158,3 +161,42 @@ class MlflowLinks:
     """"<host>/ml/experiments/<exp>/runs/<run>"."""
     experiment_url: Optional[str]
     """"<host>/ml/experiments/<exp>"."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a CheckReport (Client.check())."""
+
+    name: str
+    """Stable identifier ("secret_key"); docs/cli.md lists them."""
+    status: CheckStatus
+    """PASS, WARN, FAIL or SKIPPED; str() gives "pass", "warn", "fail", "skipped"."""
+    field: Optional[str]
+    """The workload field it is about ("secrets.HF_TOKEN"), or None."""
+    message: str
+    """What was found, or why the check was skipped."""
+    bytes: Optional[int] = None
+    """Bytes measured (the code snapshot), or None."""
+    files: Optional[int] = None
+    """Files counted (the code snapshot), or None."""
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The outcome of Client.check(): its checks in the order they were made;
+    iterating over the report gives them."""
+
+    checks: Tuple[Check, ...]
+    """Every check."""
+    ok: bool
+    """True when no check failed (and, with strict=True, none warned)."""
+
+    def __iter__(self) -> Iterator[Check]:
+        return iter(self.checks)
+
+    def __len__(self) -> int:
+        return len(self.checks)
+
+    def failed(self) -> List[Check]:
+        """The checks that failed."""
+        return [c for c in self.checks if c.status is CheckStatus.FAIL]

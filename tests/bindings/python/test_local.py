@@ -94,6 +94,19 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(self.client.host, "local://" + self.state)
         self.assertEqual(self.client.auth_type, "local")
 
+    def test_check_has_local_meanings(self):
+        yaml = ECHO_ENV + "secrets: {PY_SECRET: ml/py}\n"
+        with air.Config.loads(yaml, name="workload.yaml", base_dir=self.tmp) as cfg:
+            report = self.client.check(cfg)
+        by_name = {c.name: c for c in report}
+        self.assertFalse(report.ok)
+        self.assertIs(by_name["local_secret"].status, air.CheckStatus.FAIL)
+        self.assertEqual(by_name["local_secret"].field, "secrets.PY_SECRET")
+        self.assertIs(by_name["local_node_limit"].status, air.CheckStatus.PASS)
+        self.assertEqual(str(by_name["accelerator_offered"].status), "skipped")
+        self.assertNotIn("secret_scope", by_name)
+        self.assertEqual(self.client.accelerator_types()[:1], ["GPU_1xA10"])
+
     def test_submit_wait_and_read_the_logs(self):
         sub = self.submit(ECHO_ENV)
         self.assertTrue(sub.dashboard_url.startswith("local://" + self.state), sub.dashboard_url)

@@ -776,3 +776,55 @@ class MetricsTest(WorkspaceCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CheckTest(WorkspaceCase):
+    YAML = MINIMAL_YAML + "secrets: {HF_TOKEN: ml/hf, WANDB: ml/wandb}\n" \
+        "permissions: [{user_name: a@b.com, level: CAN_VIEW}]\n"
+
+    def setUp(self):
+        super().setUp()
+        self.fw.call("POST", "/__fakews/secrets", {"scopes": {"ml": {"hf": "hf_py_value"}}})
+
+    def test_report_iterable_with_ok(self):
+        c = self.client()
+        with air.Config.loads(self.YAML, name="w.yaml") as cfg:
+            report = c.check(cfg)
+        self.assertFalse(report.ok)
+        self.assertEqual(len(list(report)), len(report))
+        keys = {(ch.name, ch.field): ch for ch in report}
+        self.assertIs(keys[("secret_key", "secrets.HF_TOKEN")].status, air.CheckStatus.PASS)
+        wandb = keys[("secret_key", "secrets.WANDB")]
+        self.assertIs(wandb.status, air.CheckStatus.FAIL)
+        self.assertEqual(wandb.message, "scope ml has no key wandb")
+        self.assertEqual(str(wandb.status), "fail")
+        self.assertIn(wandb, report.failed())
+        self.assertIs(keys[("preflight", None)].status, air.CheckStatus.PASS)
+        self.assertNotIn("hf_py_value", repr(report))
+        self.assertEqual(self.fw.count("POST", "/api/2.2/jobs/runs/submit"), 0)
+
+    def test_options_callback_and_errors(self):
+        c = self.client()
+        seen = []
+        with air.Config.loads(MINIMAL_YAML, name="w.yaml") as cfg:
+            report = c.check(cfg, resources=False, strict=True, on_check=seen.append)
+            self.assertFalse(report.ok)  # the environment version is not pinned
+            self.assertEqual([ch.name for ch in report], [ch.name for ch in seen])
+            self.assertEqual(self.fw.requests(), [])
+            with self.assertRaises(Boom):
+                c.check(cfg, on_check=lambda ch: (_ for _ in ()).throw(Boom()))
+            with self.assertRaises(air.InvalidArgumentError):
+                c.check(cfg, idempotency_key=" ")
+
+    def test_accelerator_types(self):
+        self.fw.config(compute_options=["GPU_1xA10", "GPU_NEXT"])
+        self.assertEqual(self.client().accelerator_types(), ["GPU_1xA10", "GPU_NEXT"])
+
+    def test_submission_warnings(self):
+        self.fw.config(experiments={"manage": False})
+        with air.Config.loads(self.YAML.replace("WANDB: ml/wandb", "X: ml/hf"),
+                              name="w.yaml") as cfg:
+            sub = self.client().submit(cfg)
+        self.assertEqual(len(sub.warnings), 1)
+        self.assertIn("the permissions were not granted on the MLflow experiment",
+                      sub.warnings[0])

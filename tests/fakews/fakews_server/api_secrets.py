@@ -48,3 +48,22 @@ def secrets_put(st, req):
                            % (st.config["user"], scope))
         st.secret_scopes[scope][key] = b.get("string_value", b.get("bytes_value"))
     return json_resp({})
+
+
+def secrets_list(st, req):
+    """The keys of a scope (metadata only: no value). A scope listed in the
+    configuration's secrets.unreadable answers 403, as a scope without READ
+    permission does."""
+    scope = req.q("scope")
+    if not scope:
+        raise bad("scope is required")
+    with st.lock:
+        if scope not in st.secret_scopes:
+            raise ApiError(404, "RESOURCE_DOES_NOT_EXIST", "Scope %s does not exist!" % scope)
+        if scope in (st.config["secrets"].get("unreadable") or []):
+            raise ApiError(403, "PERMISSION_DENIED",
+                           "User %s does not have READ permission on scope %s."
+                           % (st.config["user"], scope))
+        keys = sorted(st.secret_scopes[scope])
+    return json_resp({"secrets": [{"key": k, "last_updated_timestamp": 1700000000000}
+                                  for k in keys]} if keys else {})

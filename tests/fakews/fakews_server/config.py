@@ -5,7 +5,7 @@ from .replies import ApiError
 DEFAULT_USER = "tester@databricks.com"
 
 # Keys whose dict values are merged (recursively) rather than replaced.
-MERGED_CONFIG_KEYS = ("lifecycle", "features", "oauth", "secrets")
+MERGED_CONFIG_KEYS = ("lifecycle", "features", "oauth", "secrets", "experiments")
 
 # Status and error code of a disabled feature (features.<name> = false).
 FEATURE_OFF = {
@@ -46,7 +46,9 @@ def default_config():
         "host_metadata": None,
         "presigned_headers": [{"name": "x-ms-blob-type", "value": "BlockBlob"}],
         "compute_options": ["GPU_1xA10", "GPU_1xH100", "GPU_8xH100"],
-        "secrets": {"max_scopes": None, "can_create_scope": True, "can_put": True},
+        "secrets": {"max_scopes": None, "can_create_scope": True, "can_put": True,
+                    "unreadable": []},
+        "experiments": {"grantable": ["CAN_READ", "CAN_EDIT", "CAN_MANAGE"], "manage": True},
         "record_requests": True,
         "next_run_id": 555,
     }

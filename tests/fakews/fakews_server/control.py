@@ -1,6 +1,6 @@
 """The control API under /__fakews/: health, reset, shutdown, configuration,
 recorded requests, fault rules, and direct access to runs, files, MLflow,
-policies, pools, images and secrets. Handled under the state lock; never
+policies, pools, images, secrets, experiments and the registry. Handled under the state lock; never
 recorded and never subject to faults."""
 
 import copy
@@ -242,6 +242,35 @@ def secrets(st, req):
     return json_resp({"scopes": st.secret_scopes})
 
 
+def experiments(st, req):
+    """{"experiments": {name: {"artifact_location"?}}} creates experiments; GET
+    shows them with their ids and granted access_control_list."""
+    if req.method == "POST":
+        exps = req.json().get("experiments", {})
+        if not isinstance(exps, dict) or not all(isinstance(v, dict) for v in exps.values()):
+            raise bad("experiments must be an object of objects")
+        for name, e in exps.items():
+            if name not in st.experiments:
+                st.add_experiment(name, e.get("artifact_location"))
+    return json_resp({"experiments": copy.deepcopy(st.experiments)})
+
+
+def registry(st, req):
+    """Merge {"repositories", "users", "anonymous", "token_auth"} into the registry."""
+    if req.method == "POST":
+        b = req.json()
+        for k in ("repositories", "users"):
+            if k in b:
+                if not isinstance(b[k], dict):
+                    raise bad("%s must be an object" % k)
+                st.registry[k].update(copy.deepcopy(b[k]))
+        for k in ("anonymous", "token_auth"):
+            if k in b:
+                st.registry[k] = bool(b[k])
+    view = {k: v for k, v in st.registry.items() if k != "tokens"}
+    return json_resp(view)
+
+
 # Control path (after /__fakews) -> handler.
 ROUTES = {
     "/health": health,
@@ -258,4 +287,6 @@ ROUTES = {
     "/pools": pools,
     "/images": images,
     "/secrets": secrets,
+    "/experiments": experiments,
+    "/registry": registry,
 }

@@ -1,8 +1,8 @@
 """Routing of workspace API requests: the table of endpoints, the credential
 check of /api/ calls, and the mapping of handler errors to error replies."""
 
-from . import (api_files, api_identity, api_images, api_jobs, api_mlflow, api_policies,
-               api_pools, api_secrets, api_training)
+from . import (api_experiments, api_files, api_identity, api_images, api_jobs, api_mlflow,
+               api_policies, api_pools, api_registry, api_secrets, api_training)
 from .replies import ApiError, error_resp
 
 # (method, exact path) -> handler(state, request). HEAD also finds the GET route.
@@ -31,6 +31,10 @@ EXACT_ROUTES = {
     ("GET", "/api/2.0/secrets/scopes/list"): api_secrets.scopes_list,
     ("POST", "/api/2.0/secrets/scopes/create"): api_secrets.scopes_create,
     ("POST", "/api/2.0/secrets/put"): api_secrets.secrets_put,
+    ("GET", "/api/2.0/secrets/list"): api_secrets.secrets_list,
+    ("GET", "/api/2.0/mlflow/experiments/get-by-name"): api_experiments.get_by_name,
+    ("POST", "/api/2.0/mlflow/experiments/create"): api_experiments.create,
+    ("GET", api_registry.TOKEN_PATH): api_registry.token,
     ("GET", "/.well-known/databricks-config"): api_identity.host_metadata,
     ("GET", "/oidc/.well-known/oauth-authorization-server"): api_identity.oidc_discovery,
     ("POST", "/oidc/v1/token"): api_identity.oidc_token,
@@ -46,6 +50,8 @@ PREFIX_ROUTES = [
     ("GET", api_training.LOGS_PREFIX, api_training.logs),
     ("GET", api_pools.POOL_PREFIX, api_pools.pool_get),
     ("GET", api_mlflow.PRESIGNED_PREFIX, api_mlflow.presigned),
+    ("*", api_experiments.PERMISSIONS_PREFIX, api_experiments.permissions),
+    ("GET", api_registry.REGISTRY_PREFIX, api_registry.manifest),
 ]
 
 

@@ -9,6 +9,7 @@ import hashlib
 import os
 import threading
 
+from .api_registry import default_registry
 from .config import MERGED_CONFIG_KEYS, default_config
 from .faults import FaultRules
 from .metricstore import MetricStore
@@ -45,6 +46,9 @@ class State:
             self.pools_page_size = None
             self.images = {}              # image URL -> registration
             self.secret_scopes = {}       # scope -> {key: value}
+            self.experiments = {}         # MLflow experiment name -> {"experiment_id", ...}
+            self.experiment_seq = 0
+            self.registry = default_registry()
             self.requests = []            # request records, oldest first
             self.req_seq = 0
             self.faults = FaultRules()
@@ -154,6 +158,14 @@ class State:
         """The metrics of MLflow run @rid (the run is created when missing)."""
         cur = self.mlflow.setdefault(rid, {"experiment_id": "0", "run_name": rid, "artifacts": {}})
         return cur.setdefault("metric_store", MetricStore())
+
+    def add_experiment(self, name, artifact_location=None):
+        """A new MLflow experiment @name; returns its id."""
+        self.experiment_seq += 1
+        eid = str(4000000000000000 + self.experiment_seq)
+        self.experiments[name] = {"experiment_id": eid, "artifact_location": artifact_location,
+                                  "acl": []}
+        return eid
 
     # -- OAuth -----------------------------------------------------------
     def issue_token(self, expires_in):
