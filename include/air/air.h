@@ -23,5 +23,6 @@
 #include "pool.h"
 #include "images.h"
 #include "bundle.h"
+#include "sweep.h"
 
 #endif /* AIR_AIR_H */

@@ -28,10 +28,18 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
+        self.counted = False  # an API connection (control connections are not counted)
         try:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
+
+    def finish(self):
+        try:
+            super().finish()
+        finally:
+            if self.counted:
+                self.server.state.connection_closed()
 
     def log_request(self, code="-", size="-"):
         pass
@@ -62,6 +70,9 @@ class Handler(BaseHTTPRequestHandler):
         if req.path.startswith("/__fakews/") or req.path == "/__fakews":
             self.control(req)
             return
+        if not self.counted:
+            self.counted = True
+            st.connection_opened()
         with st.lock:
             entry = st.record(req)
             rule, watchers = st.faults.match(req)
