@@ -50,8 +50,7 @@ static const char *help_path(int argc, char **argv)
 	return help ? positional : NULL;
 }
 
-/* Parse, override (reporting each change on stderr) and validate. */
-static int load_config(const char *file, const cli_strlist *overrides, air_config **out)
+int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out)
 {
 	air_config *cfg = NULL;
 	air_error *err = NULL;
@@ -146,7 +145,7 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 		rc = 1;
 		goto out;
 	}
-	rc = load_config(file, &overrides, &cfg);
+	rc = cli_load_config(file, &overrides, &cfg);
 	if (rc != 0)
 		goto out;
 	{
