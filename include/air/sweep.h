@@ -11,7 +11,7 @@
  * shared checks once, then each variant's launch directory and runs/submit,
  * bounded in parallel over the client's connections. Each variant carries an
  * idempotency key derived from a base key and its canonical overrides
- * (docs/submit.md#sweeps): submitting the same sweep again starts nothing
+ * (docs/submit.md, "Sweeps"): submitting the same sweep again starts nothing
  * new and returns the same run ids; changing one point changes only that
  * variant's key. air_client_rerun() submits the exact workload of a past
  * run again.
@@ -206,7 +206,7 @@ AIR_EXTERN int air_config_validate_sweep(const air_config *cfg, const air_sweep_
 
 /**
  * Submit every variant of @p cfg and @p points as a run of its own, each
- * exactly once (docs/submit.md#sweeps). Every variant is validated first
+ * exactly once (docs/submit.md, "Sweeps"). Every variant is validated first
  * (as air_config_validate_sweep(); a bad point fails the whole sweep before
  * any request). Then, once: the snapshot plan, identity, the pre-flight of
  * each distinct variant (the local node limit among its checks), the usage
@@ -275,7 +275,7 @@ AIR_EXTERN void air_sweep_free(air_sweep *sweep);
 /** Rerun options. 1..99 strings, 100..199 integers. ABI: append only. */
 typedef enum air_rerun_option {
 	AIR_RERUN_IDEMPOTENCY_KEY = 1, /**< 1..64 bytes; default: derived from the run id and the
-	                                    overrides (docs/submit.md#reruns) */
+	                                    overrides (docs/submit.md, "Reruns") */
 	AIR_RERUN_SKIP_PREFLIGHT = 100 /**< 1: do not call the pre-flight validation */
 } air_rerun_option;
 
@@ -317,7 +317,7 @@ AIR_EXTERN int air_rerun_options_set_deadline_ms(air_rerun_options *opts, int64_
 
 /**
  * Submit the exact workload of the past run @p run_id again
- * (docs/submit.md#reruns): its effective config (the training_config.yaml
+ * (docs/submit.md, "Reruns"): its effective config (the training_config.yaml
  * of its launch directory) with the overrides of @p opts, its code snapshot
  * (which must still exist) and, without overrides, its launch directory as
  * it is; nothing is uploaded again while it exists. The new run's
