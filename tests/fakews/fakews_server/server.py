@@ -38,8 +38,15 @@ class Handler(BaseHTTPRequestHandler):
         try:
             super().finish()
         finally:
-            if self.counted:
-                self.server.state.connection_closed()
+            self.uncount()
+
+    def uncount(self):
+        """The connection is closed, or about to be (called before the reset
+        that tells the client): no longer open, even before this handler's
+        thread ends."""
+        if self.counted:
+            self.counted = False
+            self.server.state.connection_closed()
 
     def log_request(self, code="-", size="-"):
         pass
@@ -83,6 +90,7 @@ class Handler(BaseHTTPRequestHandler):
         action = rule["action"] if rule else None
         if action == "reset_before":
             self.finish_entry(entry, None, req, t0)
+            self.uncount()
             reset_connection(self)
             return
         if action == "endless":
@@ -106,10 +114,12 @@ class Handler(BaseHTTPRequestHandler):
             resp = earlier or resp
         self.finish_entry(entry, resp.status, req, t0)
         if action == "reset_after":
+            self.uncount()
             reset_connection(self)
         elif action == "trickle":
             send_trickle(self, resp, rule)
         elif action == "truncate":
+            self.uncount()
             send_truncated(self, resp, rule)
         else:
             self.send(resp)
