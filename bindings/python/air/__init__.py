@@ -27,7 +27,7 @@ from .client import Client
 from .config import Change, Config
 from ._config_values import Permission, Secret
 from .enums import (CodeSourceForm, DebugType, ErrorKind, Feature, FieldKind, LogSource, Phase,
-                    Principal, State)
+                    Principal, State, VariantStatus)
 from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermissionError,
                      ApiError, AuthError, CallInterruptedError, ConfigError, ConflictError,
                      FeatureDisabledError, InternalError, InvalidArgumentError, LocalIOError,
@@ -42,6 +42,7 @@ from .logs import (DownloadEntry, DownloadReport, LogRecord, LogsSummary, LogStr
 from .results import Bundle, ImagePush, ImageRegistration, MlflowLinks, Pool, Progress, Submission
 from .runs import CancelOutcome, CancelReport, Iteration, Run, SweepStats
 from .schema import Field, field, schema
+from .sweeps import Sweep, Variant
 
 try:
     # Generated at install time (meson, or setup.py) from the project version.
@@ -59,8 +60,8 @@ __all__ = [
     "LogsSummary", "MlflowLinks", "NetworkError", "NotFoundError", "NotValidatedError",
     "OutOfMemoryError", "Permission", "PermissionDeniedError", "Phase", "Pool", "Principal",
     "Progress", "ProtocolError", "RateLimitError", "RejectedError", "Run", "RunListing", "Secret",
-    "ServerError", "SnapshotError", "State", "Submission", "SweepStats", "TimedOutError",
-    "UnsupportedError", "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns",
+    "ServerError", "SnapshotError", "State", "Submission", "Sweep", "SweepStats", "TimedOutError",
+    "UnsupportedError", "Variant", "VariantStatus", "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns",
     "constants", "error_class", "features", "field", "library_path", "match_alert", "schema",
     "status_name", "strerror", "version", "version_number",
 ]
