@@ -27,6 +27,7 @@ type callState struct {
 	onWaiting  func(message string) error
 	onProgress func(Progress) error
 	onState    func(*Run) error
+	onVariant  func(Variant) error
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -36,7 +37,7 @@ type callState struct {
 // callbacks is s as the state of a call, or nil when it has no callback.
 func callbacks(s callState) *callState {
 	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
-		s.onState == nil {
+		s.onState == nil && s.onVariant == nil {
 		return nil
 	}
 	return &s
@@ -127,6 +128,12 @@ func airgoWaitState(run *C.air_run, h C.uintptr_t) C.int {
 		}
 		return s.onState(r)
 	})
+}
+
+//export airgoSweepProgress
+func airgoSweepProgress(sweep *C.air_sweep, index C.size_t, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onVariant(variantFromC(sweep, int(index))) })
 }
 
 //export airgoDebug
