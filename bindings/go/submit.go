@@ -72,14 +72,7 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 			return nil, k.fail(err)
 		}
 		defer C.air_submission_free(sub)
-		return &Submission{
-			RunID:            int64(C.air_submission_run_id(sub)),
-			DashboardURL:     gostr(C.air_submission_dashboard_url(sub)),
-			IdempotencyToken: gostr(C.air_submission_idempotency_token(sub)),
-			LaunchDir:        gostr(C.air_submission_launch_dir(sub)),
-			CodeSourcePath:   gostr(C.air_submission_code_source_path(sub)),
-			SnapshotReused:   C.air_submission_snapshot_reused(sub) != 0,
-		}, nil
+		return submissionFromC(sub), nil
 	})
 }
 

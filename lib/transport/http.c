@@ -818,38 +818,44 @@ static bool turn(engine *g, int64_t *next)
 	return true;
 }
 
-static void drive(engine *g)
+/* Wait until a transfer moves, a waiting request is due (@next ms), an
+ * interrupt is raised or the deadline comes, whichever is first. */
+static void wait_turn(engine *g, int64_t next)
 {
 	air_interrupt *intrs[2] = {g->ctx.intr, g->ctx.client_intr};
 	struct curl_waitfd wfd[2];
 	int fds[2];
 	size_t nfd = air__ctx_fds(&g->ctx, fds);
-	int64_t next;
+	int64_t left = air__ctx_remaining(&g->ctx), slice = POLL_SLICE_MS;
 
+	if (next < slice)
+		slice = next;
+	if (left < slice)
+		slice = left;
+	if (g->running == 0) {
+		/* Everything waits (back-off, Retry-After, rate limit). */
+		air__wait_interrupts(intrs, 2, slice);
+		return;
+	}
 	/* The interrupts' pipes wake curl_multi_poll() the moment one is raised. */
 	for (size_t i = 0; i < nfd; i++)
 		wfd[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
+	if (slice > 0)
+		curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
+}
+
+static void drive(engine *g)
+{
+	int64_t next;
+
 	while (turn(g, &next)) {
-		int64_t left = air__ctx_remaining(&g->ctx), slice;
 		bool done = true;
 
 		for (size_t i = 0; i < g->n; i++)
 			done = done && g->x[i].state == X_DONE;
 		if (done)
 			return;
-		if (g->running == 0) {
-			/* Everything waits (back-off, Retry-After, rate limit). */
-			slice = next < left ? next : left;
-			air__wait_interrupts(intrs, 2, slice < POLL_SLICE_MS ? slice : POLL_SLICE_MS);
-			continue;
-		}
-		slice = POLL_SLICE_MS;
-		if (next < slice)
-			slice = next;
-		if (left < slice)
-			slice = left;
-		if (slice > 0)
-			curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
+		wait_turn(g, next);
 	}
 }
 
@@ -1053,28 +1059,13 @@ static bool feed_deliver(engine *g)
 
 static void feed_drive(engine *g)
 {
-	air_interrupt *intrs[2] = {g->ctx.intr, g->ctx.client_intr};
-	struct curl_waitfd wfd[2];
-	int fds[2];
-	size_t nfd = air__ctx_fds(&g->ctx, fds);
 	int64_t next;
 
-	for (size_t i = 0; i < nfd; i++)
-		wfd[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
 	while (feed_refill(g)) {
-		int64_t left, slice;
-
 		turn(g, &next);
-		if (feed_deliver(g) || g->aborted)
-			continue; /* refill at once */
-		left = air__ctx_remaining(&g->ctx);
-		slice = next < POLL_SLICE_MS ? next : POLL_SLICE_MS;
-		if (left < slice)
-			slice = left;
-		if (g->running == 0)
-			air__wait_interrupts(intrs, 2, slice);
-		else if (slice > 0)
-			curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
+		if (!feed_deliver(g) && !g->aborted)
+			wait_turn(g, next);
+		/* else refill at once */
 	}
 }
 
