@@ -31,7 +31,7 @@ static const cli_flag *find_flag(const cli_flag *flags, const char *name, size_t
 	return NULL;
 }
 
-static bool list_push(cli_strlist *l, const char *s)
+bool cli_strlist_push(cli_strlist *l, const char *s)
 {
 	const char **items = realloc(l->items, sizeof(*items) * (size_t)(l->count + 1));
 	if (!items)
@@ -69,7 +69,7 @@ static bool set_value(const cli_flag *f, const char *value, const char *usage, c
 		break;
 	}
 	case CLI_STRING_LIST:
-		if (!list_push((cli_strlist *)f->target, value))
+		if (!cli_strlist_push((cli_strlist *)f->target, value))
 			return false;
 		break;
 	case CLI_BOOL:
@@ -125,7 +125,7 @@ bool cli_parse(int argc, char **argv, const cli_flag *flags, cli_globals *g, cli
 		const char *value = NULL;
 
 		if (only_positional || a[0] != '-' || !strcmp(a, "-")) {
-			if (!list_push(pos, a))
+			if (!cli_strlist_push(pos, a))
 				return false;
 			continue;
 		}

@@ -46,6 +46,8 @@ typedef struct cli_flag {
 bool cli_parse(int argc, char **argv, const cli_flag *flags, cli_globals *g, cli_strlist *pos,
                const char *usage);
 void cli_strlist_free(cli_strlist *l);
+/* Append @s (borrowed) to @l; false when out of memory. */
+bool cli_strlist_push(cli_strlist *l, const char *s);
 /* The first argument that is neither a flag of @flags (or a global flag) nor
  * the value of one: the subcommand word of `air list pools`. NULL when none. */
 const char *cli_first_positional(int argc, char **argv, const cli_flag *flags);
@@ -184,9 +186,15 @@ int cli_check(const cli_globals *g, air_client *client, const air_config *cfg,
 /* One line "<mark> <field>: <message>" of a check (marks: ✓ ! ✗ -, or + ! x -
  * when the character set is not UTF-8). */
 void cli_print_check(FILE *out, const air_check *c);
+int cmd_sweep(int argc, char **argv, cli_globals *g);
+int cmd_rerun(int argc, char **argv, cli_globals *g);
 /* `air list pools` and `air get pool ID` (cmd_pools.c). */
 int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);
+
+/* `-f FILE` with its `--override`s (each change reported on stderr),
+ * validated; an "Error:" line and 1 on failure. */
+int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out);
 
 /* Submission half of `air run` (run_submit.c): submits @cfg and prints the
  * result; with @watch continues with cli_watch(); with @dry_run only checks
@@ -203,5 +211,17 @@ int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_re
  * latest attempt until terminal, JSON events or text. Returns the exit code. */
 int cli_watch(const cli_globals *g, air_client *client, int64_t run_id,
               const char *dashboard_url);
+
+/* ---- sweeps (sweep_watch.c, sweep_metric.c) ---- */
+/* `air sweep --watch`: a row per variant (state, duration, the last value of
+ * @metric when given) until every run ends; Ctrl-C stops watching only.
+ * Returns the exit code (0 when every run succeeded). */
+int cli_sweep_watch(const cli_globals *g, air_client *client, const air_sweep *sweep,
+                    const char *metric);
+/* The latest value of metric @name of run @run_id into *value: 1 when known,
+ * 0 when not (yet), -1 when this libair cannot read metrics. */
+int cli_sweep_metric(air_client *client, int64_t run_id, const char *name, double *value);
+/* "lr=0.001 batch_size=32": variant @i's point as its run name shows it. */
+const char *cli_sweep_point_text(const air_sweep *sweep, size_t i);
 
 #endif /* AIR_CLI_H */

@@ -1,4 +1,5 @@
-/* cmd_cancel.c: `air cancel RUN_ID... | --all [-y]` (docs/runs-and-logs.md#cancelling). */
+/* cmd_cancel.c: `air cancel RUN_ID... | --all [-y] | --sweep BASE [-y]`
+ * (docs/runs-and-logs.md#cancelling, docs/cli.md). */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -7,7 +8,8 @@
 
 #include "runs_cli.h"
 
-static const char cancel_usage[] = "air cancel RUN_ID... | air cancel --all [-y]";
+static const char cancel_usage[] =
+	"air cancel RUN_ID... | air cancel --all [-y] | air cancel --sweep BASE [-y]";
 
 /* One outcome per argument, in argument order. */
 typedef struct outcome {
@@ -199,8 +201,10 @@ static void preview(const active_run *runs, size_t n)
 	}
 }
 
-/* The caller's active AI Runtime runs (scan strategy, up to 2000). */
-static int active_runs(air_client *c, active_run **runs, size_t *n, air_error **err)
+/* The caller's active AI Runtime runs (scan strategy, up to 2000), those of
+ * one sweep when @sweep_filter ("sweep=BASE") is given. */
+static int active_runs(air_client *c, const char *sweep_filter, active_run **runs, size_t *n,
+                       air_error **err)
 {
 	air_list_options *o = NULL;
 	air_run_iter *it = NULL;
@@ -215,6 +219,8 @@ static int active_runs(air_client *c, active_run **runs, size_t *n, air_error **
 		rc = air_list_options_set_int(o, AIR_LIST_WORKSPACE_ID, 0);
 	if (rc == AIR_OK)
 		rc = air_list_options_set_interrupt(o, cli_interrupt());
+	if (rc == AIR_OK && sweep_filter)
+		rc = air_list_options_add_filter(o, sweep_filter, err);
 	if (rc == AIR_OK)
 		rc = air_client_list_runs(c, o, &it, err);
 	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK) {
@@ -238,20 +244,32 @@ static int active_runs(air_client *c, active_run **runs, size_t *n, air_error **
 	return rc;
 }
 
-static int cancel_all(const cli_globals *g, bool yes)
+static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 {
 	air_client *c = NULL;
 	air_error *err = NULL;
 	active_run *runs = NULL;
 	outcomes out = {NULL, 0};
-	char *me = NULL;
+	char *me = NULL, *filter = NULL;
 	size_t n = 0;
 	int rc = cli_runs_open(g, CLI_OPEN_CANCEL, &c, &me);
 
 	if (rc != 0)
 		return rc;
-	fprintf(stderr, "Looking for active runs of %s in %s...\n", me, air_client_host(c));
-	rc = active_runs(c, &runs, &n, &err);
+	if (sweep && !(filter = malloc(strlen(sweep) + sizeof("sweep=")))) {
+		air_free(me);
+		cli_client_free(c);
+		return cli_error("out of memory");
+	}
+	if (sweep) {
+		sprintf(filter, "sweep=%s", sweep);
+		fprintf(stderr, "Looking for active runs of sweep %s in %s...\n", cli_clean(sweep),
+		        air_client_host(c));
+	} else {
+		fprintf(stderr, "Looking for active runs of %s in %s...\n", me, air_client_host(c));
+	}
+	rc = active_runs(c, filter, &runs, &n, &err);
+	free(filter);
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
 	} else if (n == 0) {
@@ -287,9 +305,13 @@ static int cancel_all(const cli_globals *g, bool yes)
 int cmd_cancel(int argc, char **argv, cli_globals *g)
 {
 	bool all = false, yes = false;
+	const char *sweep = NULL;
 	const cli_flag flags[] = {
 		{"all", 0, CLI_BOOL, &all, NULL, NULL, "cancel all your active runs", false},
-		{"yes", 'y', CLI_BOOL, &yes, NULL, NULL, "do not ask for confirmation with --all", false},
+		{"sweep", 0, CLI_STRING, &sweep, NULL, "BASE",
+		 "cancel the active runs of the sweep with this base key", false},
+		{"yes", 'y', CLI_BOOL, &yes, NULL, NULL,
+		 "do not ask for confirmation with --all or --sweep", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
 	cli_strlist pos = {NULL, 0};
@@ -303,12 +325,15 @@ int cmd_cancel(int argc, char **argv, cli_globals *g)
 		cli_strlist_free(&pos);
 		return 1;
 	}
-	if ((all && pos.count) || (!all && !pos.count)) {
-		rc = cli_error(all ? "--all cannot be combined with run IDs"
-		                   : "give at least one run ID, or --all");
+	if ((all || sweep) && (pos.count || (all && sweep))) {
+		rc = cli_error("%s cannot be combined with %s", all ? "--all" : "--sweep",
+		               pos.count ? "run IDs" : "--sweep");
 		cli_print_usage(stderr, cancel_usage, flags);
-	} else if (all) {
-		rc = cancel_all(g, yes);
+	} else if (!all && !sweep && !pos.count) {
+		rc = cli_error("give at least one run ID, --all or --sweep BASE");
+		cli_print_usage(stderr, cancel_usage, flags);
+	} else if (all || sweep) {
+		rc = cancel_all(g, sweep, yes);
 	} else {
 		rc = cancel_listed(g, (char **)pos.items, pos.count);
 	}

@@ -9,7 +9,8 @@
 #include "runs_cli.h"
 
 static const char list_usage[] =
-	"air list [--all-status] [--all-users] [--limit N] [--filter KEY=VALUE]... | air list pools";
+	"air list [--all-status] [--all-users] [--limit N] [--filter KEY=VALUE]... [--sweep BASE]"
+	" | air list pools";
 
 /* A row's times come from tasks[0] (else the run), docs/runs-and-logs.md#listing-runs. */
 typedef struct row_times {
@@ -309,6 +310,8 @@ static int run_listing(const cli_globals *g, const air_list_options *o, const li
 int cmd_list(int argc, char **argv, cli_globals *g)
 {
 	list_args a = {20, false, false, {NULL, 0}};
+	const char *sweep = NULL;
+	char *sweep_filter = NULL;
 	bool limit_given = false, pager;
 	cli_strlist pos = {NULL, 0};
 	const cli_flag flags[] = {
@@ -319,6 +322,9 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		 "through all of them)", false},
 		{"filter", 0, CLI_STRING_LIST, &a.filters, NULL, "KEY=VALUE",
 		 "user, experiment (glob), accelerator_type, num_accelerators; repeatable", false},
+		{"sweep", 0, CLI_STRING, &sweep, NULL, "BASE",
+		 "the runs of the sweep with this base key (finished ones too; all of them without "
+		 "--limit)", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 	};
 	air_list_options *o = NULL;
@@ -341,6 +347,17 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 		rc = cli_error("unknown command \"%s\" for \"air list\"", pos.items[0]);
 		cli_print_usage(stderr, list_usage, flags);
 	} else {
+		if (sweep) {
+			/* A sweep's runs are a set: all of them, whatever their state. */
+			sweep_filter = malloc(strlen(sweep) + sizeof("sweep="));
+			if (sweep_filter)
+				sprintf(sweep_filter, "sweep=%s", sweep);
+			if (!sweep_filter || !cli_strlist_push(&a.filters, sweep_filter))
+				return cli_error("out of memory");
+			a.all_status = true;
+			if (!limit_given)
+				a.limit = AIR_SWEEP_LIMIT_VARIANTS;
+		}
 		pager = interactive(g, limit_given);
 		rc = build_options(g, pager ? CLI_PAGER_LIMIT : a.limit, a.all_status, a.all_users,
 		                   &a.filters, &o);
@@ -350,5 +367,6 @@ int cmd_list(int argc, char **argv, cli_globals *g)
 	air_list_options_free(o);
 	cli_strlist_free(&pos);
 	cli_strlist_free(&a.filters);
+	free(sweep_filter);
 	return rc;
 }

@@ -13,6 +13,8 @@ static const struct command {
 } commands[] = {
 	{"run", cmd_run, "Submit a workload described by a YAML file"},
 	{"check", cmd_check, "Check a workload and the workspace resources it needs, submitting nothing"},
+	{"sweep", cmd_sweep, "Submit many variants of a workload, each exactly once"},
+	{"rerun", cmd_rerun, "Submit the exact workload of a past run again"},
 	{"get", cmd_get, "Show one run (or `get pool POOL_ID`)"},
 	{"list", cmd_list, "List runs (or `list pools`)"},
 	{"logs", cmd_logs, "Print or follow the logs of a run"},

@@ -67,7 +67,7 @@ run_tests() { # name, label, logname, meson test options...
 }
 
 EXTRA=("$@")
-c_suites=(--suite unit --suite config --suite transport --suite submit --suite runs --suite fakews
+c_suites=(--suite unit --suite config --suite transport --suite submit --suite sweeps --suite runs --suite fakews
           --suite local --no-suite local_cli)
 
 soak_figures() { # testlog.json -> the lines the soak tests print

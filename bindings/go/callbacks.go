@@ -30,6 +30,7 @@ type callState struct {
 	client     *Client // the client of the runs given to onState
 	onPoll     func(state string) error
 	onCheck    func(Check) error
+	onVariant  func(Variant) error
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -39,7 +40,7 @@ type callState struct {
 // callbacks is s as the state of a call, or nil when it has no callback.
 func callbacks(s callState) *callState {
 	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
-		s.onState == nil && s.onPoll == nil && s.onCheck == nil {
+		s.onState == nil && s.onPoll == nil && s.onCheck == nil && s.onVariant == nil {
 		return nil
 	}
 	return &s
@@ -143,6 +144,12 @@ func airgoMetricsPoll(state *C.char, h C.uintptr_t) C.int {
 func airgoCheck(c *C.air_check, h C.uintptr_t) C.int {
 	s := stateOf(h)
 	return s.invoke(func() error { return s.onCheck(checkFromC(c)) })
+}
+
+//export airgoSweepProgress
+func airgoSweepProgress(sweep *C.air_sweep, index C.size_t, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onVariant(variantFromC(sweep, int(index))) })
 }
 
 //export airgoDebug

@@ -307,6 +307,42 @@ const (
 	CheckSkipped CheckStatus = C.AIR_CHECK_SKIPPED // not checked; the message says why
 )
 
+// SweepLimit is air_sweep_limit of the C API (sweep.h).
+//
+// Limits of a sweep.
+type SweepLimit int32
+
+// Values of SweepLimit.
+const (
+	SweepLimitVariants SweepLimit = C.AIR_SWEEP_LIMIT_VARIANTS // most variants of one sweep (after sampling)
+	SweepLimitParallel SweepLimit = C.AIR_SWEEP_LIMIT_PARALLEL // largest AIR_SWEEP_MAX_PARALLEL
+)
+
+// String is the C name without its prefix ("VARIANTS"), or "SweepLimit(N)" for
+// a value this package does not know (a newer library).
+func (v SweepLimit) String() string {
+	return enumName(int64(v), "SweepLimit", "AIR_SWEEP_LIMIT_")
+}
+
+// VariantStatus is air_variant_status of the C API (sweep.h).
+//
+// What a variant has come to (air_sweep_variant_status()).
+type VariantStatus int32
+
+// Values of VariantStatus.
+const (
+	VariantValid     VariantStatus = C.AIR_VARIANT_VALID     // validated; nothing sent yet
+	VariantUploading VariantStatus = C.AIR_VARIANT_UPLOADING // its launch directory is being written
+	VariantSubmitted VariantStatus = C.AIR_VARIANT_SUBMITTED // runs/submit returned its run id
+	VariantFailed    VariantStatus = C.AIR_VARIANT_FAILED    // not submitted: air_sweep_variant_error() says why
+)
+
+// String is the C name without its prefix ("VALID"), or "VariantStatus(N)" for
+// a value this package does not know (a newer library).
+func (v VariantStatus) String() string {
+	return enumName(int64(v), "VariantStatus", "AIR_VARIANT_")
+}
+
 // Feature is air_feature of the C API (version.h).
 //
 // Feature bits returned by air_features().
@@ -417,6 +453,16 @@ const (
 	checksResources       = C.AIR_CHECKS_RESOURCES
 	checksReproducibility = C.AIR_CHECKS_REPRODUCIBILITY
 	checksSanity          = C.AIR_CHECKS_SANITY
+
+	// air_sweep_option (sweep.h)
+	sweepBaseKey       = C.AIR_SWEEP_BASE_KEY
+	sweepBaseDir       = C.AIR_SWEEP_BASE_DIR
+	sweepMaxParallel   = C.AIR_SWEEP_MAX_PARALLEL
+	sweepSkipPreflight = C.AIR_SWEEP_SKIP_PREFLIGHT
+
+	// air_rerun_option (sweep.h)
+	rerunIdempotencyKey = C.AIR_RERUN_IDEMPOTENCY_KEY
+	rerunSkipPreflight  = C.AIR_RERUN_SKIP_PREFLIGHT
 )
 
 // constants pairs the C name of every enum value of the headers with the
@@ -616,6 +662,18 @@ var constants = []struct {
 	{"AIR_CHECKS_RESOURCES", int64(checksResources)},
 	{"AIR_CHECKS_REPRODUCIBILITY", int64(checksReproducibility)},
 	{"AIR_CHECKS_SANITY", int64(checksSanity)},
+	{"AIR_SWEEP_LIMIT_VARIANTS", int64(SweepLimitVariants)},
+	{"AIR_SWEEP_LIMIT_PARALLEL", int64(SweepLimitParallel)},
+	{"AIR_SWEEP_BASE_KEY", int64(sweepBaseKey)},
+	{"AIR_SWEEP_BASE_DIR", int64(sweepBaseDir)},
+	{"AIR_SWEEP_MAX_PARALLEL", int64(sweepMaxParallel)},
+	{"AIR_SWEEP_SKIP_PREFLIGHT", int64(sweepSkipPreflight)},
+	{"AIR_VARIANT_VALID", int64(VariantValid)},
+	{"AIR_VARIANT_UPLOADING", int64(VariantUploading)},
+	{"AIR_VARIANT_SUBMITTED", int64(VariantSubmitted)},
+	{"AIR_VARIANT_FAILED", int64(VariantFailed)},
+	{"AIR_RERUN_IDEMPOTENCY_KEY", int64(rerunIdempotencyKey)},
+	{"AIR_RERUN_SKIP_PREFLIGHT", int64(rerunSkipPreflight)},
 	{"AIR_FEATURE_HTTPS", int64(FeatureHTTPS)},
 	{"AIR_FEATURE_OAUTH", int64(FeatureOAuth)},
 	{"AIR_FEATURE_SNAPSHOT", int64(FeatureSnapshot)},

@@ -109,11 +109,19 @@ var statusKind = map[Status]Kind{
 
 // newError builds the error of status rc from err, which it releases.
 func newError(rc C.int, err *C.air_error) *Error {
+	if err != nil {
+		defer C.air_error_free(err)
+	}
+	return errorOf(rc, err)
+}
+
+// errorOf is the Error of status rc and its air_error, which stays the
+// caller's (a borrowed one, such as a sweep variant's).
+func errorOf(rc C.int, err *C.air_error) *Error {
 	code := Status(rc)
 	if err == nil {
 		return &Error{Code: code, Kind: statusKind[code], Message: code.Error(), RetryAfter: -1}
 	}
-	defer C.air_error_free(err)
 	if c := Status(C.air_error_code(err)); c != OK {
 		code = c
 	}

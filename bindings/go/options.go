@@ -189,3 +189,33 @@ var checkOpts = &optionsType[C.air_check_options]{
 		return C.air_check_options_set_deadline_ms(o, ms)
 	},
 }
+
+var sweepOpts = &optionsType[C.air_sweep_options]{
+	create: func(o **C.air_sweep_options) C.int {
+		return C.air_sweep_options_new(o)
+	},
+	release: func(o *C.air_sweep_options) {
+		C.air_sweep_options_free(o)
+	},
+	setIntr: func(o *C.air_sweep_options, i *C.air_interrupt) C.int {
+		return C.air_sweep_options_set_interrupt(o, i)
+	},
+	setDeadline: func(o *C.air_sweep_options, ms C.int64_t) C.int {
+		return C.air_sweep_options_set_deadline_ms(o, ms)
+	},
+}
+
+var rerunOpts = &optionsType[C.air_rerun_options]{
+	create: func(o **C.air_rerun_options) C.int {
+		return C.air_rerun_options_new(o)
+	},
+	release: func(o *C.air_rerun_options) {
+		C.air_rerun_options_free(o)
+	},
+	setIntr: func(o *C.air_rerun_options, i *C.air_interrupt) C.int {
+		return C.air_rerun_options_set_interrupt(o, i)
+	},
+	setDeadline: func(o *C.air_rerun_options, ms C.int64_t) C.int {
+		return C.air_rerun_options_set_deadline_ms(o, ms)
+	},
+}

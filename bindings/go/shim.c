@@ -38,6 +38,11 @@ static int check_cb(const air_check *check, void *userdata)
 	return airgoCheck((air_check *)check, (uintptr_t)userdata);
 }
 
+static int sweep_progress_cb(const air_sweep *sweep, size_t index, void *userdata)
+{
+	return airgoSweepProgress((air_sweep *)sweep, index, (uintptr_t)userdata);
+}
+
 static int debug_cb(int32_t type, const char *text, size_t len, void *userdata)
 {
 	return airgoDebug(type, (char *)text, len, (uintptr_t)userdata);
@@ -51,6 +56,12 @@ int airgo_client_options_set_debug(air_client_options *opts, uintptr_t handle)
 int airgo_submit_options_set_progress(air_submit_options *opts, uintptr_t handle)
 {
 	return air_submit_options_set_progress_cb(opts, handle ? progress_cb : NULL, (void *)handle);
+}
+
+int airgo_sweep_options_set_progress(air_sweep_options *opts, uintptr_t handle)
+{
+	return air_sweep_options_set_progress_cb(opts, handle ? sweep_progress_cb : NULL,
+	                                         (void *)handle);
 }
 
 int airgo_wait_options_set_state(air_wait_options *opts, uintptr_t handle)

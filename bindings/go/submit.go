@@ -75,18 +75,7 @@ func (c *Client) Submit(ctx context.Context, cfg *Config, opts *SubmitOptions) (
 			return nil, k.fail(err)
 		}
 		defer C.air_submission_free(sub)
-		out := &Submission{
-			RunID:            int64(C.air_submission_run_id(sub)),
-			DashboardURL:     gostr(C.air_submission_dashboard_url(sub)),
-			IdempotencyToken: gostr(C.air_submission_idempotency_token(sub)),
-			LaunchDir:        gostr(C.air_submission_launch_dir(sub)),
-			CodeSourcePath:   gostr(C.air_submission_code_source_path(sub)),
-			SnapshotReused:   C.air_submission_snapshot_reused(sub) != 0,
-		}
-		for i := C.size_t(0); i < C.air_submission_warning_count(sub); i++ {
-			out.Warnings = append(out.Warnings, gostr(C.air_submission_warning(sub, i)))
-		}
-		return out, nil
+		return submissionFromC(sub), nil
 	})
 }
 

@@ -1,10 +1,12 @@
 # %% [markdown]
 # # A learning-rate sweep on AI Runtime
 #
-# Loads a workload, overrides a hyper-parameter grid, submits one run per
-# point (each with an idempotency key: running the cell again never starts a
-# run twice), follows the logs of the first run, waits for all of them and
-# prints a results table.
+# Loads a workload and submits one run per point of a hyper-parameter grid
+# with `Client.sweep()`: every variant is validated before anything is
+# uploaded, and each carries an idempotency key derived from the sweep's base
+# key and its point, so running the cell again never starts a run twice (and
+# changing one point starts only that run). Then it follows the logs of the
+# first run, waits for all of them and prints a results table.
 #
 # The workspace comes from DATABRICKS_HOST and DATABRICKS_TOKEN (or a
 # ~/.databrickscfg profile). Run it as a script (`python3 sweep.py`) or cell
@@ -15,7 +17,7 @@
 # %%
 import contextlib
 import sys
-from typing import Dict, Iterator, List, Tuple
+from typing import Iterator, Optional
 
 import air
 
@@ -27,15 +29,18 @@ compute:
 environment:
   version: 6
   dependencies: [torch, numpy]
-command: python train.py --lr $LR --batch-size $BATCH_SIZE
+parameters:
+  lr: 0.01
+  batch_size: 16
+command: python train.py --config "$HYPERPARAMETERS_PATH"
 max_retries: 0
 """
-SWEEP = "lr-sweep-1"  # change it to start a new sweep; the same name finds the same runs
+SWEEP = "lr-sweep-1"  # the base key: change it to start a new sweep; the same finds the same runs
 
 client = air.Client()
 base = air.Config.loads(WORKLOAD, name="lr-sweep.yaml")
 print(base.experiment_name, base.accelerator_type, base.num_accelerators)
-submissions: List[Tuple[Dict[str, float], air.Submission]] = []
+sweep: Optional[air.Sweep] = None
 
 
 @contextlib.contextmanager
@@ -43,43 +48,39 @@ def runs_keep_going() -> Iterator[None]:
     """Ctrl-C stops the cell, not the runs: say so, and how to stop them."""
     try:
         yield
-    except KeyboardInterrupt:
-        ids = " ".join(str(sub.run_id) for _, sub in submissions)
+    except KeyboardInterrupt as exc:
+        done = sweep or getattr(exc, "sweep", None)
+        ids = " ".join(str(i) for i in done.run_ids) if done else ""
         if ids:
-            print("interrupted: runs %s keep going; `air cancel %s` stops them" % (ids, ids),
-                  file=sys.stderr)
+            print("interrupted: runs %s keep going; `air cancel --sweep %s` stops them"
+                  % (ids, SWEEP), file=sys.stderr)
         raise SystemExit(1) from None
 
-# %% The grid: one run per point, parameters and environment overridden
-grid: List[Dict[str, float]] = [{"lr": lr, "batch_size": bs}
-                                for lr in (1e-3, 3e-4) for bs in (16, 32)]
-submissions.clear()
+# %% The grid: one run per point, each named after it ("lr-sweep lr=0.001 batch_size=16")
 with runs_keep_going():
-    for i, point in enumerate(grid):
-        with base.copy() as cfg:
-            cfg.set("parameters", point)
-            cfg.set("env_variables", {"LR": str(point["lr"]),
-                                      "BATCH_SIZE": str(point["batch_size"])})
-            cfg.validate()
-            sub = client.submit(cfg, idempotency_key="%s-%d" % (SWEEP, i))
-        submissions.append((point, sub))
-        print("run %d: lr=%g batch_size=%d  %s" % (sub.run_id, point["lr"], point["batch_size"],
-                                                   sub.dashboard_url))
+    sweep = client.sweep(base, grid={"parameters.lr": [1e-3, 3e-4],
+                                     "parameters.batch_size": [16, 32]},
+                         base_key=SWEEP)
+for v in sweep:
+    print("run %s: %s  %s" % (v.run_id, v.run_name, v.dashboard_url))
+if sweep.failed:
+    for v in sweep.failed:
+        print("not submitted: %s: %s" % (v.run_name, v.error), file=sys.stderr)
 
 # %% Follow the first run's logs (until it ends)
-first = submissions[0][1]
 with runs_keep_going():
-    for rec in client.logs(first.run_id, tail=20):
+    for rec in sweep[0].logs(tail=20):
         print("[node %d] %s" % (rec.node, rec.line))
 
-# %% Wait for every run
+# %% Wait for every run: one row per variant (pandas.DataFrame(results) works too)
 with runs_keep_going():
-    results = [(point, sub.wait(timeout=6 * 3600)) for point, sub in submissions]
+    results = sweep.results(timeout=6 * 3600)
 
 # %% Results
 print("%-8s %-6s %-10s %-10s %s" % ("lr", "batch", "run", "state", "duration"))
-for point, run in results:
-    print("%-8g %-6d %-10d %-10s %s" % (point["lr"], point["batch_size"], run.run_id,
-                                         run.state.name, "-" if run.duration is None else run.duration))
-failed = [run for _, run in results if run.state is not air.State.SUCCESS]
-print("%d of %d runs succeeded" % (len(results) - len(failed), len(results)))
+for row in results:
+    print("%-8g %-6d %-10s %-10s %s" % (row["parameters.lr"], row["parameters.batch_size"],
+                                         row["run_id"], row["state"],
+                                         "-" if row["duration"] is None else row["duration"]))
+ok = sum(1 for row in results if row["succeeded"])
+print("%d of %d runs succeeded" % (ok, len(results)))

@@ -26,5 +26,6 @@
 #include "bundle.h"
 #include "metrics.h"
 #include "check.h"
+#include "sweep.h"
 
 #endif /* AIR_AIR_H */

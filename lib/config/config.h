@@ -222,6 +222,10 @@ struct air_config {
 	air__cfg_values v;
 };
 
+/* copy.c: a copy of @src's effective document (not validated, without
+ * its change records), positions kept. */
+int air__config_copy(const air_config *src, air_config **out, air_error **err);
+
 /* decode.c: strict decoding (first error in document order wins). */
 int air__cfg_decode(const air_config *cfg, air__cfg_model *m, air_error **err);
 /* config_rules*.c: the semantic rules in their documented order. */

@@ -50,7 +50,8 @@ void air__list_options_dispose(air_list_options *o)
 	air__free(o->user);
 	air__free(o->experiment);
 	air__free(o->accel_type);
-	o->user = o->experiment = o->accel_type = NULL;
+	air__free(o->sweep_tag);
+	o->user = o->experiment = o->accel_type = o->sweep_tag = NULL;
 }
 
 bool air__list_options_copy(air_list_options *dst, const air_list_options *src)
@@ -59,8 +60,9 @@ bool air__list_options_copy(air_list_options *dst, const air_list_options *src)
 	dst->user = air__strdup(src->user);
 	dst->experiment = air__strdup(src->experiment);
 	dst->accel_type = air__strdup(src->accel_type);
+	dst->sweep_tag = air__strdup(src->sweep_tag);
 	if ((src->user && !dst->user) || (src->experiment && !dst->experiment) ||
-	    (src->accel_type && !dst->accel_type)) {
+	    (src->accel_type && !dst->accel_type) || (src->sweep_tag && !dst->sweep_tag)) {
 		air__list_options_dispose(dst);
 		return false;
 	}
@@ -199,17 +201,53 @@ int air_list_options_add_filter(air_list_options *opts, const char *filter, air_
 		opts->num_accel = n;
 		return AIR_OK;
 	}
+	if (klen == 5 && !strncmp(key, "sweep", 5)) {
+		char *base = air__strndup(value, vlen), *tag = base ? air__sweep_tag(base) : NULL;
+
+		air__free(base);
+		if (!tag)
+			return air__oom(err);
+		air__free(opts->sweep_tag);
+		opts->sweep_tag = tag;
+		return AIR_OK;
+	}
 	return bad_filter(err,
 	                  "unknown filter key in \"%s\": valid keys are user, experiment, "
-	                  "accelerator_type, num_accelerators",
+	                  "accelerator_type, num_accelerators, sweep",
 	                  filter);
+}
+
+/* ---- sweeps ------------------------------------------------------------- */
+
+char *air__sweep_tag(const char *base_key)
+{
+	char hex[2 * AIR__SHA256_LEN + 1], clean[33];
+	size_t n = 0;
+
+	air__sha256_hex(base_key, strlen(base_key), hex);
+	for (const char *p = base_key; *p && n < sizeof(clean) - 1; p++)
+		clean[n++] = isalnum((unsigned char)*p) || strchr("._-", *p) ? *p : '_';
+	clean[n] = '\0';
+	return air__sprintf("sweep-%s-%.8s", clean, hex);
+}
+
+bool air__run_in_sweep(const air_run *run, const char *tag)
+{
+	const char *at = run->command_path ? strstr(run->command_path, tag) : NULL;
+	size_t n = strlen(tag);
+
+	/* ".../<tag>/<submission>/v<i>/command.sh": the tag is a whole segment */
+	for (; at; at = strstr(at + 1, tag))
+		if (at > run->command_path && at[-1] == '/' && at[n] == '/')
+			return true;
+	return false;
 }
 
 /* ---- matching ----------------------------------------------------------- */
 
 bool air__list_has_task_filter(const air_list_options *o)
 {
-	return o->experiment || o->accel_type || o->num_accel > 0;
+	return o->experiment || o->accel_type || o->num_accel > 0 || o->sweep_tag;
 }
 
 static bool contains_nocase(const char *hay, const char *needle)
@@ -231,6 +269,8 @@ bool air__list_task_filters_match(const air_list_options *o, const air_run *run)
 	     !contains_nocase(air__accelerator_display(run->accel_type), o->accel_type)))
 		return false;
 	if (o->num_accel > 0 && run->accel_count != o->num_accel)
+		return false;
+	if (o->sweep_tag && !air__run_in_sweep(run, o->sweep_tag))
 		return false;
 	return true;
 }

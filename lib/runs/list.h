@@ -19,6 +19,7 @@ struct air_list_options {
 	char *experiment;
 	char *accel_type;
 	int64_t num_accel;       /* 0 when not given */
+	char *sweep_tag;         /* sweep=BASE: the folder of its launch directories */
 	air_list_skip_cb on_skip;  /* damaged runs left out, or NULL */
 	void *skip_ud;
 };

@@ -89,6 +89,15 @@ int air__run_set_output(air_run *run, const json_t *output, const char *host);
 /* "<host>/jobs/runs/<id>[?o=<ws>]"; @with_ws adds the query even for 0. */
 int air__run_set_dashboard(air_run *run, const char *host, int64_t ws_id, bool with_ws);
 
+/* ---- sweeps (filter.c) ---------------------------------------------------- */
+
+/* The folder that holds the launch directories of the sweep with base key
+ * @base_key (docs/submit.md#sweeps): "sweep-<the key, [A-Za-z0-9._-] kept and
+ * anything else '_', at most 32 bytes>-<8 hex of its SHA-256>". air__free(). */
+char *air__sweep_tag(const char *base_key);
+/* Whether @run was submitted by the sweep whose folder is @tag. */
+bool air__run_in_sweep(const air_run *run, const char *tag);
+
 /* ---- Jobs calls (fetch.c) ------------------------------------------------ */
 
 /* GET runs/get for @run_id, following next_page_token (tasks or iterations

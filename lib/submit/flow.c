@@ -25,27 +25,8 @@
  * AIR_OPT_USE_ENVIRONMENT = 0. */
 #define IMAGE_POLL_MS 5000
 
-typedef struct flow {
-	air_client *c;
-	const air_submit_options *opts;
-	air__ctx ctx;
-	air__workload w;
-	air__snapshot snap;
-	bool has_snap;
-	int32_t phase;        /* phase of the upload in progress (for byte events) */
-	const char *detail;
-	char *user_base;
-	char *launch_dir;
-	char *command_path;
-	char *token;
-	char *policy_id;
-	char *code_source_path;
-	char *snap_dir;       /* where snapshots go */
-	bool reused;
-	air__buf warnings;    /* lines: what failed after runs/submit */
-} flow;
 
-static int notify(flow *f, int32_t phase, int64_t done, int64_t total, const char *detail)
+static int notify(air__flow *f, int32_t phase, int64_t done, int64_t total, const char *detail)
 {
 	air_progress ev = {phase, done, total, detail};
 
@@ -63,7 +44,7 @@ static int aborted(air_error **err)
 }
 
 /* Phase notification that turns a non-zero callback return into an error. */
-static int enter(flow *f, int32_t phase, int64_t total, const char *detail, air_error **err)
+static int enter(air__flow *f, int32_t phase, int64_t total, const char *detail, air_error **err)
 {
 	int rc = air__ctx_check(&f->ctx, "the submission", err);
 
@@ -76,7 +57,7 @@ static int enter(flow *f, int32_t phase, int64_t total, const char *detail, air_
  * (JSON bodies of the other calls are not worth counting). */
 static int on_bytes(void *ud, int64_t done, int64_t total)
 {
-	flow *f = ud;
+	air__flow *f = ud;
 
 	if (f->phase != AIR_PHASE_ARTIFACTS && f->phase != AIR_PHASE_SNAPSHOT)
 		return 0;
@@ -85,7 +66,7 @@ static int on_bytes(void *ud, int64_t done, int64_t total)
 
 /* Everything local: the snapshot plan (packaged in plain mode). The config
  * size limit of the workload file is enforced when the config is parsed. */
-static int local_checks(flow *f, air_error **err)
+int air__flow_local_checks(air__flow *f, air_error **err)
 {
 	air__snapshot_spec spec;
 	int rc;
@@ -101,10 +82,9 @@ static int local_checks(flow *f, air_error **err)
 	return rc;
 }
 
-static int identity(flow *f, air_error **err)
+int air__flow_identity(air__flow *f, air_error **err)
 {
 	air_error *e = NULL;
-	char hex[17];
 	int rc = enter(f, AIR_PHASE_IDENTITY, 0, NULL, err);
 
 	if (rc != AIR_OK)
@@ -112,14 +92,22 @@ static int identity(flow *f, air_error **err)
 	rc = air__client_user_base(f->c, &f->ctx, &f->user_base, &e);
 	if (rc != AIR_OK)
 		return air__fail(err, air__error_prefix(e, "looking up the current user"));
-	if ((rc = air__launch_suffix(hex)) != AIR_OK)
+	return AIR_OK;
+}
+
+int air__flow_launch_dir(air__flow *f, air_error **err)
+{
+	char hex[17];
+	int rc = air__launch_suffix(hex);
+
+	if (rc != AIR_OK)
 		return air__failf(err, rc, 0, "cannot read random bytes for the launch directory");
 	f->launch_dir = air__launch_dir(f->user_base, f->w.experiment, f->w.mlflow_run_name, hex);
 	f->command_path = f->launch_dir ? air__sprintf("%s/command.sh", f->launch_dir) : NULL;
 	return f->command_path ? AIR_OK : air__oom(err);
 }
 
-static int preflight(flow *f, air_error **err)
+int air__flow_preflight(air__flow *f, air_error **err)
 {
 	json_t *body;
 	int rc;
@@ -152,13 +140,13 @@ int air__idempotency_key(const char *option, const air__workload *w, const char 
 }
 
 /* The key given for the submission (air__idempotency_key). */
-static int given_token(const flow *f, const char **key, air_error **err)
+static int given_token(const air__flow *f, const char **key, air_error **err)
 {
 	return air__idempotency_key(f->opts ? f->opts->idempotency_key : NULL, &f->w, key, err);
 }
 
 /* the given key, else a fresh UUIDv4. */
-static int choose_token(flow *f, air_error **err)
+int air__flow_choose_token(air__flow *f, air_error **err)
 {
 	const char *key;
 	char uuid[37];
@@ -171,7 +159,7 @@ static int choose_token(flow *f, air_error **err)
 	return (f->token = air__strdup(key ? key : uuid)) ? AIR_OK : air__oom(err);
 }
 
-static int workspace_checks(flow *f, air_error **err)
+int air__flow_workspace_checks(air__flow *f, air_error **err)
 {
 	const air__workload *w = &f->w;
 	int rc = AIR_OK;
@@ -196,7 +184,7 @@ static int workspace_checks(flow *f, air_error **err)
 	return rc;
 }
 
-static int upload_artifacts(flow *f, air_error **err)
+int air__flow_upload_artifacts(air__flow *f, air_error **err)
 {
 	air__artifact arts[AIR__MAX_ARTIFACTS];
 	air__upload ups[AIR__MAX_ARTIFACTS];
@@ -235,7 +223,7 @@ out:
  * the snapshot goes to "<dirname>_<UTC second>_<sha16>.tar.gz", named by its
  * content, where overwriting can only put the same bytes back.
  */
-static int put_plain(flow *f, air_error **err)
+static int put_plain(air__flow *f, air_error **err)
 {
 	air_error *e = NULL;
 	char *name, *path;
@@ -256,7 +244,7 @@ static int put_plain(flow *f, air_error **err)
 	return air__snapshot_put(f->c, &f->ctx, &f->snap, f->code_source_path, true, err);
 }
 
-static int upload_snapshot(flow *f, air_error **err)
+int air__flow_upload_snapshot(air__flow *f, air_error **err)
 {
 	int rc = AIR_OK;
 
@@ -284,7 +272,7 @@ static int upload_snapshot(flow *f, air_error **err)
 }
 
 /* best effort, never fails the submission (only interrupts do). */
-static int upload_sidecars(flow *f, air_error **err)
+int air__flow_upload_sidecars(air__flow *f, air_error **err)
 {
 	air__git_sidecars sc;
 	air__upload ups[2];
@@ -321,7 +309,7 @@ static int upload_sidecars(flow *f, air_error **err)
 	return rc;
 }
 
-static int submit_run(flow *f, int64_t *run_id, air_error **err)
+int air__flow_submit_run(air__flow *f, int64_t *run_id, air_error **err)
 {
 	air__submit_params p = {f->command_path, f->token, f->policy_id, f->code_source_path,
 	                        air__client_default_runtime(f->c)};
@@ -331,8 +319,11 @@ static int submit_run(flow *f, int64_t *run_id, air_error **err)
 
 	if ((rc = enter(f, AIR_PHASE_SUBMIT, 0, f->w.experiment, err)) != AIR_OK)
 		return rc;
-	if (!(body = air__submit_body(&f->w, &p)))
+	if (!(body = air__submit_body(&f->w, &p)) ||
+	    (f->run_name && !air__json_set_str(body, "run_name", f->run_name))) {
+		json_decref(body);
 		return air__oom(err);
+	}
 	/* The token makes the transport's replays safe: the same run comes back. */
 	rc = air__api_json(f->c, &f->ctx, "POST", SUBMIT_PATH, NULL, body, &reply, NULL, &e);
 	json_decref(body);
@@ -347,7 +338,7 @@ static int submit_run(flow *f, int64_t *run_id, air_error **err)
 
 /* After runs/submit: the run stands whatever happens here, an interrupt
  * included (each failure is a warning of the submission). */
-static int grant_permissions(flow *f, air_error **err)
+int air__flow_grant_permissions(air__flow *f, air_error **err)
 {
 	if (!f->w.n_grants)
 		return AIR_OK;
@@ -357,7 +348,7 @@ static int grant_permissions(flow *f, air_error **err)
 }
 
 /* The lines of f->warnings as the submission's warnings. */
-static bool take_warnings(flow *f, air__submission_ext *sub)
+static bool take_warnings(air__flow *f, air__submission_ext *sub)
 {
 	const char *p = air__buf_cstr(&f->warnings);
 	size_t n = 0;
@@ -374,7 +365,7 @@ static bool take_warnings(flow *f, air__submission_ext *sub)
 	return true;
 }
 
-static int result(flow *f, int64_t run_id, air_submission **out, air_error **err)
+int air__flow_result(air__flow *f, int64_t run_id, air_submission **out, air_error **err)
 {
 	const char *host = air__client_host(f->c);
 	air__submission_ext *ext = air__calloc(1, sizeof(*ext));
@@ -406,7 +397,7 @@ static int validated(const air_config *cfg, air_error **err)
 	                  "the last override)");
 }
 
-static void flow_dispose(flow *f)
+void air__flow_dispose(air__flow *f)
 {
 	air__workload_dispose(&f->w);
 	if (f->has_snap)
@@ -421,37 +412,52 @@ static void flow_dispose(flow *f)
 	air__buf_dispose(&f->warnings);
 }
 
+int air__flow_open(air__flow *f, air_client *c, const air_config *cfg,
+                   const air_submit_options *opts, air_error **err)
+{
+	int rc = validated(cfg, err);
+
+	memset(f, 0, sizeof(*f));
+	if (rc != AIR_OK)
+		return rc;
+	f->c = c;
+	f->opts = opts;
+	if (c) {
+		air__client_ctx(c, opts ? &opts->call : NULL, &f->ctx);
+		f->ctx.on_progress = on_bytes;
+		f->ctx.progress_ud = f;
+	} else {
+		air__ctx_init(&f->ctx, opts ? &opts->call : NULL, NULL);
+	}
+	return air__workload_load(cfg, &f->w, err);
+}
+
 /* The checks of a submission that need no workspace: the idempotency key
  * (checked after the pre-flight by a submission, as the reference does),
  * then the local checks that come first. */
 int air_config_check_submission(const air_config *cfg, const air_submit_options *opts,
                                 air_error **err)
 {
-	flow f;
+	air__flow f;
 	const char *key;
 	int rc;
 
 	if (!cfg)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "air_config_check_submission: cfg is required");
-	if ((rc = validated(cfg, err)) != AIR_OK)
-		return rc;
-	memset(&f, 0, sizeof(f));
-	f.opts = opts;
-	air__ctx_init(&f.ctx, opts ? &opts->call : NULL, NULL);
-	rc = air__workload_load(cfg, &f.w, err);
+	rc = air__flow_open(&f, NULL, cfg, opts, err);
 	if (rc == AIR_OK)
 		rc = given_token(&f, &key, err);
 	if (rc == AIR_OK)
-		rc = local_checks(&f, err);
-	flow_dispose(&f);
+		rc = air__flow_local_checks(&f, err);
+	air__flow_dispose(&f);
 	return rc;
 }
 
 int air_client_submit(air_client *client, const air_config *cfg, const air_submit_options *opts,
                       air_submission **out, air_error **err)
 {
-	flow f;
+	air__flow f;
 	int64_t run_id = 0;
 	int rc;
 
@@ -460,41 +466,35 @@ int air_client_submit(air_client *client, const air_config *cfg, const air_submi
 	if (!client || !cfg || !out)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "air_client_submit: client, cfg and out are required");
-	if ((rc = validated(cfg, err)) != AIR_OK)
-		return rc;
-	memset(&f, 0, sizeof(f));
-	f.c = client;
-	f.opts = opts;
-	air__client_ctx(client, opts ? &opts->call : NULL, &f.ctx);
-	f.ctx.on_progress = on_bytes;
-	f.ctx.progress_ud = &f;
-	rc = air__workload_load(cfg, &f.w, err);
+	rc = air__flow_open(&f, client, cfg, opts, err);
 	if (rc == AIR_OK)
-		rc = local_checks(&f, err);
+		rc = air__flow_local_checks(&f, err);
 	if (rc == AIR_OK)
 		rc = air__client_ensure_resolved(client, &f.ctx, err);
 	if (rc == AIR_OK)
-		rc = identity(&f, err);
+		rc = air__flow_identity(&f, err);
 	if (rc == AIR_OK)
-		rc = preflight(&f, err);
+		rc = air__flow_launch_dir(&f, err);
 	if (rc == AIR_OK)
-		rc = choose_token(&f, err);
+		rc = air__flow_preflight(&f, err);
 	if (rc == AIR_OK)
-		rc = workspace_checks(&f, err);
+		rc = air__flow_choose_token(&f, err);
 	if (rc == AIR_OK)
-		rc = upload_artifacts(&f, err);
+		rc = air__flow_workspace_checks(&f, err);
 	if (rc == AIR_OK)
-		rc = upload_snapshot(&f, err);
+		rc = air__flow_upload_artifacts(&f, err);
 	if (rc == AIR_OK)
-		rc = upload_sidecars(&f, err);
+		rc = air__flow_upload_snapshot(&f, err);
 	if (rc == AIR_OK)
-		rc = submit_run(&f, &run_id, err);
+		rc = air__flow_upload_sidecars(&f, err);
 	if (rc == AIR_OK)
-		rc = grant_permissions(&f, err);
+		rc = air__flow_submit_run(&f, &run_id, err);
 	if (rc == AIR_OK)
-		rc = result(&f, run_id, out, err);
+		rc = air__flow_grant_permissions(&f, err);
+	if (rc == AIR_OK)
+		rc = air__flow_result(&f, run_id, out, err);
 	if (rc == AIR_OK)
 		notify(&f, AIR_PHASE_DONE, 0, 0, (*out)->dashboard_url); /* submitted: return ignored */
-	flow_dispose(&f);
+	air__flow_dispose(&f);
 	return rc;
 }

@@ -14,7 +14,6 @@
 #ifndef AIR_SNAPSHOT_H
 #define AIR_SNAPSHOT_H
 
-#include "submit/submit.h"
 #include "transport/transport.h"
 #include "core/core.h"
 
@@ -76,7 +75,8 @@ typedef struct air__snapshot {
 
 /* The spec of @w's snapshot: @base_dir (NULL: the config's), the home of
  * client @c (AIR_OPT_HOME_DIR, else $HOME; @c may be NULL) (inspect.c). */
-void air__snapshot_spec_of(const air__workload *w, const air_client *c, const char *base_dir,
+struct air__workload; /* submit.h, which includes this header */
+void air__snapshot_spec_of(const struct air__workload *w, const air_client *c, const char *base_dir,
                            const air__ctx *ctx, air__snapshot_spec *spec);
 
 /* ---- plan and packaging (snapshot_plan.c) ---- */

@@ -11,6 +11,7 @@
 
 #include "transport/transport.h"
 #include "core/core.h"
+#include "submit/snapshot.h"
 
 /* Built-in default environment channel (CLIENT-GPU-6). */
 #define AIR__DEFAULT_RUNTIME "CLIENT-GPU-6"
@@ -243,6 +244,13 @@ typedef struct air__upload {
 	void *source_ud;
 } air__upload;
 
+/* The import-file request of @up (its URL from air__import_file_url()). */
+void air__ws_import_req(air__http_req *r, const char *url, const air__upload *up, bool overwrite);
+/* The errors of mkdirs and of an import, naming the path (a 403 is
+ * AIR_EPERMISSION, an existing file AIR_ECONFLICT). Take @e. */
+air_error *air__ws_mkdirs_error(air_error *e, const char *path);
+air_error *air__ws_import_error(air_error *e, const char *path);
+
 /* import-file uploads in parallel; a 404 (missing parent) gets one mkdirs
  * and one retry. Failures of entries marked in @optional (n entries, or
  * NULL) are ignored. */
@@ -284,6 +292,60 @@ int air__experiment_find(air_client *c, const air__ctx *ctx, const char *path, c
  * AIR_ENOMEM. */
 int air__experiment_grant(air_client *c, const air__ctx *ctx, const air__workload *w,
                           air__buf *warnings);
+
+/* ---- flow.c: the steps of a submission (docs/submit.md#sequence) ----
+ * air_client_submit() runs them all in order; a sweep runs the shared ones
+ * once (snapshot, identity, workspace checks) and builds each variant's
+ * launch directory and runs/submit itself; a rerun skips the snapshot. */
+typedef struct air__flow {
+	air_client *c;
+	const air_submit_options *opts;
+	air__ctx ctx;
+	air__workload w;
+	air__snapshot snap;
+	bool has_snap;
+	int32_t phase;        /* phase of the upload in progress (for byte events) */
+	const char *detail;
+	char *user_base;
+	char *launch_dir;
+	char *command_path;
+	char *token;
+	char *policy_id;
+	char *code_source_path;
+	char *snap_dir;       /* where snapshots go */
+	bool reused;
+	const char *run_name; /* borrowed; NULL: the experiment */
+	air__buf warnings;    /* lines: what failed after runs/submit */
+} air__flow;
+
+/* @f for a submission of @cfg (validated) through @c (NULL: offline checks
+ * only) with @opts (may be NULL): its workload read, its call started. */
+int air__flow_open(air__flow *f, air_client *c, const air_config *cfg,
+                   const air_submit_options *opts, air_error **err);
+/* The snapshot plan (a plain-tar snapshot packaged) when there is a code_source. */
+int air__flow_local_checks(air__flow *f, air_error **err);
+/* The user's base directory (f->user_base). */
+int air__flow_identity(air__flow *f, air_error **err);
+/* A fresh launch directory under it (f->launch_dir, f->command_path). */
+int air__flow_launch_dir(air__flow *f, air_error **err);
+int air__flow_preflight(air__flow *f, air_error **err);
+/* The key given (option, else YAML token) or a fresh UUIDv4 (f->token). */
+int air__flow_choose_token(air__flow *f, air_error **err);
+/* Usage policy, experiment directory, legacy image. */
+int air__flow_workspace_checks(air__flow *f, air_error **err);
+/* One mkdirs of f->launch_dir and the launch artifacts in parallel. */
+int air__flow_upload_artifacts(air__flow *f, air_error **err);
+/* The code snapshot (reused when a git-pinned one is there): f->code_source_path. */
+int air__flow_upload_snapshot(air__flow *f, air_error **err);
+/* The git provenance sidecars into f->launch_dir; best effort. */
+int air__flow_upload_sidecars(air__flow *f, air_error **err);
+int air__flow_submit_run(air__flow *f, int64_t *run_id, air_error **err);
+/* After runs/submit: the permissions on the experiment; the run stands
+ * whatever happens (each failure is a warning of the submission). */
+int air__flow_grant_permissions(air__flow *f, air_error **err);
+/* The submission object; takes f's token, launch dir and code source path. */
+int air__flow_result(air__flow *f, int64_t run_id, air_submission **out, air_error **err);
+void air__flow_dispose(air__flow *f);
 
 /* ---- legacy_image.c ---- */
 /* Wait until the legacy image is AVAILABLE; @poll_ms between reads. */

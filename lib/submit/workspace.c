@@ -72,6 +72,16 @@ static air_error *upload_error(air_error *e, const char *denied, const char *doi
 	return path_error(e, denied, doing, path);
 }
 
+air_error *air__ws_mkdirs_error(air_error *e, const char *path)
+{
+	return path_error(e, "creating directory", "creating directory", path);
+}
+
+air_error *air__ws_import_error(air_error *e, const char *path)
+{
+	return upload_error(e, "writing", "uploading", path);
+}
+
 int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_error **err)
 {
 	json_t *body = json_pack("{s:s}", "path", path);
@@ -84,7 +94,7 @@ int air__ws_mkdirs(air_client *c, const air__ctx *ctx, const char *path, air_err
 	json_decref(body);
 	if (rc == AIR_OK)
 		return AIR_OK;
-	return air__fail(err, path_error(e, "creating directory", "creating directory", path));
+	return air__fail(err, air__ws_mkdirs_error(e, path));
 }
 
 int air__ws_get_status(air_client *c, const air__ctx *ctx, const char *path, bool export_info,
@@ -147,7 +157,7 @@ static void set_body(air__http_req *r, const air__upload *up)
 	r->source_ud = up->source_ud;
 }
 
-static void import_req(air__http_req *r, const char *url, const air__upload *up, bool overwrite)
+void air__ws_import_req(air__http_req *r, const char *url, const air__upload *up, bool overwrite)
 {
 	memset(r, 0, sizeof(*r));
 	r->method = "POST";
@@ -167,7 +177,7 @@ int air__ws_import(air_client *c, const air__ctx *ctx, const air__upload *up, bo
 
 	if (!url)
 		return air__oom(err);
-	import_req(&req, url, up, overwrite);
+	air__ws_import_req(&req, url, up, overwrite);
 	rc = air__http_do(c, ctx, &req, NULL, &e);
 	if (rc != AIR_OK && air_error_http_status(e) == 404) {
 		/* The parent directory is missing: create it and try once more. */
@@ -180,7 +190,7 @@ int air__ws_import(air_client *c, const air__ctx *ctx, const air__upload *up, bo
 	}
 	air__free(url);
 	air__free(parent);
-	return rc == AIR_OK ? AIR_OK : air__fail(err, upload_error(e, "writing", "uploading", up->path));
+	return rc == AIR_OK ? AIR_OK : air__fail(err, air__ws_import_error(e, up->path));
 }
 
 static bool is_2xx(int32_t status)
@@ -207,7 +217,7 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 			rc = air__oom(&fatal);
 			goto out;
 		}
-		import_req(&reqs[i], urls[i], &ups[i], true);
+		air__ws_import_req(&reqs[i], urls[i], &ups[i], true);
 		resps[i] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	}
 	rc = air__http_do_many(c, ctx, reqs, n, resps, &batch);
@@ -239,7 +249,7 @@ int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *u
 				                             resps[i].retry_after_ms)
 				    : air__error_new(AIR_ENET, 0, "no reply");
 			}
-			e = upload_error(e, "writing", "uploading", ups[i].path);
+			e = air__ws_import_error(e, ups[i].path);
 		}
 		if (e && optional && optional[i])
 			air_error_free(e);

@@ -100,40 +100,65 @@ int air__http_do_many(air_client *c, const air__ctx *ctx, const air__http_req *r
 	return air__backend_run(c->backend, ctx, reqs, n, resps, err);
 }
 
+int air__http_do_feed(air_client *c, const air__ctx *ctx, const air__http_feed *feed,
+                      air_error **err)
+{
+	int rc;
+
+	if (!c || !feed)
+		return air__failf(err, AIR_EINVAL, 0, "no client or feed");
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	return air__backend_feed(c->backend, ctx, feed, err);
+}
+
+void air__api_json_req(air__http_req *req, const char *method, const char *path,
+                       const char *query, const char *body_text)
+{
+	static const char *const accept[] = {"Accept: application/json", NULL};
+
+	*req = (air__http_req){.method = method, .path = path, .query = query, .headers = accept};
+	if (body_text) {
+		req->body = body_text;
+		req->body_len = strlen(body_text);
+		req->content_type = "application/json";
+	}
+}
+
+int air__api_json_reply(const air__http_resp *resp, const char *method, const char *path,
+                        json_t **out, air_error **err)
+{
+	air_error *pe = NULL;
+	size_t n;
+
+	air__trim(resp->body ? resp->body : "", &n);
+	if (n == 0)
+		return (*out = json_object()) ? AIR_OK : air__oom(err);
+	if ((*out = air__json_parse(resp->body, resp->body_len, "the reply", &pe)))
+		return AIR_OK;
+	return air__fail(err, air__error_prefix(pe, "%s %.*s", method, (int)strcspn(path, "?"), path));
+}
+
 int air__api_json(air_client *c, const air__ctx *ctx, const char *method, const char *path,
                   const char *query, const json_t *body, json_t **out, air__http_resp *resp,
                   air_error **err)
 {
-	static const char *const accept[] = {"Accept: application/json", NULL};
 	char *text = NULL;
-	air__http_req req = {.method = method, .path = path, .query = query, .headers = accept};
+	air__http_req req;
 	air__http_resp scratch = AIR__HTTP_RESP_INIT;
 	air__http_resp *r = resp ? resp : &scratch;
-	size_t n;
 	int rc;
 
 	if (out)
 		*out = NULL;
-	if (body) {
-		if (!(text = air__json_compact(body)))
-			return air__failf(err, AIR_ENOMEM, 0, "out of memory encoding %s %s",
-			                  method ? method : "?", path ? path : "?");
-		req.body = text;
-		req.body_len = strlen(text);
-		req.content_type = "application/json";
-	}
+	if (body && !(text = air__json_compact(body)))
+		return air__failf(err, AIR_ENOMEM, 0, "out of memory encoding %s %s",
+		                  method ? method : "?", path ? path : "?");
+	air__api_json_req(&req, method, path, query, text);
 	rc = air__http_do(c, ctx, &req, r, err);
 	air__free(text);
-	if (rc == AIR_OK && out) {
-		air_error *pe = NULL;
-
-		air__trim(r->body ? r->body : "", &n);
-		if (n == 0 && !(*out = json_object()))
-			rc = air__oom(err);
-		else if (n > 0 && !(*out = air__json_parse(r->body, r->body_len, "the reply", &pe)))
-			rc = air__fail(err, air__error_prefix(pe, "%s %.*s", method,
-			                                      (int)strcspn(path, "?"), path));
-	}
+	if (rc == AIR_OK && out)
+		rc = air__api_json_reply(r, method, path, out, err);
 	air__http_resp_clear(&scratch);
 	return rc;
 }

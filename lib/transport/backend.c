@@ -30,6 +30,35 @@ int air__backend_start(air__backend *b, const air__ctx *ctx, const air__http_req
 	return b->ops->start ? b->ops->start(b, ctx, req, resp, out) : AIR_OK;
 }
 
+/* Without a feed of its own a backend answers one request at a time. */
+static int feed_one_by_one(air__backend *b, const air__ctx *ctx, const air__http_feed *feed,
+                           air_error **err)
+{
+	const air__http_req *req;
+	air__http_resp *resp;
+	void *tag;
+	int rc;
+
+	while (feed->next(feed->ud, &req, &resp, &tag)) {
+		air_error *e = NULL;
+
+		rc = b->ops->run(b, ctx, req, 1, resp, &e);
+		if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT) {
+			feed->done(feed->ud, tag, rc, air__error_clone(e));
+			return air__fail(err, e);
+		}
+		if (feed->done(feed->ud, tag, rc, e) != 0)
+			return air__failf(err, AIR_EABORTED, 0, "stopped by a callback");
+	}
+	return AIR_OK;
+}
+
+int air__backend_feed(air__backend *b, const air__ctx *ctx, const air__http_feed *feed,
+                      air_error **err)
+{
+	return b->ops->feed ? b->ops->feed(b, ctx, feed, err) : feed_one_by_one(b, ctx, feed, err);
+}
+
 void air__backend_free(air__backend *b)
 {
 	if (b)

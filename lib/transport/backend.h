@@ -40,6 +40,10 @@ typedef struct air__backend_ops {
 	int (*start)(air__backend *b, const air__ctx *ctx, const air__http_req *req,
 	             air__http_resp *resp, air__http_async **out);
 	void (*free)(air__backend *b);
+	/* Optional: requests fed while earlier ones run (air__http_run_feed).
+	 * A backend without it answers them one at a time through run(). */
+	int (*feed)(air__backend *b, const air__ctx *ctx, const air__http_feed *feed,
+	            air_error **err);
 } air__backend_ops;
 
 struct air__backend {
@@ -67,6 +71,12 @@ typedef struct air__backend_kind {
 	 * names the checks that mean nothing there; NULL when the workspace's
 	 * own APIs answer every check. */
 	const char *checks_path;
+	/* Whether submitted runs wait for capacity in the workspace's scheduler
+	 * (a sweep then bounds only its requests in flight) or start at once on
+	 * this machine (a sweep then bounds the runs it has going), and how many
+	 * of those a sweep has at a time unless told otherwise. */
+	bool schedules_runs;
+	int64_t sweep_parallel;
 	/* The backend of @c, whose configuration is resolved. */
 	int (*open)(air_client *c, air__backend **out, air_error **err);
 } air__backend_kind;
@@ -85,6 +95,9 @@ int air__backend_run(air__backend *b, const air__ctx *ctx, const air__http_req *
  * when @b cannot (then run it), or AIR_ENOMEM. */
 int air__backend_start(air__backend *b, const air__ctx *ctx, const air__http_req *req,
                        air__http_resp *resp, air__http_async **out);
+/* Run @feed through @b (see air__http_run_feed()). */
+int air__backend_feed(air__backend *b, const air__ctx *ctx, const air__http_feed *feed,
+                      air_error **err);
 /* NULL is a no-op. */
 void air__backend_free(air__backend *b);
 

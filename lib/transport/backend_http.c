@@ -23,9 +23,17 @@ static int http_start(air__backend *b, const air__ctx *ctx, const air__http_req 
 	return air__http_start(((http_backend *)b)->env, ctx, req, resp, out);
 }
 
+static int http_feed(air__backend *b, const air__ctx *ctx, const air__http_feed *feed,
+                     air_error **err)
+{
+	return air__http_run_feed(((http_backend *)b)->env, ctx, feed, err);
+}
+
 static void http_free(air__backend *b) { air__free(b); }
 
-static const air__backend_ops http_ops = {http_run, http_start, http_free};
+static const air__backend_ops http_ops = {
+	.run = http_run, .start = http_start, .free = http_free, .feed = http_feed,
+};
 
 static int http_open(air_client *c, air__backend **out, air_error **err)
 {
@@ -52,5 +60,9 @@ const air__backend_kind air__backend_http = {
 	.finish_host = air__resolve_workspace_host,
 	.credentials = true,
 	.poll_ms = 3000,
+	/* The scheduler queues runs: a sweep bounds its submissions in flight,
+	 * as many as one call's parallel uploads by default. */
+	.schedules_runs = true,
+	.sweep_parallel = 8,
 	.open = http_open,
 };

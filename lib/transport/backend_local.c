@@ -150,7 +150,7 @@ static void local_free(air__backend *b)
 	air__free(lb);
 }
 
-static const air__backend_ops local_ops = {local_run, NULL, local_free};
+static const air__backend_ops local_ops = {.run = local_run, .free = local_free};
 
 static const char *local_getenv(void *ud, const char *name)
 {
@@ -211,5 +211,9 @@ const air__backend_kind air__backend_local = {
 	.credentials = false,
 	.poll_ms = LOCAL_POLL_MS,
 	.checks_path = AIR__LOCAL_CHECKS_PATH,
+	/* A run starts at once and shares this machine (its GPUs too): a sweep
+	 * runs its variants one at a time unless told otherwise. */
+	.schedules_runs = false,
+	.sweep_parallel = 1,
 	.open = local_open,
 };

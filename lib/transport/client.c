@@ -489,6 +489,16 @@ const char *air__client_checks_path(const air_client *c)
 	return resolved_ok(c) ? c->cfg.backend->checks_path : NULL;
 }
 
+bool air__client_schedules_runs(const air_client *c)
+{
+	return resolved_ok(c) ? c->cfg.backend->schedules_runs : air__backend_http.schedules_runs;
+}
+
+int64_t air__client_sweep_parallel(const air_client *c)
+{
+	return resolved_ok(c) ? c->cfg.backend->sweep_parallel : air__backend_http.sweep_parallel;
+}
+
 const char *air__client_default_runtime(const air_client *c)
 {
 	const char *v = air__client_opt_str(c, AIR_OPT_DEFAULT_RUNTIME);

@@ -65,6 +65,9 @@ struct engine {
 	size_t n;
 	int aborted;           /* AIR_EINTERRUPTED / AIR_EABORTED for the whole call */
 	size_t running;        /* transfers in the multi handle */
+	int64_t max_par;       /* transfers at a time */
+	const air__http_feed *feed; /* feed mode: x[] are slots, tags[] their requests' tags */
+	void **tags;
 	int64_t up_total;
 	int64_t up_reported;
 };
@@ -748,7 +751,7 @@ static void report_progress(engine *g)
  * becomes due (INT64_MAX when none waits). */
 static int64_t start_due(engine *g, size_t *running)
 {
-	int64_t rps = g->env->set.rate_limit, max_par = g->env->set.max_parallel;
+	int64_t rps = g->env->set.rate_limit, max_par = g->max_par;
 	int64_t next = INT64_MAX, now = air__mono_ms();
 
 	for (size_t i = 0; i < g->n; i++) {
@@ -821,38 +824,44 @@ static bool turn(engine *g, int64_t *next)
 	return true;
 }
 
-static void drive(engine *g)
+/* Wait until a transfer moves, a waiting request is due (@next ms), an
+ * interrupt is raised or the deadline comes, whichever is first. */
+static void wait_turn(engine *g, int64_t next)
 {
 	air_interrupt *intrs[2] = {g->ctx.intr, g->ctx.client_intr};
 	struct curl_waitfd wfd[2];
 	int fds[2];
 	size_t nfd = air__ctx_fds(&g->ctx, fds);
-	int64_t next;
+	int64_t left = air__ctx_remaining(&g->ctx), slice = POLL_SLICE_MS;
 
+	if (next < slice)
+		slice = next;
+	if (left < slice)
+		slice = left;
+	if (g->running == 0) {
+		/* Everything waits (back-off, Retry-After, rate limit). */
+		air__wait_interrupts(intrs, 2, slice);
+		return;
+	}
 	/* The interrupts' pipes wake curl_multi_poll() the moment one is raised. */
 	for (size_t i = 0; i < nfd; i++)
 		wfd[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
+	if (slice > 0)
+		curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
+}
+
+static void drive(engine *g)
+{
+	int64_t next;
+
 	while (turn(g, &next)) {
-		int64_t left = air__ctx_remaining(&g->ctx), slice;
 		bool done = true;
 
 		for (size_t i = 0; i < g->n; i++)
 			done = done && g->x[i].state == X_DONE;
 		if (done)
 			return;
-		if (g->running == 0) {
-			/* Everything waits (back-off, Retry-After, rate limit). */
-			slice = next < left ? next : left;
-			air__wait_interrupts(intrs, 2, slice < POLL_SLICE_MS ? slice : POLL_SLICE_MS);
-			continue;
-		}
-		slice = POLL_SLICE_MS;
-		if (next < slice)
-			slice = next;
-		if (left < slice)
-			slice = left;
-		if (slice > 0)
-			curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
+		wait_turn(g, next);
 	}
 }
 
@@ -865,6 +874,7 @@ static int engine_open(engine *g, const air__http_env *env, const air__ctx *ctx,
 
 	g->env = env;
 	g->n = n;
+	g->max_par = env->set.max_parallel;
 	if (ctx)
 		g->ctx = *ctx;
 	if (!g->ctx.client_intr)
@@ -890,6 +900,22 @@ static int engine_open(engine *g, const air__http_env *env, const air__ctx *ctx,
 	return rc;
 }
 
+/* What one request of @g holds, but its error. */
+static void xfer_release(engine *g, xfer *x)
+{
+	if (x->easy)
+		air__xfer_ctx_put_easy(g->xc, x->easy);
+	free_headers(x);
+	air__buf_dispose(&x->body);
+	air__buf_dispose(&x->head);
+	air__free(x->request_id);
+	air__free(x->org_id);
+	air__free(x->content_type);
+	air__free(x->challenge);
+	air__free(x->url);
+	air__free(x->where);
+}
+
 /* Release what @g holds; @rc is AIR_OK when the requests ran: then the
  * lowest-index failure, if any, is returned. */
 static int engine_close(engine *g, int rc, air_error **err)
@@ -902,17 +928,7 @@ static int engine_close(engine *g, int rc, air_error **err)
 			bad = i;
 		else
 			air_error_free(x->err);
-		if (x->easy)
-			air__xfer_ctx_put_easy(g->xc, x->easy);
-		free_headers(x);
-		air__buf_dispose(&x->body);
-		air__buf_dispose(&x->head);
-		air__free(x->request_id);
-		air__free(x->org_id);
-		air__free(x->content_type);
-		air__free(x->challenge);
-		air__free(x->url);
-		air__free(x->where);
+		xfer_release(g, x);
 	}
 	if (rc == AIR_OK && bad < g->n)
 		rc = air__fail(err, g->x[bad].err);
@@ -994,4 +1010,113 @@ void air__http_cancel(air__http_async *a)
 	a->err = NULL;
 	engine_close(&a->g, AIR_EABORTED, NULL);
 	air__free(a);
+}
+
+/* ---- feed mode (air__http_run_feed): x[] are slots refilled as requests end ---- */
+
+/* Ask the feed for a request for every free slot; true when a slot is in use. */
+static bool feed_refill(engine *g)
+{
+	bool used = false;
+
+	for (size_t i = 0; i < g->n; i++) {
+		xfer *x = &g->x[i];
+		const air__http_req *req;
+		air__http_resp *resp;
+		air_error *e = NULL;
+
+		if (!x->req && !g->aborted && g->feed->next(g->feed->ud, &req, &resp, &g->tags[i])) {
+			memset(x, 0, sizeof(*x));
+			x->g = g;
+			x->req = req;
+			x->resp = resp;
+			x->retry_after_ms = -1;
+			air__http_resp_clear(resp);
+			if (prepare(x, &e) != AIR_OK)
+				finish(x, air_error_code(e), e);
+		}
+		used = used || x->req;
+	}
+	return used;
+}
+
+/* Hand every ended request to the feed and free its slot; true when one ended. */
+static bool feed_deliver(engine *g)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < g->n; i++) {
+		xfer *x = &g->x[i];
+		air_error *e = x->err;
+		int rc = x->rc;
+
+		if (!x->req || x->state != X_DONE)
+			continue;
+		any = true;
+		x->err = NULL;
+		xfer_release(g, x);
+		memset(x, 0, sizeof(*x));
+		x->g = g;
+		x->state = X_DONE;
+		if (g->feed->done(g->feed->ud, g->tags[i], rc, e) != 0 && !g->aborted)
+			g->aborted = AIR_EABORTED;
+	}
+	return any;
+}
+
+static void feed_drive(engine *g)
+{
+	int64_t next;
+
+	while (feed_refill(g)) {
+		turn(g, &next);
+		if (!feed_deliver(g) && !g->aborted)
+			wait_turn(g, next);
+		/* else refill at once */
+	}
+}
+
+int air__http_run_feed(const air__http_env *env, const air__ctx *ctx, const air__http_feed *feed,
+                       air_error **err)
+{
+	engine g = {0};
+	int64_t cap = feed->max_parallel > 0 ? feed->max_parallel : env->set.max_parallel;
+	int rc;
+
+	g.env = env;
+	if (ctx)
+		g.ctx = *ctx;
+	if (!g.ctx.client_intr)
+		g.ctx.client_intr = env->client_intr;
+	g.feed = feed;
+	g.max_par = cap > 0 ? cap : 1;
+	g.n = (size_t)g.max_par;
+	g.x = air__calloc(g.n, sizeof(*g.x));
+	g.tags = air__calloc(g.n, sizeof(*g.tags));
+	if (!g.x || !g.tags) {
+		rc = air__oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < g.n; i++) {
+		g.x[i].g = &g;
+		g.x[i].state = X_DONE;
+	}
+	if ((rc = air__ctx_check(&g.ctx, NULL, err)) != AIR_OK)
+		goto out;
+	if (!(g.xc = air__transport_checkout(env->tp))) {
+		rc = air__oom(err);
+		goto out;
+	}
+	feed_drive(&g);
+	rc = g.aborted;
+	if (rc == AIR_EABORTED)
+		air__failf(err, rc, 0, "stopped by a callback");
+	else if (rc != AIR_OK && air__ctx_check(&g.ctx, NULL, err) == AIR_OK)
+		air__failf(err, rc, 0, "interrupted");
+out:
+	if (g.xc)
+		air__transport_checkin(env->tp, g.xc);
+	air__free(g.x);
+	air__free(g.tags);
+	return rc;
 }

@@ -148,6 +148,30 @@ typedef struct air__http_env {
 int air__http_run(const air__http_env *env, const air__ctx *ctx, const air__http_req *reqs,
                   size_t n, air__http_resp *resps, air_error **err);
 
+/*
+ * Requests fed while earlier ones run, on the calling thread (a pipeline of
+ * many small submissions over one multi handle): whenever fewer than
+ * @max_parallel (0: the settings' max_parallel) requests are in flight,
+ * @next is asked for another one and returns false when none is ready now;
+ * @done receives each request's outcome as soon as it ends (its error handed
+ * over, NULL on success) and may make more requests ready; a non-zero return
+ * stops the call with AIR_EABORTED. Each request is retried like those of
+ * air__http_run(); @req and @resp must live until @done has seen them.
+ */
+typedef struct air__http_feed {
+	bool (*next)(void *ud, const air__http_req **req, air__http_resp **resp, void **tag);
+	int (*done)(void *ud, void *tag, int rc, air_error *err);
+	void *ud;
+	int64_t max_parallel;
+} air__http_feed;
+
+/* Run @feed until nothing runs and @next has nothing: AIR_OK, or
+ * AIR_EINTERRUPTED / AIR_ETIMEOUT (@ctx) / AIR_EABORTED (@done) for the
+ * whole call, the requests still in flight then reported to @done with that
+ * code first. */
+int air__http_run_feed(const air__http_env *env, const air__ctx *ctx, const air__http_feed *feed,
+                       air_error **err);
+
 /* One request run in steps on the calling thread (air__http_begin() of
  * transport.h): started (the request is sent), pumped without waiting, then
  * finished (waits like air__http_run() and frees @a) or cancelled. */

@@ -41,6 +41,13 @@ int64_t air__client_poll_ms(const air_client *c);
  * (POST the pre-flight body: air_client_check()), or NULL when the
  * workspace's APIs answer them all. After resolution. */
 const char *air__client_checks_path(const air_client *c);
+/* Whether the workspace queues submitted runs for capacity (a workspace)
+ * or starts them at once on this machine (a local one), and how many
+ * variants a sweep has going at a time by default: submissions in flight
+ * where runs are queued, runs going where they are not (backend.h). After
+ * resolution; the HTTP backend's before it. */
+bool air__client_schedules_runs(const air_client *c);
+int64_t air__client_sweep_parallel(const air_client *c);
 
 /* Default environment channel: AIR_OPT_DEFAULT_RUNTIME, else env
  * DATABRICKS_DL_RUNTIME_IMAGE, else NULL (caller uses the built-in "6"). */
@@ -80,6 +87,20 @@ air__http_pending *air__http_begin(air_client *c, const air__ctx *ctx, const air
 void air__http_pump(air__http_pending *p);
 int air__http_end(air__http_pending *p, air_error **err);
 void air__http_drop(air__http_pending *p);
+
+/* Requests fed while earlier ones run, on the calling thread
+ * (air__http_run_feed(); a local workspace answers them one at a time). */
+int air__http_do_feed(air_client *c, const air__ctx *ctx, const air__http_feed *feed,
+                      air_error **err);
+
+/* The request of a JSON API call (as air__api_json() makes it): @body_text
+ * (borrowed, compact JSON, or NULL) with its Content-Type, and Accept. */
+void air__api_json_req(air__http_req *req, const char *method, const char *path,
+                       const char *query, const char *body_text);
+/* The JSON of a reply to such a request (an empty body gives an empty
+ * object); an unparsable one is AIR_EPROTO naming the request. */
+int air__api_json_reply(const air__http_resp *resp, const char *method, const char *path,
+                        json_t **out, air_error **err);
 
 /*
  * JSON API call: @body (borrowed, may be NULL) is sent compact with

@@ -28,40 +28,40 @@ GO_DIR = os.path.join(SOURCE_ROOT, "bindings", "go")
 PACKAGE = os.path.join(SOURCE_ROOT, "bindings", "python", "air")
 
 # Declarations a later release might add to run.h, in the headers' style.
-NEW_ENUM_VALUE = ("\tAIR_STATE_RERUN_PENDING = 160, /**< waiting to be run again */\n"
+NEW_ENUM_VALUE = ("\tAIR_STATE_RESUME_PENDING = 160, /**< waiting to be run again */\n"
                   "\tAIR_STATE_TERMINATED = 200,")
 NEW_DECLARATIONS = """
 /** Why a run was run again. ABI: append only. */
-typedef enum air_rerun_reason {
-	AIR_RERUN_REASON_MANUAL = 1, /**< asked for */
-	AIR_RERUN_REASON_RETRY_POLICY = 2 /**< the workload's retry policy */
-} air_rerun_reason;
+typedef enum air_resume_reason {
+	AIR_RESUME_REASON_MANUAL = 1, /**< asked for */
+	AIR_RESUME_REASON_RETRY_POLICY = 2 /**< the workload's retry policy */
+} air_resume_reason;
 
-/** Integer options of a rerun. ABI: append only. */
-typedef enum air_rerun_option {
-	AIR_RERUN_MAX_ATTEMPTS = 100 /**< attempts; default 1 */
-} air_rerun_option;
+/** Integer options of a resume. ABI: append only. */
+typedef enum air_resume_option {
+	AIR_RESUME_MAX_ATTEMPTS = 100 /**< attempts; default 1 */
+} air_resume_option;
 
-/** Options of a rerun. */
-typedef struct air_rerun_options air_rerun_options;
+/** Options of a resume. */
+typedef struct air_resume_options air_resume_options;
 /** Create options. @return AIR_OK, AIR_EINVAL or AIR_ENOMEM. @since 1.2 */
-AIR_EXTERN int air_rerun_options_new(air_rerun_options **out);
+AIR_EXTERN int air_resume_options_new(air_resume_options **out);
 /** Release options. @since 1.2 */
-AIR_EXTERN void air_rerun_options_free(air_rerun_options *opts);
+AIR_EXTERN void air_resume_options_free(air_resume_options *opts);
 /** Stop on @p intr. @return AIR_OK or AIR_EINVAL. @since 1.2 */
-AIR_EXTERN int air_rerun_options_set_interrupt(air_rerun_options *opts, air_interrupt *intr);
+AIR_EXTERN int air_resume_options_set_interrupt(air_resume_options *opts, air_interrupt *intr);
 /** At most @p ms. @return AIR_OK or AIR_EINVAL. @since 1.2 */
-AIR_EXTERN int air_rerun_options_set_deadline_ms(air_rerun_options *opts, int64_t ms);
+AIR_EXTERN int air_resume_options_set_deadline_ms(air_resume_options *opts, int64_t ms);
 
-/** Called once per attempt of a rerun; return non-zero to stop. */
-typedef int (*air_rerun_attempt_cb)(const air_run *run, int32_t attempt, const char *note,
+/** Called once per attempt of a resume; return non-zero to stop. */
+typedef int (*air_resume_attempt_cb)(const air_run *run, int32_t attempt, const char *note,
                                     size_t note_len, void *userdata);
 
 /**
  * Run @p run_id again.
  * @return AIR_OK, AIR_ENOTFOUND, transport codes. @since 1.2
  */
-AIR_EXTERN int air_client_rerun(air_client *client, int64_t run_id, air_rerun_attempt_cb cb,
+AIR_EXTERN int air_client_resume(air_client *client, int64_t run_id, air_resume_attempt_cb cb,
                                 const air_call_options *opts, int64_t *new_run_id,
                                 char **message, air_error **err);
 """
@@ -160,8 +160,8 @@ class NewDeclarationTest(unittest.TestCase):
         shutil.rmtree(cls.tmp, True)
 
     def test_python_calls_the_new_function_with_its_types(self):
-        restype, argtypes = self.signatures.SIGNATURES["air_client_rerun"]
-        cb = self.signatures.RERUN_ATTEMPT_CB
+        restype, argtypes = self.signatures.SIGNATURES["air_client_resume"]
+        cb = self.signatures.RESUME_ATTEMPT_CB
         self.assertIs(restype, C.c_int)
         self.assertEqual(argtypes, [C.c_void_p, C.c_int64, cb, C.c_void_p, C.POINTER(C.c_int64),
                                     C.POINTER(C.c_void_p), C.POINTER(C.c_void_p)])
@@ -171,43 +171,43 @@ class NewDeclarationTest(unittest.TestCase):
         self.assertIs(cb._restype_, C.c_int)
 
     def test_python_declares_the_new_options_functions(self):
-        self.assertEqual(self.signatures.SIGNATURES["air_rerun_options_new"],
+        self.assertEqual(self.signatures.SIGNATURES["air_resume_options_new"],
                          (C.c_int, [C.POINTER(C.c_void_p)]))
-        self.assertEqual(self.signatures.SIGNATURES["air_rerun_options_set_deadline_ms"],
+        self.assertEqual(self.signatures.SIGNATURES["air_resume_options_set_deadline_ms"],
                          (C.c_int, [C.c_void_p, C.c_int64]))
 
     def test_python_sees_the_new_values(self):
-        self.assertEqual(self.constants.STATE_RERUN_PENDING, 160)
-        self.assertEqual(self.constants.RERUN_MAX_ATTEMPTS, 100)
-        self.assertEqual(self.enums.State.RERUN_PENDING.value, 160)
-        self.assertFalse(self.enums.State.RERUN_PENDING.is_terminal)
-        reason = self.enums.RerunReason
+        self.assertEqual(self.constants.STATE_RESUME_PENDING, 160)
+        self.assertEqual(self.constants.RESUME_MAX_ATTEMPTS, 100)
+        self.assertEqual(self.enums.State.RESUME_PENDING.value, 160)
+        self.assertFalse(self.enums.State.RESUME_PENDING.is_terminal)
+        reason = self.enums.ResumeReason
         self.assertEqual({m.name: m.value for m in reason}, {"MANUAL": 1, "RETRY_POLICY": 2})
         self.assertIn("Why a run was run again", reason.__doc__)
-        self.assertEqual(self.enums.C_PREFIXES[reason], "RERUN_REASON_")
-        self.assertFalse(hasattr(self.enums, "RerunOption"), "option numbers stay numbers")
+        self.assertEqual(self.enums.C_PREFIXES[reason], "RESUME_REASON_")
+        self.assertFalse(hasattr(self.enums, "ResumeOption"), "option numbers stay numbers")
 
     def test_go_has_the_new_values(self):
-        for pattern in (r"\tStateRerunPending +State = C\.AIR_STATE_RERUN_PENDING +// waiting",
-                        r"\ntype RerunReason int32\n",
-                        r"\tRerunReasonManual +RerunReason = C\.AIR_RERUN_REASON_MANUAL ",
-                        r'func \(v RerunReason\) String\(\) string \{\n'
-                        r'\treturn enumName\(int64\(v\), "RerunReason", "AIR_RERUN_REASON_"\)',
-                        r"var rerunOpts = &optionsType\[C\.air_rerun_options\]\{",
-                        r"\t\treturn C\.air_rerun_options_set_deadline_ms\(o, ms\)",
-                        r"\trerunMaxAttempts = C\.AIR_RERUN_MAX_ATTEMPTS\n",
-                        r'\t\{"AIR_STATE_RERUN_PENDING", int64\(StateRerunPending\)\},',
-                        r'\t\{"AIR_RERUN_REASON_MANUAL", int64\(RerunReasonManual\)\},',
-                        r'\t\{"AIR_RERUN_MAX_ATTEMPTS", int64\(rerunMaxAttempts\)\},'):
+        for pattern in (r"\tStateResumePending +State = C\.AIR_STATE_RESUME_PENDING +// waiting",
+                        r"\ntype ResumeReason int32\n",
+                        r"\tResumeReasonManual +ResumeReason = C\.AIR_RESUME_REASON_MANUAL ",
+                        r'func \(v ResumeReason\) String\(\) string \{\n'
+                        r'\treturn enumName\(int64\(v\), "ResumeReason", "AIR_RESUME_REASON_"\)',
+                        r"var resumeOpts = &optionsType\[C\.air_resume_options\]\{",
+                        r"\t\treturn C\.air_resume_options_set_deadline_ms\(o, ms\)",
+                        r"\tresumeMaxAttempts = C\.AIR_RESUME_MAX_ATTEMPTS\n",
+                        r'\t\{"AIR_STATE_RESUME_PENDING", int64\(StateResumePending\)\},',
+                        r'\t\{"AIR_RESUME_REASON_MANUAL", int64\(ResumeReasonManual\)\},',
+                        r'\t\{"AIR_RESUME_MAX_ATTEMPTS", int64\(resumeMaxAttempts\)\},'):
             self.assertTrue(re.search(pattern, self.go), "the Go constants lack " + pattern)
         for text in gen_tables.go_sources(self.api).values():
             self.assertIn(gofmt_problems(text), (None, ""))
 
     def test_the_unchanged_headers_give_neither(self):
         api = gen_tables.parse(HEADERS)
-        self.assertNotIn("air_client_rerun", [f.name for f in api.functions])
-        self.assertNotIn("AIR_STATE_RERUN_PENDING", gen_tables.go_source(api))
-        self.assertNotIn("rerunOpts", gen_tables.go_options_source(api))
+        self.assertNotIn("air_client_resume", [f.name for f in api.functions])
+        self.assertNotIn("AIR_STATE_RESUME_PENDING", gen_tables.go_source(api))
+        self.assertNotIn("resumeOpts", gen_tables.go_options_source(api))
 
 
 class RefusalTest(unittest.TestCase):

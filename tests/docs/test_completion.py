@@ -69,7 +69,7 @@ class Completion(unittest.TestCase):
         got = self.complete("")
         for name in self.names:
             self.assertIn(name, got)
-        self.assertEqual(sorted(self.complete("r")), ["register-image", "run"])
+        self.assertEqual(sorted(self.complete("r")), ["register-image", "rerun", "run"])
         self.assertEqual(self.complete("ru"), ["run"])
         self.assertEqual(sorted(self.complete("help", "")), sorted(self.names))
 

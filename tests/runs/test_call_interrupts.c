@@ -431,6 +431,62 @@ static int do_submit(const stop *s, air_error **err)
 	return rc;
 }
 
+static int sweep_with(const stop *s, bool only_submit, air_error **err)
+{
+	static const char *const lr[] = {"1", "2", "3"};
+	air_sweep_options *o = NULL;
+	air_sweep_points *p = NULL;
+	air_sweep *out = NULL;
+	air_config *cfg = NULL;
+	air_error *e = NULL;
+	int rc;
+
+	ASSERT_OK(air_config_load_buffer(workload, strlen(workload), "w.yaml", NULL, &cfg, &e), e);
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.lr", lr, 3, &e), e);
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_interrupt(o, s->intr), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_deadline_ms(o, s->deadline_ms), AIR_OK);
+	if (only_submit)
+		fakews_faultf(fw, "{\"path\":\"/api/2.2/jobs/runs/submit\",\"action\":\"delay\","
+		              "\"delay_ms\":%d,\"times\":-1}", HOLD_MS);
+	else
+		hold_every_request();
+	rc = air_client_submit_sweep(client, cfg, p, o, &out, err);
+	/* stopped while sending: the outcome says no variant got a run */
+	if (only_submit) {
+		ASSERT_NOT_NULL(out);
+		ASSERT_EQ_INT(air_sweep_failed_count(out), 3);
+	} else {
+		ASSERT_NULL(out);
+	}
+	air_sweep_free(out);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	return rc;
+}
+
+static int do_sweep(const stop *s, air_error **err) { return sweep_with(s, false, err); }
+
+static int do_sweep_sending(const stop *s, air_error **err) { return sweep_with(s, true, err); }
+
+static int do_rerun(const stop *s, air_error **err)
+{
+	air_rerun_options *o = NULL;
+	air_submission *sub = NULL;
+	int rc;
+
+	ASSERT_EQ_INT(air_rerun_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_rerun_options_set_interrupt(o, s->intr), AIR_OK);
+	ASSERT_EQ_INT(air_rerun_options_set_deadline_ms(o, s->deadline_ms), AIR_OK);
+	hold_every_request();
+	rc = air_client_rerun(client, 555, o, &sub, err);
+	ASSERT_NULL(sub);
+	air_rerun_options_free(o);
+	return rc;
+}
+
 /* A docker that never finishes: the push kills it. */
 static int do_push_image(const stop *s, air_error **err)
 {
@@ -526,6 +582,9 @@ static const struct {
 	{"air_client_get_failure", do_failure},
 	{"air_client_get_failure (log)", do_failure_log},
 	{"air_client_submit", do_submit},
+	{"air_client_submit_sweep", do_sweep},
+	{"air_client_submit_sweep (sending)", do_sweep_sending},
+	{"air_client_rerun", do_rerun},
 	{"air_client_push_image", do_push_image},
 	{"air_client_register_image", do_register_image},
 	{"air_client_register_image (sleeping)", do_register_image_sleeping},

@@ -877,3 +877,99 @@ AIR_TEST(transport__debug_trace_never_shows_credentials)
 	tc_trace_free(&t);
 	air_client_free(c);
 }
+
+/* ---- requests fed while others run (air__http_do_feed) ---------------------- */
+
+typedef struct feed_state {
+	air__http_req req[40];
+	air__http_resp resp[40];
+	int handed, total, ok, failed, in_flight, most_in_flight;
+	int follow_ups;        /* a request added by done() for each of the first ones */
+	int stop_after;        /* done() asks to stop after this many (0: never) */
+	int codes[40];
+} feed_state;
+
+static bool feed_next(void *ud, const air__http_req **req, air__http_resp **resp, void **tag)
+{
+	feed_state *f = ud;
+
+	if (f->handed >= f->total)
+		return false;
+	f->req[f->handed] = (air__http_req){.method = "GET", .path = ME};
+	f->resp[f->handed] = (air__http_resp)AIR__HTTP_RESP_INIT;
+	*req = &f->req[f->handed];
+	*resp = &f->resp[f->handed];
+	*tag = (void *)(intptr_t)f->handed;
+	f->handed++;
+	if (++f->in_flight > f->most_in_flight)
+		f->most_in_flight = f->in_flight;
+	return true;
+}
+
+static int feed_done(void *ud, void *tag, int rc, air_error *err)
+{
+	feed_state *f = ud;
+	int i = (int)(intptr_t)tag;
+
+	f->in_flight--;
+	f->codes[i] = rc;
+	rc == AIR_OK ? f->ok++ : f->failed++;
+	air_error_free(err);
+	air__http_resp_clear(&f->resp[i]);
+	if (f->follow_ups > 0 && f->total < 40) {
+		f->follow_ups--;
+		f->total++; /* one more becomes ready now */
+	}
+	return f->stop_after && f->ok + f->failed >= f->stop_after;
+}
+
+AIR_TEST(transport__a_feed_keeps_max_parallel_in_flight_and_retries_each)
+{
+	fakews *fw = tc_fakews();
+	air_client *c = tc_fakews_client(fw);
+	air__http_feed feed;
+	feed_state f;
+	air_error *err = NULL;
+	json_t *conns;
+
+	memset(&f, 0, sizeof(f));
+	f.total = 20;
+	f.follow_ups = 10;
+	feed = (air__http_feed){feed_next, feed_done, &f, 3};
+	fakews_configf(fw, "{\"latency_ms\":5}");
+	fakews_faultf(fw, "{\"path\":\"%s\",\"status\":503,\"times\":3,\"after\":4,"
+	                  "\"body\":{\"error_code\":\"TEMPORARILY_UNAVAILABLE\",\"message\":\"busy\"}}", ME);
+	ASSERT_OK(air__http_do_feed(c, NULL, &feed, &err), err);
+	ASSERT_EQ_INT(f.handed, 30);
+	ASSERT_EQ_INT(f.ok, 30);
+	ASSERT_EQ_INT(f.most_in_flight, 3);
+	ASSERT_EQ_INT(fakews_count(fw, "GET", ME), 33); /* 3 retried */
+	conns = fakews_call(fw, "GET", "/__fakews/connections", NULL);
+	ASSERT_TRUE(json_integer_value(json_object_get(conns, "max_open")) <= 3);
+	json_decref(conns);
+	air_client_free(c);
+}
+
+AIR_TEST(transport__a_feed_stops_when_done_asks_and_reports_the_rest)
+{
+	fakews *fw = tc_fakews();
+	air_client *c = tc_fakews_client(fw);
+	air__http_feed feed;
+	feed_state f;
+	air_error *err = NULL;
+
+	memset(&f, 0, sizeof(f));
+	f.total = 30;
+	f.stop_after = 5;
+	feed = (air__http_feed){feed_next, feed_done, &f, 4};
+	fakews_configf(fw, "{\"latency_ms\":5}");
+	ASSERT_EQ_INT(air__http_do_feed(c, NULL, &feed, &err), AIR_EABORTED);
+	air_error_free(err);
+	/* everything handed out was reported, nothing after the stop was handed */
+	ASSERT_EQ_INT(f.ok + f.failed, f.handed);
+	ASSERT_EQ_INT(f.in_flight, 0);
+	ASSERT_TRUE(f.handed < 30);
+	for (int i = 0; i < f.handed; i++)
+		ASSERT_TRUE(f.codes[i] == AIR_OK || f.codes[i] == AIR_EABORTED);
+	air_client_free(c);
+}

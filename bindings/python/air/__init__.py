@@ -27,7 +27,7 @@ from .client import Client
 from .config import Change, Config
 from ._config_values import Permission, Secret
 from .enums import (CheckStatus, CodeSourceForm, DebugType, ErrorKind, ExcerptKind, Feature,
-                    FieldKind, LogSource, NodeSource, Phase, Principal, State)
+                    FieldKind, LogSource, NodeSource, Phase, Principal, State, VariantStatus)
 from .errors import (AbortedError, AirError, AirFileNotFoundError, AirFilePermissionError,
                      ApiError, AuthError, CallInterruptedError, ConfigError, ConflictError,
                      FeatureDisabledError, InternalError, InvalidArgumentError, LocalIOError,
@@ -45,6 +45,7 @@ from .results import (Bundle, Check, CheckReport, ImagePush, ImageRegistration, 
                       Pool, Progress, Submission)
 from .runs import CancelOutcome, CancelReport, Iteration, Run, SweepStats
 from .schema import Field, field, schema
+from .sweeps import Sweep, Variant
 
 try:
     # Generated at install time (meson, or setup.py) from the project version.
@@ -63,8 +64,8 @@ __all__ = [
     "LogStream", "LogsSummary", "MetricHistory", "MetricPoint", "MlflowLinks", "NetworkError", "NotFoundError", "NotValidatedError",
     "OutOfMemoryError", "Permission", "PermissionDeniedError", "Phase", "Pool", "Principal",
     "Progress", "ProtocolError", "RateLimitError", "RejectedError", "Run", "RunListing", "Secret",
-    "ServerError", "SnapshotError", "State", "Submission", "SweepStats", "TimedOutError",
-    "UnsupportedError", "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns",
+    "ServerError", "SnapshotError", "State", "Submission", "Sweep", "SweepStats", "TimedOutError",
+    "UnsupportedError", "Variant", "VariantStatus", "accelerator_display_name", "accelerator_gpus_per_node", "alert_patterns",
     "constants", "error_class", "features", "field", "library_path", "match_alert", "schema",
     "status_name", "strerror", "version", "version_number",
     # why a run failed (1.2)

@@ -6,13 +6,13 @@ import threading
 import time
 import uuid
 from contextlib import contextmanager
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple,
-                    Union)
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
 
 from . import constants as K
 from ._call import blocking, trampoline
 from ._lib import lib
-from ._signatures import CHECK_CB, DEBUG_CB, PROGRESS_CB, WAIT_STATE_CB
+from ._signatures import CHECK_CB, DEBUG_CB, PROGRESS_CB, SWEEP_PROGRESS_CB, WAIT_STATE_CB
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
 from .config import Config
@@ -26,6 +26,7 @@ from .metrics import LatestMetrics, MetricHistory, MetricPoint
 from .results import (Check, CheckReport, ImagePush, ImageRegistration, MlflowLinks, Pool,
                       Progress, Submission)
 from .runs import CancelReport, Run
+from .sweeps import Points, Sweep, Value, Variant, overrides_of
 
 _STR_OPTIONS = {
     "host": K.OPT_HOST, "token": K.OPT_TOKEN, "profile": K.OPT_PROFILE,
@@ -312,15 +313,7 @@ class Client:
                     cfg_h = config._handle
                     self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_submit(
                         h, cfg_h, opts.handle, C.byref(out), C.byref(err))), timeout)
-                s = out.value
-                warnings = tuple(dec(lib.air_submission_warning(s, i)) or ""
-                                 for i in range(int(lib.air_submission_warning_count(s))))
-                return Submission(int(lib.air_submission_run_id(s)),
-                                  dec(lib.air_submission_dashboard_url(s)) or "",
-                                  dec(lib.air_submission_idempotency_token(s)) or "",
-                                  dec(lib.air_submission_launch_dir(s)) or "",
-                                  dec(lib.air_submission_code_source_path(s)),
-                                  bool(lib.air_submission_snapshot_reused(s)), self, warnings)
+                return _submission(out.value, self)
             finally:
                 lib.air_submission_free(out)
         finally:
@@ -394,6 +387,115 @@ class Client:
         finally:
             if own is not None:
                 own.close()
+
+    def sweep(self, config: Union[Config, StrPath], *,
+              grid: Optional[Mapping[str, Iterable[Value]]] = None,
+              points: Union[Iterable[Mapping[str, Value]], StrPath, None] = None,
+              sample: Optional[int] = None, seed: int = 0, base_key: Optional[str] = None,
+              max_parallel: Optional[int] = None, base_dir: Optional[StrPath] = None,
+              skip_preflight: bool = False, dry_run: bool = False,
+              on_progress: Optional[Callable[[Variant], object]] = None,
+              interrupt: Optional[Interrupt] = None,
+              timeout: Optional[Seconds] = None) -> Sweep:
+        """Submit many variants of a workload, each exactly once
+        (docs/submit.md, "Sweeps").
+
+        Args:
+            config: a validated :class:`air.Config`, or the path of a YAML file.
+            grid: ``{"parameters.lr": [1e-3, 3e-4], ...}``: every combination
+                of the values is a variant (the first path varying slowest).
+            points: the variants themselves, ``[{"parameters.lr": 1e-3,
+                "compute.num_accelerators": 8}, ...]``, or the path of a JSON
+                Lines or YAML file of them. Give grid or points.
+            sample: keep a random sample of this many points; ``seed``
+                chooses it (the same seed, the same points).
+            base_key: the base of every variant's idempotency key (default:
+                the YAML idempotency_token, else derived from the user, the
+                experiment, the date and the config); a new one starts a
+                fresh sweep.
+            max_parallel: variants at a time (default 8; 1 on a local
+                workspace, where it bounds the runs going at once).
+            dry_run: only validate every variant; nothing is sent.
+            on_progress: ``on_progress(Variant)`` when a variant starts
+                uploading, is submitted or fails, on this thread; an
+                exception it raises stops the sweep and propagates.
+
+        Every variant is validated before anything is uploaded; a bad point
+        raises :class:`air.ConfigError` naming the variant and the field.
+        The same call again starts nothing new and returns the same runs.
+        Interrupted (Ctrl-C, ``interrupt``, ``timeout``) once variants were
+        being sent, the exception carries the outcome so far as ``.sweep``.
+
+        Returns:
+            The :class:`air.Sweep`: every variant with its run or its error.
+        """
+        own = None
+        if not isinstance(config, Config):
+            config = own = Config.load(config)
+        cfn = None if on_progress is None else trampoline(
+            SWEEP_PROGRESS_CB, on_progress, lambda h, i, _u: (Variant._from_c(h, i, self),))
+        out = C.c_void_p()
+        try:
+            with Points(grid, None if points is None else
+                        (str(points) if isinstance(points, (str, os.PathLike)) else points),
+                        sample, seed) as pts, Options("sweep") as opts:
+                opts.set_str(K.SWEEP_BASE_KEY, base_key, "base_key")
+                opts.set_str(K.SWEEP_BASE_DIR, None if base_dir is None else str(base_dir))
+                opts.set_int(K.SWEEP_MAX_PARALLEL, max_parallel, "max_parallel")
+                if skip_preflight:
+                    opts.set_int(K.SWEEP_SKIP_PREFLIGHT, 1)
+                if cfn is not None:
+                    check(int(lib.air_sweep_options_set_progress_cb(opts.handle, cfn, None)))
+                cfg_h = config._handle
+
+                def invoke(h: int, err: C.c_void_p) -> int:
+                    lib.air_sweep_free(out)  # a restarted call starts afresh
+                    out.value = None
+                    if dry_run:
+                        return int(lib.air_config_validate_sweep(cfg_h, pts.handle, opts.handle,
+                                                                 C.byref(out), C.byref(err)))
+                    return int(lib.air_client_submit_sweep(h, cfg_h, pts.handle, opts.handle,
+                                                           C.byref(out), C.byref(err)))
+                try:
+                    self._blocking(opts, interrupt, invoke, timeout)
+                except BaseException as exc:
+                    if out.value:
+                        setattr(exc, "sweep", Sweep._take(out.value, self))
+                    raise
+                return Sweep._take(out.value, None if dry_run else self)
+        finally:
+            lib.air_sweep_free(out)
+            if own is not None:
+                own.close()
+
+    def rerun(self, run_id: int, *,
+              overrides: Union[Mapping[str, Value], Sequence[str]] = (),
+              idempotency_key: Optional[str] = None, skip_preflight: bool = False,
+              interrupt: Optional[Interrupt] = None,
+              timeout: Optional[Seconds] = None) -> Submission:
+        """Submit the exact workload of a past run again (docs/submit.md,
+        "Reruns"): its config, code snapshot and launch files, uploading
+        nothing again, with ``overrides`` (``{"parameters.lr": 3e-4}`` or
+        ``["parameters.lr=3e-4"]``) applied. The key defaults to one derived
+        from the run id and the overrides: the same rerun twice is one run.
+        A deleted snapshot or launch file raises :class:`air.NotFoundError`
+        naming it."""
+        out = C.c_void_p()
+        try:
+            with Options("rerun") as opts:
+                for o in overrides_of(overrides):
+                    rc = int(lib.air_rerun_options_add_override(opts.handle, enc(o)))
+                    if rc == K.EINVAL:
+                        raise ValueError("invalid override %r: expected PATH=VALUE" % o)
+                    check(rc)
+                opts.set_str(K.RERUN_IDEMPOTENCY_KEY, idempotency_key, "idempotency_key")
+                if skip_preflight:
+                    opts.set_int(K.RERUN_SKIP_PREFLIGHT, 1)
+                self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_rerun(
+                    h, int(run_id), opts.handle, C.byref(out), C.byref(err))), timeout)
+            return _submission(out.value, self)
+        finally:
+            lib.air_submission_free(out)
 
     def poll_mlflow_links(self, run_id: int, max_polls: int = 10, interval: Seconds = 2.0, *,
                           interrupt: Optional[Interrupt] = None,
@@ -866,6 +968,17 @@ class Client:
                 dec(lib.air_image_registration_credentials_key(r)))
         finally:
             lib.air_image_registration_free(out)
+
+
+def _submission(s: Optional[int], client: "Client") -> Submission:
+    warnings = tuple(dec(lib.air_submission_warning(s, i)) or ""
+                     for i in range(int(lib.air_submission_warning_count(s))))
+    return Submission(int(lib.air_submission_run_id(s)),
+                      dec(lib.air_submission_dashboard_url(s)) or "",
+                      dec(lib.air_submission_idempotency_token(s)) or "",
+                      dec(lib.air_submission_launch_dir(s)) or "",
+                      dec(lib.air_submission_code_source_path(s)),
+                      bool(lib.air_submission_snapshot_reused(s)), client, warnings)
 
 
 def _debug_args(kind: int, text: Optional[int], length: int, _ud: Any) -> Tuple[Any, ...]:

@@ -265,30 +265,36 @@ def _file_error(exc: AirError, path: PathArg) -> AirError:
     return new
 
 
+def error_of(rc: int, ptr: Optional[int]) -> AirError:
+    """The exception for status ``rc`` built from the air_error * ``ptr``
+    (borrowed: not released), or from ``rc`` alone when it is None."""
+    if not ptr:
+        return error_class(rc)(strerror(rc), code=rc)
+    code = int(lib.air_error_code(ptr)) or rc
+    retry_after = int(lib.air_error_retry_after_ms(ptr))
+    kind = int(lib.air_error_kind(ptr))
+    return error_class(code)(
+        _s(lib.air_error_message(ptr)) or strerror(code), code=code,
+        kind=ErrorKind(kind) if kind in ErrorKind._value2member_map_ else None,
+        field=_s(lib.air_error_field(ptr)),
+        suggestion=_s(lib.air_error_suggestion(ptr)),
+        file=_s(lib.air_error_file(ptr)), line=int(lib.air_error_line(ptr)),
+        column=int(lib.air_error_column(ptr)),
+        retryable=bool(lib.air_error_retryable(ptr)),
+        http_status=int(lib.air_error_http_status(ptr)),
+        server_code=_s(lib.air_error_server_code(ptr)),
+        request_id=_s(lib.air_error_request_id(ptr)),
+        retry_after=None if retry_after < 0 else timedelta(milliseconds=retry_after))
+
+
 def from_error(rc: int, err: "C.c_void_p | int | None", path: PathArg = None) -> AirError:
     """The exception for status ``rc``, built from and releasing ``err`` (an
     air_error * or None); ``path`` is the file the call read, for AIR_EIO."""
     ptr = err.value if isinstance(err, C.c_void_p) else err
-    if not ptr:
-        exc = error_class(rc)(strerror(rc), code=rc)
-    else:
-        try:
-            code = int(lib.air_error_code(ptr)) or rc
-            retry_after = int(lib.air_error_retry_after_ms(ptr))
-            kind = int(lib.air_error_kind(ptr))
-            exc = error_class(code)(
-                _s(lib.air_error_message(ptr)) or strerror(code), code=code,
-                kind=ErrorKind(kind) if kind in ErrorKind._value2member_map_ else None,
-                field=_s(lib.air_error_field(ptr)),
-                suggestion=_s(lib.air_error_suggestion(ptr)),
-                file=_s(lib.air_error_file(ptr)), line=int(lib.air_error_line(ptr)),
-                column=int(lib.air_error_column(ptr)),
-                retryable=bool(lib.air_error_retryable(ptr)),
-                http_status=int(lib.air_error_http_status(ptr)),
-                server_code=_s(lib.air_error_server_code(ptr)),
-                request_id=_s(lib.air_error_request_id(ptr)),
-                retry_after=None if retry_after < 0 else timedelta(milliseconds=retry_after))
-        finally:
+    try:
+        exc = error_of(rc, ptr)
+    finally:
+        if ptr:
             lib.air_error_free(ptr)
             if isinstance(err, C.c_void_p):
                 err.value = None

@@ -142,6 +142,11 @@ var notWrapped = map[string]string{
 	"air_bundle_options_set_interrupt":   "Config.WriteBundle writes local files only: it takes no context",
 	"air_bundle_options_set_deadline_ms": "Config.WriteBundle writes local files only: it takes no context",
 	"air_list_options_set_skip_cb":       "ListRuns leaves damaged runs out, as the C default does",
+	"air_sweep_points_count":             "the points are built from SweepOptions; Sweep lists the variants",
+	"air_sweep_points_size":              "the points are built from SweepOptions; Variant.Point has each one",
+	"air_sweep_points_path":              "the points are built from SweepOptions; Variant.Point has each one",
+	"air_sweep_points_value":             "the points are built from SweepOptions; Variant.Point has each one",
+	"air_sweep_failed_count":             "Sweep.Failed returns the variants that failed",
 }
 
 var reMapSymbol = regexp.MustCompile(`(?m)^\s+(air_\w+);`)

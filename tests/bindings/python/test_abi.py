@@ -102,7 +102,7 @@ def header_callbacks():
 # Each callback typedef air_x_cb is the ctypes type X_CB of air._signatures.
 CALLBACKS = {name: getattr(_signatures, name[len("air_"):].upper()) for name in header_callbacks()}
 SCALARS = {"int": C.c_int, "int32_t": C.c_int32, "int64_t": C.c_int64, "uint32_t": C.c_uint32,
-           "size_t": C.c_size_t, "double": C.c_double}
+           "uint64_t": C.c_uint64, "size_t": C.c_size_t, "double": C.c_double}
 
 
 def expected_types(ctype, is_result):
@@ -119,7 +119,7 @@ def expected_types(ctype, is_result):
         return {C.c_char_p, C.c_void_p}
     if ctype == "void*" or re.fullmatch(r"air_\w+\*", ctype):
         return {C.c_void_p}
-    if ctype == "char**" or re.fullmatch(r"air_\w+\*\*", ctype):
+    if ctype in ("char**", "char*const*") or re.fullmatch(r"air_\w+\*\*", ctype):
         return {C.POINTER(C.c_void_p)}
     if ctype == "size_t*":
         return {C.POINTER(C.c_size_t)}

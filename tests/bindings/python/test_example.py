@@ -1,7 +1,8 @@
 """examples/python/sweep.py (the notebook-style sweep) runs against the fake
 workspace with only the host and token set, submits one run per grid point
-with idempotency keys (running it again starts nothing new), follows the
-first run's logs and prints the results table."""
+with Client.sweep() (keys derived from the base key and the point: running it
+again starts nothing new), follows the first run's logs and prints the
+results table."""
 
 import os
 import subprocess
@@ -34,8 +35,12 @@ class SweepExampleTest(unittest.TestCase):
         out = outputs[0]
         self.assertIn("[node 0] node 0 step 2", out)
         self.assertIn("4 of 4 runs succeeded", out)
-        params = sorted(str(r["submitted"]["idempotency_token"]) for r in runs)
-        self.assertEqual(params, ["lr-sweep-1-%d" % i for i in range(4)])
+        keys = {str(r["submitted"]["idempotency_token"]) for r in runs}
+        self.assertEqual(len(keys), 4)
+        self.assertTrue(all(k.startswith("lr-sweep-1-") and len(k) == len("lr-sweep-1-") + 16
+                            for k in keys), keys)
+        names = sorted(str(r["submitted"]["run_name"]) for r in runs)
+        self.assertEqual(names[0], "lr-sweep lr=0.0003 batch_size=16")
         table = [ln.split() for ln in out.splitlines() if ln.split()[-2:-1] == ["SUCCESS"]]
         self.assertEqual([(row[0], row[1]) for row in table],
                          [("0.001", "16"), ("0.001", "32"), ("0.0003", "16"), ("0.0003", "32")])
@@ -51,9 +56,7 @@ class SweepExampleTest(unittest.TestCase):
             rc, _, err = interrupt([sys.executable, EXAMPLE], env, line_starting("[node 0]"))
             cancels = fw.count("POST", "/api/2.2/jobs/runs/cancel")
         self.assertEqual(rc, 1, err)
-        # the fake numbers runs (and their tasks) 555, 557, ...
-        self.assertIn("runs 555 557 559 561 keep going; `air cancel 555 557 559 561` stops them",
-                      err)
+        self.assertRegex(err, r"runs( \d+){4} keep going; `air cancel --sweep lr-sweep-1` stops them")
         self.assertNotIn("Traceback", err)
         self.assertEqual(cancels, 0)
 

@@ -134,6 +134,22 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(latest["loss"].value, 1.25)
         self.assertEqual(latest.mlflow_status, "FINISHED")
 
+    def test_a_sweep_runs_one_variant_at_a_time(self):
+        yaml = ("experiment_name: py-local-sweep\n"
+                "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+                "parameters: {lr: 0.1}\n"
+                "command: cat \"$HYPERPARAMETERS_PATH\"\n")
+        with air.Config.loads(yaml, name="workload.yaml", base_dir=self.tmp) as cfg:
+            s = self.client.sweep(cfg, grid={"parameters.lr": [0.5, 0.7]}, base_key="local")
+        rows = s.results(timeout=PATIENCE_S, poll_interval=0.05)
+        self.assertEqual([r["state"] for r in rows], ["SUCCESS", "SUCCESS"])
+        lines = [rec.line for rec in self.client.logs(s[1].run_id, timeout=PATIENCE_S)]
+        self.assertIn("lr: 0.7", lines)
+        again = self.client.rerun(s[1].run_id)
+        run = again.wait(PATIENCE_S, poll_interval=0.05)
+        self.assertIs(run.state, air.State.SUCCESS, run.state_message)
+        self.assertEqual(run.name, "py-local-sweep lr=0.7")
+
     def test_cancel_a_sleeping_run(self):
         pid_file = os.path.join(self.tmp, "node.pid")
         sub = self.submit(SLEEPER % (pid_file, pid_file, pid_file))

@@ -774,6 +774,80 @@ class MetricsTest(WorkspaceCase):
             list(self.client().metric_history(rid, follow=True, poll_interval=0.01, on_poll=boom))
 
 
+class SweepTest(WorkspaceCase):
+    """Client.sweep() and Client.rerun()."""
+
+    def config(self):
+        return air.Config.loads(MINIMAL_YAML + "parameters: {lr: 0.1}\n", name="w.yaml")
+
+    def test_a_grid_and_its_results(self):
+        c = self.client()
+        seen = []
+        with self.config() as cfg:
+            s = c.sweep(cfg, grid={"parameters.lr": [1e-3, 3e-4], "parameters.opt": ["adam", "32"]},
+                        base_key="py", on_progress=lambda v: seen.append((v.index, v.status)))
+            again = c.sweep(cfg, grid={"parameters.lr": [0.001, 3e-4],
+                                       "parameters.opt": ["adam", "32"]}, base_key="py")
+        self.assertIsInstance(s, air.Sweep)
+        self.assertEqual(len(s), 4)
+        self.assertEqual(s.base_key, "py")
+        self.assertEqual(s[1].point, {"parameters.lr": 0.001, "parameters.opt": "32"})
+        self.assertEqual(s[1].run_name, "bindings-test lr=0.001 opt=32")
+        self.assertTrue(all(v.status is air.VariantStatus.SUBMITTED for v in s))
+        self.assertEqual(s.failed, [])
+        self.assertEqual(again.run_ids, s.run_ids)          # nothing new
+        self.assertEqual(len(self.fw.runs()), 4)
+        self.assertEqual(sorted(i for i, st in seen if st is air.VariantStatus.SUBMITTED),
+                         [0, 1, 2, 3])
+        rows = s.results(timeout=60)
+        self.assertEqual(rows[1]["parameters.opt"], "32")
+        self.assertEqual(rows[1]["state"], "SUCCESS")
+        self.assertTrue(all(r["succeeded"] for r in rows))
+
+    def test_points_sample_and_dry_run(self):
+        c = self.client()
+        pts = [{"parameters.lr": x / 10} for x in range(1, 9)]
+        with self.config() as cfg:
+            d = c.sweep(cfg, points=pts, sample=3, seed=5, dry_run=True, base_key="k")
+            d2 = c.sweep(cfg, points=pts, sample=3, seed=5, dry_run=True)
+        self.assertEqual(len(d), 3)
+        self.assertEqual([v.point for v in d], [v.point for v in d2])
+        self.assertTrue(all(v.status is air.VariantStatus.VALID and v.run_id is None for v in d))
+        self.assertTrue(d[0].idempotency_key.startswith("k-"))
+        self.assertEqual(self.fw.requests(), [])
+
+    def test_a_bad_point_and_a_callback_that_raises(self):
+        c = self.client()
+        with self.config() as cfg:
+            with self.assertRaises(air.ConfigError) as cm:
+                c.sweep(cfg, grid={"compute.num_accelerators": [1, 0]})
+            self.assertEqual(cm.exception.field, "compute.num_accelerators")
+            self.assertIn("variant 1", str(cm.exception))
+
+            def boom(v):
+                if v.status is air.VariantStatus.SUBMITTED:
+                    raise Boom("stop")
+            with self.assertRaises(Boom) as cm2:
+                c.sweep(cfg, grid={"parameters.lr": [1, 2, 3, 4, 5, 6]}, max_parallel=1,
+                        on_progress=boom)
+        self.assertIsInstance(cm2.exception.sweep, air.Sweep)
+        self.assertLess(len(cm2.exception.sweep.run_ids), 6)
+        with self.config() as cfg, self.assertRaises(ValueError):
+            c.sweep(cfg, grid={}, points=[])
+
+    def test_rerun(self):
+        c = self.client()
+        with self.config() as cfg:
+            first = c.submit(cfg)
+        again = c.rerun(first.run_id, overrides={"parameters.lr": 0.5})
+        twice = c.rerun(first.run_id, overrides=["parameters.lr=0.5"])
+        self.assertNotEqual(again.run_id, first.run_id)
+        self.assertEqual(twice.run_id, again.run_id)
+        self.assertTrue(again.idempotency_token.startswith("rerun-%d-" % first.run_id))
+        with self.assertRaises(air.NotFoundError):
+            c.rerun(424242)
+
+
 if __name__ == "__main__":
     unittest.main()
 

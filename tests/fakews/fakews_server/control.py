@@ -56,6 +56,13 @@ def shutdown(st, req):
     return SHUTDOWN_REPLY if req.method == "POST" else None
 
 
+def connections(st, req):
+    if req.method == "GET":
+        return json_resp({"open": st.conn_open, "max_open": st.conn_max,
+                          "accepted": st.conn_accepted})
+    return None
+
+
 def config(st, req):
     if req.method == "POST":
         st.set_config(req.json(required=False))
@@ -144,7 +151,8 @@ def files(st, req):
 
 
 def file(st, req):
-    """POST stores the raw body (parents created); any other method reads the file."""
+    """POST stores the raw body (parents created), DELETE removes the file; any
+    other method reads it."""
     path = req.q("path")
     if not path:
         raise bad("path is required")
@@ -154,9 +162,11 @@ def file(st, req):
         st.make_dirs(parent_of(cp))
         st.put_file(cp, req.body)
         return json_resp({})
-    f = st.files.get(cp)
+    f = st.files.pop(cp, None) if req.method == "DELETE" else st.files.get(cp)
     if f is None:
         return error_resp(404, "RESOURCE_DOES_NOT_EXIST", "no file %s" % path)
+    if req.method == "DELETE":
+        return json_resp({})
     return Resp(200, f["data"], content_type="application/octet-stream")
 
 
@@ -277,6 +287,7 @@ ROUTES = {
     "/reset": reset,
     "/shutdown": shutdown,
     "/config": config,
+    "/connections": connections,
     "/requests": requests,
     "/faults": faults,
     "/runs": runs,

@@ -28,10 +28,25 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
+        self.counted = False  # an API connection (control connections are not counted)
         try:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
+
+    def finish(self):
+        try:
+            super().finish()
+        finally:
+            self.uncount()
+
+    def uncount(self):
+        """The connection is closed, or about to be (called before the reset
+        that tells the client): no longer open, even before this handler's
+        thread ends."""
+        if self.counted:
+            self.counted = False
+            self.server.state.connection_closed()
 
     def log_request(self, code="-", size="-"):
         pass
@@ -62,6 +77,9 @@ class Handler(BaseHTTPRequestHandler):
         if req.path.startswith("/__fakews/") or req.path == "/__fakews":
             self.control(req)
             return
+        if not self.counted:
+            self.counted = True
+            st.connection_opened()
         with st.lock:
             entry = st.record(req)
             rule, watchers = st.faults.match(req)
@@ -72,6 +90,7 @@ class Handler(BaseHTTPRequestHandler):
         action = rule["action"] if rule else None
         if action == "reset_before":
             self.finish_entry(entry, None, req, t0)
+            self.uncount()
             reset_connection(self)
             return
         if action == "endless":
@@ -95,10 +114,12 @@ class Handler(BaseHTTPRequestHandler):
             resp = earlier or resp
         self.finish_entry(entry, resp.status, req, t0)
         if action == "reset_after":
+            self.uncount()
             reset_connection(self)
         elif action == "trickle":
             send_trickle(self, resp, rule)
         elif action == "truncate":
+            self.uncount()
             send_truncated(self, resp, rule)
         else:
             self.send(resp)

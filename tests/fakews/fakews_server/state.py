@@ -25,6 +25,7 @@ class State:
         self.lock = threading.RLock()
         self.defaults = defaults
         self.secret = os.urandom(16)      # signs pre-signed download URLs
+        self.conn_open = 0                # client connections open now (not reset)
         self.reset()
 
     def reset(self):
@@ -55,7 +56,19 @@ class State:
             self.oauth_tokens = {}        # issued access token -> expiry (epoch ms)
             self.at_counter = 0
             self.rt_counter = 0
+            self.conn_max = self.conn_open  # most connections open at once since
+            self.conn_accepted = 0          # connections accepted since
             self.base_dirs()
+
+    def connection_opened(self):
+        with self.lock:
+            self.conn_open += 1
+            self.conn_accepted += 1
+            self.conn_max = max(self.conn_max, self.conn_open)
+
+    def connection_closed(self):
+        with self.lock:
+            self.conn_open -= 1
 
     def base_dirs(self):
         for d in ("/Workspace", "/Workspace/Users", "/Workspace/Shared", "/Workspace/Repos",

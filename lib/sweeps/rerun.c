@@ -1,0 +1,346 @@
+/*
+ * rerun.c: air_client_rerun() (docs/submit.md#reruns) — the exact workload
+ * of a past run submitted again. The run's task names its launch directory
+ * (command_path) and code snapshot (code_source_path); the directory's
+ * training_config.yaml is its effective config. Without overrides the new
+ * run uses the same launch directory and snapshot, uploading nothing; with
+ * them, a new launch directory holds the overridden config's files and the
+ * snapshot is the same. Either way the snapshot must still exist.
+ */
+#include "sweeps/sweeps.h"
+
+#include <string.h>
+
+struct air_rerun_options {
+	air__call_opts call;
+	char *key;
+	bool skip_preflight;
+	char **overrides;
+	size_t n_overrides;
+};
+
+int air_rerun_options_new(air_rerun_options **out)
+{
+	if (!out)
+		return AIR_EINVAL;
+	return (*out = air__calloc(1, sizeof(**out))) ? AIR_OK : AIR_ENOMEM;
+}
+
+void air_rerun_options_free(air_rerun_options *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->n_overrides; i++)
+		air__free(o->overrides[i]);
+	air__free(o->overrides);
+	air__free(o->key);
+	air__free(o);
+}
+
+int air_rerun_options_set_str(air_rerun_options *o, int32_t opt, const char *value)
+{
+	char *copy = NULL;
+
+	if (!o)
+		return AIR_EINVAL;
+	if (opt == AIR_RERUN_SKIP_PREFLIGHT)
+		return AIR_EINVAL;
+	if (opt != AIR_RERUN_IDEMPOTENCY_KEY)
+		return AIR_EUNSUPPORTED;
+	if (value && (air__is_blank(value) || strlen(value) > AIR__IDEMPOTENCY_MAX))
+		return AIR_EINVAL;
+	if (value && !(copy = air__strdup(value)))
+		return AIR_ENOMEM;
+	air__free(o->key);
+	o->key = copy;
+	return AIR_OK;
+}
+
+int air_rerun_options_set_int(air_rerun_options *o, int32_t opt, int64_t value)
+{
+	if (!o || opt == AIR_RERUN_IDEMPOTENCY_KEY)
+		return AIR_EINVAL;
+	if (opt != AIR_RERUN_SKIP_PREFLIGHT)
+		return AIR_EUNSUPPORTED;
+	if (value != 0 && value != 1)
+		return AIR_EINVAL;
+	o->skip_preflight = value;
+	return AIR_OK;
+}
+
+int air_rerun_options_add_override(air_rerun_options *o, const char *assignment)
+{
+	char **grown, *copy;
+
+	if (!o || !assignment || !strchr(assignment, '='))
+		return AIR_EINVAL;
+	if (!(copy = air__strdup(assignment)))
+		return AIR_ENOMEM;
+	if (!(grown = air__realloc(o->overrides, (o->n_overrides + 1) * sizeof(*grown)))) {
+		air__free(copy);
+		return AIR_ENOMEM;
+	}
+	o->overrides = grown;
+	o->overrides[o->n_overrides++] = copy;
+	return AIR_OK;
+}
+
+int air_rerun_options_set_interrupt(air_rerun_options *o, air_interrupt *intr)
+{
+	return air__call_opts_set_interrupt(o ? &o->call : NULL, intr);
+}
+
+int air_rerun_options_set_deadline_ms(air_rerun_options *o, int64_t ms)
+{
+	return air__call_opts_set_deadline(o ? &o->call : NULL, ms);
+}
+
+/* ---- the rerun ----------------------------------------------------------- */
+
+typedef struct rerun {
+	air_client *c;
+	int64_t id;
+	const air_rerun_options *o;
+	air__ctx ctx;
+	air_run *run;
+	char *launch_dir;
+	air__assign *over;      /* the overrides split at '=' (strings owned) */
+	size_t n_over;
+	air_config *cfg;
+	char *yaml;             /* the new run's effective config */
+	char *key, *name;
+	air_submit_options *sopts;
+	air__flow f;
+	bool flow_open;
+} rerun;
+
+static int not_found(air_error **err, const char *fmt, int64_t id, const char *path)
+{
+	return air__failf(err, AIR_ENOTFOUND, AIR_KIND_NOT_FOUND, fmt, (long long)id, path);
+}
+
+/* The past run and the directory of its command.sh. */
+static int read_run(rerun *r, air_error **err)
+{
+	const char *slash;
+	int rc = air__run_fetch(r->c, &r->ctx, r->id, &r->run, err);
+
+	if (rc != AIR_OK)
+		return rc;
+	slash = r->run->command_path ? strrchr(r->run->command_path, '/') : NULL;
+	if (!r->run->ai_runtime || !slash)
+		return air__failf(err, AIR_ENOTFOUND, AIR_KIND_NOT_FOUND,
+		                  "run %lld is not an AI Runtime run with a launch directory: it cannot "
+		                  "be rerun", (long long)r->id);
+	r->launch_dir = air__strndup(r->run->command_path, (size_t)(slash - r->run->command_path));
+	return r->launch_dir ? AIR_OK : air__oom(err);
+}
+
+/* training_config.yaml of the launch directory, with the overrides applied. */
+static int read_config(rerun *r, air_error **err)
+{
+	air__buf q = AIR__BUF_INIT;
+	char *path = air__sprintf("%s/training_config.yaml", r->launch_dir);
+	air__http_req req = {.method = "GET", .path = "/api/2.0/workspace/export"};
+	air__http_resp resp = AIR__HTTP_RESP_INIT;
+	air_error *e = NULL;
+	int rc;
+
+	if (!path)
+		return air__oom(err);
+	air__buf_query(&q, "path", path);
+	air__buf_query(&q, "direct_download", "true");
+	req.query = air__buf_cstr(&q);
+	rc = air__buf_oom(&q) ? air__oom(&e) : air__http_do(r->c, &r->ctx, &req, &resp, &e);
+	if (rc != AIR_OK && air_error_http_status(e) == 404) {
+		air_error_free(e);
+		rc = not_found(err, "the launch files of run %lld were deleted: %s does not exist", r->id,
+		               path);
+	} else if (rc != AIR_OK) {
+		rc = air__fail(err, air__error_prefix(e, "reading %s", path));
+	} else {
+		rc = air_config_parse_buffer(resp.body ? resp.body : "", resp.body_len, path, NULL,
+		                             &r->cfg, err);
+	}
+	for (size_t i = 0; i < r->n_over && rc == AIR_OK; i++) {
+		const air__assign *a = &r->over[i];
+		rc = air_config_set(r->cfg, a->path, a->value, err);
+	}
+	if (rc == AIR_OK)
+		rc = air_config_validate(r->cfg, err);
+	if (rc == AIR_OK && r->n_over)
+		rc = air_config_to_yaml(r->cfg, &r->yaml, err);
+	air__http_resp_clear(&resp);
+	air__buf_dispose(&q);
+	air__free(path);
+	return rc;
+}
+
+/* The same code snapshot, which must still be there. */
+static int check_snapshot(rerun *r, air_error **err)
+{
+	const char *path = r->run->code_source_path;
+	bool exists = false;
+	int rc;
+
+	if (!path)
+		return AIR_OK;
+	if ((rc = air__snapshot_find(r->c, &r->ctx, path, &exists, err)) != AIR_OK)
+		return rc;
+	return exists ? AIR_OK
+	              : not_found(err, "the code snapshot of run %lld was deleted: %s does not "
+	                          "exist", r->id, path);
+}
+
+/* The overrides as a point; the key and the run name that follow from them. */
+static int identify(rerun *r, air_error **err)
+{
+	const air_rerun_options *o = r->o;
+	char *canon = NULL, hex[2 * AIR__SHA256_LEN + 1];
+	const char *base;
+	int rc = AIR_OK;
+
+	if (o && o->n_overrides && !(r->over = air__calloc(o->n_overrides, sizeof(*r->over))))
+		return air__oom(err);
+	for (size_t i = 0; o && i < o->n_overrides; i++, r->n_over++) {
+		const char *eq = strchr(o->overrides[i], '=');
+		char *raw = air__strndup(o->overrides[i], (size_t)(eq - o->overrides[i]));
+
+		r->over[i].path = raw ? air__trim_dup(raw) : NULL;
+		r->over[i].value = air__strdup(eq + 1);
+		air__free(raw);
+		if (!r->over[i].path || !r->over[i].value) {
+			r->n_over++;
+			return air__oom(err);
+		}
+	}
+	if ((rc = air__canon_point(r->over, r->n_over, &canon, err)) != AIR_OK)
+		return rc;
+	base = r->run->name && *r->run->name ? r->run->name : r->run->experiment;
+	r->name = air__sweep_run_name(base ? base : "rerun", r->over, r->n_over);
+	if (o && o->key) {
+		r->key = air__strdup(o->key);
+	} else {
+		char *text = air__sprintf("air-rerun-v1\n%lld\n%s", (long long)r->id, canon);
+		if (text)
+			air__sha256_hex(text, strlen(text), hex);
+		r->key = text ? air__sprintf("rerun-%lld-%.16s", (long long)r->id, hex) : NULL;
+		air__free(text);
+	}
+	air__free(canon);
+	return r->name && r->key ? AIR_OK : air__oom(err);
+}
+
+/* The launch directory: the past run's as it is (*upload false), or a new
+ * one for the overridden config's files. */
+static int launch_dir(rerun *r, bool *upload, air_error **err)
+{
+	char *type = NULL;
+	int rc;
+
+	*upload = true;
+	if (!r->n_over) {
+		rc = air__ws_get_status(r->c, &r->ctx, r->run->command_path, false, &type, err);
+		air__free(type);
+		if (rc == AIR_OK) {
+			*upload = false;
+			r->f.launch_dir = air__strdup(r->launch_dir);
+			r->f.command_path = air__strdup(r->run->command_path);
+			return r->f.launch_dir && r->f.command_path ? AIR_OK : air__oom(err);
+		}
+		/* command.sh is gone but the config is there: write them again */
+		if (rc != AIR_ENOTFOUND || (rc = air_config_to_yaml(r->cfg, &r->yaml, err)) != AIR_OK)
+			return rc;
+	}
+	r->f.w.source_bytes = r->yaml;
+	r->f.w.source_len = strlen(r->yaml);
+	return air__flow_launch_dir(&r->f, err);
+}
+
+static int submit(rerun *r, air_submission **out, air_error **err)
+{
+	bool upload = true;
+	int64_t id = 0;
+	int rc = air_submit_options_new(&r->sopts);
+
+	if (rc == AIR_OK && r->o && r->o->skip_preflight)
+		rc = air_submit_options_set_int(r->sopts, AIR_SUBMIT_SKIP_PREFLIGHT, 1);
+	if (rc == AIR_OK && r->o && r->o->call.intr)
+		rc = air_submit_options_set_interrupt(r->sopts, r->o->call.intr);
+	if (rc != AIR_OK)
+		return air__failf(err, rc, 0, "cannot set up the rerun's options");
+	if ((rc = air__flow_open(&r->f, r->c, r->cfg, r->sopts, err)) == AIR_OK) {
+		r->f.ctx.deadline = r->ctx.deadline;
+		r->f.ctx.deadline_ms = r->ctx.deadline_ms;
+	}
+	r->flow_open = true;
+	if (rc == AIR_OK)
+		rc = air__flow_identity(&r->f, err);
+	if (rc == AIR_OK && !(r->f.token = air__strdup(r->key)))
+		rc = air__oom(err);
+	r->f.run_name = r->name;
+	if (rc == AIR_OK && r->run->code_source_path &&
+	    !(r->f.code_source_path = air__strdup(r->run->code_source_path)))
+		rc = air__oom(err);
+	if (rc == AIR_OK)
+		rc = launch_dir(r, &upload, err);
+	if (rc == AIR_OK)
+		rc = air__flow_preflight(&r->f, err);
+	if (rc == AIR_OK)
+		rc = air__flow_workspace_checks(&r->f, err);
+	if (rc == AIR_OK && upload)
+		rc = air__flow_upload_artifacts(&r->f, err);
+	if (rc == AIR_OK)
+		rc = air__flow_submit_run(&r->f, &id, err);
+	if (rc == AIR_OK)
+		rc = air__flow_grant_permissions(&r->f, err);
+	if (rc == AIR_OK)
+		rc = air__flow_result(&r->f, id, out, err);
+	return rc;
+}
+
+int air_client_rerun(air_client *client, int64_t run_id, const air_rerun_options *opts,
+                     air_submission **out, air_error **err)
+{
+	rerun r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.c = client;
+	r.id = run_id;
+	r.o = opts;
+	if (out)
+		*out = NULL;
+	if (!client || !out)
+		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                  "air_client_rerun: client and out are required");
+	if ((rc = air__check_run_id(run_id, err)) != AIR_OK)
+		return rc;
+	air__client_ctx(client, opts ? &opts->call : NULL, &r.ctx);
+	rc = air__client_ensure_resolved(client, &r.ctx, err);
+	if (rc == AIR_OK)
+		rc = read_run(&r, err);
+	if (rc == AIR_OK)
+		rc = identify(&r, err);
+	if (rc == AIR_OK)
+		rc = read_config(&r, err);
+	if (rc == AIR_OK)
+		rc = check_snapshot(&r, err);
+	if (rc == AIR_OK)
+		rc = submit(&r, out, err);
+	if (r.flow_open)
+		air__flow_dispose(&r.f);
+	air_submit_options_free(r.sopts);
+	for (size_t i = 0; i < r.n_over; i++) {
+		air__free((char *)r.over[i].path);
+		air__free((char *)r.over[i].value);
+	}
+	air__free(r.over);
+	air_run_free(r.run);
+	air_config_free(r.cfg);
+	air__free(r.launch_dir);
+	air__free(r.yaml);
+	air__free(r.key);
+	air__free(r.name);
+	return rc;
+}

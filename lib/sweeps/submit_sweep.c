@@ -1,0 +1,286 @@
+/*
+ * submit_sweep.c: air_client_submit_sweep() (docs/submit.md#sweeps).
+ *
+ * Every variant is validated before the first request. Then what the
+ * variants share, once: the snapshot plan, identity, the base key, the
+ * pre-flight of each distinct variant, the workspace checks, the code
+ * snapshot and the git provenance (in the sweep's folder). Then each
+ * variant's launch directory and runs/submit through the pipeline. Where the
+ * workspace queues runs, the whole sweep is one pipeline of at most
+ * max_parallel requests in flight; where runs start at once (a local
+ * workspace), at most max_parallel of the sweep's runs go at a time: the call
+ * waits for one to end before it submits the next.
+ */
+#include "sweeps/sweeps.h"
+
+#include <string.h>
+
+/* What a sweep holds while it runs. */
+typedef struct sweep_call {
+	air_client *c;
+	const air_config *cfg;
+	const air_sweep_points *points;
+	const air_sweep_options *opts;
+	air__ctx ctx;
+	air_submit_options *sopts;
+	air__flow f;
+	bool flow_open;
+	air_sweep *s;
+	char *sweep_dir;
+	bool sending;         /* variants are being sent */
+} sweep_call;
+
+/* The base key: the option, else the YAML token, else derived from the
+ * user, the experiment, today's date and the config. */
+static int base_key(sweep_call *k, air_error **err)
+{
+	const char *given = air__sweep_offline_base(k->cfg, k->opts);
+	char *user = NULL, *base = NULL;
+	air_error *e = NULL;
+	int rc;
+
+	if (given)
+		return (base = air__trim_dup(given)) ? air__sweep_set_keys(k->s, base, err)
+		                                     : air__oom(err);
+	if ((rc = air__client_user_name(k->c, &k->ctx, &user, &e)) != AIR_OK)
+		return air__fail(err, air__error_prefix(e, "looking up the current user"));
+	rc = air__sweep_derived_base(k->cfg, user, air__now_ms(), &base, err);
+	air__free(user);
+	return rc == AIR_OK ? air__sweep_set_keys(k->s, base, err) : rc;
+}
+
+/* "<user base>/.air/cli_launch/<experiment>/<sweep tag>/<16 hex>": this
+ * submission of the sweep; variant i goes to its "v<i>". */
+static int sweep_dir(sweep_call *k, air_error **err)
+{
+	char hex[17], *tag = air__sweep_tag(k->s->base_key), *raw;
+	int rc = air__launch_suffix(hex);
+
+	if (rc != AIR_OK) {
+		air__free(tag);
+		return air__failf(err, rc, 0, "cannot read random bytes for the launch directory");
+	}
+	raw = tag ? air__sprintf("%s/.air/cli_launch/%s/%s/%s", k->f.user_base,
+	                         air_config_experiment_name(k->cfg), tag, hex)
+	          : NULL;
+	k->sweep_dir = raw ? air__path_clean(raw) : NULL;
+	air__free(raw);
+	air__free(tag);
+	return k->sweep_dir ? AIR_OK : air__oom(err);
+}
+
+/* One pre-flight per distinct variant (bodies compared without their
+ * command_path); a finding fails the sweep, naming the variant. */
+static int preflights(sweep_call *k, air_error **err)
+{
+	char (*seen)[2 * AIR__SHA256_LEN + 1] = NULL;
+	size_t n_seen = 0;
+	int rc = AIR_OK;
+
+	if (k->opts && k->opts->skip_preflight)
+		return AIR_OK;
+	if (!(seen = air__calloc(k->s->n, sizeof(*seen))))
+		return air__oom(err);
+	for (size_t i = 0; i < k->s->n && rc == AIR_OK; i++) {
+		air_config *cfg = NULL;
+		air__workload w;
+		json_t *body = NULL;
+		char *text = NULL, *cmd = NULL, digest[2 * AIR__SHA256_LEN + 1];
+		bool dup = false;
+		air_error *e = NULL;
+
+		if ((rc = air__variant_config(k->cfg, k->points, i, &cfg, err)) != AIR_OK)
+			break;
+		if ((rc = air__workload_load(cfg, &w, err)) != AIR_OK) {
+			air_config_free(cfg);
+			break;
+		}
+		body = air__preflight_body(&w, "");
+		text = body ? air__json_compact(body) : NULL;
+		json_decref(body);
+		if (text) {
+			air__sha256_hex(text, strlen(text), digest);
+			for (size_t j = 0; j < n_seen && !dup; j++)
+				dup = !strcmp(seen[j], digest);
+			memcpy(seen[n_seen], digest, sizeof(digest));
+		}
+		cmd = air__sprintf("%s/v%zu/command.sh", k->sweep_dir, i);
+		body = text && cmd && !dup ? air__preflight_body(&w, cmd) : NULL;
+		if (!text || !cmd || (!dup && !body)) {
+			rc = air__oom(err);
+		} else if (!dup) {
+			n_seen++;
+			if ((rc = air__preflight(k->c, &k->ctx, body, &e)) != AIR_OK)
+				rc = air__fail(err, air__error_prefix(e, "variant %zu (%s)", i,
+				                                      k->s->v[i].point));
+		}
+		json_decref(body);
+		air__free(text);
+		air__free(cmd);
+		air__workload_dispose(&w);
+		air_config_free(cfg);
+	}
+	air__free(seen);
+	return rc;
+}
+
+/* The shared steps, once. */
+static int shared(sweep_call *k, air_error **err)
+{
+	int rc = air__sweep_submit_options(k->opts, &k->sopts, err);
+
+	if (rc == AIR_OK && (rc = air__flow_open(&k->f, k->c, k->cfg, k->sopts, err)) == AIR_OK) {
+		/* one deadline for the whole sweep, counted from its start */
+		k->f.ctx.deadline = k->ctx.deadline;
+		k->f.ctx.deadline_ms = k->ctx.deadline_ms;
+	}
+	k->flow_open = true;
+	if (rc == AIR_OK)
+		rc = air__flow_local_checks(&k->f, err);
+	if (rc == AIR_OK)
+		rc = air__client_ensure_resolved(k->c, &k->ctx, err);
+	if (rc == AIR_OK)
+		rc = air__flow_identity(&k->f, err);
+	if (rc == AIR_OK)
+		rc = base_key(k, err);
+	if (rc == AIR_OK)
+		rc = sweep_dir(k, err);
+	if (rc == AIR_OK)
+		rc = preflights(k, err);
+	if (rc == AIR_OK)
+		rc = air__flow_workspace_checks(&k->f, err);
+	if (rc == AIR_OK)
+		rc = air__flow_upload_snapshot(&k->f, err);
+	if (rc == AIR_OK && k->f.has_snap) {
+		/* the git provenance of the sweep's code, once, in its folder */
+		k->f.launch_dir = air__strdup(k->sweep_dir);
+		rc = k->f.launch_dir ? air__flow_upload_sidecars(&k->f, err) : air__oom(err);
+	}
+	return rc;
+}
+
+/* Whether run @id has ended; a run that cannot be read counts as ended. */
+static int has_ended(sweep_call *k, int64_t id, bool *ended, air_error **err)
+{
+	air_run *run = NULL;
+	air_error *e = NULL;
+	int rc = air__run_fetch(k->c, &k->ctx, id, &run, &e);
+
+	if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT)
+		return air__fail(err, e);
+	if (rc != AIR_OK)
+		air__client_debug(k->c, AIR_DEBUG_INFO, "sweep: run %lld not read (%s); not waited for",
+		                  (long long)id, air_error_message(e));
+	*ended = rc != AIR_OK || run->terminal;
+	air_error_free(e);
+	air_run_free(run);
+	return AIR_OK;
+}
+
+/* Where runs start at once: at most @e->max_parallel of the sweep's going. */
+static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
+{
+	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going));
+	size_t n_going = 0, i = 0;
+	int rc = going ? AIR_OK : air__oom(err);
+
+	while (rc == AIR_OK && i < k->s->n) {
+		size_t room = (size_t)pe->max_parallel - n_going, end;
+
+		if (room == 0) {
+			for (size_t g = 0; g < n_going && rc == AIR_OK;) {
+				bool ended = false;
+				if ((rc = has_ended(k, going[g], &ended, err)) == AIR_OK && ended)
+					going[g] = going[--n_going];
+				else
+					g++;
+			}
+			if (rc == AIR_OK && n_going == (size_t)pe->max_parallel)
+				rc = air__ctx_sleep(&k->ctx, air__client_poll_ms(k->c),
+				                    "waiting for a run of the sweep to end", err);
+			continue;
+		}
+		end = i + room < k->s->n ? i + room : k->s->n;
+		rc = air__pipeline_run(pe, i, end - i, err);
+		for (; i < end; i++)
+			if (k->s->v[i].status == AIR_VARIANT_SUBMITTED)
+				going[n_going++] = k->s->v[i].run_id;
+	}
+	if (rc != AIR_OK)
+		for (; i < k->s->n; i++)
+			if (k->s->v[i].status == AIR_VARIANT_VALID)
+				air__sweep_fail(k->s, i, air__error_new(rc, 0, "not submitted: the sweep "
+				                "stopped before it"));
+	air__free(going);
+	return rc;
+}
+
+static int variants(sweep_call *k, air_error **err)
+{
+	int64_t maxp = k->opts && k->opts->max_parallel ? k->opts->max_parallel
+	                                                : air__client_sweep_parallel(k->c);
+	air__pipeline_env pe = {k->c, &k->ctx, k->cfg, k->points, k->opts, k->s, k->sweep_dir,
+	                        k->f.policy_id, k->f.code_source_path, maxp};
+
+	k->sending = true;
+	if (air__client_schedules_runs(k->c))
+		return air__pipeline_run(&pe, 0, SIZE_MAX, err);
+	return one_batch_at_a_time(k, &pe, err);
+}
+
+/* The workload's permissions on its experiment, once for the whole sweep
+ * after its variants were submitted (the experiment is the base workload's).
+ * The runs stand whatever happens: a failure is reported through the debug
+ * callback, as the sweep has no warnings of its own. */
+static void grant_once(sweep_call *k)
+{
+	const char *p, *end;
+	bool any = false;
+
+	for (size_t i = 0; i < k->s->n && !any; i++)
+		any = k->s->v[i].status == AIR_VARIANT_SUBMITTED;
+	if (!any || air__flow_grant_permissions(&k->f, NULL) != AIR_OK)
+		return;
+	for (p = air__buf_cstr(&k->f.warnings); *p; p = end + 1) {
+		end = strchr(p, '\n');
+		air__client_debug(k->c, AIR_DEBUG_INFO, "sweep: %.*s", (int)(end - p), p);
+	}
+}
+
+int air_client_submit_sweep(air_client *client, const air_config *cfg,
+                            const air_sweep_points *points, const air_sweep_options *opts,
+                            air_sweep **out, air_error **err)
+{
+	sweep_call k;
+	int rc;
+
+	memset(&k, 0, sizeof(k));
+	k.c = client;
+	k.cfg = cfg;
+	k.points = points;
+	k.opts = opts;
+	if (out)
+		*out = NULL;
+	if (!client || !out)
+		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                  "air_client_submit_sweep: client and out are required");
+	air__client_ctx(client, opts ? &opts->call : NULL, &k.ctx);
+	rc = air__sweep_check(cfg, points, opts, false, &k.ctx, &k.s, err);
+	if (rc == AIR_OK)
+		rc = shared(&k, err);
+	if (rc == AIR_OK)
+		rc = variants(&k, err);
+	if (rc == AIR_OK)
+		grant_once(&k);
+	if (k.flow_open)
+		air__flow_dispose(&k.f);
+	air_submit_options_free(k.sopts);
+	air__free(k.sweep_dir);
+	/* Stopped while variants were being sent: which were is worth knowing. */
+	if (rc == AIR_OK ||
+	    (k.sending && (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT || rc == AIR_EABORTED)))
+		*out = k.s;
+	else
+		air_sweep_free(k.s);
+	return rc;
+}

@@ -1,0 +1,219 @@
+"""`air sweep`, `air rerun`, `air list --sweep` and `air cancel --sweep` end
+to end against the fake workspace: the table and the JSON envelope, a variant
+that fails (exit 1, "error" instead of "run_id"), --dry-run (no request),
+submitting again (nothing new), --points files, --sample/--seed, --watch (a
+line or JSON object per change, and Ctrl-C), and usage errors."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+sys.path.insert(0, os.path.join(os.environ.get("AIR_SOURCE_ROOT", "."), "tests", "support"))
+from cli_case import AIR, WorkspaceCase, run_on_terminal  # noqa: E402
+
+WORKLOAD = ("experiment_name: lr-sweep\n"
+            "command: python train.py\n"
+            "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n"
+            "parameters: {lr: 0.01, batch_size: 16}\n")
+SUBMIT = "/api/2.2/jobs/runs/submit"
+GRID = ["--grid", "parameters.lr=1e-3,3e-4", "--grid", "parameters.batch_size=32,64"]
+
+
+class Sweep(WorkspaceCase):
+    def setUp(self):
+        super().setUp()
+        self.yaml = os.path.join(self.home, "w.yaml")
+        with open(self.yaml, "w") as f:
+            f.write(WORKLOAD)
+
+    def sweep(self, *args, **kw):
+        return self.air("sweep", "-f", self.yaml, *args, **kw)
+
+    def test_a_grid_prints_one_row_per_variant(self):
+        rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo")
+        self.assertEqual(rc, 0, err)
+        rows = out.splitlines()
+        self.assertEqual(rows[0].split(), ["#", "POINT", "RUN", "ID", "STATE"])
+        cells = rows[1].split()
+        self.assertEqual(cells[:3], ["0", "lr=0.001", "batch_size=32"])
+        self.assertIn(int(cells[3]), range(555, 570))
+        self.assertEqual(cells[4], "PENDING")
+        self.assertEqual(len(rows), 5)
+        self.assertIn("air list --sweep demo", err)
+        self.assertIn("air cancel --sweep demo", err)
+        self.assertEqual(self.fw.count("POST", SUBMIT), 4)
+
+    def test_json_lists_points_run_ids_and_keys(self):
+        rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)
+        self.assertEqual(doc["v"], 1)
+        runs = doc["data"]["runs"]
+        self.assertEqual(doc["data"]["sweep"], "demo")
+        self.assertEqual(len(runs), 4)
+        self.assertEqual(runs[0]["point"], {"parameters.lr": 0.001, "parameters.batch_size": 32})
+        ids = {str(r["run"]["run_id"]): r["run"]["run_name"] for r in self.fw.runs()}
+        self.assertEqual(ids[runs[0]["run_id"]], "lr-sweep lr=0.001 batch_size=32")
+        self.assertEqual(runs[0]["run_name"], "lr-sweep lr=0.001 batch_size=32")
+        self.assertTrue(runs[0]["idempotency_key"].startswith("demo-"))
+        self.assertNotIn("error", runs[0])
+        # again: the same runs, nothing new
+        rc, out2, err = self.sweep(*GRID, "--idempotency-key", "demo", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r["run_id"] for r in json.loads(out2)["data"]["runs"]],
+                         [r["run_id"] for r in runs])
+        self.assertEqual(len(self.fw.runs()), 4)
+
+    def test_a_failed_variant_carries_an_error_and_exit_1(self):
+        self.fw.fault(method="POST", path=SUBMIT, status=400, after=1,
+                      body={"error_code": "INVALID_PARAMETER_VALUE", "message": "refused"})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "-o", "json")
+        self.assertEqual(rc, 1, err)
+        runs = json.loads(out)["data"]["runs"]
+        failed = [r for r in runs if "error" in r]
+        self.assertEqual(len(failed), 1)
+        self.assertNotIn("run_id", failed[0])
+        self.assertIn("refused", failed[0]["error"]["message"])
+        rc, out, err = self.sweep("--grid", "parameters.lr=3,4")
+        self.assertEqual(rc, 0, err)
+
+    def test_dry_run_validates_and_sends_nothing(self):
+        rc, out, err = self.sweep(*GRID, "--dry-run", env={"DATABRICKS_HOST": "",
+                                                             "DATABRICKS_TOKEN": ""})
+        self.assertEqual(rc, 0, err)
+        self.assertIn("VALID", out)
+        self.assertIn("nothing was submitted", err)
+        self.assertEqual(self.fw.requests(), [])
+        rc, out, err = self.sweep("--grid", "compute.num_accelerators=1,0", "--dry-run")
+        self.assertEqual(rc, 1)
+        self.assertIn("variant 1 (compute.num_accelerators=0)", err)
+        self.assertIn("compute.num_accelerators", err)
+        rc, out, err = self.sweep(*GRID, "--dry-run", "--idempotency-key", "k", "-o", "json")
+        doc = json.loads(out)["data"]
+        self.assertTrue(doc["dry_run"])
+        self.assertTrue(doc["runs"][3]["idempotency_key"].startswith("k-"))
+        self.assertNotIn("run_id", doc["runs"][3])
+
+    def test_points_file_and_a_sample(self):
+        points = os.path.join(self.home, "points.jsonl")
+        with open(points, "w") as f:
+            for lr in (0.1, 0.2, 0.3, 0.4, 0.5):
+                f.write(json.dumps({"parameters.lr": lr}) + "\n")
+        rc, out, err = self.sweep("--points", points, "--sample", "2", "--seed", "7", "-o",
+                                  "json")
+        self.assertEqual(rc, 0, err)
+        first = [r["point"] for r in json.loads(out)["data"]["runs"]]
+        self.assertEqual(len(first), 2)
+        rc, out, err = self.sweep("--points", points, "--sample", "2", "--seed", "7", "-o",
+                                  "json")
+        self.assertEqual([r["point"] for r in json.loads(out)["data"]["runs"]], first)
+
+    def test_list_and_cancel_a_sweep(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2,3", "--idempotency-key", "s1")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.sweep("--grid", "parameters.lr=9", "--idempotency-key", "other")
+        rc, out, err = self.air("list", "--sweep", "s1", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        names = sorted(r["run_name"] for r in json.loads(out)["data"]["runs"])
+        self.assertEqual(names, ["lr-sweep lr=1", "lr-sweep lr=2", "lr-sweep lr=3"])
+        rc, out, err = self.air("cancel", "--sweep", "s1", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Cancelled 3 runs", err)
+        states = {r["run"]["run_name"]: r["run"]["state"].get("result_state")
+                  for r in self.fw.runs()}
+        self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
+                                  "lr-sweep lr=3": "CANCELED", "lr-sweep lr=9": None})
+
+    def test_watch_reports_every_change_until_the_runs_end(self):
+        self.fw.config(lifecycle={"pending_ms": 300, "running_ms": 300, "result": "FAILED"})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--watch", "-o", "json",
+                                  env={"AIR_LOGS_POLL_MS": "100"})
+        self.assertEqual(rc, 1, err)  # the runs failed
+        events = [json.loads(l) for l in out.splitlines()]
+        self.assertEqual(events[-1]["type"], "DONE")
+        self.assertEqual(events[-1]["succeeded"], 0)
+        final = {e["index"]: e["status"] for e in events if e["type"] == "STATE"}
+        self.assertEqual(final, {0: "FAILED", 1: "FAILED"})
+
+    def test_watch_with_a_metric_on_a_terminal(self):
+        self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 200})
+        rc, out, err, term = run_on_terminal(
+            [AIR, "sweep", "-f", self.yaml, "--grid", "parameters.lr=1,2", "--watch", "--metric",
+             "loss"], dict(self.env, AIR_LOGS_POLL_MS="100"), terminal=("stdout",))
+        self.assertEqual(rc, 0, err)
+        self.assertIn("loss", term)
+        self.assertIn("SUCCESS", term)
+        self.assertIn("2 of 2 runs succeeded", err)
+
+    def test_ctrl_c_stops_watching_not_the_runs(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        p = subprocess.Popen([AIR, "sweep", "-f", self.yaml, "--grid", "parameters.lr=1,2",
+                              "--idempotency-key", "cc", "--watch"], env=self.env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while self.fw.count("POST", SUBMIT) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, err)
+        self.assertIn("the runs keep going", err)
+        self.assertIn("air cancel --sweep cc", err)
+        self.assertEqual(self.fw.count("POST", "/api/2.2/jobs/runs/cancel"), 0)
+
+    def test_usage_errors(self):
+        for args, want in ((["--grid", "parameters.lr=1", "--points", "p.jsonl"], "not both"),
+                           ([], "give the points"),
+                           (["--grid", "parameters.lr=1", "--seed", "3"], "--seed goes with"),
+                           (["--grid", "parameters.lr=1", "--metric", "loss"], "--metric goes"),
+                           (["--grid", "parameters.lr=1", "--max-parallel", "0"], "--max-parallel"),
+                           (["--grid", "parameters.lr"], "PATH=V1,V2"),
+                           (["--grid", "parameters.lr=1", "--idempotency-key", " "], "empty")):
+            rc, out, err = self.sweep(*args)
+            self.assertEqual(rc, 1, args)
+            self.assertIn(want, err, args)
+            self.assertEqual(out, "")
+        rc, out, err = self.air("sweep", "--grid", "parameters.lr=1")
+        self.assertIn("\"file\"", err)
+
+
+class Rerun(WorkspaceCase):
+    def setUp(self):
+        super().setUp()
+        self.yaml = os.path.join(self.home, "w.yaml")
+        with open(self.yaml, "w") as f:
+            f.write(WORKLOAD)
+        rc, out, err = self.air("run", "-f", self.yaml, "-o", "json")
+        self.assertEqual(rc, 0, err)
+        self.first = json.loads(out)["data"]["run_id"]
+
+    def test_rerun_prints_the_new_run(self):
+        rc, out, err = self.air("rerun", self.first, "-o", "json")
+        self.assertEqual(rc, 0, err)
+        data = json.loads(out)["data"]
+        self.assertNotEqual(data["run_id"], self.first)
+        self.assertEqual(data["rerun_of"], self.first)
+        self.assertTrue(data["idempotency_key"].startswith("rerun-%s-" % self.first))
+        rc, out, err = self.air("rerun", self.first, "--override", "parameters.lr=0.5")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Job Run ID:", out)
+        body = json.loads(self.fw.last("POST", SUBMIT)["body"])
+        self.assertEqual(body["run_name"], "lr-sweep lr=0.5")
+
+    def test_rerun_errors(self):
+        for args, want in ((["abc"], "invalid run ID"), ([], "give the ID"),
+                           (["1", "2"], "give one run ID"),
+                           ([self.first, "--override", "nope"], "PATH=VALUE"),
+                           (["424242"], "424242")):
+            rc, out, err = self.air("rerun", *args)
+            self.assertEqual(rc, 1, args)
+            self.assertIn(want, err, args)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,206 @@
+/* test_rerun_api.c: air_client_rerun() against the fake workspace — the same
+ * launch directory and snapshot without overrides (nothing uploaded), a new
+ * launch directory with them, the derived key (the same rerun twice is one
+ * run), deleted launch files or snapshot, and runs that cannot be rerun. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "submit_test.h"
+#include "test.h"
+
+AIR_TEST_HOOKS(flow_setup, NULL)
+
+#define SUBMIT "/api/2.2/jobs/runs/submit"
+#define WORKLOAD "experiment_name: exp\ncommand: python train.py\n" \
+                 "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n" \
+                 "parameters: {lr: 0.01}\n"
+
+/* A run submitted from a workload with a plain-tar code snapshot. */
+static air_submission *submitted(air_client *c)
+{
+	const char *dir = air_test_tmpdir();
+	char code[4200], yaml[8400];
+	air_config *cfg;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	snprintf(code, sizeof(code), "%s/code/train.py", dir);
+	air_test_write_file(code, "print(1)\n", 9);
+	snprintf(yaml, sizeof(yaml), WORKLOAD "code_source: {root_path: code}\n");
+	cfg = load_yaml(dir, "w.yaml", yaml);
+	ASSERT_OK(air_client_submit(c, cfg, NULL, &sub, &err), err);
+	air_config_free(cfg);
+	return sub;
+}
+
+static int rerun(air_client *c, int64_t id, const char *override, const char *key,
+                 air_submission **out, air_error **err)
+{
+	air_rerun_options *o = NULL;
+	int rc;
+
+	ASSERT_EQ_INT(air_rerun_options_new(&o), AIR_OK);
+	if (override)
+		ASSERT_EQ_INT(air_rerun_options_add_override(o, override), AIR_OK);
+	if (key)
+		ASSERT_EQ_INT(air_rerun_options_set_str(o, AIR_RERUN_IDEMPOTENCY_KEY, key), AIR_OK);
+	rc = air_client_rerun(c, id, o, out, err);
+	air_rerun_options_free(o);
+	return rc;
+}
+
+static const char *submitted_str(const char *key)
+{
+	static char buf[1024];
+	json_t *b = last_body("POST", SUBMIT), *task;
+
+	if (!strcmp(key, "command_path") || !strcmp(key, "code_source_path")) {
+		task = json_object_get(json_array_get(json_object_get(b, "tasks"), 0), "ai_runtime_task");
+		if (!strcmp(key, "command_path"))
+			task = json_array_get(json_object_get(task, "deployments"), 0);
+		snprintf(buf, sizeof(buf), "%s", json_string_value(json_object_get(task, key)));
+	} else {
+		snprintf(buf, sizeof(buf), "%s", json_string_value(json_object_get(b, key)));
+	}
+	json_decref(b);
+	return buf;
+}
+
+AIR_TEST(rerun__the_same_workload_again_uploading_nothing)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL, *twice = NULL;
+	air_error *err = NULL;
+	char key[128];
+
+	fakews_clear_requests(flow_fw);
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
+	ASSERT_NE_INT(air_submission_run_id(again), air_submission_run_id(first));
+	ASSERT_EQ_STR(air_submission_launch_dir(again), air_submission_launch_dir(first));
+	ASSERT_EQ_STR(air_submission_code_source_path(again), air_submission_code_source_path(first));
+	ASSERT_EQ_INT(count_prefix("POST", "/api/2.0/workspace-files/import-file/"), 0);
+	ASSERT_EQ_INT(count_prefix("PUT", "/api/2.0/fs/files"), 0);
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", "/api/2.0/workspace/mkdirs"), 0);
+	snprintf(key, sizeof(key), "rerun-%lld-", (long long)air_submission_run_id(first));
+	ASSERT_TRUE(has_prefix(submitted_str("idempotency_token"), key));
+	ASSERT_TRUE(has_suffix(submitted_str("command_path"), "/command.sh"));
+	ASSERT_EQ_STR(submitted_str("code_source_path"), air_submission_code_source_path(first));
+	ASSERT_EQ_STR(submitted_str("run_name"), "exp");
+	/* the same rerun again: the same run */
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &twice, &err), err);
+	ASSERT_EQ_INT(air_submission_run_id(twice), air_submission_run_id(again));
+	/* a key of one's own: a new run */
+	air_submission_free(twice);
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, "fresh-1", &twice, &err), err);
+	ASSERT_NE_INT(air_submission_run_id(twice), air_submission_run_id(again));
+	ASSERT_EQ_STR(submitted_str("idempotency_token"), "fresh-1");
+	air_submission_free(first);
+	air_submission_free(again);
+	air_submission_free(twice);
+	air_client_free(c);
+}
+
+AIR_TEST(rerun__with_an_override_writes_a_new_launch_directory)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL;
+	air_error *err = NULL;
+	char path[1024], *text;
+
+	ASSERT_OK(rerun(c, air_submission_run_id(first), "parameters.lr=0.5", NULL, &again, &err),
+	          err);
+	ASSERT_TRUE(strcmp(air_submission_launch_dir(again), air_submission_launch_dir(first)) != 0);
+	ASSERT_EQ_STR(air_submission_code_source_path(again), air_submission_code_source_path(first));
+	ASSERT_EQ_STR(submitted_str("run_name"), "exp lr=0.5");
+	snprintf(path, sizeof(path), "%s/hyperparameters.yaml", air_submission_launch_dir(again));
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_TRUE(text && strstr(text, "lr: 0.5"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/training_config.yaml", air_submission_launch_dir(again));
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_TRUE(text && strstr(text, "lr: 0.5"));
+	free(text);
+	/* a different override is a different key */
+	ASSERT_TRUE(strcmp(air_submission_idempotency_token(again),
+	                   "rerun-0-0000000000000000") != 0);
+	air_submission_free(first);
+	air_submission_free(again);
+	air_client_free(c);
+}
+
+AIR_TEST(rerun__a_deleted_snapshot_is_a_clear_error)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL;
+	air_error *err = NULL;
+	char q[2048];
+
+	snprintf(q, sizeof(q), "/__fakews/file?path=%s", air_submission_code_source_path(first));
+	json_decref(fakews_call(flow_fw, "DELETE", q, NULL));
+	fakews_clear_requests(flow_fw);
+	ASSERT_EQ_INT(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err),
+	              AIR_ENOTFOUND);
+	ASSERT_TRUE(strstr(air_error_message(err), "code snapshot"));
+	ASSERT_TRUE(strstr(air_error_message(err), "deleted"));
+	ASSERT_TRUE(strstr(air_error_message(err), air_submission_code_source_path(first)));
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", SUBMIT), 0);
+	air_error_free(err);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
+AIR_TEST(rerun__deleted_launch_files_are_a_clear_error)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL;
+	air_error *err = NULL;
+	char q[2048];
+
+	snprintf(q, sizeof(q), "/__fakews/file?path=%s/training_config.yaml",
+	         air_submission_launch_dir(first));
+	json_decref(fakews_call(flow_fw, "DELETE", q, NULL));
+	ASSERT_EQ_INT(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err),
+	              AIR_ENOTFOUND);
+	ASSERT_TRUE(strstr(air_error_message(err), "launch files"));
+	ASSERT_TRUE(strstr(air_error_message(err), "training_config.yaml"));
+	air_error_free(err);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
+AIR_TEST(rerun__a_bad_override_names_the_field)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL;
+	air_error *err = NULL;
+
+	fakews_clear_requests(flow_fw);
+	ASSERT_EQ_INT(rerun(c, air_submission_run_id(first), "compute.num_accelerators=0", NULL,
+	                    &again, &err), AIR_ECONFIG);
+	ASSERT_EQ_STR(air_error_field(err), "compute.num_accelerators");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", SUBMIT), 0);
+	air_error_free(err);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
+AIR_TEST(rerun__runs_that_cannot_be_rerun)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *again = NULL;
+	air_error *err = NULL;
+	int64_t other = fakews_create_runf(flow_fw, "{\"run_name\":\"notebook\",\"tasks\":"
+	                                   "[{\"task_key\":\"t\",\"notebook_task\":{}}]}");
+
+	ASSERT_EQ_INT(rerun(c, 424242, NULL, NULL, &again, &err), AIR_ENOTFOUND);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(rerun(c, other, NULL, NULL, &again, &err), AIR_ENOTFOUND);
+	ASSERT_TRUE(strstr(air_error_message(err), "not an AI Runtime run"));
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air_client_rerun(c, 0, NULL, &again, &err), AIR_EINVAL);
+	air_error_free(err);
+	air_client_free(c);
+}

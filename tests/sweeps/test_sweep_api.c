@@ -1,0 +1,390 @@
+/* test_sweep_api.c: air_client_submit_sweep() against the fake workspace —
+ * variants, keys and run names, exactly once when submitted again, one
+ * changed point, a bad point, shared uploads, per-variant failures, lost
+ * replies and 503s, progress, interrupts and the sweep filter of listings. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "submit_test.h"
+#include "test.h"
+
+AIR_TEST_HOOKS(flow_setup, NULL)
+
+#define WORKLOAD "experiment_name: lr-sweep\ncommand: python train.py\n" \
+                 "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n" \
+                 "parameters: {lr: 0.01, batch_size: 16}\n"
+#define SUBMIT "/api/2.2/jobs/runs/submit"
+
+static air_sweep_points *grid(const char *lrs, const char *bss)
+{
+	air_sweep_points *p = NULL;
+	const char *lr[16] = {0}, *bs[16] = {0};
+	char a[128], b[128], *save;
+	size_t nl = 0, nb = 0;
+	air_error *err = NULL;
+
+	snprintf(a, sizeof(a), "%s", lrs);
+	snprintf(b, sizeof(b), "%s", bss);
+	for (char *t = strtok_r(a, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		lr[nl++] = t;
+	for (char *t = strtok_r(b, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		bs[nb++] = t;
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.lr", lr, nl, &err), err);
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.batch_size", bs, nb, &err), err);
+	return p;
+}
+
+static air_sweep_options *keyed(const char *base)
+{
+	air_sweep_options *o = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	if (base)
+		ASSERT_EQ_INT(air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, base), AIR_OK);
+	return o;
+}
+
+static int sweep(const char *yaml, air_sweep_points *p, air_sweep_options *o, air_sweep **out,
+                 air_error **err)
+{
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", yaml);
+	air_client *c = fakews_client(flow_fw);
+	int rc = air_client_submit_sweep(c, cfg, p, o, out, err);
+
+	air_client_free(c);
+	air_config_free(cfg);
+	return rc;
+}
+
+static int runs_created(void)
+{
+	json_t *r = fakews_call(flow_fw, "GET", "/__fakews/runs", NULL);
+	int n = (int)json_array_size(json_object_get(r, "runs"));
+
+	json_decref(r);
+	return n;
+}
+
+AIR_TEST(sweep__a_grid_submits_one_run_per_point)
+{
+	air_sweep_points *p = grid("1e-3,3e-4", "32,64");
+	air_sweep_options *o = keyed("lr-grid");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_count(p), 4);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_count(s), 4);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	ASSERT_EQ_STR(air_sweep_base_key(s), "lr-grid");
+	ASSERT_EQ_INT(runs_created(), 4);
+	ASSERT_EQ_STR(air_sweep_variant_point(s, 0),
+	              "{\"parameters.batch_size\":32,\"parameters.lr\":0.001}");
+	ASSERT_EQ_STR(air_sweep_variant_run_name(s, 0), "lr-sweep lr=0.001 batch_size=32");
+	ASSERT_EQ_STR(air_sweep_variant_run_name(s, 3), "lr-sweep lr=0.0003 batch_size=64");
+	for (size_t i = 0; i < 4; i++) {
+		const char *key = air_sweep_variant_idempotency_key(s, i);
+		ASSERT_EQ_INT(air_sweep_variant_status(s, i), AIR_VARIANT_SUBMITTED);
+		ASSERT_TRUE(air_sweep_variant_run_id(s, i) > 0);
+		ASSERT_TRUE(has_prefix(key, "lr-grid-") && strlen(key) == strlen("lr-grid-") + 16);
+		ASSERT_TRUE(air_sweep_variant_error(s, i) == NULL);
+		ASSERT_TRUE(strstr(air_sweep_variant_launch_dir(s, i), "/.air/cli_launch/lr-sweep/sweep-"));
+	}
+	/* runs/submit carried the run name and the key */
+	{
+		json_t *b = last_body("POST", SUBMIT);
+		ASSERT_TRUE(has_prefix(json_string_value(json_object_get(b, "run_name")), "lr-sweep lr="));
+		ASSERT_TRUE(has_prefix(json_string_value(json_object_get(b, "idempotency_token")),
+		                       "lr-grid-"));
+		json_decref(b);
+	}
+	/* identity and pre-flight once; per variant one mkdirs, its files, runs/submit */
+	ASSERT_EQ_INT(fakews_count(flow_fw, "GET", "/api/2.0/preview/scim/v2/Me"), 1);
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", "/api/2.0/ai-training/config:validate"), 1);
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", "/api/2.0/workspace/mkdirs"), 4);
+	ASSERT_EQ_INT(count_prefix("POST", "/api/2.0/workspace-files/import-file/"), 12);
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", SUBMIT), 4);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__each_variant_gets_its_own_config_files)
+{
+	air_sweep_points *p = grid("1e-3", "32,64");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	char path[1024], *text;
+
+	ASSERT_OK(sweep(WORKLOAD, p, NULL, &s, &err), err);
+	snprintf(path, sizeof(path), "%s/hyperparameters.yaml", air_sweep_variant_launch_dir(s, 1));
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_TRUE(text && strstr(text, "batch_size: 64") && strstr(text, "lr: 1e-3"));
+	free(text);
+	/* training_config.yaml is the variant's effective config: a rerun starts from it */
+	snprintf(path, sizeof(path), "%s/training_config.yaml", air_sweep_variant_launch_dir(s, 1));
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_TRUE(text && strstr(text, "batch_size: 64"));
+	free(text);
+	air_sweep_free(s);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__submitting_again_starts_nothing_new)
+{
+	air_sweep_points *p = grid("1e-3,3e-4", "32,64");
+	air_sweep_options *o = keyed("again");
+	air_sweep *s1 = NULL, *s2 = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s1, &err), err);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s2, &err), err);
+	ASSERT_EQ_INT(runs_created(), 4);
+	for (size_t i = 0; i < 4; i++) {
+		ASSERT_EQ_INT(air_sweep_variant_run_id(s1, i), air_sweep_variant_run_id(s2, i));
+		ASSERT_EQ_STR(air_sweep_variant_idempotency_key(s1, i),
+		              air_sweep_variant_idempotency_key(s2, i));
+	}
+	air_sweep_free(s1);
+	air_sweep_free(s2);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__one_changed_point_changes_one_key)
+{
+	/* 1e-3 and 0.001 are the same point; 3e-4 -> 5e-4 is a new one */
+	air_sweep_points *p1 = grid("1e-3,3e-4", "32"), *p2 = grid("0.001,5e-4", "32");
+	air_sweep_options *o = keyed("one-change");
+	air_sweep *s1 = NULL, *s2 = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(sweep(WORKLOAD, p1, o, &s1, &err), err);
+	ASSERT_OK(sweep(WORKLOAD, p2, o, &s2, &err), err);
+	ASSERT_EQ_STR(air_sweep_variant_idempotency_key(s1, 0),
+	              air_sweep_variant_idempotency_key(s2, 0));
+	ASSERT_EQ_INT(air_sweep_variant_run_id(s1, 0), air_sweep_variant_run_id(s2, 0));
+	ASSERT_TRUE(strcmp(air_sweep_variant_idempotency_key(s1, 1),
+	                   air_sweep_variant_idempotency_key(s2, 1)) != 0);
+	ASSERT_NE_INT(air_sweep_variant_run_id(s1, 1), air_sweep_variant_run_id(s2, 1));
+	ASSERT_EQ_INT(runs_created(), 3);
+	air_sweep_free(s1);
+	air_sweep_free(s2);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p1);
+	air_sweep_points_free(p2);
+}
+
+AIR_TEST(sweep__without_a_key_the_base_comes_from_user_experiment_date_and_config)
+{
+	air_sweep_points *p = grid("1e-3", "32");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	const char *base;
+
+	ASSERT_OK(sweep(WORKLOAD, p, NULL, &s, &err), err);
+	base = air_sweep_base_key(s);
+	ASSERT_TRUE(has_prefix(base, "tester-lr-sweep-"));
+	/* -YYYYMMDD-<8 hex> */
+	ASSERT_EQ_INT(strlen(base), strlen("tester-lr-sweep-") + 8 + 1 + 8);
+	air_sweep_free(s);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__a_bad_point_fails_the_sweep_before_any_request)
+{
+	air_sweep_points *p = NULL;
+	const char *counts[] = {"1", "3"};
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, "compute.num_accelerators", counts, 2, &err), err);
+	ASSERT_EQ_INT(sweep("experiment_name: e\ncommand: x\n"
+	                    "compute: {accelerator_type: GPU_8xH100, num_accelerators: 8}\n",
+	                    p, NULL, &s, &err), AIR_ECONFIG);
+	ASSERT_TRUE(s == NULL);
+	ASSERT_TRUE(strstr(air_error_message(err), "variant 0 (compute.num_accelerators=1)"));
+	ASSERT_EQ_STR(air_error_field(err), "compute.num_accelerators");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "*", "/api/*"), 0);
+	air_error_free(err);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__shared_fields_cannot_vary)
+{
+	air_sweep_points *p = NULL;
+	const char *names[] = {"a", "b"};
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, "experiment_name", names, 2, &err), err);
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, NULL, &s, &err), AIR_ECONFIG);
+	ASSERT_EQ_STR(air_error_field(err), "experiment_name");
+	ASSERT_TRUE(strstr(air_error_message(err), "share"));
+	air_error_free(err);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__a_variant_can_fail_on_its_own)
+{
+	air_sweep_points *p = grid("1e-3,3e-4", "32");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	/* the second runs/submit is refused for good */
+	fakews_faultf(flow_fw, "{\"method\":\"POST\",\"path\":\"%s\",\"status\":400,\"after\":1,"
+	              "\"body\":{\"error_code\":\"INVALID_PARAMETER_VALUE\",\"message\":\"no\"}}",
+	              SUBMIT);
+	ASSERT_OK(sweep(WORKLOAD, p, NULL, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 1);
+	ASSERT_EQ_INT(air_sweep_variant_status(s, 0) + air_sweep_variant_status(s, 1),
+	              AIR_VARIANT_SUBMITTED + AIR_VARIANT_FAILED);
+	for (size_t i = 0; i < 2; i++)
+		if (air_sweep_variant_status(s, i) == AIR_VARIANT_FAILED) {
+			ASSERT_EQ_INT(air_sweep_variant_run_id(s, i), 0);
+			ASSERT_EQ_INT(air_error_code(air_sweep_variant_error(s, i)), AIR_EAPI);
+			ASSERT_TRUE(strstr(air_error_message(air_sweep_variant_error(s, i)), "submitting the run"));
+		}
+	air_sweep_free(s);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__lost_replies_and_503s_still_give_one_run_per_variant)
+{
+	air_sweep_points *p = grid("1,2,3,4,5", "1,2,3,4");
+	air_sweep_options *o = keyed("faults");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	fakews_faultf(flow_fw, "{\"method\":\"POST\",\"path\":\"%s\",\"action\":\"reset_after\","
+	              "\"times\":-1,\"probability\":0.2,\"seed\":7}", SUBMIT);
+	fakews_faultf(flow_fw, "{\"method\":\"POST\",\"path\":\"%s\",\"status\":503,\"times\":-1,"
+	              "\"probability\":0.2,\"seed\":8,\"body\":{\"error_code\":"
+	              "\"TEMPORARILY_UNAVAILABLE\",\"message\":\"busy\"}}", SUBMIT);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	ASSERT_EQ_INT(runs_created(), 20);
+	ASSERT_TRUE(fakews_count(flow_fw, "POST", SUBMIT) > 20);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+static int count_progress(const air_sweep *s, size_t i, void *ud)
+{
+	int *calls = ud;
+
+	calls[air_sweep_variant_status(s, i) / 100]++;
+	return 0;
+}
+
+AIR_TEST(sweep__progress_reports_each_variant)
+{
+	air_sweep_points *p = grid("1,2,3", "1");
+	air_sweep_options *o = keyed(NULL);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	int calls[5] = {0};
+
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, count_progress, calls), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(calls[AIR_VARIANT_UPLOADING / 100], 3);
+	ASSERT_EQ_INT(calls[AIR_VARIANT_SUBMITTED / 100], 3);
+	ASSERT_EQ_INT(calls[AIR_VARIANT_FAILED / 100], 0);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+static int stop_after_first(const air_sweep *s, size_t i, void *ud)
+{
+	(void)ud;
+	return air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED;
+}
+
+AIR_TEST(sweep__the_callback_stops_the_sweep)
+{
+	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9", "1,2");
+	air_sweep_options *o = keyed(NULL);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	size_t submitted = 0;
+
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_after_first, NULL), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 2), AIR_OK);
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, o, &s, &err), AIR_EABORTED);
+	ASSERT_TRUE(s != NULL);
+	for (size_t i = 0; i < air_sweep_count(s); i++)
+		submitted += air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED;
+	ASSERT_TRUE(submitted >= 1 && submitted < 18);
+	ASSERT_EQ_INT(submitted + air_sweep_failed_count(s), 18);
+	ASSERT_EQ_INT(runs_created(), (int)submitted);
+	air_error_free(err);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__at_most_max_parallel_connections)
+{
+	air_sweep_points *p = grid("1,2,3,4,5,6,7,8", "1,2,3,4");
+	air_sweep_options *o = keyed(NULL);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	json_t *conns;
+
+	fakews_configf(flow_fw, "{\"latency_ms\":5}");
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 3), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	conns = fakews_call(flow_fw, "GET", "/__fakews/connections", NULL);
+	air_test_note("connections: open %lld, at most %lld at once",
+	              (long long)json_integer_value(json_object_get(conns, "open")),
+	              (long long)json_integer_value(json_object_get(conns, "max_open")));
+	ASSERT_TRUE(json_integer_value(json_object_get(conns, "max_open")) <= 3);
+	json_decref(conns);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__the_sweep_filter_lists_its_runs)
+{
+	air_sweep_points *p = grid("1,2,3", "1");
+	air_sweep_options *o = keyed("listed");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	air_list_options *lo = NULL;
+	air_run_iter *it = NULL;
+	const air_run *run;
+	air_client *c;
+	int n = 0;
+
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	{
+		air_submission *sub = NULL;
+		air_config *cfg = load_yaml(air_test_tmpdir(), "o.yaml", WORKLOAD);
+		c = fakews_client(flow_fw);
+		ASSERT_OK(air_client_submit(c, cfg, NULL, &sub, &err), err); /* not of the sweep */
+		air_submission_free(sub);
+		air_config_free(cfg);
+	}
+	ASSERT_EQ_INT(air_list_options_new(&lo), AIR_OK);
+	ASSERT_EQ_INT(air_list_options_set_int(lo, AIR_LIST_ALL_STATUS, 1), AIR_OK);
+	ASSERT_OK(air_list_options_add_filter(lo, "sweep=listed", &err), err);
+	ASSERT_OK(air_client_list_runs(c, lo, &it, &err), err);
+	while (air_run_iter_next(it, &run, &err) == AIR_OK) {
+		n++;
+		ASSERT_TRUE(has_prefix(air_run_name(run), "lr-sweep lr="));
+	}
+	ASSERT_EQ_INT(n, 3);
+	air_run_iter_free(it);
+	air_list_options_free(lo);
+	air_client_free(c);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}

@@ -1,0 +1,202 @@
+/* test_sweep_local.c: sweeps and reruns on the local workspace (local://):
+ * variants run as local runs, at most max-parallel at a time (one by
+ * default), within the local node limit; a past local run rerun. The
+ * variants' commands log when they start and end to one file: the order of
+ * those lines, not their timing, shows how many ran at once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <air/air.h>
+
+#include "local_support.h"
+#include "test.h"
+
+AIR_TEST_HOOKS(NULL, local_end)
+
+static const char *log_path(const char *state)
+{
+	static char buf[4200];
+
+	snprintf(buf, sizeof(buf), "%s/order.log", state);
+	return buf;
+}
+
+/* A workload whose node appends "start V" and "end V" to the order log. */
+static air_config *logging_workload(const char *state)
+{
+	char yaml[8192];
+
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: local-sweep\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "max_retries: 0\n"
+	         "env_variables: {V: none, LOG: %s}\n"
+	         "parameters: {lr: 0.1}\n"
+	         "command: |\n"
+	         "  echo \"start $V\" >> \"$LOG\"\n"
+	         "  sleep 0.3\n"
+	         "  echo \"end $V\" >> \"$LOG\"\n",
+	         log_path(state));
+	return local_config(yaml, state);
+}
+
+static air_sweep_points *values(const char *path, const char *const *v, size_t n)
+{
+	air_sweep_points *p = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, path, v, n, &err), err);
+	return p;
+}
+
+/* The most variants running at once according to the order log. */
+static int most_at_once(const char *state, int expect_lines)
+{
+	char *text = air_test_read_file(log_path(state), NULL);
+	int going = 0, most = 0, lines = 0;
+
+	ASSERT_TRUE(text != NULL);
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n"), lines++) {
+		going += strncmp(l, "start", 5) == 0 ? 1 : -1;
+		if (going > most)
+			most = going;
+	}
+	air_test_note("order log: %d lines, at most %d at once", lines, most);
+	ASSERT_EQ_INT(lines, expect_lines);
+	free(text);
+	return most;
+}
+
+static void wait_all(air_client *c, const air_sweep *s)
+{
+	for (size_t i = 0; i < air_sweep_count(s); i++) {
+		air_run *run = local_wait(c, air_sweep_variant_run_id(s, i));
+		ASSERT_TRUE(air_run_succeeded(run));
+		air_run_free(run);
+	}
+}
+
+AIR_TEST(sweep_local__variants_run_one_at_a_time_by_default)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = logging_workload(state);
+	static const char *const v[] = {"a", "b", "c"};
+	air_sweep_points *p = values("env_variables.V", v, 3);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, NULL, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	ASSERT_EQ_STR(air_sweep_variant_run_name(s, 2), "local-sweep V=c");
+	wait_all(c, s);
+	ASSERT_EQ_INT(most_at_once(state, 6), 1);
+	air_sweep_free(s);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+AIR_TEST(sweep_local__at_most_max_parallel_at_a_time)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = logging_workload(state);
+	static const char *const v[] = {"a", "b", "c", "d", "e"};
+	air_sweep_points *p = values("env_variables.V", v, 5);
+	air_sweep_options *o = NULL;
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 2), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	wait_all(c, s);
+	ASSERT_TRUE(most_at_once(state, 10) <= 2);
+	/* submitting it again starts nothing new */
+	{
+		air_sweep *again = NULL;
+		ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &again, &err), err);
+		for (size_t i = 0; i < 5; i++)
+			ASSERT_EQ_INT(air_sweep_variant_run_id(again, i), air_sweep_variant_run_id(s, i));
+		air_sweep_free(again);
+	}
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+AIR_TEST(sweep_local__a_variant_beyond_the_node_limit_fails_before_anything_starts)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = logging_workload(state);
+	static const char *const counts[] = {"1", "100000"};
+	air_sweep_points *p = values("compute.num_accelerators", counts, 2);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	air_list_options *lo = NULL;
+	air_run_iter *it = NULL;
+	const air_run *run;
+
+	ASSERT_NE_INT(air_client_submit_sweep(c, cfg, p, NULL, &s, &err), AIR_OK);
+	ASSERT_NULL(s);
+	ASSERT_CONTAINS(air_error_message(err), "variant 1");
+	ASSERT_CONTAINS(air_error_message(err), "a local workspace runs at most");
+	air_error_free(err);
+	ASSERT_EQ_INT(air_list_options_new(&lo), AIR_OK);
+	ASSERT_EQ_INT(air_list_options_set_int(lo, AIR_LIST_ALL_STATUS, 1), AIR_OK);
+	ASSERT_OK(air_client_list_runs(c, lo, &it, &err), err);
+	ASSERT_EQ_INT(air_run_iter_next(it, &run, &err), AIR_EDONE);
+	air_run_iter_free(it);
+	air_list_options_free(lo);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+}
+
+AIR_TEST(sweep_local__a_past_run_rerun_with_and_without_overrides)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: rerun-me\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "parameters: {lr: 0.1}\n"
+	                               "command: cat \"$HYPERPARAMETERS_PATH\"\n",
+	                               state);
+	int64_t first = local_submit(c, cfg, NULL);
+	air_rerun_options *o = NULL;
+	air_submission *again = NULL;
+	air_error *err = NULL;
+	air_run *run;
+	char *logs;
+
+	air_run_free(local_wait(c, first));
+	ASSERT_OK(air_client_rerun(c, first, NULL, &again, &err), err);
+	run = local_wait(c, air_submission_run_id(again));
+	ASSERT_TRUE(air_run_succeeded(run));
+	ASSERT_EQ_STR(air_run_name(run), "rerun-me");
+	air_run_free(run);
+	logs = local_logs(c, air_submission_run_id(again), 0, -1);
+	ASSERT_CONTAINS(logs, "lr: 0.1");
+	free(logs);
+	air_submission_free(again);
+
+	ASSERT_EQ_INT(air_rerun_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_rerun_options_add_override(o, "parameters.lr=0.7"), AIR_OK);
+	ASSERT_OK(air_client_rerun(c, first, o, &again, &err), err);
+	run = local_wait(c, air_submission_run_id(again));
+	ASSERT_TRUE(air_run_succeeded(run));
+	ASSERT_EQ_STR(air_run_name(run), "rerun-me lr=0.7");
+	air_run_free(run);
+	logs = local_logs(c, air_submission_run_id(again), 0, -1);
+	ASSERT_CONTAINS(logs, "lr: 0.7");
+	free(logs);
+	air_submission_free(again);
+	air_rerun_options_free(o);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
