@@ -99,7 +99,7 @@ int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number)
 	return AIR_OK;
 }
 
-int air__lstatus_write(const char *run_dir, const json_t *status)
+int air__lstatus_write(const char *run_dir, const json_t *status, bool durable)
 {
 	char *path = air__lpath(run_dir, "status.json");
 	int rc;
@@ -108,7 +108,7 @@ int air__lstatus_write(const char *run_dir, const json_t *status)
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = air__lwrite_json(path, status);
+	rc = air__lwrite_json(path, status, durable);
 	air__free(path);
 	return rc;
 }
@@ -138,7 +138,7 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 		msg = air__strdup("the run never started: the program that submitted it stopped before "
 		                  "the local supervisor took over");
 	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK)
-		air__lstatus_write(run_dir, status); /* best effort: the answer is the same */
+		air__lstatus_write(run_dir, status, true); /* best effort: the answer is the same */
 	air__free(msg);
 	return status;
 }

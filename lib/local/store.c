@@ -75,7 +75,32 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode)
+int air__lsync(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+/* The directory holding @path (its name's entry), synced. */
+static int sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? air__strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+	int rc = dir ? air__lsync(dir) : -1;
+
+	air__free(dir);
+	return rc;
+}
+
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                       bool durable)
 {
 	char suffix[17];
 	unsigned char rnd[8];
@@ -99,7 +124,7 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 		errno = saved;
 		return -1;
 	}
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+	if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0) || close(fd) != 0) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);
@@ -115,10 +140,10 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 		return -1;
 	}
 	air__free(tmp);
-	return 0;
+	return durable ? sync_parent(path) : 0;
 }
 
-int air__lwrite_json(const char *path, const json_t *v)
+int air__lwrite_json(const char *path, const json_t *v, bool durable)
 {
 	char *text = air__json_compact(v);
 	char *line = text ? air__sprintf("%s\n", text) : NULL;
@@ -129,7 +154,7 @@ int air__lwrite_json(const char *path, const json_t *v)
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = air__lwrite_atomic(path, line, strlen(line), 0600);
+	rc = air__lwrite_atomic(path, line, strlen(line), 0600, durable);
 	air__free(line);
 	return rc;
 }
@@ -255,7 +280,7 @@ static int copy_file(const char *from, const char *to)
 	int rc = air__lread_file(from, SIZE_MAX / 2, &b);
 
 	if (rc == 0)
-		rc = air__lwrite_atomic(to, b.ptr, b.len, 0600);
+		rc = air__lwrite_atomic(to, b.ptr, b.len, 0600, false);
 	air__buf_dispose(&b);
 	return rc;
 }
