@@ -122,6 +122,9 @@ int air__lstatus_finish(json_t *status, const char *state, const char *result,
 int32_t air__lstatus_attempt_at(const json_t *status, size_t i);
 /* The number of the latest attempt; -1 before the first. */
 int32_t air__lstatus_latest_attempt(const json_t *status);
+/* The attempt a log request names: @requested when it is one (0 to
+ * AIR__LOCAL_MAX_ATTEMPT), else the latest (0 before the first). */
+int32_t air__lstatus_pick_attempt(const json_t *status, int64_t requested);
 /* Append @entry (stolen) as attempt @number, dropping the oldest entries
  * (never the first) beyond AIR__LOCAL_KEPT_ATTEMPTS. AIR_OK or AIR_ENOMEM. */
 int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number);
@@ -168,6 +171,9 @@ void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool
  * A node log holds one record per line: "<time_unix_nano> <text>\n". Times
  * strictly increase within a file; the text is valid UTF-8 without NUL or
  * newline. A line without its "\n" is still being written and is skipped. */
+
+/* <run_dir>/logs/attempt_<attempt>/node_<node>.log; NULL on OOM. */
+char *air__lnode_log(const char *run_dir, int32_t attempt, int64_t node);
 
 /* Longest text of one record; longer output lines are split. */
 #define AIR__LOCAL_MAX_RECORD (64 * 1024)

@@ -83,6 +83,15 @@ int32_t air__lstatus_latest_attempt(const json_t *status)
 	return n > 0 ? air__lstatus_attempt_at(status, n - 1) : -1;
 }
 
+int32_t air__lstatus_pick_attempt(const json_t *status, int64_t requested)
+{
+	int32_t latest = air__lstatus_latest_attempt(status);
+
+	if (requested >= 0 && requested <= AIR__LOCAL_MAX_ATTEMPT)
+		return (int32_t)requested;
+	return latest > 0 ? latest : 0;
+}
+
 int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number)
 {
 	json_t *attempts = json_object_get(status, "attempts");

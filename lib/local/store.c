@@ -32,31 +32,36 @@ char *air__lpath(const char *dir, const char *fmt, ...)
 
 int air__lmkdirs(const char *path, mode_t mode)
 {
-	char *p = air__strdup(path);
-	size_t n = p ? strlen(p) : 0;
 	struct stat st;
-	int rc = 0;
+	char *parent;
+	const char *slash;
+	int rc;
 
-	if (!p) {
+	/* Most often the directory or its parent exists: one call. */
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno == EEXIST)
+		goto check;
+	if (errno != ENOENT || !(slash = strrchr(path, '/')) || slash == path)
+		return -1;
+	if (!(parent = air__strndup(path, (size_t)(slash - path)))) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = 1; rc == 0 && i <= n; i++) {
-		char saved = p[i];
-
-		if (saved != '/' && saved != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST)
-			rc = -1;
-		p[i] = saved;
-	}
-	if (rc == 0 && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+	rc = air__lmkdirs(parent, mode);
+	air__free(parent);
+	if (rc != 0)
+		return -1;
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+check:
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
-		rc = -1;
+		return -1;
 	}
-	air__free(p);
-	return rc;
+	return 0;
 }
 
 static int write_all(int fd, const void *data, size_t len)

@@ -541,7 +541,7 @@ static bool start_node(attempt *t, int64_t n, int32_t a, int port)
 	int p[2] = {-1, -1};
 	air__lnode_spec spec;
 
-	nd->log_path = air__sprintf("%s/logs/attempt_%d/node_%lld.log", s->dir, (int)a, (long long)n);
+	nd->log_path = air__lnode_log(s->dir, a, n);
 	nd->log = nd->log_path ? open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)
 	                       : -1;
 	air__lwriter_init(&nd->w, nd->log, s->redact);

@@ -25,7 +25,7 @@ static int http_start(air__backend *b, const air__ctx *ctx, const air__http_req 
 
 static void http_free(air__backend *b) { air__free(b); }
 
-static const air__backend_ops http_ops = {http_run, http_start, http_free};
+static const air__backend_ops http_ops = {.run = http_run, .start = http_start, .free = http_free};
 
 static int http_open(air_client *c, air__backend **out, air_error **err)
 {
