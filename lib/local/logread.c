@@ -22,6 +22,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#  include <emmintrin.h>
+#endif
 
 /* Bytes read at a time: a page is what one block holds (a record that does
  * not fit grows it). */
@@ -47,11 +50,27 @@ struct air__local_log {
 
 /* ---- finding records -------------------------------------------------------------------- */
 
-/* Newlines among @n bytes at @p, eight bytes at a time. */
+/* Newlines among @n bytes at @p: sixteen bytes at a time with SSE2, else
+ * eight at a time. */
 static size_t count_newlines(const char *p, size_t n)
 {
 	const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, nl = 0x0A0A0A0A0A0A0A0AULL;
 	size_t count = 0, i = 0;
+
+#ifdef __SSE2__
+	const __m128i nls = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+
+	while (n - i >= 16) {
+		__m128i acc = zero;
+		/* Each byte of acc counts at most 255 blocks before it is summed. */
+		for (size_t k = 0; k < 255 && n - i >= 16; k++, i += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)),
+			                                       nls));
+		acc = _mm_sad_epu8(acc, zero);
+		count += (size_t)_mm_cvtsi128_si64(acc) +
+		         (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+	}
+#endif
 
 	while (n - i >= 8) {
 		uint64_t acc = 0;
@@ -188,12 +207,48 @@ static bool fit_records(air__local_log *r, size_t n)
 	return true;
 }
 
+/* Whether the 8 bytes of @w are all ASCII digits. */
+static bool all_digits(uint64_t w)
+{
+	return (((w + 0x4646464646464646ULL) | (w - 0x3030303030303030ULL)) &
+	        0x8080808080808080ULL) == 0;
+}
+
+/* The value of 8 ASCII digits (first digit in the lowest byte). */
+static uint64_t eight_digits(uint64_t w)
+{
+	w -= 0x3030303030303030ULL;
+	w = w * 10 + (w >> 8);
+	return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	        (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+	       32;
+}
+
 /* "<time_unix_nano> <text>": the time (0 when missing), and where the text
- * starts (as the endpoint reads a record). */
+ * starts (as the endpoint reads a record: digits, saturating before they
+ * overflow, then one space). */
 static const char *split_time(const char *p, const char *end, int64_t *t)
 {
+	uint64_t a, b;
 	int64_t v = 0;
 
+	/* A time of these years: nineteen digits and a space, the first
+	 * sixteen taken eight at a time (little-endian loads). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - p > 19 && p[19] == ' ') {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		if (all_digits(a) && all_digits(b) && (unsigned char)(p[16] - '0') < 10 &&
+		    (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10 &&
+		    p[0] <= '8') {
+			v = (int64_t)((eight_digits(a) * 100000000 + eight_digits(b)) * 1000 +
+			              (uint64_t)(p[16] - '0') * 100 + (uint64_t)(p[17] - '0') * 10 +
+			              (uint64_t)(p[18] - '0'));
+			*t = v;
+			return p + 20;
+		}
+	}
+#endif
 	while (p < end && *p >= '0' && *p <= '9') {
 		if (v <= (INT64_MAX - 9) / 10)
 			v = v * 10 + (*p - '0');

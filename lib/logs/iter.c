@@ -292,6 +292,7 @@ static int tail_page(air_log_iter *it, const char *token, air_error **err)
 	air__stream *s = &it->s;
 	air__log_query q = page_query(it, true, token);
 	const char *next;
+	size_t n;
 	int rc;
 
 	q.tail = token ? 0 : it->tail_left;
@@ -301,9 +302,9 @@ static int tail_page(air_log_iter *it, const char *token, air_error **err)
 		                  (long long)s->run_id);
 	if (rc != AIR_OK)
 		return rc;
-	for (size_t i = 0; rc == AIR_OK && i < s->span.n && it->tail_left > 0; i++, it->tail_left--)
-		rc = air__stream_emit_page(s, s->span.recs[i].body, s->span.recs[i].len,
-		                           s->span.recs[i].time_ns, err);
+	n = s->span.n < (uint64_t)it->tail_left ? s->span.n : (size_t)it->tail_left;
+	rc = air__stream_emit_span(s, s->span.recs, n, err);
+	it->tail_left -= (int64_t)n;
 	next = rc == AIR_OK && it->tail_left > 0 ? s->span.next_token : NULL;
 	air__free(it->token);
 	it->token = NULL;

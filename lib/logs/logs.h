@@ -153,6 +153,8 @@ int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_
  * and stays until the page is parsed again, after the queue is empty). */
 int air__stream_emit_page(air__stream *s, const char *line, size_t len, int64_t time_ns,
                           air_error **err);
+/* Queue @n records of the current page (s->span) without copying them. */
+int air__stream_emit_span(air__stream *s, const air__log_rec *recs, size_t n, air_error **err);
 /* Set s->no_logs from the run's state. */
 int air__stream_set_no_logs(air__stream *s, air_error **err);
 /* "No logs" text: terminal runs name the final state (+ ": <message>"). */
