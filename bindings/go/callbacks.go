@@ -27,6 +27,7 @@ type callState struct {
 	onWaiting  func(message string) error
 	onProgress func(Progress) error
 	onState    func(*Run) error
+	alerts     bool // records carry their alert (LogsOptions.NoAlerts unset)
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -89,7 +90,7 @@ func stateOf(h C.uintptr_t) *callState { return cgo.Handle(h).Value().(*callStat
 //export airgoLogRecord
 func airgoLogRecord(rec *C.air_log_record, h C.uintptr_t) C.int {
 	s := stateOf(h)
-	return s.invoke(func() error { return s.onRecord(recordFromC(rec)) })
+	return s.invoke(func() error { return s.onRecord(recordFromC(rec, s.alerts)) })
 }
 
 //export airgoLogStatus

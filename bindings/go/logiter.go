@@ -31,6 +31,7 @@ type LogIter struct {
 	h       *C.air_log_iter
 	state   *callState // the OnStatus/OnWaiting callbacks, or nil
 	rec     LogRecord
+	alerts  bool // records carry their alert (LogsOptions.NoAlerts unset)
 	summary *LogsSummary
 	err     error
 }
@@ -39,7 +40,7 @@ type LogIter struct {
 // makes the first requests (identity, runs/get) at once, so a bad run id
 // shows in Err after the first Next; it always returns an iterator.
 func (c *Client) Logs(ctx context.Context, runID int64, opts *LogsOptions) *LogIter {
-	it := &LogIter{state: logCallbacks(opts, nil)}
+	it := &LogIter{state: logCallbacks(opts, nil), alerts: wantAlerts(opts)}
 	it.core, it.err = c.openIter(ctx, func(h *C.air_client, w *ctxWatch) (func(), error) {
 		var handle cgo.Handle
 		if it.state != nil {
@@ -93,7 +94,7 @@ func (it *LogIter) Next() bool {
 	rc := C.air_log_iter_next(it.h, &rec, &e)
 	switch rc {
 	case C.AIR_OK:
-		it.rec = recordFromC(rec)
+		it.rec = recordFromC(rec, it.alerts)
 		core.mu.Unlock()
 		return true
 	case C.AIR_EDONE:

@@ -60,3 +60,12 @@ int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int sta
 		                                     (void *)handle);
 	return rc;
 }
+
+void airgo_log_record_fields(const air_log_record *rec, int alert, airgo_log_fields *out)
+{
+	out->line = air_log_record_line(rec, &out->len);
+	out->time_ns = air_log_record_time_ns(rec);
+	out->node = air_log_record_node(rec);
+	out->source = air_log_record_source(rec);
+	out->alert = alert ? air_log_record_alert(rec) : 0;
+}
