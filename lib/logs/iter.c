@@ -596,6 +596,24 @@ int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **
 
 const air_logs_summary *air_log_iter_summary(const air_log_iter *it) { return it ? &it->sum : NULL; }
 
+int64_t air_log_iter_buffered(const air_log_iter *it)
+{
+	const air__stream *s;
+	size_t n;
+
+	if (!it || it->next == STEP_FAILED || it->s.waiting_shown)
+		return 0;
+	s = &it->s;
+	n = s->qn - s->qpos;
+	/* A transfer started ahead is moved on every PUMP_EVERY records (which
+	 * may call the debug callback): up to the next of these. */
+	if (s->pending && n > 0) {
+		size_t to_pump = (PUMP_EVERY - (s->qpos & (PUMP_EVERY - 1))) & (PUMP_EVERY - 1);
+		n = to_pump < n ? to_pump : n;
+	}
+	return (int64_t)n;
+}
+
 void air_log_iter_free(air_log_iter *it)
 {
 	if (!it)

@@ -52,7 +52,11 @@ class LogRecord:
         p = lib.air_log_record_line(rec, C.byref(n))
         return cls(bytes_at(p, n.value), int(lib.air_log_record_time_ns(rec)),
                    int(lib.air_log_record_node(rec)),
+                   _SOURCES.get(int(lib.air_log_record_source(rec))) or
                    LogSource(int(lib.air_log_record_source(rec))))
+
+
+_SOURCES = {int(m.value): m for m in LogSource}
 
 
 def _alert_of(rec: LogRecord) -> int:
@@ -206,12 +210,17 @@ class LogStream(Iterator[LogRecord]):
             it, call = self._h, self._call
             ptr = C.c_void_p()
             err = C.c_void_p()
-            try:
-                rc = call.run(lambda: int(lib.air_log_iter_next(it, C.byref(ptr), C.byref(err))),
-                              err, resumable=False)
-            except BaseException:
-                self.close()
-                raise
+            if lib.air_log_iter_buffered(it) > 0:
+                # Handed out from memory: nothing to wait for, no callback to run.
+                rc = int(lib.air_log_iter_next(it, C.byref(ptr), C.byref(err)))
+            else:
+                try:
+                    rc = call.run(lambda: int(lib.air_log_iter_next(it, C.byref(ptr),
+                                                                    C.byref(err))),
+                                  err, resumable=False)
+                except BaseException:
+                    self.close()
+                    raise
             if rc == K.OK:
                 rec = LogRecord._from_c(ptr.value)
                 if self._skipped(rec, seen):
