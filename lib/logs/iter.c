@@ -9,6 +9,13 @@
  * them out one by one and runs the next step only when the queue is empty,
  * so a page is never held beyond its records and nothing runs on another
  * thread.
+ *
+ * A page is asked of the client's backend first (air__log_read(): a local
+ * workspace reads its node log directly, the same records without JSON),
+ * then of the log endpoint. With such a backend a finished run's tail is
+ * read oldest first, a page per step, instead of newest-first pages turned
+ * around; and the pause between polls ends when the run changes
+ * (air__run_watch_pause()).
  */
 #include <string.h>
 
