@@ -12,7 +12,9 @@
  * the run is never visible without an owner) and renames it into place.
  * Then the supervisor is started with the lock and the secret values. A
  * supervisor that cannot start leaves the run ended INTERNAL_ERROR with the
- * reason, as a workspace does when it cannot launch a run.
+ * reason, as a workspace does when it cannot launch a run. The new run's
+ * records are written without waiting for the disk and synced once the
+ * supervisor runs (docs/local.md, "Crashes and durability").
  */
 #include "local/endpoints.h"
 

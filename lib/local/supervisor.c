@@ -9,7 +9,8 @@
  * nodes left behind outside their process groups is ended too (the
  * supervisor is their subreaper: node.c). A failed attempt is retried after
  * a back-off (1 s, doubling, at most a minute). Every change is written to
- * status.json at once; a file that cannot be written (a full disk) is named
+ * status.json at once (the last one synced to disk, the others only
+ * renamed into place); a file that cannot be written (a full disk) is named
  * in the run's final message, which the space kept in status.reserve lets
  * the supervisor write.
  */
