@@ -142,6 +142,7 @@ var notWrapped = map[string]string{
 	"air_bundle_options_set_interrupt":   "Config.WriteBundle writes local files only: it takes no context",
 	"air_bundle_options_set_deadline_ms": "Config.WriteBundle writes local files only: it takes no context",
 	"air_list_options_set_skip_cb":       "ListRuns leaves damaged runs out, as the C default does",
+	"air_log_iter_buffered":              "LogIter.Next prepares nothing for a blocking call: nothing to skip",
 }
 
 var reMapSymbol = regexp.MustCompile(`(?m)^\s+(air_\w+);`)
