@@ -2,22 +2,32 @@
  * local_bench.c: the local workspace's costs against doing the work directly.
  *
  * - start: a 2-node run whose command is `true`, from air_client_submit()
- *   to SUCCESS (air_client_wait_run(), 5 ms polls), against running
- *   `bash command.sh` (the same `true`) twice one after the other: `ratio`.
- * - logs: a finished local run that printed LINES lines; its log read
- *   through air_client_stream_logs() (tail of LINES, every line written to a
- *   file) against `cat` of the node's log file into a file: `logs_ratio`.
+ *   to SUCCESS observed by air_client_wait_run() (its default options, as a
+ *   program gets them), against running `bash command.sh` (the same `true`)
+ *   twice one after the other: `ratio`. Also the submission alone
+ *   (`submit_s`), and the CPU time of the client (this process) and of the
+ *   run's processes (supervisor, guards, bash: this process is their
+ *   subreaper, so their CPU time is counted once they are reaped), against
+ *   the CPU time of the two direct runs.
+ * - logs: a finished local run that printed LINES lines; its log read to a
+ *   file through air_client_stream_logs() (`logs_ratio`), through the
+ *   iterator (`iter_ratio`) and by the `air logs` command (`cli_ratio`), each
+ *   against `cat` of the node's log file into a file. `cat` copies inside
+ *   the kernel where it can (copy_file_range), so a plain read/write copy of
+ *   the same file (128 KiB buffer, what cat did before) is printed beside it
+ *   (`rw_s`) with the ratios against it.
  * Each figure is the fastest of ROUNDS rounds (other load shares the
- * machine); the CPU times of the bench process and its children are printed
- * beside. The last line is one JSON object with every figure.
+ * machine; CPU times are the rounds' median). The last line is one JSON
+ * object with every figure.
  * Usage: local_bench [lines (default 1000000)]
  */
-#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -25,7 +35,8 @@
 
 #include <air/air.h>
 
-#define ROUNDS 3
+#define ROUNDS 5
+#define OUT_BUFFER (1 << 20)
 
 extern char **environ;
 
@@ -42,8 +53,45 @@ static void die(const char *what, air_error *err)
 	exit(1);
 }
 
-/* Run argv to its end (stdout to @out when given); its wall time. */
-static double run_cmd(char *const argv[], const char *out)
+static double tv_s(struct timeval tv) { return (double)tv.tv_sec + (double)tv.tv_usec / 1e6; }
+
+static double cpu_of(int who)
+{
+	struct rusage ru;
+	getrusage(who, &ru);
+	return tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
+}
+
+/* Reap every child left (the supervisors this process adopted). */
+static void reap_all(void)
+{
+	while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+		;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double best(const double *v, int n)
+{
+	double b = v[0];
+	for (int i = 1; i < n; i++)
+		b = v[i] < b ? v[i] : b;
+	return b;
+}
+
+/* Run argv to its end (stdout to @out when given, @env as its environment
+ * when given); its wall time. */
+static double run_cmd(char *const argv[], const char *out, char *const env[])
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -53,69 +101,50 @@ static double run_cmd(char *const argv[], const char *out)
 	posix_spawn_file_actions_init(&fa);
 	if (out)
 		posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0 ||
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, env ? env : environ) != 0 ||
 	    waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		die(argv[0], NULL);
 	posix_spawn_file_actions_destroy(&fa);
 	return now_s() - t0;
 }
 
+typedef struct start_round {
+	double submit, end, client_cpu, run_cpu;
+} start_round;
+
 /* Submit a 2-node workload running @command; wait for SUCCESS. */
-static int64_t run_workload(air_client *c, const char *dir, const char *command, double *took)
+static int64_t run_workload(air_client *c, const char *command, start_round *r)
 {
 	char yaml[2048];
 	air_config *cfg = NULL;
 	air_submission *sub = NULL;
-	air_wait_options *w = NULL;
 	air_run *run = NULL;
 	air_error *err = NULL;
 	int64_t id;
-	double t0;
+	double t0, cpu0, kids0;
 
 	snprintf(yaml, sizeof(yaml),
 	         "experiment_name: bench\ncompute:\n  accelerator_type: GPU_1xA10\n"
 	         "  num_accelerators: 2\ncommand: |\n  %s\nmax_retries: 0\n", command);
 	if (air_config_load_buffer(yaml, strlen(yaml), "bench.yaml", NULL, &cfg, &err) != AIR_OK)
 		die("config", err);
-	air_wait_options_new(&w);
-	air_wait_options_set_int(w, AIR_WAIT_POLL_INTERVAL_MS, 5);
+	cpu0 = cpu_of(RUSAGE_SELF);
+	kids0 = cpu_of(RUSAGE_CHILDREN);
 	t0 = now_s();
 	if (air_client_submit(c, cfg, NULL, &sub, &err) != AIR_OK)
 		die("submit", err);
+	r->submit = now_s() - t0;
 	id = air_submission_run_id(sub);
-	if (air_client_wait_run(c, id, w, &run, &err) != AIR_OK || !air_run_succeeded(run))
+	if (air_client_wait_run(c, id, NULL, &run, &err) != AIR_OK || !air_run_succeeded(run))
 		die("wait", err);
-	*took = now_s() - t0;
-	(void)dir;
+	r->end = now_s() - t0;
+	r->client_cpu = cpu_of(RUSAGE_SELF) - cpu0;
+	reap_all(); /* the supervisor ends just after the run */
+	r->run_cpu = cpu_of(RUSAGE_CHILDREN) - kids0;
 	air_run_free(run);
-	air_wait_options_free(w);
 	air_submission_free(sub);
 	air_config_free(cfg);
 	return id;
-}
-
-/* The node-0 log file of run @id under @dir (found by name). */
-static int find_log(const char *dir, char *out, size_t size, int depth)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int found = 0;
-
-	while (d && !found && (de = readdir(d)) != NULL) {
-		char p[4096];
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		if (!strcmp(de->d_name, "node_0.log")) {
-			snprintf(out, size, "%s", p);
-			found = 1;
-		} else if (de->d_type == DT_DIR && depth < 8) {
-			found = find_log(p, out, size, depth + 1);
-		}
-	}
-	if (d)
-		closedir(d);
-	return found;
 }
 
 static int write_line(const air_log_record *rec, void *ud)
@@ -124,32 +153,121 @@ static int write_line(const air_log_record *rec, void *ud)
 	const char *line = air_log_record_line(rec, &n);
 
 	fwrite(line, 1, n, ud);
-	fputc('\n', ud);
+	putc('\n', ud);
 	return 0;
 }
 
-static double cpu_children_s(void)
+static FILE *open_out(const char *path)
 {
-	struct rusage ru;
-	getrusage(RUSAGE_CHILDREN, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		die("output", NULL);
+	setvbuf(f, NULL, _IOFBF, OUT_BUFFER);
+	return f;
+}
+
+/* The log through the record callback. */
+static void logs_stream(air_client *c, int64_t id, air_logs_options *lo, long lines,
+                        const char *out)
+{
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	FILE *f = open_out(out);
+
+	air_logs_options_set_record_cb(lo, write_line, f);
+	if (air_client_stream_logs(c, id, lo, &sum, &err) != AIR_OK ||
+	    air_logs_summary_records(sum) != lines)
+		die("logs", err);
+	air_logs_options_set_record_cb(lo, NULL, NULL);
+	if (fclose(f) != 0)
+		die("output", NULL);
+	air_logs_summary_free(sum);
+}
+
+/* The log through the iterator. */
+static void logs_iter(air_client *c, int64_t id, air_logs_options *lo, long lines,
+                      const char *out)
+{
+	air_log_iter *it = NULL;
+	const air_log_record *rec;
+	air_error *err = NULL;
+	FILE *f = open_out(out);
+	long n = 0;
+	int rc = air_client_open_logs(c, id, lo, &it, &err);
+
+	while (rc == AIR_OK && (rc = air_log_iter_next(it, &rec, &err)) == AIR_OK) {
+		write_line(rec, f);
+		n++;
+	}
+	if (rc != AIR_EDONE || n != lines)
+		die("logs (iterator)", err);
+	air_log_iter_free(it);
+	if (fclose(f) != 0)
+		die("output", NULL);
+}
+
+/* What cat did before copy_file_range: read and write, 128 KiB at a time. */
+static double read_write(const char *from, const char *to)
+{
+	static char buf[128 * 1024];
+	double t0 = now_s();
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t r;
+
+	if (in < 0 || out < 0)
+		die("read/write copy", NULL);
+	while ((r = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)r) != r)
+			die("read/write copy", NULL);
+	close(in);
+	if (close(out) != 0 || r < 0)
+		die("read/write copy", NULL);
+	return now_s() - t0;
+}
+
+/* This environment for the `air` command, with the local workspace of
+ * @host (*host_var: the entry to free). */
+static char **cli_env(const char *host, char **host_var)
+{
+	size_t n = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	if (!(env = calloc(n + 2, sizeof(*env))))
+		die("environment", NULL);
+	n = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "DATABRICKS_", 11) != 0)
+			env[n++] = *e;
+	if (asprintf(host_var, "DATABRICKS_HOST=%s", host) < 0)
+		die("environment", NULL);
+	env[n] = *host_var;
+	return env;
 }
 
 int main(int argc, char **argv)
 {
 	long lines = argc > 1 ? atol(argv[1]) : 1000000;
 	char dir[] = "/tmp/air-local-bench-XXXXXX", host[256], script[512], out[512], log[4096];
-	char cmd[256];
+	char cmd[256], idtext[32], tail[32];
 	air_client_options *o = NULL;
 	air_client *c = NULL;
 	air_logs_options *lo = NULL;
 	air_error *err = NULL;
-	double start = -1, direct = -1, logs = -1, cat = -1;
+	double sub[ROUNDS], end[ROUNDS], client_cpu[ROUNDS], run_cpu[ROUNDS], direct[ROUNDS],
+		direct_cpu[ROUNDS];
+	double stream[ROUNDS], iter[ROUNDS], cli[ROUNDS], cat[ROUNDS], rw[ROUNDS];
+	double stream_cpu[ROUNDS], iter_cpu[ROUNDS], cli_cpu[ROUNDS], cat_cpu[ROUNDS];
+	char **env, *host_var = NULL;
 	int64_t id;
 	FILE *f;
 
 	setenv("AIR_LOCAL_SUPERVISOR", AIR_BENCH_SUPERVISOR, 0); /* the one built beside */
+	/* The supervisors leave this process (they double fork): adopt them, so
+	 * that they are reaped here and their CPU time counted. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	if (!mkdtemp(dir))
 		die("mkdtemp", NULL);
 	snprintf(host, sizeof(host), "local://%s", dir);
@@ -164,52 +282,96 @@ int main(int argc, char **argv)
 		die("client", err);
 	for (int r = 0; r < ROUNDS; r++) {
 		char *bash[] = {"bash", script, NULL};
-		double t, d;
-		run_workload(c, dir, "true", &t);
-		d = run_cmd(bash, NULL) + run_cmd(bash, NULL);
-		if (start < 0 || t < start)
-			start = t;
-		if (direct < 0 || d < direct)
-			direct = d;
+		start_round s;
+		double k0;
+
+		run_workload(c, "true", &s);
+		sub[r] = s.submit;
+		end[r] = s.end;
+		client_cpu[r] = s.client_cpu;
+		run_cpu[r] = s.run_cpu;
+		k0 = cpu_of(RUSAGE_CHILDREN);
+		direct[r] = run_cmd(bash, NULL, NULL) + run_cmd(bash, NULL, NULL);
+		direct_cpu[r] = cpu_of(RUSAGE_CHILDREN) - k0;
 	}
-	printf("start of a 2-node run of `true` to SUCCESS: %.3f s; bash command.sh twice: %.3f s; "
-	       "ratio %.2f\n", start, direct, start / direct);
+	double start_s = best(end, ROUNDS), direct_s = best(direct, ROUNDS);
+	double start_med = median(end, ROUNDS), submit_s = best(sub, ROUNDS);
+	double ccpu = median(client_cpu, ROUNDS), rcpu = median(run_cpu, ROUNDS);
+	double dcpu = median(direct_cpu, ROUNDS);
+	printf("start of a 2-node run of `true` to SUCCESS: %.3f s (median %.3f s; submission "
+	       "%.3f s); bash command.sh twice: %.3f s; ratio %.2f\n",
+	       start_s, start_med, submit_s, direct_s, start_s / direct_s);
+	printf("  CPU per run: client %.1f ms, supervisor and nodes %.1f ms; bash twice %.1f ms; "
+	       "cpu_ratio %.2f\n",
+	       ccpu * 1e3, rcpu * 1e3, dcpu * 1e3, (ccpu + rcpu) / dcpu);
 
 	snprintf(cmd, sizeof(cmd), "seq %ld", lines);
-	id = run_workload(c, dir, cmd, &(double){0});
+	id = run_workload(c, cmd, &(start_round){0});
+	/* docs/local.md, "The state directory" */
+	snprintf(log, sizeof(log), "%s/jobs/runs/%lld/logs/attempt_0/node_0.log", dir, (long long)id);
+	if (access(log, R_OK) != 0)
+		die(log, NULL);
 	air_logs_options_new(&lo);
 	air_logs_options_set_int(lo, AIR_LOGS_TAIL_LINES, lines);
+	snprintf(idtext, sizeof(idtext), "%lld", (long long)id);
+	snprintf(tail, sizeof(tail), "%ld", lines);
+	env = cli_env(host, &host_var);
 	for (int r = 0; r < ROUNDS; r++) {
 		char *catv[] = {"cat", log, NULL};
-		air_logs_summary *sum = NULL;
-		double t0 = now_s(), t;
+		char *airv[] = {AIR_BENCH_CLI, "logs", idtext, "--tail", tail, NULL};
+		double t0, c0, k0;
 
-		if (!(f = fopen(out, "w")))
-			die("output", NULL);
-		air_logs_options_set_record_cb(lo, write_line, f);
-		if (air_client_stream_logs(c, id, lo, &sum, &err) != AIR_OK ||
-		    air_logs_summary_records(sum) != lines)
-			die("logs", err);
-		fclose(f);
-		t = now_s() - t0;
-		air_logs_summary_free(sum);
-		if (r == 0 && !find_log(dir, log, sizeof(log), 0))
-			die("node_0.log", NULL);
-		if (logs < 0 || t < logs)
-			logs = t;
-		t = run_cmd(catv, out);
-		if (cat < 0 || t < cat)
-			cat = t;
+		c0 = cpu_of(RUSAGE_SELF);
+		t0 = now_s();
+		logs_stream(c, id, lo, lines, out);
+		stream[r] = now_s() - t0;
+		stream_cpu[r] = cpu_of(RUSAGE_SELF) - c0;
+
+		c0 = cpu_of(RUSAGE_SELF);
+		t0 = now_s();
+		logs_iter(c, id, lo, lines, out);
+		iter[r] = now_s() - t0;
+		iter_cpu[r] = cpu_of(RUSAGE_SELF) - c0;
+
+		k0 = cpu_of(RUSAGE_CHILDREN);
+		cli[r] = run_cmd(airv, out, env);
+		cli_cpu[r] = cpu_of(RUSAGE_CHILDREN) - k0;
+
+		k0 = cpu_of(RUSAGE_CHILDREN);
+		cat[r] = run_cmd(catv, out, NULL);
+		cat_cpu[r] = cpu_of(RUSAGE_CHILDREN) - k0;
+		rw[r] = read_write(log, out);
 	}
-	printf("%ld lines: logs of the finished run %.3f s; cat of the node log %.3f s; "
-	       "logs_ratio %.2f (children CPU %.2f s)\n",
-	       lines, logs, cat, logs / cat, cpu_children_s());
-	printf("{\"bench\":\"local\",\"start_s\":%.4f,\"direct_s\":%.4f,\"ratio\":%.3f,\"lines\":%ld,"
-	       "\"logs_s\":%.4f,\"cat_s\":%.4f,\"logs_ratio\":%.3f}\n",
-	       start, direct, start / direct, lines, logs, cat, logs / cat);
+	double logs_s = best(stream, ROUNDS), iter_s = best(iter, ROUNDS), cli_s = best(cli, ROUNDS);
+	double cat_s = best(cat, ROUNDS), rw_s = best(rw, ROUNDS);
+	printf("%ld lines of a finished run: stream %.3f s, iterator %.3f s, air logs %.3f s; "
+	       "cat of the node log %.3f s (read/write copy %.3f s)\n",
+	       lines, logs_s, iter_s, cli_s, cat_s, rw_s);
+	printf("  ratios against cat: logs_ratio %.2f, iter_ratio %.2f, cli_ratio %.2f; "
+	       "against read/write: %.2f, %.2f, %.2f\n",
+	       logs_s / cat_s, iter_s / cat_s, cli_s / cat_s, logs_s / rw_s, iter_s / rw_s,
+	       cli_s / rw_s);
+	printf("  CPU: stream %.3f s, iterator %.3f s, air logs %.3f s, cat %.3f s; "
+	       "records/s through the stream %.0f\n",
+	       median(stream_cpu, ROUNDS), median(iter_cpu, ROUNDS), median(cli_cpu, ROUNDS),
+	       median(cat_cpu, ROUNDS), (double)lines / logs_s);
+	printf("{\"bench\":\"local\",\"start_s\":%.4f,\"start_median_s\":%.4f,\"submit_s\":%.4f,"
+	       "\"direct_s\":%.4f,\"ratio\":%.3f,\"client_cpu_s\":%.4f,\"run_cpu_s\":%.4f,"
+	       "\"direct_cpu_s\":%.4f,\"cpu_ratio\":%.3f,\"lines\":%ld,\"logs_s\":%.4f,"
+	       "\"iter_s\":%.4f,\"cli_s\":%.4f,\"cat_s\":%.4f,\"rw_s\":%.4f,\"logs_ratio\":%.3f,"
+	       "\"iter_ratio\":%.3f,\"cli_ratio\":%.3f,\"logs_ratio_rw\":%.3f,"
+	       "\"iter_ratio_rw\":%.3f,\"cli_ratio_rw\":%.3f,\"stream_cpu_s\":%.4f,"
+	       "\"iter_cpu_s\":%.4f,\"cli_cpu_s\":%.4f,\"cat_cpu_s\":%.4f}\n",
+	       start_s, start_med, submit_s, direct_s, start_s / direct_s, ccpu, rcpu, dcpu,
+	       (ccpu + rcpu) / dcpu, lines, logs_s, iter_s, cli_s, cat_s, rw_s, logs_s / cat_s,
+	       iter_s / cat_s, cli_s / cat_s, logs_s / rw_s, iter_s / rw_s, cli_s / rw_s,
+	       median(stream_cpu, ROUNDS), median(iter_cpu, ROUNDS), median(cli_cpu, ROUNDS),
+	       median(cat_cpu, ROUNDS));
 	air_logs_options_free(lo);
 	air_client_free(c);
 	air_client_options_free(o);
-	run_cmd((char *[]){"rm", "-rf", dir, NULL}, NULL);
+	free(host_var);
+	free(env);
+	run_cmd((char *[]){"rm", "-rf", dir, NULL}, NULL, NULL);
 	return 0;
 }

@@ -245,7 +245,8 @@ static phase raw_phase(fakews *fw, int64_t n, bool per_phase)
 		air__http_resp resp = AIR__HTTP_RESP_INIT;
 		const char *k, *v, *end;
 
-		air__logs_query(&q, true, START_NS / 1000000000, 0, token, 0, -1, 0);
+		air__logs_query(&q, &(air__log_query){.attempt = -1, .ascending = true,
+		                                      .from = START_NS / 1000000000, .token = token});
 		req.method = "GET";
 		req.path = path;
 		req.query = air__buf_cstr(&q);

@@ -95,6 +95,9 @@ void cli_format_local_iso(int64_t epoch_ms, char *out, size_t n);
 /* Whether a stream is an interactive terminal. */
 bool cli_isatty_stderr(void);
 bool cli_isatty_stdout(void);
+/* Full buffering with a large buffer when stdout is not a terminal (first
+ * thing in main, before any output). */
+void cli_buffer_stdout(void);
 /*
  * Server-supplied text for the terminal (text mode): every control
  * character (C0 with tab and line breaks, DEL, C1), byte that is not UTF-8

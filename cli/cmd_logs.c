@@ -118,8 +118,11 @@ static int on_record(const air_log_record *rec, void *ud)
 		else
 			fwrite(line, 1, len, stdout);
 		free(clean);
-		putchar('\n');
-		fflush(stdout);
+		putc_unlocked('\n', stdout);
+		/* A line of a run going on is shown at once; a finished run's
+		 * lines go out in large writes (a terminal flushes each line). */
+		if (!p->ended)
+			fflush(stdout);
 	}
 	return 0;
 }

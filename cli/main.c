@@ -72,6 +72,7 @@ int main(int argc, char **argv)
 
 	if (fmt && !strcmp(fmt, "json"))
 		g.json = true;
+	cli_buffer_stdout();
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--"))

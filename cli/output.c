@@ -207,6 +207,14 @@ bool cli_isatty_stderr(void) { return isatty(STDERR_FILENO) == 1; }
 
 bool cli_isatty_stdout(void) { return isatty(STDOUT_FILENO) == 1; }
 
+void cli_buffer_stdout(void)
+{
+	/* A terminal keeps its line buffering; a file or a pipe gets large
+	 * writes (a million log lines are a few hundred writes, not a million). */
+	if (!cli_isatty_stdout())
+		setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 16);
+}
+
 /* ---- terminal safety ---- */
 
 /* Length of the well-formed UTF-8 sequence at @p (@n bytes left) and its

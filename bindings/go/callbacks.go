@@ -31,6 +31,7 @@ type callState struct {
 	onPoll     func(state string) error
 	onCheck    func(Check) error
 	onVariant  func(Variant) error
+	alerts     bool // records carry their alert (LogsOptions.NoAlerts unset)
 
 	err      error       // first error a callback returned
 	panicked bool        // a callback panicked ...
@@ -93,7 +94,7 @@ func stateOf(h C.uintptr_t) *callState { return cgo.Handle(h).Value().(*callStat
 //export airgoLogRecord
 func airgoLogRecord(rec *C.air_log_record, h C.uintptr_t) C.int {
 	s := stateOf(h)
-	return s.invoke(func() error { return s.onRecord(recordFromC(rec)) })
+	return s.invoke(func() error { return s.onRecord(recordFromC(rec, s.alerts)) })
 }
 
 //export airgoLogStatus

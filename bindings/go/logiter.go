@@ -31,6 +31,7 @@ type LogIter struct {
 	h       *C.air_log_iter
 	state   *callState // the OnStatus/OnWaiting callbacks, or nil
 	rec     LogRecord
+	alerts  bool // records carry their alert (LogsOptions.NoAlerts unset)
 	summary *LogsSummary
 	err     error
 }
@@ -39,7 +40,7 @@ type LogIter struct {
 // makes the first requests (identity, runs/get) at once, so a bad run id
 // shows in Err after the first Next; it always returns an iterator.
 func (c *Client) Logs(ctx context.Context, runID int64, opts *LogsOptions) *LogIter {
-	it := &LogIter{state: logCallbacks(opts, nil)}
+	it := &LogIter{state: logCallbacks(opts, nil), alerts: wantAlerts(opts)}
 	it.core, it.err = openIterWith(c, ctx, logsOpts, it.state,
 		func(o *C.air_logs_options, h cgo.Handle) error { return setLogsCall(o, opts, it.state, h) },
 		func(h *C.air_client, o *C.air_logs_options) error {
@@ -62,7 +63,7 @@ func (it *LogIter) Next() bool {
 	return it.core.next(&it.err, it.state, func() (C.int, *C.air_error) {
 		var e *C.air_error
 		return C.air_log_iter_next(it.h, &rec, &e), e
-	}, func() { it.rec = recordFromC(rec) },
+	}, func() { it.rec = recordFromC(rec, it.alerts) },
 		func() { it.summary = summaryFromC(C.air_log_iter_summary(it.h)) })
 }
 

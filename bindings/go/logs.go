@@ -20,22 +20,27 @@ type LogRecord struct {
 	Time   time.Time // zero when unknown
 	Node   int       // the requested node index
 	Source LogSource // where the record came from
-	Alert  int       // the first fatal pattern the line matches (see AlertPatterns), or 0
+	// Alert is the first fatal pattern the line matches (see AlertPatterns),
+	// or 0; always 0 with LogsOptions.NoAlerts (MatchAlert(Line) then gives
+	// it for the records that need it).
+	Alert int
 }
 
-func recordFromC(rec *C.air_log_record) LogRecord {
-	var n C.size_t
-	p := C.air_log_record_line(rec, &n)
+// recordFromC copies rec in one call into C; its line is matched against
+// the fatal patterns only when alerts is set.
+func recordFromC(rec *C.air_log_record, alerts bool) LogRecord {
+	var f C.airgo_log_fields
+	C.airgo_log_record_fields(rec, flag(alerts), &f)
 	var line string
-	if p != nil {
-		line = C.GoStringN(p, C.int(n))
+	if f.line != nil {
+		line = C.GoStringN(f.line, C.int(f.len))
 	}
 	return LogRecord{
 		Line:   line,
-		Time:   timeFromNs(int64(C.air_log_record_time_ns(rec))),
-		Node:   int(C.air_log_record_node(rec)),
-		Source: LogSource(C.air_log_record_source(rec)),
-		Alert:  int(C.air_log_record_alert(rec)),
+		Time:   timeFromNs(int64(f.time_ns)),
+		Node:   int(f.node),
+		Source: LogSource(f.source),
+		Alert:  int(f.alert),
 	}
 }
 
@@ -50,6 +55,9 @@ type LogsOptions struct {
 	Attempt         *int          // retry attempt, 0-based; default the latest
 	PollInterval    time.Duration // pause between polls of a followed run; default 3 s (1 s local)
 	MaxPageFailures int           // consecutive page failures before the MLflow fallback; default 5
+	// NoAlerts leaves LogRecord.Alert 0: no line is matched against the
+	// fatal patterns, which saves a regular-expression scan per record.
+	NoAlerts bool
 
 	// OnStatus receives the run's display state when it is first seen
 	// (previous "") and at each change.
@@ -106,23 +114,28 @@ func setLogsCall(o *C.air_logs_options, opts *LogsOptions, state *callState, h c
 	if err := setLogsOptions(o, opts); err != nil || state == nil {
 		return err
 	}
-	flag := func(set bool) C.int {
-		if set {
-			return 1
-		}
-		return 0
-	}
 	return check(C.airgo_logs_options_set_callbacks(o, flag(state.onRecord != nil),
 		flag(state.onStatus != nil), flag(state.onWaiting != nil), C.uintptr_t(h)), nil)
 }
 
 // logCallbacks is the callState of opts' callbacks plus record, or nil.
 func logCallbacks(opts *LogsOptions, record func(LogRecord) error) *callState {
-	s := callState{onRecord: record}
+	s := callState{onRecord: record, alerts: wantAlerts(opts)}
 	if opts != nil {
 		s.onStatus, s.onWaiting = opts.OnStatus, opts.OnWaiting
 	}
 	return callbacks(s)
+}
+
+// wantAlerts tells whether records of a read with opts carry their alert.
+func wantAlerts(opts *LogsOptions) bool { return opts == nil || !opts.NoAlerts }
+
+// flag is a C boolean.
+func flag(set bool) C.int {
+	if set {
+		return 1
+	}
+	return 0
 }
 
 // LogsSummary is what a completed log read observed.

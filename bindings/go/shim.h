@@ -15,4 +15,14 @@ int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int sta
                                      uintptr_t handle);
 int airgo_metrics_options_set_poll(air_metrics_options *opts, uintptr_t handle);
 
+/* What a Go LogRecord copies of a record, read in one call; the alert is
+ * matched only when @alert is set (else 0). */
+typedef struct airgo_log_fields {
+	const char *line;
+	size_t len;
+	int64_t time_ns;
+	int32_t node, source, alert;
+} airgo_log_fields;
+void airgo_log_record_fields(const air_log_record *rec, int alert, airgo_log_fields *out);
+
 #endif

@@ -168,6 +168,15 @@ AIR_EXTERN int air_log_iter_next(air_log_iter *iter, const air_log_record **rec,
  * final once air_log_iter_next() returned AIR_EDONE. @since 1.0
  */
 AIR_EXTERN const air_logs_summary *air_log_iter_summary(const air_log_iter *iter);
+/**
+ * How many records the next calls of air_log_iter_next() hand out from
+ * memory: without waiting, making a request or calling a callback. 0 when
+ * the next call may do any of these (or @p iter is NULL or finished). A
+ * binding may skip what it prepares for a call that blocks (routing signals
+ * to the interrupt) while this is positive; every call stays safe without it.
+ * @return the number of such records. @since 1.2
+ */
+AIR_EXTERN int64_t air_log_iter_buffered(const air_log_iter *iter);
 /** Release the iterator (ends a waiting message still shown); NULL is a no-op. @since 1.0 */
 AIR_EXTERN void air_log_iter_free(air_log_iter *iter);
 

@@ -2,6 +2,8 @@
  * air_call_options, the options of calls without options of their own. */
 #include "core/core.h"
 
+#include <poll.h>
+
 void air__ctx_init(air__ctx *ctx, const air__call_opts *call, air_interrupt *client_intr)
 {
 	*ctx = (air__ctx){0};
@@ -73,6 +75,35 @@ int air__ctx_sleep(const air__ctx *ctx, int64_t ms, const char *what, air_error 
 	if (air__wait_interrupts(intrs, 2, ms < left ? ms : left) != AIR_OK || ms >= left)
 		return air__ctx_check(ctx, what, err);
 	return AIR_OK;
+}
+
+int air__ctx_wait_fd(const air__ctx *ctx, int fd, int64_t ms, bool *ready, const char *what,
+                     air_error **err)
+{
+	struct pollfd p[3] = {{fd, POLLIN, 0}};
+	int intr[2];
+	size_t n = 1 + air__ctx_fds(ctx, intr);
+	int64_t left = air__ctx_remaining(ctx), end;
+
+	*ready = false;
+	for (size_t i = 1; i < n; i++)
+		p[i] = (struct pollfd){intr[i - 1], POLLIN, 0};
+	/* A wait that would outlast the deadline ends at it, with its error. */
+	end = air__mono_ms() + (ms < left ? ms : left);
+	for (;;) {
+		int64_t now = air__mono_ms();
+		int r;
+
+		if (air__ctx_interrupted(ctx))
+			return air__ctx_check(ctx, what, err);
+		if (now >= end)
+			return ms < left ? AIR_OK : air__ctx_check(ctx, what, err);
+		r = poll(p, n, end - now > INT32_MAX ? INT32_MAX : (int)(end - now));
+		if (r > 0 && (p[0].revents & (POLLIN | POLLERR | POLLHUP))) {
+			*ready = !air__ctx_interrupted(ctx);
+			return *ready ? AIR_OK : air__ctx_check(ctx, what, err);
+		}
+	}
 }
 
 size_t air__ctx_fds(const air__ctx *ctx, int fds[2])

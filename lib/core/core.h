@@ -31,6 +31,39 @@ const char *air__accelerator_list(void);
 /* Display name ("H100") of a current or legacy type ("h100_80gb"); @type itself when unknown. */
 const char *air__accelerator_display(const char *type);
 
+/* ---- log records: what the log endpoint answers, as values shared by the
+ * logs module, the transport and the local workspace (which can hand them
+ * over without building a page of JSON) ---- */
+
+/* One record of a node's log. */
+typedef struct air__log_rec {
+	const char *body;    /* NUL-terminated, borrowed; "" when absent */
+	size_t len;
+	int64_t time_ns;     /* 0 when missing or unparseable */
+} air__log_rec;
+
+/* A page request of the log endpoint (the query of air__logs_query()). */
+typedef struct air__log_query {
+	int64_t run_id;
+	int32_t attempt;     /* -1: the latest */
+	int32_t node;
+	bool ascending;      /* oldest first */
+	int64_t from, to;    /* whole epoch seconds; 0: unbounded */
+	const char *token;   /* a page token of the same chain, or NULL */
+	/* Ascending from the oldest of the newest @tail records of [from, to)
+	 * when > 0 and there is no token (a tail read oldest first, one page
+	 * after the other; the endpoint itself only pages a tail newest first). */
+	int64_t tail;
+	int64_t page_size;   /* records; 0: the reader's choice */
+} air__log_query;
+
+/* A page of records, borrowed from whoever read it. */
+typedef struct air__log_span {
+	const air__log_rec *recs;
+	size_t n;
+	const char *next_token; /* the next page of the chain, or NULL at its end */
+} air__log_span;
+
 /* ---- YAML scalars (yaml_scalar.c): one set of rules for config and submit ---- */
 /* YAML 1.2 core schema type of a scalar. */
 typedef enum air__ytype {

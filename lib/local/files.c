@@ -121,7 +121,7 @@ static int store(air__lcall *c, const char *abs, const char *file, bool make_par
 	}
 	if (stat(file, &st) == 0 && (S_ISDIR(st.st_mode) || !overwrite))
 		return air__lreply_error(c, 409, "RESOURCE_ALREADY_EXISTS", "%s already exists.", abs);
-	if (air__lwrite_atomic(file, c->req->body, c->req->body_len, 0600) != 0)
+	if (air__lwrite_atomic(file, c->req->body, c->req->body_len, 0600, false) != 0)
 		return air__lreply_io_error(c, "cannot write a file");
 	return AIR_OK;
 }

@@ -421,7 +421,7 @@ int air__ljobs_cancel(air__lcall *c)
 	} else {
 		/* The supervisor looks for this file and stops the run's nodes. */
 		air__format_rfc3339(air__now_ms() / 1000, when);
-		if (air__lwrite_atomic(flag, when, strlen(when), 0600) != 0)
+		if (air__lwrite_atomic(flag, when, strlen(when), 0600, false) != 0)
 			rc = air__lreply_io_error(c, "cannot request the cancellation");
 		else
 			rc = air__lreply_empty(c);

@@ -112,4 +112,37 @@ void air__local_reply_clear(air__local_reply *r);
 int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *req,
                      air__local_reply *reply, air_error **err);
 
+/* ---- what a reader of a run gets without a request ------------------------------- */
+
+/*
+ * A watch on run @run_id (watch.c): air__local_watch_wait() pauses @ms
+ * like air__ctx_sleep(), but ends as soon as the run's state changes (and
+ * with @logs, shortly after its nodes write output), so that a reader
+ * polling the run sees its end at once. Without inotify, or while the run
+ * has no folder, the pause is a sleep. AIR_OK or AIR_ENOMEM.
+ */
+typedef struct air__local_watch air__local_watch;
+int air__local_watch_run(air__local *ws, int64_t run_id, bool logs, air__local_watch **out);
+/* AIR_OK (a change, or @ms passed), AIR_EINTERRUPTED or AIR_ETIMEOUT (an
+ * error naming @what). */
+int air__local_watch_wait(air__local_watch *w, const air__ctx *ctx, int64_t ms, const char *what,
+                          air_error **err);
+void air__local_watch_free(air__local_watch *w);
+
+/*
+ * One page of the log endpoint read straight from the node log (logread.c):
+ * the same records, in the same order, with the same page tokens, without
+ * a page of JSON; @q may also ask for a tail oldest first (its @tail).
+ * *reader (NULL at first) keeps the open file and the page's buffer between
+ * pages; the records of @out stay valid until the next call with it.
+ * AIR_OK; AIR_EUNSUPPORTED when the endpoint must answer this query (a run
+ * that does not exist or is damaged, a page token that is no record's
+ * start, a descending page: its reply or error is the workspace's);
+ * AIR_ENOMEM, AIR_EINTERRUPTED or AIR_ETIMEOUT (@ctx, checked per page).
+ */
+typedef struct air__local_log air__local_log;
+int air__local_log_read(air__local *ws, const air__ctx *ctx, air__local_log **reader,
+                        const air__log_query *q, air__log_span *out, air_error **err);
+void air__local_log_free(air__local_log *reader);
+
 #endif /* AIR_LOCAL_LOCAL_H */

@@ -52,11 +52,17 @@ struct air__local {
 char *air__lpath(const char *dir, const char *fmt, ...) AIR__PRINTF(2, 3);
 /* mkdir -p with @mode for the directories it creates: 0, or -1 with errno. */
 int air__lmkdirs(const char *path, mode_t mode);
-/* Write @path through a temporary file and rename(): readers see the old or
- * the new content, never a part. 0, or -1 with errno. */
-int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Write @path through a temporary file and rename(): readers, and a
+ * process that dies half-way, see the old or the new content, never a part.
+ * @durable: the content is also on disk (fsync) before the rename and the
+ * new name after it (the directory synced), so that it survives a crash of
+ * the machine (docs/local.md, "Crashes and durability"). 0, or -1 with errno. */
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                       bool durable);
 /* The same for a JSON value (compact, one line). */
-int air__lwrite_json(const char *path, const json_t *v);
+int air__lwrite_json(const char *path, const json_t *v, bool durable);
+/* fsync() of the file or directory @path: 0, or -1 with errno. */
+int air__lsync(const char *path);
 /* Read a whole file of at most @max bytes into @out: 0, or -1 with errno
  * (EFBIG when larger). */
 int air__lread_file(const char *path, size_t max, air__buf *out);
@@ -117,11 +123,15 @@ int air__lstatus_finish(json_t *status, const char *state, const char *result,
 int32_t air__lstatus_attempt_at(const json_t *status, size_t i);
 /* The number of the latest attempt; -1 before the first. */
 int32_t air__lstatus_latest_attempt(const json_t *status);
+/* The attempt a log request names: @requested when it is one (0 to
+ * AIR__LOCAL_MAX_ATTEMPT), else the latest (0 before the first). */
+int32_t air__lstatus_pick_attempt(const json_t *status, int64_t requested);
 /* Append @entry (stolen) as attempt @number, dropping the oldest entries
  * (never the first) beyond AIR__LOCAL_KEPT_ATTEMPTS. AIR_OK or AIR_ENOMEM. */
 int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number);
-/* Write status.json of @run_dir atomically. 0, or -1 with errno. */
-int air__lstatus_write(const char *run_dir, const json_t *status);
+/* Write status.json of @run_dir atomically (@durable: air__lwrite_atomic). 0,
+ * or -1 with errno. */
+int air__lstatus_write(const char *run_dir, const json_t *status, bool durable);
 
 /*
  * The run's status as another process sees it: status.json, and when the run
@@ -178,6 +188,9 @@ void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool
  * A node log holds one record per line: "<time_unix_nano> <text>\n". Times
  * strictly increase within a file; the text is valid UTF-8 without NUL or
  * newline. A line without its "\n" is still being written and is skipped. */
+
+/* <run_dir>/logs/attempt_<attempt>/node_<node>.log; NULL on OOM. */
+char *air__lnode_log(const char *run_dir, int32_t attempt, int64_t node);
 
 /* Longest text of one record; longer output lines are split. */
 #define AIR__LOCAL_MAX_RECORD (64 * 1024)

@@ -20,22 +20,6 @@
 #define SINK_CHUNK ((size_t)64 << 10)
 #define CHUNK_NAME "logs-0.chunk.txt"
 
-/* The attempt the request names, else the latest one. */
-static int32_t pick_attempt(const json_t *status, int64_t requested)
-{
-	int32_t latest = air__lstatus_latest_attempt(status);
-
-	if (requested >= 0 && requested <= AIR__LOCAL_MAX_ATTEMPT)
-		return (int32_t)requested;
-	return latest > 0 ? latest : 0;
-}
-
-static char *node_log(const char *run_dir, int32_t attempt, int64_t node)
-{
-	return air__sprintf("%s/logs/attempt_%d/node_%lld.log", run_dir, (int)attempt,
-	                    (long long)node);
-}
-
 /* Append one record to @arr; false on OOM. */
 static bool add_record(json_t *arr, int64_t t, const char *text, size_t len, int64_t node,
                        size_t *bytes)
@@ -116,7 +100,7 @@ int air__llogs_read(air__lcall *c, const char *run_id_text)
 		air__free(damage);
 		return rc;
 	}
-	path = node_log(dir, pick_attempt(status, attempt), node);
+	path = air__lnode_log(dir, air__lstatus_pick_attempt(status, attempt), node);
 	json_decref(status);
 	air__free(dir);
 	if (!path)
@@ -279,7 +263,7 @@ int air__lmlflow_list(air__lcall *c)
 		if (path && !strcmp(path, "logs")) {
 			list_attempts(dir, files);
 		} else if (path && parse_log_path(path, &a, &n, &rest) && !rest &&
-		           (file = node_log(dir, (int32_t)a, n)) != NULL) {
+		           (file = air__lnode_log(dir, (int32_t)a, n)) != NULL) {
 			if (stat(file, &st) == 0) {
 				char *p = air__sprintf("%s/%s", path, CHUNK_NAME);
 				if (p)
@@ -363,7 +347,7 @@ int air__lmlflow_fetch(air__lcall *c, const char *rest)
 
 	if (!id || !apath || !(dir = air__lmlflow_run_dir(c, id, &rec, &status)) ||
 	    !parse_log_path(apath, &a, &n, &file_part) || !file_part || strcmp(file_part, CHUNK_NAME) ||
-	    !(file = node_log(dir, (int32_t)a, n)) || !air__lexists(file)) {
+	    !(file = air__lnode_log(dir, (int32_t)a, n)) || !air__lexists(file)) {
 		rc = air__lreply_not_found(c, "no such artifact");
 		goto out;
 	}

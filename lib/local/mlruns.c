@@ -84,7 +84,7 @@ static int write_meta(const char *dir, air__buf *b)
 {
 	char *path = air__lpath(dir, "meta.yaml");
 	int rc = !path || air__buf_oom(b) ? (errno = ENOMEM, -1)
-	                                  : air__lwrite_atomic(path, b->ptr, b->len, 0600);
+	                                  : air__lwrite_atomic(path, b->ptr, b->len, 0600, false);
 
 	air__free(path);
 	return rc;
@@ -131,7 +131,7 @@ static void write_tag(const char *run_dir, const char *tag, const char *value)
 	char *path = air__lpath(run_dir, "tags/%s", tag);
 
 	if (path && value)
-		air__lwrite_atomic(path, value, strlen(value), 0600);
+		air__lwrite_atomic(path, value, strlen(value), 0600, false);
 	air__free(path);
 }
 

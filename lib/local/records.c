@@ -16,6 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+char *air__lnode_log(const char *run_dir, int32_t attempt, int64_t node)
+{
+	return air__sprintf("%s/logs/attempt_%d/node_%lld.log", run_dir, (int)attempt,
+	                    (long long)node);
+}
+
 /* ---- writing ---------------------------------------------------------------------- */
 
 void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact)

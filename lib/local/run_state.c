@@ -83,6 +83,15 @@ int32_t air__lstatus_latest_attempt(const json_t *status)
 	return n > 0 ? air__lstatus_attempt_at(status, n - 1) : -1;
 }
 
+int32_t air__lstatus_pick_attempt(const json_t *status, int64_t requested)
+{
+	int32_t latest = air__lstatus_latest_attempt(status);
+
+	if (requested >= 0 && requested <= AIR__LOCAL_MAX_ATTEMPT)
+		return (int32_t)requested;
+	return latest > 0 ? latest : 0;
+}
+
 int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number)
 {
 	json_t *attempts = json_object_get(status, "attempts");
@@ -99,7 +108,7 @@ int air__lstatus_add_attempt(json_t *status, json_t *entry, int32_t number)
 	return AIR_OK;
 }
 
-int air__lstatus_write(const char *run_dir, const json_t *status)
+int air__lstatus_write(const char *run_dir, const json_t *status, bool durable)
 {
 	char *path = air__lpath(run_dir, "status.json");
 	int rc;
@@ -108,7 +117,7 @@ int air__lstatus_write(const char *run_dir, const json_t *status)
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = air__lwrite_json(path, status);
+	rc = air__lwrite_json(path, status, durable);
 	air__free(path);
 	return rc;
 }
@@ -139,7 +148,7 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 		                  "the local supervisor took over");
 	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK) {
 		air__lmlruns_finish(run_dir, "FAILED");
-		air__lstatus_write(run_dir, status); /* best effort: the answer is the same */
+		air__lstatus_write(run_dir, status, true); /* best effort: the answer is the same */
 	}
 	air__free(msg);
 	return status;

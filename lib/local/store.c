@@ -32,31 +32,36 @@ char *air__lpath(const char *dir, const char *fmt, ...)
 
 int air__lmkdirs(const char *path, mode_t mode)
 {
-	char *p = air__strdup(path);
-	size_t n = p ? strlen(p) : 0;
 	struct stat st;
-	int rc = 0;
+	char *parent;
+	const char *slash;
+	int rc;
 
-	if (!p) {
+	/* Most often the directory or its parent exists: one call. */
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno == EEXIST)
+		goto check;
+	if (errno != ENOENT || !(slash = strrchr(path, '/')) || slash == path)
+		return -1;
+	if (!(parent = air__strndup(path, (size_t)(slash - path)))) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = 1; rc == 0 && i <= n; i++) {
-		char saved = p[i];
-
-		if (saved != '/' && saved != '\0')
-			continue;
-		p[i] = '\0';
-		if (mkdir(p, mode) != 0 && errno != EEXIST)
-			rc = -1;
-		p[i] = saved;
-	}
-	if (rc == 0 && (stat(p, &st) != 0 || !S_ISDIR(st.st_mode))) {
+	rc = air__lmkdirs(parent, mode);
+	air__free(parent);
+	if (rc != 0)
+		return -1;
+	if (mkdir(path, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+check:
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;
-		rc = -1;
+		return -1;
 	}
-	air__free(p);
-	return rc;
+	return 0;
 }
 
 static int write_all(int fd, const void *data, size_t len)
@@ -75,7 +80,32 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode)
+int air__lsync(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc, saved;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+/* The directory holding @path (its name's entry), synced. */
+static int sync_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? air__strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+	int rc = dir ? air__lsync(dir) : -1;
+
+	air__free(dir);
+	return rc;
+}
+
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                       bool durable)
 {
 	char suffix[17];
 	unsigned char rnd[8];
@@ -99,7 +129,7 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 		errno = saved;
 		return -1;
 	}
-	if (write_all(fd, data, len) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+	if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0) || close(fd) != 0) {
 		saved = errno;
 		close(fd);
 		unlink(tmp);
@@ -115,10 +145,10 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 		return -1;
 	}
 	air__free(tmp);
-	return 0;
+	return durable ? sync_parent(path) : 0;
 }
 
-int air__lwrite_json(const char *path, const json_t *v)
+int air__lwrite_json(const char *path, const json_t *v, bool durable)
 {
 	char *text = air__json_compact(v);
 	char *line = text ? air__sprintf("%s\n", text) : NULL;
@@ -129,7 +159,7 @@ int air__lwrite_json(const char *path, const json_t *v)
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = air__lwrite_atomic(path, line, strlen(line), 0600);
+	rc = air__lwrite_atomic(path, line, strlen(line), 0600, durable);
 	air__free(line);
 	return rc;
 }
@@ -255,7 +285,7 @@ static int copy_file(const char *from, const char *to)
 	int rc = air__lread_file(from, SIZE_MAX / 2, &b);
 
 	if (rc == 0)
-		rc = air__lwrite_atomic(to, b.ptr, b.len, 0600);
+		rc = air__lwrite_atomic(to, b.ptr, b.len, 0600, false);
 	air__buf_dispose(&b);
 	return rc;
 }

@@ -12,7 +12,9 @@
  * the run is never visible without an owner) and renames it into place.
  * Then the supervisor is started with the lock and the secret values. A
  * supervisor that cannot start leaves the run ended INTERNAL_ERROR with the
- * reason, as a workspace does when it cannot launch a run.
+ * reason, as a workspace does when it cannot launch a run. The new run's
+ * records are written without waiting for the disk and synced once the
+ * supervisor runs (docs/local.md, "Crashes and durability").
  */
 #include "local/endpoints.h"
 
@@ -255,7 +257,7 @@ static int64_t next_run_id(const air__local *ws)
 		air__free(dir);
 	}
 	snprintf(text, sizeof(text), "%lld\n", (long long)last);
-	if (!path || taken || air__lwrite_atomic(path, text, strlen(text), 0600) != 0)
+	if (!path || taken || air__lwrite_atomic(path, text, strlen(text), 0600, false) != 0)
 		last = 0;
 	air__free(path);
 	return last;
@@ -312,9 +314,9 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 	if (rc == 0)
 		rc = air__lcopy_dir_files(s->launch_dir, launch);
 	if (rc == 0)
-		rc = air__lwrite_json(rpath, rec);
+		rc = air__lwrite_json(rpath, rec, false);
 	if (rc == 0)
-		rc = air__lstatus_write(tmp, status);
+		rc = air__lstatus_write(tmp, status, false);
 	if (rc == 0)
 		rc = rename(tmp, dir);
 	if (rc != 0) {
@@ -381,7 +383,7 @@ static void launch(air__lcall *c, const char *program, int64_t id, const char *d
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
 	                                  air__buf_cstr(&why)) == AIR_OK)
-		air__lstatus_write(dir, status);
+		air__lstatus_write(dir, status, true);
 	json_decref(status);
 	air__buf_dispose(&why);
 }
@@ -408,8 +410,30 @@ static void remove_unfinished(const air__local *ws)
 	air__free(runs);
 }
 
-/* Under the state lock: the existing run of the token, or a new run. */
-static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_out)
+/* The records of new run @id are written without waiting for the disk (the
+ * renames keep them whole for every process); once its supervisor runs,
+ * they are synced, so that runs/submit returns with the run on disk
+ * (docs/local.md, "Crashes and durability"). Best effort: a failure here
+ * changes nothing for the run. */
+static void make_durable(const air__local *ws, int64_t id, const char *record)
+{
+	char *dir = air__lrun_dir(ws->dir, id);
+	char *paths[] = {dir ? air__lpath(dir, "run.json") : NULL,
+	                 dir ? air__lpath(dir, "status.json") : NULL, dir,
+	                 air__lpath(ws->dir, "jobs/runs"), record ? air__strdup(record) : NULL,
+	                 record ? air__lpath(ws->dir, "idempotency") : NULL};
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(paths); i++) {
+		if (paths[i])
+			air__lsync(paths[i]);
+		air__free(paths[i]);
+	}
+}
+
+/* Under the state lock: the existing run of the token, or a new run
+ * (*created: its idempotency record, or "" without a token). */
+static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_out,
+                      char **created)
 {
 	char *record = NULL, *dir = NULL, *tmp = NULL, *idem_dir = NULL, text[24];
 	json_t *vals = NULL;
@@ -455,9 +479,11 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	if (record && (idem_dir = air__lpath(c->ws->dir, "idempotency")) &&
 	    air__lmkdirs(idem_dir, 0700) == 0) {
 		snprintf(text, sizeof(text), "%lld\n", (long long)id);
-		air__lwrite_atomic(record, text, strlen(text), 0600);
+		air__lwrite_atomic(record, text, strlen(text), 0600, false);
 	}
 	*id_out = id;
+	*created = record ? record : air__strdup("");
+	record = NULL;
 	link_mlflow_names(c->ws, id);
 	/* Best effort too: without it the run goes on, without metrics. */
 	air__lmlruns_create(dir);
@@ -481,7 +507,7 @@ out:
 int air__lsubmit_run(air__lcall *c)
 {
 	lsub s;
-	char *program = NULL, *lock = NULL, *runs = NULL;
+	char *program = NULL, *lock = NULL, *runs = NULL, *created = NULL;
 	int64_t id = 0;
 	int rc = AIR_OK, fd = -1;
 
@@ -516,8 +542,10 @@ int air__lsubmit_run(air__lcall *c)
 			rc = air__lreply_io_error(c, "cannot lock the state directory");
 		goto out;
 	}
-	rc = create_run(c, &s, program, &id);
+	rc = create_run(c, &s, program, &id, &created);
 	air__lunlock(fd);
+	if (created)
+		make_durable(c->ws, id, *created ? created : NULL);
 	if (rc == AIR_OK && c->reply->status == 0)
 		rc = air__lreply_json(c, 200, json_pack("{s:I}", "run_id", (json_int_t)id));
 out:
@@ -526,5 +554,6 @@ out:
 	air__free(program);
 	air__free(lock);
 	air__free(runs);
+	air__free(created);
 	return rc;
 }

@@ -9,7 +9,8 @@
  * nodes left behind outside their process groups is ended too (the
  * supervisor is their subreaper: node.c). A failed attempt is retried after
  * a back-off (1 s, doubling, at most a minute). Every change is written to
- * status.json at once; a file that cannot be written (a full disk) is named
+ * status.json at once (the last one synced to disk, the others only
+ * renamed into place); a file that cannot be written (a full disk) is named
  * in the run's final message, which the space kept in status.reserve lets
  * the supervisor write.
  */
@@ -109,11 +110,14 @@ static void trouble(sup *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static bool save(sup *s)
+/* Write status.json. Only the last one is @durable: one written during the
+ * run is replaced by the next, and a machine that crashed has ended the run
+ * anyway (docs/local.md, "Crashes and durability"). */
+static bool save(sup *s, bool durable)
 {
 	int e;
 
-	if (air__lstatus_write(s->dir, s->status) == 0)
+	if (air__lstatus_write(s->dir, s->status, durable) == 0)
 		return true;
 	e = errno;
 	trouble(s, "cannot write %s/status.json: %s", s->dir, strerror(e));
@@ -163,7 +167,7 @@ static void finish(sup *s, const char *state, const char *result, const char *me
 			          : air__strdup(air__buf_cstr(&s->trouble));
 		air__lstatus_finish(s->status, state, result, full ? full : m);
 		air__free(full);
-		if (save(s) || !s->reserve || (errno != ENOSPC && errno != EDQUOT))
+		if (save(s, true) || !s->reserve || (errno != ENOSPC && errno != EDQUOT))
 			break;
 		release_reserve(s);
 	}
@@ -421,7 +425,7 @@ static void stop(attempt *t, outcome why, bool terminating, const char *fmt, ...
 	signal_nodes(t, SIGTERM);
 	if (terminating) {
 		air__json_set_str(t->s->status, "state", AIR__L_TERMINATING);
-		save(t->s);
+		save(t->s, false);
 	}
 }
 
@@ -545,7 +549,7 @@ static bool start_node(attempt *t, int64_t n, int32_t a, int port)
 	int p[2] = {-1, -1};
 	air__lnode_spec spec;
 
-	nd->log_path = air__sprintf("%s/logs/attempt_%d/node_%lld.log", s->dir, (int)a, (long long)n);
+	nd->log_path = air__lnode_log(s->dir, a, n);
 	nd->log = nd->log_path ? open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)
 	                       : -1;
 	air__lwriter_init(&nd->w, nd->log, s->redact);
@@ -629,7 +633,7 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 		air__json_set_int(s->status, "start_time", air__now_ms());
 	set_str(s->status, "status_message", "STATUS:Running on %lld node(s), attempt %d",
 	        (long long)s->nodes, (int)a + 1);
-	save(s);
+	save(s, false);
 	for (int64_t n = 0; n < s->nodes; n++)
 		t.nd[n].out = -1;
 	for (int64_t n = 0; n < s->nodes; n++)
@@ -709,7 +713,7 @@ static void run_attempts(sup *s)
 			        air__buf_cstr(&msg), (long long)wait);
 			set_str(s->status, "status_message", "STATUS:Attempt %d failed; retrying in %lld s",
 			        (int)a + 1, (long long)wait);
-			save(s);
+			save(s, false);
 			pause_before_retry(s, wait * minute_ms() / 60);
 		} else {
 			char *m = a > 0 ? air__sprintf("%s (attempt %d)", air__buf_cstr(&msg), (int)a + 1)
@@ -752,7 +756,7 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
 		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
-		save(&s);
+		save(&s, false);
 		if (prepare(&s))
 			run_attempts(&s);
 	}

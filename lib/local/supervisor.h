@@ -40,6 +40,9 @@ typedef struct air__lnode_spec {
 /* Start a node: the guard's pid (also the node's process group), or -1. */
 pid_t air__lnode_start(const air__lnode_spec *spec);
 
+/* Close every descriptor from @lowest up (close_range() where there is one). */
+void air__lclose_from(int lowest);
+
 /* Make this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER,
  * Linux only): false when it cannot be. */
 bool air__lnode_adopt_orphans(void);

@@ -58,17 +58,6 @@ static int install_signals(void)
 	return 0;
 }
 
-/* Everything libair did not mean to hand over. */
-static void close_from(int lowest)
-{
-	long max = sysconf(_SC_OPEN_MAX);
-
-	if (max < 0 || max > 65536)
-		max = 65536;
-	for (int fd = lowest; fd < max; fd++)
-		close(fd);
-}
-
 /* The secret values from fd 4, read to its end. */
 static json_t *read_secrets(void)
 {
@@ -114,7 +103,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 	int rc;
 
-	close_from(AIR__LOCAL_SECRETS_FD + 1);
+	/* Everything libair did not mean to hand over. */
+	air__lclose_from(AIR__LOCAL_SECRETS_FD + 1);
 	if (argc != 4 || !air__parse_int64(argv[2], &run_id) || run_id <= 0) {
 		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION (started by libair)\n",
 		        argv[0]);

@@ -9,13 +9,21 @@
  * them out one by one and runs the next step only when the queue is empty,
  * so a page is never held beyond its records and nothing runs on another
  * thread.
+ *
+ * A page is asked of the client's backend first (air__log_read(): a local
+ * workspace reads its node log directly, the same records without JSON),
+ * then of the log endpoint. With such a backend a finished run's tail is
+ * read oldest first, a page per step, instead of newest-first pages turned
+ * around; and the pause between polls ends when the run changes
+ * (air__run_watch_pause()).
  */
 #include <string.h>
 
 #include "logs/logs.h"
 
 typedef enum step {
-	STEP_TAIL,      /* fetch the tail (then DONE or FALLBACK) */
+	STEP_TAIL,      /* fetch the tail (then DONE or FALLBACK, or TAIL_MORE) */
+	STEP_TAIL_MORE, /* the next page of a tail read oldest first (air__log_read()) */
 	STEP_POLL,      /* start a poll of the follow loop: re-read the run */
 	STEP_PAGE,      /* fetch the next page of the current poll */
 	STEP_AFTER,     /* the poll's pages are drained: decide, wait */
@@ -40,6 +48,8 @@ struct air_log_iter {
 	bool cut;                /* the current poll's chain ended on a repeated token */
 	int64_t poll_delivered;  /* records delivered when the current poll started */
 	int fruitless;           /* cut polls of a terminal run in a row that brought nothing */
+	air__run_watch *watch;   /* ends the pause between polls when the run changes, or NULL */
+	int64_t tail_left;       /* records a tail read oldest first may still deliver */
 };
 
 /* Internal outcome of a log endpoint read: switch to the MLflow artifacts. */
@@ -73,8 +83,8 @@ static int report_status(air__stream *s, air_error **err)
 
 /* The first attempt at @query: the request started ahead for it when there
  * is one (any other is abandoned), else a request now. */
-static int first_attempt(air__stream *s, const char *path, const char *query,
-                         air__http_req *req, air__http_resp *resp, air_error **e)
+static int first_attempt(air__stream *s, const char *query, air__http_req *req,
+                         air__http_resp *resp, air_error **e)
 {
 	air__http_pending *p = s->pending;
 	bool same = p && !strcmp(air__buf_cstr(&s->pending_query), query);
@@ -106,15 +116,15 @@ static void page_request(air__stream *s, const char *path, const char *query, ai
 	req->max_reply = AIR__LOGS_PAGE_MAX;
 }
 
-/* Request the page at @query now, to be read by the next fetch_page() of
- * the same query while the current page's records are handed out. */
-static void prefetch(air__stream *s, const char *path, const air__buf *query)
+/* Request the page of @q now, to be read by the next fetch_page() of the
+ * same query while the current page's records are handed out. */
+static void prefetch(air__stream *s, const char *path, const air__log_query *q)
 {
 	air__http_drop(s->pending);
 	s->pending = NULL;
 	air__http_resp_clear(&s->pending_resp);
 	air__buf_clear(&s->pending_query);
-	air__buf_put(&s->pending_query, query->ptr, query->len);
+	air__logs_query(&s->pending_query, q);
 	if (air__buf_oom(&s->pending_query))
 		return; /* fetched when it is needed instead */
 	page_request(s, path, air__buf_cstr(&s->pending_query), &s->pending_req);
@@ -122,20 +132,41 @@ static void prefetch(air__stream *s, const char *path, const air__buf *query)
 	s->pending = air__http_begin(s->c, &s->ctx, &s->pending_req, &s->pending_resp);
 }
 
-/* One page of the log endpoint into s->page, with the per-page error table:
- * AIR_OK, FALLBACK, or a fatal error. Transient failures are retried here
- * after the poll interval. */
-static int fetch_page(air__stream *s, const char *path, const char *query, air_error **err)
+/* The page of @q straight from the backend (a local workspace's node log):
+ * AIR_OK with s->span, AIR_EUNSUPPORTED when the log endpoint must answer,
+ * or a failure. */
+static int read_direct(air__stream *s, const air__log_query *q, air_error **err)
 {
+	int rc = air__log_read(s->c, &s->ctx, &s->reader, q, &s->span, err);
+
+	s->direct = rc == AIR_OK;
+	if (rc == AIR_OK)
+		s->failures = 0;
+	return rc;
+}
+
+/* One page of the log endpoint into s->span (read straight from the backend
+ * when it can, else fetched and parsed into s->page), with the per-page
+ * error table: AIR_OK, FALLBACK, or a fatal error. Transient failures are
+ * retried here after the poll interval. */
+static int fetch_page(air__stream *s, const char *path, const air__log_query *q, air_error **err)
+{
+	air__buf query = AIR__BUF_INIT;
+	int rc = read_direct(s, q, err);
+
+	if (rc != AIR_EUNSUPPORTED)
+		return rc;
+	air__logs_query(&query, q);
+	if (air__buf_oom(&query))
+		return air__oom(err);
 	for (bool first = true;; first = false) {
 		air__http_req req;
 		air__http_resp resp = AIR__HTTP_RESP_INIT;
 		air_error *e = NULL;
-		int rc;
 
-		page_request(s, path, query, &req);
+		page_request(s, path, air__buf_cstr(&query), &req);
 		if (first) {
-			rc = first_attempt(s, path, query, &req, &resp, &e);
+			rc = first_attempt(s, air__buf_cstr(&query), &req, &resp, &e);
 		} else {
 			air__buf_clear(&s->body);
 			rc = air__http_do(s->c, &s->ctx, &req, &resp, &e);
@@ -147,31 +178,50 @@ static int fetch_page(air__stream *s, const char *path, const char *query, air_e
 		air__http_resp_clear(&resp);
 		if (rc == AIR_OK) {
 			s->failures = 0;
-			return AIR_OK;
+			s->span = (air__log_span){s->page.recs, s->page.n, s->page.next_token};
+			break;
 		}
 		if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT || rc == AIR_EABORTED ||
-		    rc == AIR_ENOMEM)
-			return e ? air__fail(err, e) : air__failf(err, rc, 0, "%s", air_strerror(rc));
+		    rc == AIR_ENOMEM) {
+			rc = e ? air__fail(err, e) : air__failf(err, rc, 0, "%s", air_strerror(rc));
+			break;
+		}
 		if (is_code(e, "FEATURE_DISABLED") || is_code(e, "ENDPOINT_NOT_FOUND") ||
 		    (e && air_error_http_status(e) == 404)) {
 			air_error_free(e);
-			return FALLBACK;
+			rc = FALLBACK;
+			break;
 		}
 		if (is_code(e, "RESOURCE_DOES_NOT_EXIST")) {
 			air__error_set_code(e, AIR_ENOTFOUND);
 			air__error_set_kind(e, AIR_KIND_NOT_FOUND);
 			air__error_set_retryable(e, false);
-			return air__fail(err, e);
+			rc = air__fail(err, e);
+			break;
 		}
 		air__client_debug(s->c, AIR_DEBUG_INFO, "log page failed (%d of %d): %s",
 		                  s->failures + 1, s->o.max_failures,
 		                  e ? air_error_message(e) : air_strerror(rc));
 		air_error_free(e);
-		if (++s->failures >= s->o.max_failures)
-			return FALLBACK;
+		if (++s->failures >= s->o.max_failures) {
+			rc = FALLBACK;
+			break;
+		}
 		if ((rc = air__ctx_sleep(&s->ctx, s->o.poll_ms, "log stream", err)) != AIR_OK)
-			return rc;
+			break;
 	}
+	air__buf_dispose(&query);
+	return rc;
+}
+
+/* The query of a page of @it's run: its attempt, node and bounds. */
+static air__log_query page_query(const air_log_iter *it, bool ascending, const char *token)
+{
+	const air__stream *s = &it->s;
+
+	return (air__log_query){.run_id = s->run_id, .attempt = s->o.attempt, .node = s->node,
+	                        .ascending = ascending, .from = it->from, .to = it->to,
+	                        .token = token};
 }
 
 /* Remember @next unless it was seen before (a repeated token ends the chain). */
@@ -189,22 +239,20 @@ static int next_token(json_t *seen, const char *next, char **token)
 
 /* Pages come newest first: queue up to the target, then turn the queue
  * around so that it runs oldest to newest. */
-static int tail(air_log_iter *it, air_error **err)
+static int tail_newest_first(air_log_iter *it, int64_t target, air_error **err)
 {
 	air__stream *s = &it->s;
-	int64_t target = air__logs_tail_target(&s->o), n = 0;
+	int64_t n = 0;
 	char *token = NULL;
 	json_t *seen = json_object();
 	int rc = seen ? AIR_OK : air__oom(err);
 
 	while (rc == AIR_OK && target > 0) {
-		air__buf q = AIR__BUF_INIT;
-		const air__log_page *page = &s->page;
+		air__log_query q = page_query(it, false, token);
+		const air__log_span *page = &s->span;
 
-		air__logs_query(&q, false, it->from, it->to, token, target, s->o.attempt, s->node);
-		rc = air__buf_oom(&q) ? air__oom(err) : fetch_page(s, it->path, air__buf_cstr(&q), err);
-		air__buf_dispose(&q);
-		if (rc != AIR_OK)
+		q.page_size = target;
+		if ((rc = fetch_page(s, it->path, &q, err)) != AIR_OK)
 			break;
 		/* Copied: the next page is parsed over this one. */
 		for (size_t i = 0; rc == AIR_OK && i < page->n && n < target; i++, n++)
@@ -227,6 +275,58 @@ static int tail(air_log_iter *it, air_error **err)
 	}
 	air__free(token);
 	json_decref(seen);
+	return rc;
+}
+
+/* A page of a tail read oldest first, straight from the backend: its
+ * records are handed out from the reader's buffer, one page per step.
+ * @token: NULL for the first page (the tail's start). AIR_EUNSUPPORTED
+ * (first page only) when the endpoint must be asked. */
+static int tail_page(air_log_iter *it, const char *token, air_error **err)
+{
+	air__stream *s = &it->s;
+	air__log_query q = page_query(it, true, token);
+	const char *next;
+	size_t n;
+	int rc;
+
+	q.tail = token ? 0 : it->tail_left;
+	q.page_size = it->tail_left;
+	if ((rc = read_direct(s, &q, err)) == AIR_EUNSUPPORTED && token)
+		return air__failf(err, AIR_EIO, 0, "the log of run %lld can no longer be read",
+		                  (long long)s->run_id);
+	if (rc != AIR_OK)
+		return rc;
+	n = s->span.n < (uint64_t)it->tail_left ? s->span.n : (size_t)it->tail_left;
+	rc = air__stream_emit_span(s, s->span.recs, n, err);
+	it->tail_left -= (int64_t)n;
+	next = rc == AIR_OK && it->tail_left > 0 ? s->span.next_token : NULL;
+	air__free(it->token);
+	it->token = NULL;
+	if (next && !(it->token = air__strdup(next)))
+		rc = air__oom(err);
+	if (rc == AIR_OK)
+		it->next = it->token ? STEP_TAIL_MORE : STEP_DONE;
+	if (rc == AIR_OK && !it->token && s->delivered == 0)
+		rc = FALLBACK;
+	return rc;
+}
+
+/* The tail: oldest first straight from the backend when it can, else newest
+ * first from the endpoint. */
+static int tail(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	int64_t target = air__logs_tail_target(&s->o);
+	int rc = AIR_OK;
+
+	it->next = STEP_DONE;
+	if (target > 0) {
+		it->tail_left = target;
+		if ((rc = tail_page(it, NULL, err)) != AIR_EUNSUPPORTED)
+			return rc;
+		rc = tail_newest_first(it, target, err);
+	}
 	if (rc == AIR_OK && s->delivered == 0)
 		rc = FALLBACK;
 	return rc;
@@ -283,17 +383,12 @@ static int start_poll(air_log_iter *it, air_error **err)
 static int drain_page(air_log_iter *it, air_error **err)
 {
 	air__stream *s = &it->s;
-	const air__log_page *page = &s->page;
-	air__buf q = AIR__BUF_INIT;
-	int rc;
+	const air__log_span *page = &s->span;
+	air__log_query q = page_query(it, true, it->token);
+	int rc = fetch_page(s, it->path, &q, err);
 
-	air__logs_query(&q, true, it->from, it->to, it->token, 0, s->o.attempt, s->node);
-	rc = air__buf_oom(&q) ? air__oom(err) : fetch_page(s, it->path, air__buf_cstr(&q), err);
-	air__buf_clear(&q);
-	if (rc != AIR_OK) {
-		air__buf_dispose(&q);
+	if (rc != AIR_OK)
 		return rc;
-	}
 	for (size_t i = 0; rc == AIR_OK && i < page->n; i++) {
 		const air__log_rec *r = &page->recs[i];
 
@@ -301,10 +396,8 @@ static int drain_page(air_log_iter *it, air_error **err)
 			int seen_before;
 			if (r->time_ns < it->last_t)
 				continue;
-			if ((seen_before = air__dedup_check(&it->dd, r->time_ns, r->body, r->len)) < 0) {
-				air__buf_dispose(&q);
+			if ((seen_before = air__dedup_check(&it->dd, r->time_ns, r->body, r->len)) < 0)
 				return air__oom(err);
-			}
 			if (seen_before)
 				continue;
 		}
@@ -318,14 +411,12 @@ static int drain_page(air_log_iter *it, air_error **err)
 		rc = air__oom(err);
 	if (rc == AIR_OK && !it->token)
 		it->next = STEP_AFTER;
-	if (rc == AIR_OK && it->token) {
+	if (rc == AIR_OK && it->token && !s->direct) {
 		/* Ask for the next page now: the server prepares it while this
 		 * one is handed out. */
-		air__logs_query(&q, true, it->from, it->to, it->token, 0, s->o.attempt, s->node);
-		if (!air__buf_oom(&q))
-			prefetch(s, it->path, &q);
+		q = page_query(it, true, it->token);
+		prefetch(s, it->path, &q);
 	}
-	air__buf_dispose(&q);
 	return rc;
 }
 
@@ -357,7 +448,9 @@ static int after_poll(air_log_iter *it, air_error **err)
 	if (s->delivered == 0 && !s->run->terminal && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
 	    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
 		return rc;
-	if ((rc = air__ctx_sleep(&s->ctx, s->o.poll_ms, "log stream", err)) != AIR_OK)
+	/* Until the next poll, or until the run changes (a local run). */
+	if ((rc = air__run_watch_pause(it->watch, &s->ctx, s->o.poll_ms, "log stream", err)) !=
+	    AIR_OK)
 		return rc;
 	it->poll++;
 	it->next = STEP_POLL;
@@ -396,8 +489,9 @@ static int step_once(air_log_iter *it, air_error **err)
 	switch (it->next) {
 	case STEP_TAIL:
 		rc = tail(it, err);
-		if (rc == AIR_OK)
-			it->next = STEP_DONE;
+		break;
+	case STEP_TAIL_MORE:
+		rc = tail_page(it, it->token, err);
 		break;
 	case STEP_POLL:
 		rc = start_poll(it, err);
@@ -497,6 +591,24 @@ int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **
 
 const air_logs_summary *air_log_iter_summary(const air_log_iter *it) { return it ? &it->sum : NULL; }
 
+int64_t air_log_iter_buffered(const air_log_iter *it)
+{
+	const air__stream *s;
+	size_t n;
+
+	if (!it || it->next == STEP_FAILED || it->s.waiting_shown)
+		return 0;
+	s = &it->s;
+	n = s->qn - s->qpos;
+	/* A transfer started ahead is moved on every PUMP_EVERY records (which
+	 * may call the debug callback): up to the next of these. */
+	if (s->pending && n > 0) {
+		size_t to_pump = (PUMP_EVERY - (s->qpos & (PUMP_EVERY - 1))) & (PUMP_EVERY - 1);
+		n = to_pump < n ? to_pump : n;
+	}
+	return (int64_t)n;
+}
+
 void air_log_iter_free(air_log_iter *it)
 {
 	if (!it)
@@ -510,6 +622,8 @@ void air_log_iter_free(air_log_iter *it)
 	air__buf_dispose(&it->s.pending_query);
 	air__buf_dispose(&it->s.body);
 	air__log_page_dispose(&it->s.page);
+	air__log_reader_free(it->s.reader);
+	air__run_watch_free(it->watch);
 	air__buf_dispose(&it->s.batch);
 	air__free(it->s.q);
 	air__free(it->sum.state);
@@ -537,6 +651,9 @@ static int open_run(air_log_iter *it, air_error **err)
 	air__free(me);
 	if (s->o.poll_ms < 0)
 		s->o.poll_ms = air__client_poll_ms(s->c);
+	/* Following: watch the run before reading it, so that no change is missed. */
+	if (rc == AIR_OK && s->o.follow)
+		rc = air__run_watch_open(s->c, &s->ctx, s->run_id, true, &it->watch, err);
 	if (rc == AIR_OK)
 		rc = air__run_fetch(s->c, &s->ctx, s->run_id, &s->run, err);
 	if (rc == AIR_OK)
@@ -552,6 +669,10 @@ static int open_run(air_log_iter *it, air_error **err)
 	air__logs_bounds(s->run->run_start_ms, s->run->run_end_ms, s->run->terminal, s->o.minutes,
 	                 air__now_ms(), &it->from, &it->to);
 	it->next = s->run->terminal || static_view || !s->o.follow ? STEP_TAIL : STEP_POLL;
+	if (it->next == STEP_TAIL) {
+		air__run_watch_free(it->watch);
+		it->watch = NULL;
+	}
 	update_summary(it);
 	return AIR_OK;
 }

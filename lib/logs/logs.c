@@ -200,6 +200,26 @@ int air__stream_emit_page(air__stream *s, const char *line, size_t len, int64_t 
 	return AIR_OK;
 }
 
+int air__stream_emit_span(air__stream *s, const air__log_rec *recs, size_t n, air_error **err)
+{
+	if (s->qn + n > s->qcap) {
+		size_t cap = s->qcap ? s->qcap : 256;
+		air__queued *q;
+
+		while (cap < s->qn + n)
+			cap *= 2;
+		if (!(q = air__realloc(s->q, cap * sizeof(*q))))
+			return air__oom(err);
+		s->q = q;
+		s->qcap = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		s->q[s->qn + i] = (air__queued){recs[i].body, 0, recs[i].len, recs[i].time_ns};
+	s->qn += n;
+	s->delivered += (int64_t)n;
+	return AIR_OK;
+}
+
 char *air__no_logs_message(const air_run *run)
 {
 	if (run->terminal)

@@ -58,12 +58,6 @@ int air__logs_node_count(const air_run *run, int64_t *out, air_error **err);
 
 /* ---- pages, bounds and de-duplication (page.c), pure ---------------- */
 
-typedef struct air__log_rec {
-	const char *body;    /* borrowed from the page; "" when absent */
-	size_t len;
-	int64_t time_ns;     /* 0 when missing or unparseable */
-} air__log_rec;
-
 /* A parsed page. Its buffers are kept from one parse to the next, so that a
  * stream allocates nothing per page once they have grown. Zero it first. */
 typedef struct air__log_page {
@@ -84,9 +78,9 @@ void air__log_page_dispose(air__log_page *p);
  * minutes > 0, else floor(run start); to = ceil(run end) for a terminal run. */
 void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, int64_t minutes,
                       int64_t now_ms, int64_t *from, int64_t *to);
-/* Query of the logs endpoint in the documented key order; 0/negative values omitted. */
-void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,
-                     int64_t page_size, int32_t attempt, int32_t node);
+/* Query of the logs endpoint for @q in the documented key order; 0/negative
+ * values omitted (@q's tail is not the endpoint's: never sent). */
+void air__logs_query(air__buf *b, const air__log_query *q);
 
 /*
  * The de-dup set of (T, body) pairs, evicting the oldest beyond @max.
@@ -139,6 +133,12 @@ typedef struct air__stream {
 	bool waiting_shown;      /* a waiting message is up (not yet ended with NULL) */
 	air__buf body;           /* the page being read, reused */
 	air__log_page page;      /* the page parsed, reused; queued records point into it */
+	/* The node log read straight from the backend when it can (the local
+	 * workspace: air__log_read()), else NULL; its page is the current one
+	 * when @direct. */
+	air__log_reader *reader;
+	bool direct;
+	air__log_span span;      /* the current page's records, from @page or @reader */
 	/* The next page of a chain, requested while the current one is handed
 	 * out (into @body, which the parsed page no longer needs). */
 	air__http_pending *pending;
@@ -157,6 +157,8 @@ int air__stream_emit(air__stream *s, const char *line, size_t len, int64_t time_
  * and stays until the page is parsed again, after the queue is empty). */
 int air__stream_emit_page(air__stream *s, const char *line, size_t len, int64_t time_ns,
                           air_error **err);
+/* Queue @n records of the current page (s->span) without copying them. */
+int air__stream_emit_span(air__stream *s, const air__log_rec *recs, size_t n, air_error **err);
 /* Set s->no_logs from the run's state. */
 int air__stream_set_no_logs(air__stream *s, air_error **err);
 /* "No logs" text: terminal runs name the final state (+ ": <message>"). */

@@ -16,21 +16,20 @@ void air__logs_bounds(int64_t run_start_ms, int64_t run_end_ms, bool terminal, i
 	*to = terminal && run_end_ms > 0 ? run_end_ms / 1000 + (run_end_ms % 1000 != 0) : 0;
 }
 
-void air__logs_query(air__buf *q, bool ascending, int64_t from, int64_t to, const char *token,
-                     int64_t page_size, int32_t attempt, int32_t node)
+void air__logs_query(air__buf *b, const air__log_query *q)
 {
-	air__buf_query(q, "ascending", ascending ? "true" : "false");
-	if (from > 0)
-		air__buf_query_int(q, "from", from);
-	if (to > 0)
-		air__buf_query_int(q, "to", to);
-	if (token)
-		air__buf_query(q, "page_token", token);
-	if (page_size > 0)
-		air__buf_query_int(q, "page_size", page_size);
-	if (attempt >= 0)
-		air__buf_query_int(q, "ref.attempt_number", attempt);
-	air__buf_query_int(q, "filter.node_index", node);
+	air__buf_query(b, "ascending", q->ascending ? "true" : "false");
+	if (q->from > 0)
+		air__buf_query_int(b, "from", q->from);
+	if (q->to > 0)
+		air__buf_query_int(b, "to", q->to);
+	if (q->token)
+		air__buf_query(b, "page_token", q->token);
+	if (q->page_size > 0)
+		air__buf_query_int(b, "page_size", q->page_size);
+	if (q->attempt >= 0)
+		air__buf_query_int(b, "ref.attempt_number", q->attempt);
+	air__buf_query_int(b, "filter.node_index", q->node);
 }
 
 /* ---- de-dup set ---------------------------------------------------------------- */

@@ -63,6 +63,7 @@ int air_client_wait_run(air_client *client, int64_t run_id, const air_wait_optio
 	air_wait_options defaults = {AIR__CALL_OPTS_INIT, DEFAULT_POLL_MS, NULL, NULL};
 	const air_wait_options *o = opts ? opts : &defaults;
 	char last[64] = "";
+	air__run_watch *watch = NULL;
 	air__ctx ctx;
 	int64_t poll_ms;
 	int rc;
@@ -78,6 +79,9 @@ int air_client_wait_run(air_client *client, int64_t run_id, const air_wait_optio
 	if ((rc = air__client_ensure_resolved(client, &ctx, err)) != AIR_OK)
 		return rc;
 	poll_ms = o->poll_ms < 0 ? air__client_poll_ms(client) : o->poll_ms;
+	/* A local run wakes the pause when it changes (watched before it is read). */
+	if ((rc = air__run_watch_open(client, &ctx, run_id, false, &watch, err)) != AIR_OK)
+		return rc;
 	for (;;) {
 		air_run *run = NULL;
 		air_error *e = NULL;
@@ -88,24 +92,29 @@ int air_client_wait_run(air_client *client, int64_t run_id, const air_wait_optio
 				snprintf(last, sizeof(last), "%s", run->state);
 				if (o->on_state(run, o->state_ud) != 0) {
 					air_run_free(run);
-					return air__failf(err, AIR_EABORTED, 0,
-					                  "the state callback stopped the wait for run %lld",
-					                  (long long)run_id);
+					rc = air__failf(err, AIR_EABORTED, 0,
+					                "the state callback stopped the wait for run %lld",
+					                (long long)run_id);
+					break;
 				}
 			}
 			if (run->terminal) {
 				*out = run;
-				return AIR_OK;
+				break;
 			}
 			air_run_free(run);
 		} else if (!transient(rc)) {
-			return e ? air__fail(err, e) : rc;
+			rc = e ? air__fail(err, e) : rc;
+			break;
 		} else {
 			air__client_debug(client, AIR_DEBUG_INFO, "reading run %lld failed (%s); retrying",
 			                  (long long)run_id, air_error_message(e));
 			air_error_free(e);
 		}
-		if ((rc = air__ctx_sleep(&ctx, poll_ms, "waiting for the run", err)) != AIR_OK)
-			return rc;
+		if ((rc = air__run_watch_pause(watch, &ctx, poll_ms, "waiting for the run", err)) !=
+		    AIR_OK)
+			break;
 	}
+	air__run_watch_free(watch);
+	return rc;
 }

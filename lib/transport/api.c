@@ -177,3 +177,82 @@ air_error *air__http_client_error(air_client *c, const char *method, const char 
 
 	return air__secrets_redact(c->secrets, e);
 }
+
+/* ---- a run's changes and node logs without requests ------------------------------------- */
+
+struct air__run_watch {
+	air__backend *b;
+	void *impl;
+};
+
+int air__run_watch_open(air_client *c, const air__ctx *ctx, int64_t run_id, bool logs,
+                        air__run_watch **out, air_error **err)
+{
+	air__run_watch *w;
+	int rc;
+
+	*out = NULL;
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	if (!c->backend->ops->watch)
+		return AIR_OK;
+	if (!(w = air__calloc(1, sizeof(*w))))
+		return air__oom(err);
+	w->b = c->backend;
+	if (w->b->ops->watch(w->b, run_id, logs, &w->impl) != AIR_OK) {
+		air__free(w);
+		return air__oom(err);
+	}
+	*out = w;
+	return AIR_OK;
+}
+
+int air__run_watch_pause(air__run_watch *w, const air__ctx *ctx, int64_t ms, const char *what,
+                         air_error **err)
+{
+	if (!w)
+		return air__ctx_sleep(ctx, ms, what, err);
+	return w->b->ops->watch_pause(w->b, w->impl, ctx, ms, what, err);
+}
+
+void air__run_watch_free(air__run_watch *w)
+{
+	if (!w)
+		return;
+	w->b->ops->watch_free(w->b, w->impl);
+	air__free(w);
+}
+
+struct air__log_reader {
+	air__backend *b;
+	void *impl;
+};
+
+int air__log_read(air_client *c, const air__ctx *ctx, air__log_reader **reader,
+                  const air__log_query *q, air__log_span *out, air_error **err)
+{
+	air__log_reader *r = *reader;
+	int rc;
+
+	*out = (air__log_span){NULL, 0, NULL};
+	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
+		return rc;
+	if (!c->backend->ops->log_read)
+		return AIR_EUNSUPPORTED;
+	if (!r) {
+		if (!(r = air__calloc(1, sizeof(*r))))
+			return air__oom(err);
+		r->b = c->backend;
+		*reader = r;
+	}
+	return r->b->ops->log_read(r->b, ctx, &r->impl, q, out, err);
+}
+
+void air__log_reader_free(air__log_reader *reader)
+{
+	if (!reader)
+		return;
+	if (reader->impl)
+		reader->b->ops->log_close(reader->b, reader->impl);
+	air__free(reader);
+}

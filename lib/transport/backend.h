@@ -44,6 +44,21 @@ typedef struct air__backend_ops {
 	 * A backend without it answers them one at a time through run(). */
 	int (*feed)(air__backend *b, const air__ctx *ctx, const air__http_feed *feed,
 	            air_error **err);
+	/* Optional: one page of a run's node log read without a request
+	 * (air__log_read() in transport.h): AIR_OK with @out, AIR_EUNSUPPORTED
+	 * when the log endpoint must answer @q, or a failure. *reader is the
+	 * backend's state from one page to the next (NULL at first), released
+	 * by log_close. */
+	int (*log_read)(air__backend *b, const air__ctx *ctx, void **reader,
+	                const air__log_query *q, air__log_span *out, air_error **err);
+	void (*log_close)(air__backend *b, void *reader);
+	/* Optional: a watch on run @run_id's changes (with @logs, its node
+	 * output too), so that a pause between two reads of it ends when the run
+	 * moves on (air__run_watch_pause() in transport.h). AIR_OK or AIR_ENOMEM. */
+	int (*watch)(air__backend *b, int64_t run_id, bool logs, void **out);
+	int (*watch_pause)(air__backend *b, void *watch, const air__ctx *ctx, int64_t ms,
+	                   const char *what, air_error **err);
+	void (*watch_free)(air__backend *b, void *watch);
 } air__backend_ops;
 
 struct air__backend {

@@ -150,7 +150,56 @@ static void local_free(air__backend *b)
 	air__free(lb);
 }
 
-static const air__backend_ops local_ops = {.run = local_run, .free = local_free};
+/* Node logs read straight from their files: no page of JSON built and parsed. */
+static int local_log_read(air__backend *b, const air__ctx *ctx, void **reader,
+                          const air__log_query *q, air__log_span *out, air_error **err)
+{
+	local_backend *lb = (local_backend *)b;
+	air__local_log *r = *reader;
+	int rc = air__local_log_read(lb->ws, ctx, &r, q, out, err);
+
+	*reader = r;
+	return rc;
+}
+
+static void local_log_close(air__backend *b, void *reader)
+{
+	(void)b;
+	air__local_log_free(reader);
+}
+
+/* Pauses that end when the run's files change. */
+static int local_watch(air__backend *b, int64_t run_id, bool logs, void **out)
+{
+	air__local_watch *w = NULL;
+	int rc = air__local_watch_run(((local_backend *)b)->ws, run_id, logs, &w);
+
+	*out = w;
+	return rc;
+}
+
+static int local_watch_pause(air__backend *b, void *watch, const air__ctx *ctx, int64_t ms,
+                             const char *what, air_error **err)
+{
+	(void)b;
+	return air__local_watch_wait(watch, ctx, ms, what, err);
+}
+
+static void local_watch_free(air__backend *b, void *watch)
+{
+	(void)b;
+	air__local_watch_free(watch);
+}
+
+static const air__backend_ops local_ops = {
+	.run = local_run,
+	.free = local_free,
+	.log_read = local_log_read,
+	.log_close = local_log_close,
+	.watch = local_watch,
+	.watch_pause = local_watch_pause,
+	.watch_free = local_watch_free,
+};
 
 static const char *local_getenv(void *ud, const char *name)
 {

@@ -121,6 +121,37 @@ air_error *air__http_client_error(air_client *c, const char *method, const char 
 /* Requests and new connections made through this client so far. */
 void air__http_stats(const air_client *c, int64_t *requests, int64_t *connects);
 
+/* ---- a run's changes and node logs without requests (api.c) ------------------------ *
+ * What a backend that holds the runs itself (the local workspace) offers
+ * beyond requests; with any other backend these fall back to what a module
+ * does anyway (a sleep, the log endpoint). */
+
+/* A watch on run @run_id (with @logs, its node output too), or NULL when the
+ * client's backend has none: the pauses are sleeps. Open it before reading
+ * the run, so that no change between the read and the pause is missed.
+ * AIR_OK or AIR_ENOMEM (the client resolved first: its failures). */
+typedef struct air__run_watch air__run_watch;
+int air__run_watch_open(air_client *c, const air__ctx *ctx, int64_t run_id, bool logs,
+                        air__run_watch **out, air_error **err);
+/* Pause @ms before reading the run again, as air__ctx_sleep() (@w may be
+ * NULL), ended early by a change of the run. */
+int air__run_watch_pause(air__run_watch *w, const air__ctx *ctx, int64_t ms, const char *what,
+                         air_error **err);
+void air__run_watch_free(air__run_watch *w);
+
+/*
+ * One page of the log endpoint read straight from the backend, when it can
+ * (the local workspace): @q is the page's query; the records in @out are
+ * borrowed from *reader (NULL at first; air__log_reader_free()) until the
+ * next call. AIR_OK; AIR_EUNSUPPORTED when the log endpoint must be asked
+ * instead (another backend, or a query only the endpoint answers the same
+ * way); or a failure (AIR_ENOMEM, AIR_EINTERRUPTED, AIR_ETIMEOUT).
+ */
+typedef struct air__log_reader air__log_reader;
+int air__log_read(air_client *c, const air__ctx *ctx, air__log_reader **reader,
+                  const air__log_query *q, air__log_span *out, air_error **err);
+void air__log_reader_free(air__log_reader *reader);
+
 /* ---- identity (identity.c) --------------------------------------------------------- */
 
 /* SCIM Me userName, cached after the first success. *out: air__free(). */

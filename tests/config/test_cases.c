@@ -16,6 +16,8 @@
  * Every case is checked; the test fails at the end listing the failed cases.
  */
 #include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,12 +60,25 @@ static const getter getters[] = {
 static char failures[8192];
 static int nfailed;
 
-static void case_fail(const char *name, const char *fmt, const char *a, const char *b)
+/* The error's message, or a placeholder without one. */
+static const char *message_of(const air_error *err)
 {
-	char line[512];
+	return air_error_message(err) ? air_error_message(err) : "(no message)";
+}
 
-	snprintf(line, sizeof(line), fmt, a ? a : "(null)", b ? b : "(null)");
-	air_test_note("%s: %s", name, line);
+/* Note one failure of case @name; the message is formatted whole, never cut. */
+static void case_fail(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void case_fail(const char *name, const char *fmt, ...)
+{
+	char *line = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&line, fmt, ap) < 0)
+		line = NULL;
+	va_end(ap);
+	air_test_note("%s: %s", name, line ? line : fmt);
+	free(line);
 	if (strlen(failures) + strlen(name) + 3 < sizeof(failures)) {
 		strcat(failures, " ");
 		strcat(failures, name);
@@ -127,7 +142,7 @@ static void check_error(const char *name, const char *dir, int rc, const air_err
 	if (rc == AIR_ECONFIG && air_error_kind(err) != AIR_KIND_INVALID_CONFIG)
 		case_fail(name, "kind %s, want %s", air_kind_name(air_error_kind(err)), "INVALID_CONFIG");
 	if (want_field && strcmp(want_field, field ? field : "-"))
-		case_fail(name, "field %s, want %s", field, want_field);
+		case_fail(name, "field %s, want %s", field ? field : "(none)", want_field);
 	if (air_error_line(err) > 0)
 		snprintf(pos, sizeof(pos), "%d:%d", (int)air_error_line(err), (int)air_error_column(err));
 	if (want_pos && strcmp(want_pos, pos))
@@ -138,7 +153,7 @@ static void check_error(const char *name, const char *dir, int rc, const air_err
 		snprintf(prefix, sizeof(prefix), "%s:%s: %s%s", path, pos, field ? field : "",
 		         field ? ": " : "");
 		if (strncmp(air_error_message(err), prefix, strlen(prefix)))
-			case_fail(name, "message \"%s\" does not start with \"%s\"", air_error_message(err),
+			case_fail(name, "message \"%s\" does not start with \"%s\"", message_of(err),
 			          prefix);
 	}
 }
@@ -155,7 +170,7 @@ static void run_case(const char *kind, const char *name, const char *dir)
 
 	snprintf(path, sizeof(path), "%s/expected", dir);
 	if (!(text = air_test_read_file(path, NULL))) {
-		case_fail(name, "cannot read %s%s", path, "");
+		case_fail(name, "cannot read %s", path);
 		return;
 	}
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && n < 256;
@@ -178,11 +193,11 @@ static void run_case(const char *kind, const char *name, const char *dir)
 		rc = air_config_validate(cfg, &err);
 
 	if (valid && rc != AIR_OK) {
-		case_fail(name, "expected valid, got %s: %s", air_status_name(rc), air_error_message(err));
+		case_fail(name, "expected valid, got %s: %s", air_status_name(rc), message_of(err));
 		goto out;
 	}
 	if (!valid && rc == AIR_OK) {
-		case_fail(name, "expected an error, validation passed%s%s", "", "");
+		case_fail(name, "expected an error, validation passed");
 		goto out;
 	}
 	if (!valid)
@@ -191,17 +206,17 @@ static void run_case(const char *kind, const char *name, const char *dir)
 		if (!strncmp(lines[i], "contains ", 9)) {
 			if (valid || !strstr(air_error_message(err), lines[i] + 9))
 				case_fail(name, "message \"%s\" lacks \"%s\"",
-				          valid ? "" : air_error_message(err), lines[i] + 9);
+				          valid ? "" : message_of(err), lines[i] + 9);
 		} else if (!strncmp(lines[i], "expect ", 7)) {
 			char *spec = lines[i] + 7, *want = strchr(spec, ' ');
 			if (!want) {
-				case_fail(name, "bad expect line \"%s\"%s", lines[i], "");
+				case_fail(name, "bad expect line \"%s\"", lines[i]);
 				continue;
 			}
 			*want++ = '\0';
 			unescape(want);
 			if (!get(cfg, spec, value, sizeof(value)))
-				case_fail(name, "unknown getter %s%s", spec, "");
+				case_fail(name, "unknown getter %s", spec);
 			else if (strcmp(value, want))
 				case_fail(name, "got \"%s\", want \"%s\"", value, want);
 		}

@@ -203,7 +203,9 @@ static void walk(const char *path, const air_field *f, int depth)
 	                                                air_field_kind(f) == AIR_FIELD_OBJECT_LIST);
 	for (size_t i = 0; i < air_field_child_count(f); i++) {
 		char child[256];
-		snprintf(child, sizeof(child), "%s.%s", path, air_field_name(air_field_child(f, i)));
+		int n = snprintf(child, sizeof(child), "%s.%s", path,
+		                 air_field_name(air_field_child(f, i)));
+		ASSERT_TRUE(n > 0 && (size_t)n < sizeof(child));
 		ASSERT_TRUE(depth < 6);
 		walk(child, air_field_child(f, i), depth + 1);
 	}

@@ -835,6 +835,108 @@ AIR_TEST(local__cancel_stops_the_nodes)
 	local_check_supervisors(state);
 }
 
+/* ---- a reader sees a run's end when it happens ------------------------------------ */
+
+/* The run waits for @go to exist; the first state a reader sees creates it,
+ * so the run ends after that reader's first look. */
+static air_config *waiting_for(const char *state, const char *go, const char *then)
+{
+	char yaml[2048];
+
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: woken\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "command: |\n"
+	         "  while [ ! -e %s ]; do sleep 0.05; done\n"
+	         "  %s\n"
+	         "max_retries: 0\n",
+	         go, then);
+	return local_config(yaml, state);
+}
+
+static void touch(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f)
+		fclose(f);
+}
+
+static int go_on_first_state(const air_run *run, void *ud)
+{
+	(void)run;
+	touch(ud);
+	return 0;
+}
+
+/* With a ten-minute poll interval, only the run's own change can end the
+ * wait before its deadline (a minute: far above how long the run takes). */
+AIR_TEST(local__a_wait_wakes_when_the_run_ends)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	const char *go = path_in(state, "go");
+	air_config *cfg = waiting_for(state, go, "echo done");
+	air_wait_options *w = NULL;
+	air_error *err = NULL;
+	air_run *run = NULL;
+	int64_t id = local_submit(c, cfg, NULL);
+
+	ASSERT_OK(air_wait_options_new(&w), NULL);
+	ASSERT_OK(air_wait_options_set_int(w, AIR_WAIT_POLL_INTERVAL_MS, 600000), NULL);
+	ASSERT_OK(air_wait_options_set_deadline_ms(w, LOCAL_PATIENCE_MS / 2), NULL);
+	ASSERT_OK(air_wait_options_set_state_cb(w, go_on_first_state, (void *)go), NULL);
+	ASSERT_OK(air_client_wait_run(c, id, w, &run, &err), err);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
+	air_run_free(run);
+	air_wait_options_free(w);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+static int go_on_first_status(const char *current, const char *previous, void *ud)
+{
+	(void)current;
+	if (!previous)
+		touch(ud);
+	return 0;
+}
+
+static int count_line(const air_log_record *rec, void *ud)
+{
+	if (!strcmp(air_log_record_line(rec, NULL), "the last line"))
+		++*(int *)ud;
+	return 0;
+}
+
+/* The same for a followed log stream: the line written after the stream's
+ * first look, and the run's end, arrive without waiting for a poll. */
+AIR_TEST(local__a_followed_stream_wakes_for_output_and_the_end)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	const char *go = path_in(state, "go");
+	air_config *cfg = waiting_for(state, go, "echo 'the last line'");
+	air_logs_options *o = NULL;
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	int64_t id = local_submit(c, cfg, NULL);
+	int lines = 0;
+
+	ASSERT_OK(air_logs_options_new(&o), NULL);
+	ASSERT_OK(air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, 600000), NULL);
+	ASSERT_OK(air_logs_options_set_deadline_ms(o, LOCAL_PATIENCE_MS / 2), NULL);
+	ASSERT_OK(air_logs_options_set_status_cb(o, go_on_first_status, (void *)go), NULL);
+	ASSERT_OK(air_logs_options_set_record_cb(o, count_line, &lines), NULL);
+	ASSERT_OK(air_client_stream_logs(c, id, o, &sum, &err), err);
+	ASSERT_EQ_INT(lines, 1);
+	ASSERT_TRUE(air_logs_summary_succeeded(sum));
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 AIR_TEST(local__a_killed_supervisor_is_reported_and_takes_its_nodes)
 {
 	const char *state;

@@ -588,7 +588,7 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 	/* What a submitter that died before its supervisor took over leaves. */
 	ASSERT_EQ_INT(air__lmkdirs(run, 0700), 0);
 	air_test_write_file(rpath, "{\"run_id\": 5}", 13);
-	ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
+	ASSERT_EQ_INT(air__lstatus_write(run, status, false), 0);
 	seen = air__lrun_load(run, &rec, NULL);
 	ASSERT_NOT_NULL(seen);
 	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
@@ -605,7 +605,7 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 	{
 		char *lock = air__lpath(run, "supervisor.lock");
 		int fd;
-		ASSERT_EQ_INT(air__lstatus_write(run, status), 0);
+		ASSERT_EQ_INT(air__lstatus_write(run, status, false), 0);
 		ASSERT_EQ_INT(air__llock(lock, false, NULL, &fd), 0);
 		seen = air__lrun_load(run, NULL, NULL);
 		ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_PENDING);

@@ -124,6 +124,33 @@ AIR_TEST(logs__completed_run_tail_s45)
 	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 1);
 }
 
+/* air_log_iter_buffered(): the records the next calls hand out without a
+ * request, then 0 before the call that has to ask (or ends). */
+AIR_TEST(logs__buffered_records_come_without_a_request)
+{
+	static const char *const want[] = {"step 1", "step 2", "CUDA out of memory"};
+	const char *path = "/api/2.0/ai-training/workflows/by-run-id/123/logs";
+	air_log_iter *it = NULL;
+	const air_log_record *rec;
+	air_error *err = NULL;
+
+	fixture_std_run(123, "SUCCESS");
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
+	ASSERT_EQ_INT(air_log_iter_buffered(NULL), 0);
+	ASSERT_OK(air_client_open_logs(client, 123, NULL, &it, &err), err);
+	ASSERT_EQ_INT(air_log_iter_buffered(it), 0); /* the tail is not read yet */
+	ASSERT_EQ_INT(fakews_count(fw, "GET", path), 0);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_OK(air_log_iter_next(it, &rec, &err), err);
+		ASSERT_EQ_STR(air_log_record_line(rec, NULL), want[i]);
+		ASSERT_EQ_INT(air_log_iter_buffered(it), 2 - i);
+		ASSERT_EQ_INT(fakews_count(fw, "GET", path), 1);
+	}
+	ASSERT_EQ_INT(air_log_iter_next(it, &rec, &err), AIR_EDONE);
+	ASSERT_EQ_INT(air_log_iter_buffered(it), 0);
+	air_log_iter_free(it);
+}
+
 AIR_TEST(logs__tail_options_lines_retry_node)
 {
 	static const char *const last[] = {"CUDA out of memory"};

@@ -193,11 +193,14 @@ AIR_TEST(logs_bounds__query_order)
 {
 	air__buf q = AIR__BUF_INIT;
 
-	air__logs_query(&q, false, 1700000000, 1700000012, NULL, 10000, -1, 0);
+	air__logs_query(&q, &(air__log_query){.attempt = -1, .node = 0, .ascending = false,
+	                                      .from = 1700000000, .to = 1700000012,
+	                                      .page_size = 10000});
 	ASSERT_EQ_STR(air__buf_cstr(&q),
 	              "ascending=false&from=1700000000&to=1700000012&page_size=10000&filter.node_index=0");
 	air__buf_clear(&q);
-	air__logs_query(&q, true, 0, 0, "t/ok=", 0, 0, 2);
+	air__logs_query(&q, &(air__log_query){.attempt = 0, .node = 2, .ascending = true,
+	                                      .token = "t/ok="});
 	ASSERT_EQ_STR(air__buf_cstr(&q),
 	              "ascending=true&page_token=t%2Fok%3D&ref.attempt_number=0&filter.node_index=2");
 	air__buf_dispose(&q);

@@ -100,7 +100,7 @@ AIR_TEST(flow__token_precedence)
 {
 	air_submission *s1 = NULL, *s2 = NULL;
 	air_error *err = NULL;
-	char t1[64];
+	char t1[128];
 
 	ASSERT_OK(submit_with(VALID "idempotency_token: yaml-key\n", NULL, &s1, &err), err);
 	ASSERT_EQ_STR(submit_token(), "yaml-key"); /* no option: the YAML's */

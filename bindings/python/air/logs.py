@@ -3,7 +3,7 @@
 import ctypes as C
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Tuple, cast
 
 from . import constants as K
 from ._call import trampoline
@@ -31,8 +31,10 @@ class LogRecord:
     """The node the line came from."""
     source: LogSource
     """The log endpoint, or MLflow artifacts after a fallback."""
-    alert: int
-    """Number of the first fatal pattern the line matches (see alert_patterns()), or 0."""
+    alert: int = cast(int, None)
+    """Number of the first fatal pattern the line matches (see alert_patterns()), or 0.
+    Matched when first read (a record nobody asks costs nothing); a value
+    given to the constructor is kept."""
 
     @property
     def line(self) -> str:
@@ -50,8 +52,31 @@ class LogRecord:
         p = lib.air_log_record_line(rec, C.byref(n))
         return cls(bytes_at(p, n.value), int(lib.air_log_record_time_ns(rec)),
                    int(lib.air_log_record_node(rec)),
-                   LogSource(int(lib.air_log_record_source(rec))),
-                   int(lib.air_log_record_alert(rec)))
+                   _SOURCES.get(int(lib.air_log_record_source(rec))) or
+                   LogSource(int(lib.air_log_record_source(rec))))
+
+
+_SOURCES = {int(m.value): m for m in LogSource}
+
+
+def _alert_of(rec: LogRecord) -> int:
+    alert = rec.__dict__.get("_alert")
+    if alert is None:
+        alert = match_alert(rec.raw)
+        object.__setattr__(rec, "_alert", alert)
+    return cast(int, alert)
+
+
+def _keep_alert(rec: LogRecord, value: Optional[int]) -> None:
+    rec.__dict__["_alert"] = value  # None: matched when first read
+
+
+# The dataclass keeps its field (constructor, fields(), asdict(), ==): the
+# value lives behind a property, computed from the line on first access.
+LogRecord.alert = property(  # type: ignore[assignment]
+    _alert_of, _keep_alert,
+    doc="Number of the first fatal pattern the line matches (see alert_patterns()), or 0; "
+        "matched when first read.")
 
 
 @dataclass(frozen=True)
@@ -154,12 +179,17 @@ class LogStream(NativeIterator[LogRecord]):
             it, call = self._h, self._call
             ptr = C.c_void_p()
             err = C.c_void_p()
-            try:
-                rc = call.run(lambda: int(lib.air_log_iter_next(it, C.byref(ptr), C.byref(err))),
-                              err, resumable=False)
-            except BaseException:
-                self.close()
-                raise
+            if lib.air_log_iter_buffered(it) > 0:
+                # Handed out from memory: nothing to wait for, no callback to run.
+                rc = int(lib.air_log_iter_next(it, C.byref(ptr), C.byref(err)))
+            else:
+                try:
+                    rc = call.run(lambda: int(lib.air_log_iter_next(it, C.byref(ptr),
+                                                                    C.byref(err))),
+                                  err, resumable=False)
+                except BaseException:
+                    self.close()
+                    raise
             if rc == K.OK:
                 rec = LogRecord._from_c(ptr.value)
                 if self._skipped(rec, seen):

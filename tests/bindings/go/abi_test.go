@@ -147,6 +147,7 @@ var notWrapped = map[string]string{
 	"air_sweep_points_path":              "the points are built from SweepOptions; Variant.Point has each one",
 	"air_sweep_points_value":             "the points are built from SweepOptions; Variant.Point has each one",
 	"air_sweep_failed_count":             "Sweep.Failed returns the variants that failed",
+	"air_log_iter_buffered":              "LogIter.Next prepares nothing for a blocking call: nothing to skip",
 }
 
 var reMapSymbol = regexp.MustCompile(`(?m)^\s+(air_\w+);`)

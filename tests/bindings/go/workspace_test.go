@@ -372,6 +372,20 @@ func TestStreamLogs(t *testing.T) {
 	if rec.Alert == 0 || rec.Alert != air.MatchAlert(rec.Line) || rec.Alert > len(air.AlertPatterns()) {
 		t.Fatalf("alert %d of %q (patterns %d)", rec.Alert, rec.Line, len(air.AlertPatterns()))
 	}
+	// NoAlerts: the same record, not matched (through both readers).
+	_, err = c.StreamLogs(bg, rid, &air.LogsOptions{NoAlerts: true},
+		func(r air.LogRecord) error { rec = r; return nil })
+	must(t, err)
+	it := c.Logs(bg, rid, &air.LogsOptions{NoAlerts: true})
+	for it.Next() {
+		if it.Record().Alert != 0 || it.Record().Line != rec.Line {
+			t.Fatalf("iterator with NoAlerts: %+v", it.Record())
+		}
+	}
+	must(t, it.Err())
+	if rec.Alert != 0 || rec.Line != "CUDA out of memory" {
+		t.Fatalf("NoAlerts: %+v", rec)
+	}
 }
 
 // waitingRun is PENDING on polls 0-5 with a status message, then RUNNING

@@ -4,6 +4,7 @@ pools, image registration, errors as Python exceptions, exceptions raised in cal
 interrupts from another thread, one client shared by threads, and closing."""
 
 import base64
+import dataclasses
 import json
 import os
 import tempfile
@@ -378,9 +379,21 @@ class LogsTest(WorkspaceCase):
         self.fw.add_logs(rid, records=[
             {"time_unix_nano": 1700000000000000000, "body": "ok"},
             {"time_unix_nano": 1700000000000000001, "body": "RuntimeError: CUDA out of memory"}])
-        self.assertEqual([r.alert for r in self.client().logs(rid)], [0, 1])
+        records = list(self.client().logs(rid))
+        # Not matched while iterating: when first read, after the iterator has moved on.
+        self.assertEqual([vars(r).get("_alert", "eager") for r in records], [None, None])
+        self.assertEqual([r.alert for r in records], [0, 1])
         self.assertEqual(air.match_alert("CUDA out of memory"), 1)
         self.assertEqual(len(air.alert_patterns()), 21)
+        # Still the dataclass field: constructor, fields(), asdict(), ==.
+        given = air.LogRecord(b"ok", 1, 0, air.LogSource.ENDPOINT, 7)
+        self.assertEqual(given.alert, 7)
+        self.assertEqual(dataclasses.asdict(records[1])["alert"], 1)
+        self.assertIn("alert", [f.name for f in dataclasses.fields(air.LogRecord)])
+        self.assertEqual(records[1], air.LogRecord(records[1].raw, records[1].time_ns,
+                                                   records[1].node, records[1].source, 1))
+        with self.assertRaises(dataclasses.FrozenInstanceError):
+            records[0].alert = 3  # type: ignore[misc]
 
     def test_follow_active_run(self):
         self.fw.config(auto_logs=4)

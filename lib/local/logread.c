@@ -1,0 +1,376 @@
+/*
+ * logread.c: the log endpoint's records read straight from a node log, for a
+ * reader in this process. The endpoint (logs.c) turns the records of a page
+ * into JSON that the logs module parses again; this reader hands over the
+ * records themselves: the file is read in large blocks into one buffer
+ * whose newlines become NULs, and each record points into it (valid until
+ * the next page). The queries, the page tokens (byte offsets of record
+ * starts), the attempt picked and the time bounds are the endpoint's; a
+ * query it does not answer the same way (a run that does not exist or is
+ * damaged, a page token that is not a record's start, a descending page) is
+ * left to the endpoint, which answers or fails as a workspace does.
+ *
+ * One more query than the endpoint: a tail read oldest first (@tail of
+ * air__log_query), which starts at the oldest of the newest N records of
+ * the window, found by counting newlines back from its end.
+ */
+#include "local/local_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#  include <emmintrin.h>
+#endif
+
+/* Bytes read at a time: a page is what one block holds (a record that does
+ * not fit grows it). */
+#define BLOCK ((size_t)256 << 10)
+/* Bytes counted at a time when looking for the start of a tail. */
+#define COUNT_BLOCK ((size_t)64 << 10)
+
+struct air__local_log {
+	/* The file of the last query. */
+	int64_t run_id;
+	int64_t attempt_asked;
+	int32_t node;
+	bool settled;        /* the run had ended: its latest attempt cannot change */
+	char *path;
+	int fd;              /* -1: no such file yet, an empty log */
+	/* The current page. */
+	char *buf;
+	size_t cap;
+	air__log_rec *recs;
+	size_t rcap;
+	char token[24];
+};
+
+/* ---- finding records -------------------------------------------------------------------- */
+
+/* Newlines among @n bytes at @p: sixteen bytes at a time with SSE2, else
+ * eight at a time. */
+static size_t count_newlines(const char *p, size_t n)
+{
+	const uint64_t lo7 = 0x7F7F7F7F7F7F7F7FULL, nl = 0x0A0A0A0A0A0A0A0AULL;
+	size_t count = 0, i = 0;
+
+#ifdef __SSE2__
+	const __m128i nls = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+
+	while (n - i >= 16) {
+		__m128i acc = zero;
+		/* Each byte of acc counts at most 255 blocks before it is summed. */
+		for (size_t k = 0; k < 255 && n - i >= 16; k++, i += 16)
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)),
+			                                       nls));
+		acc = _mm_sad_epu8(acc, zero);
+		count += (size_t)_mm_cvtsi128_si64(acc) +
+		         (size_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+	}
+#endif
+
+	while (n - i >= 8) {
+		uint64_t acc = 0;
+		/* Each lane of acc counts at most 255 words before it is summed. */
+		for (size_t k = 0; k < 255 && n - i >= 8; k++, i += 8) {
+			uint64_t w, x;
+			memcpy(&w, p + i, 8);
+			x = w ^ nl; /* a zero byte where p holds '\n' */
+			acc += (~(((x & lo7) + lo7) | x | lo7)) >> 7;
+		}
+		/* The lanes' sum: pairs, then the four 16-bit sums at once. */
+		acc = (acc & 0x00FF00FF00FF00FFULL) + ((acc >> 8) & 0x00FF00FF00FF00FFULL);
+		count += (size_t)((acc * 0x0001000100010001ULL) >> 48);
+	}
+	for (; i < n; i++)
+		count += p[i] == '\n';
+	return count;
+}
+
+/* The start of the oldest of the newest @n records of [@lo, @hi) (@hi a
+ * record boundary): @lo when there are no more. The record ending at
+ * hi - 1 is the newest, so its start follows the (n+1)-th newline before hi. */
+static size_t tail_start(const air__llog *l, size_t lo, size_t hi, int64_t n)
+{
+	uint64_t need = (uint64_t)n + 1;
+	size_t end = hi;
+
+	while (end > lo) {
+		size_t start = end - lo > COUNT_BLOCK ? end - COUNT_BLOCK : lo;
+		size_t c = count_newlines(l->base + start, end - start);
+
+		if (c >= need) {
+			const char *e = l->base + end;
+			while (need-- > 0)
+				e = memrchr(l->base + start, '\n', (size_t)(e - (l->base + start)));
+			return (size_t)(e - l->base) + 1;
+		}
+		need -= c;
+		end = start;
+	}
+	return lo;
+}
+
+/* The offset where the page of @q starts; false when the endpoint should
+ * answer the query (a token that is not a record's start). */
+static bool first_offset(const air__local_log *r, const air__log_query *q, uint64_t *at)
+{
+	air__llog l;
+	size_t lo, hi;
+	int64_t v;
+
+	if (q->token) {
+		char b;
+		if (!air__parse_int64(q->token, &v) || v < 0)
+			return false;
+		*at = (uint64_t)v;
+		/* A record starts at 0 and after a newline. */
+		return v == 0 || (r->fd >= 0 && pread(r->fd, &b, 1, (off_t)v - 1) == 1 && b == '\n');
+	}
+	if (q->from <= 0 && q->tail <= 0) {
+		*at = 0;
+		return true;
+	}
+	if (!r->path || air__llog_open(r->path, &l) != 0)
+		return false;
+	lo = q->from > 0 ? air__llog_lower_bound(&l, q->from * 1000000000) : 0;
+	if (q->tail > 0) {
+		hi = q->to > 0 ? air__llog_lower_bound(&l, q->to * 1000000000) : l.size;
+		lo = hi > lo ? tail_start(&l, lo, hi, q->tail) : hi;
+	}
+	air__llog_close(&l);
+	*at = lo;
+	return true;
+}
+
+/* The file @q reads, opened (re-resolved while the run goes on: the endpoint
+ * picks the latest attempt at every page). AIR_OK, AIR_EUNSUPPORTED (the
+ * endpoint answers: no such run, a damaged one, an unreadable log) or
+ * AIR_ENOMEM. */
+static int open_log(air__local *ws, air__local_log *r, const air__log_query *q)
+{
+	char *dir, *path;
+	json_t *status;
+	int32_t attempt;
+
+	if (r->path && r->fd >= 0 && r->settled && r->run_id == q->run_id &&
+	    r->attempt_asked == q->attempt && r->node == q->node)
+		return AIR_OK;
+	if (!(dir = air__lrun_dir(ws->dir, q->run_id)))
+		return AIR_ENOMEM;
+	status = air__lrun_load(dir, NULL, NULL);
+	if (!status) {
+		air__free(dir);
+		return AIR_EUNSUPPORTED;
+	}
+	attempt = air__lstatus_pick_attempt(status, q->attempt);
+	r->settled = air__lstatus_terminal(status);
+	json_decref(status);
+	path = air__lnode_log(dir, attempt, q->node);
+	air__free(dir);
+	if (!path)
+		return AIR_ENOMEM;
+	r->run_id = q->run_id;
+	r->attempt_asked = q->attempt;
+	r->node = q->node;
+	if (r->path && !strcmp(r->path, path) && r->fd >= 0) {
+		air__free(path);
+		return AIR_OK;
+	}
+	/* Another file, or one that did not exist yet. */
+	if (r->fd >= 0)
+		close(r->fd);
+	air__free(r->path);
+	r->path = path;
+	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT) {
+		air__free(r->path);
+		r->path = NULL;
+		return AIR_EUNSUPPORTED;
+	}
+	return AIR_OK;
+}
+
+/* Room for @n records. */
+static bool fit_records(air__local_log *r, size_t n)
+{
+	air__log_rec *more;
+
+	if (n <= r->rcap)
+		return true;
+	if (!(more = air__realloc(r->recs, n * sizeof(*more))))
+		return false;
+	r->recs = more;
+	r->rcap = n;
+	return true;
+}
+
+/* Whether the 8 bytes of @w are all ASCII digits. */
+static bool all_digits(uint64_t w)
+{
+	return (((w + 0x4646464646464646ULL) | (w - 0x3030303030303030ULL)) &
+	        0x8080808080808080ULL) == 0;
+}
+
+/* The value of 8 ASCII digits (first digit in the lowest byte). */
+static uint64_t eight_digits(uint64_t w)
+{
+	w -= 0x3030303030303030ULL;
+	w = w * 10 + (w >> 8);
+	return (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+	        (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+	       32;
+}
+
+/* "<time_unix_nano> <text>": the time (0 when missing), and where the text
+ * starts (as the endpoint reads a record: digits, saturating before they
+ * overflow, then one space). */
+static const char *split_time(const char *p, const char *end, int64_t *t)
+{
+	uint64_t a, b;
+	int64_t v = 0;
+
+	/* A time of these years: nineteen digits and a space, the first
+	 * sixteen taken eight at a time (little-endian loads). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (end - p > 19 && p[19] == ' ') {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		if (all_digits(a) && all_digits(b) && (unsigned char)(p[16] - '0') < 10 &&
+		    (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10 &&
+		    p[0] <= '8') {
+			v = (int64_t)((eight_digits(a) * 100000000 + eight_digits(b)) * 1000 +
+			              (uint64_t)(p[16] - '0') * 100 + (uint64_t)(p[17] - '0') * 10 +
+			              (uint64_t)(p[18] - '0'));
+			*t = v;
+			return p + 20;
+		}
+	}
+#endif
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (v <= (INT64_MAX - 9) / 10)
+			v = v * 10 + (*p - '0');
+		p++;
+	}
+	*t = v;
+	return p < end && *p == ' ' ? p + 1 : p;
+}
+
+/* Read the block at @at into the buffer: its length in *got. */
+static int read_block(air__local_log *r, uint64_t at, size_t *got)
+{
+	ssize_t n;
+
+	*got = 0;
+	if (!r->buf && !(r->buf = air__malloc(r->cap = BLOCK)))
+		return AIR_ENOMEM;
+	if (r->fd < 0)
+		return AIR_OK;
+	while ((n = pread(r->fd, r->buf, r->cap, (off_t)at)) < 0)
+		if (errno != EINTR)
+			return AIR_EUNSUPPORTED;
+	*got = (size_t)n;
+	return AIR_OK;
+}
+
+/* The records of one block from @at: up to @max, before time @to_ns (0: no
+ * bound). *next: where the next page starts, or UINT64_MAX when the chain
+ * ends here (the bound, or the end of the complete records). */
+static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, size_t *count,
+                     uint64_t *next)
+{
+	size_t got, n = 0, used = 0;
+	bool bounded = false;
+	int rc;
+
+	*next = UINT64_MAX;
+	*count = 0;
+	if ((rc = read_block(r, at, &got)) != AIR_OK)
+		return rc;
+	while (n < max) {
+		char *p = r->buf + used, *end = r->buf + got;
+		char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+		const char *text;
+		int64_t t;
+
+		if (!nl && n == 0 && got == r->cap) {
+			/* A record longer than the block: a larger block. */
+			char *more = air__realloc(r->buf, r->cap * 2);
+			if (!more)
+				return AIR_ENOMEM;
+			r->buf = more;
+			r->cap *= 2;
+			if ((rc = read_block(r, at, &got)) != AIR_OK)
+				return rc;
+			continue;
+		}
+		if (!nl)
+			break; /* the end of the block, or a record still being written */
+		text = split_time(p, nl, &t);
+		if (to_ns > 0 && t >= to_ns) {
+			bounded = true;
+			break;
+		}
+		if (n == r->rcap && !fit_records(r, r->rcap ? 2 * r->rcap : 4096))
+			return AIR_ENOMEM;
+		*nl = '\0';
+		r->recs[n++] = (air__log_rec){text, (size_t)(nl - text), t};
+		used = (size_t)(nl - r->buf) + 1;
+	}
+	/* More may follow a full block or a full page (the endpoint's rule: a
+	 * token when the page was cut, none at the end of what is there). */
+	if (!bounded && (got == r->cap || (n == max && used < got)))
+		*next = at + used;
+	*count = n;
+	return AIR_OK;
+}
+
+int air__local_log_read(air__local *ws, const air__ctx *ctx, air__local_log **reader,
+                        const air__log_query *q, air__log_span *out, air_error **err)
+{
+	air__local_log *r = *reader;
+	uint64_t at, next;
+	size_t n, max;
+	int rc;
+
+	*out = (air__log_span){NULL, 0, NULL};
+	if ((rc = air__ctx_check(ctx, "reading a node log", err)) != AIR_OK)
+		return rc;
+	if (!q->ascending || q->node < 0 || q->from < 0 || q->to < 0 || q->page_size < 0 ||
+	    q->from > INT64_MAX / 1000000000 || q->to > INT64_MAX / 1000000000)
+		return AIR_EUNSUPPORTED;
+	if (!r) {
+		if (!(r = air__calloc(1, sizeof(*r))))
+			return air__oom(err);
+		r->fd = -1;
+		*reader = r;
+	}
+	if ((rc = open_log(ws, r, q)) != AIR_OK)
+		return rc == AIR_ENOMEM ? air__oom(err) : rc;
+	if (!first_offset(r, q, &at))
+		return AIR_EUNSUPPORTED;
+	max = q->page_size > 0 ? (size_t)q->page_size : SIZE_MAX;
+	if ((rc = read_page(r, at, max, q->to * 1000000000, &n, &next)) != AIR_OK)
+		return rc == AIR_ENOMEM ? air__oom(err) : rc;
+	out->recs = r->recs;
+	out->n = n;
+	if (next != UINT64_MAX) {
+		snprintf(r->token, sizeof(r->token), "%llu", (unsigned long long)next);
+		out->next_token = r->token;
+	}
+	return AIR_OK;
+}
+
+void air__local_log_free(air__local_log *r)
+{
+	if (!r)
+		return;
+	if (r->fd >= 0)
+		close(r->fd);
+	air__free(r->path);
+	air__free(r->buf);
+	air__free(r->recs);
+	air__free(r);
+}

@@ -1,0 +1,333 @@
+/*
+ * test_local_reader.c: node logs read straight from their files
+ * (lib/local/logread.c) give what the log endpoint gives — the same records,
+ * times, page tokens and bounds — and leave to the endpoint what it alone
+ * answers; the watch of a run (lib/local/watch.c) ends a pause when the run
+ * changes. White-box, on state directories built by hand.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "local/local_priv.h"
+#include "test.h"
+
+#define RUN 3
+#define ENDPOINT "/api/2.0/ai-training/workflows/by-run-id/3/logs"
+
+/* A state directory (its path in *state, may be NULL) with run 3 in
+ * @state_json and node 0's log @log_text (NULL: no log yet). */
+static air__local *make_run(const char *state_json, const char *log_text, const char **state_out)
+{
+	const char *state = air_test_tmpdir();
+	char *run = air__sprintf("%s/jobs/runs/%d", state, RUN);
+	char *logs = air__sprintf("%s/logs/attempt_0", run);
+	char *status = air__lpath(run, "status.json"), *log = air__lpath(logs, "node_0.log");
+	air__local *ws = NULL;
+
+	ASSERT_EQ_INT(air__lmkdirs(logs, 0700), 0);
+	air_test_write_file(status, state_json, strlen(state_json));
+	if (log_text)
+		air_test_write_file(log, log_text, strlen(log_text));
+	ASSERT_OK(air__local_new(state, NULL, &ws, NULL), NULL);
+	if (state_out)
+		*state_out = state;
+	air__free(log);
+	air__free(run);
+	air__free(logs);
+	air__free(status);
+	return ws;
+}
+
+static const char ended[] = "{\"state\":\"TERMINATED\",\"result\":\"SUCCESS\",\"attempts\":[{}]}";
+
+/* A page of the endpoint for @q, as the module would ask for it. */
+static json_t *endpoint_page(air__local *ws, const air__log_query *q)
+{
+	air__buf query = AIR__BUF_INIT;
+	air__local_reply r = AIR__LOCAL_REPLY_INIT;
+	air_error *err = NULL;
+	air__local_req req;
+	json_t *v;
+
+	air__buf_query(&query, "ascending", q->ascending ? "true" : "false");
+	if (q->from > 0)
+		air__buf_query_int(&query, "from", q->from);
+	if (q->to > 0)
+		air__buf_query_int(&query, "to", q->to);
+	if (q->token)
+		air__buf_query(&query, "page_token", q->token);
+	if (q->page_size > 0)
+		air__buf_query_int(&query, "page_size", q->page_size);
+	air__buf_query_int(&query, "filter.node_index", q->node);
+	req = (air__local_req){"GET", ENDPOINT, air__buf_cstr(&query), NULL, 0, NULL, NULL};
+	ASSERT_OK(air__local_serve(ws, NULL, &req, &r, &err), err);
+	ASSERT_EQ_INT(r.status, 200);
+	v = json_loads(r.body, 0, NULL);
+	ASSERT_NOT_NULL(v);
+	air__local_reply_clear(&r);
+	air__buf_dispose(&query);
+	return v;
+}
+
+/* Every record of the chain of @first, as "<time> <body>\n" lines, page by
+ * page through the endpoint or (@direct) the reader. */
+static char *chain(air__local *ws, const air__log_query *first, bool direct)
+{
+	air__buf out = AIR__BUF_INIT;
+	air__log_query q = *first;
+	air__local_log *r = NULL;
+	char *token = NULL;
+
+	do {
+		if (direct) {
+			air__log_span span;
+			air_error *err = NULL;
+			ASSERT_OK(air__local_log_read(ws, NULL, &r, &q, &span, &err), err);
+			for (size_t i = 0; i < span.n; i++) {
+				ASSERT_EQ_INT(strlen(span.recs[i].body), span.recs[i].len);
+				air__buf_printf(&out, "%lld %s\n", (long long)span.recs[i].time_ns,
+				                span.recs[i].body);
+			}
+			air__free(token);
+			token = air__strdup(span.next_token);
+		} else {
+			json_t *page = endpoint_page(ws, &q), *rec;
+			size_t i;
+			json_array_foreach(json_object_get(page, "log_records"), i, rec)
+				air__buf_printf(&out, "%lld %s\n",
+				                (long long)air__json_int64_or(rec, "time_unix_nano", -1),
+				                air__json_str(rec, "body"));
+			air__free(token);
+			token = air__strdup(air__json_str(page, "next_page_token"));
+			json_decref(page);
+		}
+		q.token = token;
+	} while (token);
+	air__local_log_free(r);
+	return air__buf_detach(&out);
+}
+
+/* 2500 records, one a second from t = 1001 s. */
+static char *tick_log(void)
+{
+	air__buf b = AIR__BUF_INIT;
+
+	for (int i = 1; i <= 2500; i++)
+		air__buf_printf(&b, "%lld r%d\n", (long long)(1000 + i) * 1000000000, i);
+	return air__buf_detach(&b);
+}
+
+AIR_TEST(local_reader__pages_are_the_endpoints)
+{
+	char *log = tick_log();
+	air__local *ws = make_run(ended, log, NULL);
+	const air__log_query queries[] = {
+		{.run_id = RUN, .attempt = -1, .ascending = true},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1101, .to = 2101},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1500, .page_size = 1},
+		{.run_id = RUN, .attempt = 0, .ascending = true, .to = 1003},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 9999},
+		{.run_id = RUN, .attempt = -1, .node = 1, .ascending = true},
+	};
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
+		char *want = chain(ws, &queries[i], false), *got = chain(ws, &queries[i], true);
+		ASSERT_EQ_STR(got, want);
+		air__free(want);
+		air__free(got);
+	}
+	air__local_free(ws);
+	air__free(log);
+}
+
+/* A tail read oldest first is the endpoint's tail (newest first) turned around. */
+AIR_TEST(local_reader__a_tail_is_the_newest_records_oldest_first)
+{
+	char *log = tick_log();
+	air__local *ws = make_run(ended, log, NULL);
+	const int64_t tails[] = {1, 7, 1000, 2499, 2500, 100000};
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(tails); i++) {
+		for (int64_t to = 0; to <= 2001; to += 2001) {
+			air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true, .to = to,
+			                    .from = 1002, .tail = tails[i], .page_size = tails[i]};
+			air__log_span span;
+			air__local_log *r = NULL;
+			int64_t last = to ? 1000 : 2500;
+			int64_t n = tails[i] < last - 1 ? tails[i] : last - 1, seen = 0;
+
+			do {
+				ASSERT_OK(air__local_log_read(ws, NULL, &r, &q, &span, NULL), NULL);
+				for (size_t k = 0; k < span.n; k++, seen++) {
+					char want[32];
+					snprintf(want, sizeof(want), "r%lld", (long long)(last - n + 1 + seen));
+					ASSERT_EQ_STR(span.recs[k].body, want);
+				}
+				q.token = span.next_token;
+				q.tail = 0;
+				q.page_size = n - seen;
+			} while (q.token && seen < n);
+			ASSERT_EQ_INT(seen, n);
+			air__local_log_free(r);
+		}
+	}
+	air__local_free(ws);
+	air__free(log);
+}
+
+/* Times as the endpoint reads them, however a record is written. */
+AIR_TEST(local_reader__odd_records_read_as_the_endpoint_reads_them)
+{
+	static const char odd[] = "1700000000000000000 nineteen digits\n"
+	                          "1700000000000000001 \n"
+	                          "1700000000000000002x no space\n"
+	                          "9223372036854775806 near the largest time\n"
+	                          "99999999999999999999999 too many digits\n"
+	                          "12 short\n"
+	                          "no time at all\n"
+	                          "\n"
+	                          "1700000000000000003 last, still being written";
+	air__local *ws = make_run(ended, odd, NULL);
+	air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true};
+	char *want = chain(ws, &q, false), *got = chain(ws, &q, true);
+
+	ASSERT_CONTAINS(want, "1700000000000000001 \n");
+	ASSERT_NOT_CONTAINS(want, "still being written");
+	ASSERT_EQ_STR(got, want);
+	air__free(want);
+	air__free(got);
+	air__local_free(ws);
+}
+
+/* A record longer than the reader's block, then more. */
+AIR_TEST(local_reader__a_record_longer_than_a_block_is_read_whole)
+{
+	size_t big = 700 * 1024;
+	air__buf b = AIR__BUF_INIT;
+	air__local *ws;
+	air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true};
+	char *want, *got;
+
+	air__buf_puts(&b, "1700000000000000000 first\n1700000000000000001 ");
+	for (size_t i = 0; i < big; i++)
+		air__buf_putc(&b, (char)('a' + i % 26));
+	air__buf_puts(&b, "\n1700000000000000002 after\n");
+	ws = make_run(ended, air__buf_cstr(&b), NULL);
+	want = chain(ws, &q, false);
+	got = chain(ws, &q, true);
+	ASSERT_EQ_INT(strlen(got), b.len);
+	ASSERT_EQ_STR(got, want);
+	air__free(want);
+	air__free(got);
+	air__local_free(ws);
+	air__buf_dispose(&b);
+}
+
+/* While the run goes on (its supervisor holds the lock), the log may not
+ * exist yet and grows: each page sees what is there. */
+AIR_TEST(local_reader__a_log_that_appears_later_is_read)
+{
+	static const char running[] = "{\"state\":\"RUNNING\",\"attempts\":[{}]}";
+	const char *state;
+	air__local *ws = make_run(running, NULL, &state);
+	char *log = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log", state, RUN);
+	char *lock = air__sprintf("%s/jobs/runs/%d/supervisor.lock", state, RUN);
+	air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true};
+	air__local_log *r = NULL;
+	air__log_span span;
+	int fd = -1;
+
+	ASSERT_EQ_INT(air__llock(lock, false, NULL, &fd), 0);
+	ASSERT_OK(air__local_log_read(ws, NULL, &r, &q, &span, NULL), NULL);
+	ASSERT_EQ_INT(span.n, 0);
+	ASSERT_NULL(span.next_token);
+	air_test_write_file(log, "1700000000000000000 one\n1700000000000000001 tw", 47);
+	ASSERT_OK(air__local_log_read(ws, NULL, &r, &q, &span, NULL), NULL);
+	ASSERT_EQ_INT(span.n, 1);
+	ASSERT_EQ_STR(span.recs[0].body, "one");
+	air_test_write_file(log, "1700000000000000000 one\n1700000000000000001 two\n", 48);
+	q.from = 1700000000;
+	ASSERT_OK(air__local_log_read(ws, NULL, &r, &q, &span, NULL), NULL);
+	ASSERT_EQ_INT(span.n, 2);
+	ASSERT_EQ_STR(span.recs[1].body, "two");
+	ASSERT_EQ_INT(span.recs[1].time_ns, 1700000000000000001LL);
+	air__local_log_free(r);
+	air__lunlock(fd);
+	air__free(lock);
+	air__free(log);
+	air__local_free(ws);
+}
+
+/* What only the endpoint answers the same way is left to it. */
+AIR_TEST(local_reader__the_endpoint_answers_what_it_alone_can)
+{
+	char *log = tick_log();
+	const char *state;
+	air__local *ws = make_run(ended, log, &state);
+	const air__log_query left[] = {
+		{.run_id = RUN, .attempt = -1, .ascending = false},           /* newest first */
+		{.run_id = RUN, .attempt = -1, .ascending = true, .token = "5"}, /* not a record start */
+		{.run_id = RUN, .attempt = -1, .ascending = true, .token = "x"},
+		{.run_id = 4, .attempt = -1, .ascending = true},               /* no such run */
+		{.run_id = RUN, .attempt = -1, .node = -1, .ascending = true},
+	};
+	char *status = air__sprintf("%s/jobs/runs/%d/status.json", state, RUN);
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(left); i++) {
+		air__local_log *r = NULL;
+		air__log_span span;
+		ASSERT_EQ_INT(air__local_log_read(ws, NULL, &r, &left[i], &span, NULL),
+		              AIR_EUNSUPPORTED);
+		air__local_log_free(r);
+	}
+	/* A damaged run: the endpoint says so (DATA_LOSS). */
+	air_test_write_file(status, "{\"state\":", 9);
+	{
+		air__local_log *r = NULL;
+		air__log_span span;
+		ASSERT_EQ_INT(air__local_log_read(ws, NULL, &r, &left[0], &span, NULL),
+		              AIR_EUNSUPPORTED);
+		ASSERT_EQ_INT(air__local_log_read(ws, NULL, &r,
+		                                  &(air__log_query){.run_id = RUN, .attempt = -1,
+		                                                    .ascending = true},
+		                                  &span, NULL),
+		              AIR_EUNSUPPORTED);
+		air__local_log_free(r);
+	}
+	air__free(status);
+	air__free(log);
+	air__local_free(ws);
+}
+
+/* A pause on a watched run ends when its status.json is replaced; an
+ * interrupt ends it too. The pauses are ten minutes: only the events can end
+ * them before the test's time limit. */
+AIR_TEST(local_reader__a_watched_run_wakes_its_reader)
+{
+	static const char running[] = "{\"state\":\"RUNNING\",\"attempts\":[{}]}";
+	const char *state;
+	air__local *ws = make_run(running, NULL, &state);
+	char *status = air__sprintf("%s/jobs/runs/%d/status.json", state, RUN);
+	json_t *fresh = json_pack("{s:s}", "state", "TERMINATED");
+	air__local_watch *w = NULL;
+	air_interrupt *intr = NULL;
+	air__ctx ctx;
+	air_error *err = NULL;
+
+	ASSERT_OK(air__local_watch_run(ws, RUN, false, &w), NULL);
+	/* Replaced (as the supervisor does) before the pause: the event waits for it. */
+	ASSERT_EQ_INT(air__lwrite_json(status, fresh, false), 0);
+	ASSERT_OK(air__local_watch_wait(w, NULL, 600000, "test", &err), err);
+	ASSERT_OK(air_interrupt_new(&intr), NULL);
+	air__ctx_init(&ctx, NULL, intr);
+	air_interrupt_trigger(intr);
+	ASSERT_EQ_INT(air__local_watch_wait(w, &ctx, 600000, "test", &err), AIR_EINTERRUPTED);
+	air_error_free(err);
+	air_interrupt_free(intr);
+	air__local_watch_free(w);
+	json_decref(fresh);
+	air__free(status);
+	air__local_free(ws);
+}
