@@ -222,7 +222,7 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id,
 int cli_sweep_watch(const cli_globals *g, air_client *client, const air_sweep *sweep,
                     const char *metric);
 /* The latest value of metric @name of run @run_id into *value: 1 when known,
- * 0 when not (yet), -1 when this libair cannot read metrics. */
+ * 0 when not (yet). */
 int cli_sweep_metric(air_client *client, int64_t run_id, const char *name, double *value);
 /* "lr=0.001 batch_size=32": variant @i's point as its run name shows it. */
 const char *cli_sweep_point_text(const air_sweep *sweep, size_t i);

@@ -1,12 +1,10 @@
 /* sweep_metric.c: the latest value of one MLflow metric of a run, for the
  * metric column of `air sweep --watch`, through air_client_get_metrics()
- * (include/air/metrics.h). A libair built without that header gives no
- * value: the column then shows "-". */
+ * (include/air/metrics.h). */
 #include <string.h>
 
 #include "cli.h"
 
-#ifdef AIR_METRICS_H
 int cli_sweep_metric(air_client *client, int64_t run_id, const char *name, double *value)
 {
 	air_metrics *m = NULL;
@@ -22,13 +20,3 @@ int cli_sweep_metric(air_client *client, int64_t run_id, const char *name, doubl
 	air_metrics_free(m);
 	return found;
 }
-#else
-int cli_sweep_metric(air_client *client, int64_t run_id, const char *name, double *value)
-{
-	(void)client;
-	(void)run_id;
-	(void)name;
-	(void)value;
-	return -1;
-}
-#endif

@@ -90,6 +90,8 @@ int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int sta
 int airgo_metrics_options_set_poll(air_metrics_options *opts, uintptr_t handle)
 {
 	return air_metrics_options_set_poll_cb(opts, handle ? metrics_poll_cb : NULL, (void *)handle);
+}
+
 void airgo_log_record_fields(const air_log_record *rec, int alert, airgo_log_fields *out)
 {
 	out->line = air_log_record_line(rec, &out->len);

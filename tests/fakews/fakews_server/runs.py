@@ -143,12 +143,13 @@ def add_auto_logs(run, setting):
     tasks = run.obj.get("tasks") or []
     nodes = nodes_of(tasks[0]) if tasks else 1
     L = run.life
-    # Lines are written while the run runs, before it ends: a run of zero
-    # length would have them at its end instant, which a client's exclusive
-    # upper bound (the end rounded up to a whole second) leaves out when the
-    # end falls on a whole second. Such a run runs for a millisecond.
-    if int(L.get("running_ms", 0)) <= 0:
-        L["running_ms"] = 1
+    # A run of zero length has its lines at its end instant, which a
+    # client's exclusive upper bound (the end rounded up to a whole second,
+    # PROTOCOL.md) leaves out when the end falls on a whole second: such a
+    # run starts a millisecond later instead.
+    if int(L.get("running_ms", 0)) <= 0 and \
+            (L["t0"] + int(L.get("pending_ms", 0))) % 1000 == 0:
+        L["t0"] += 1
     start_ns = (L["t0"] + int(L.get("pending_ms", 0))) * 1000000
     running_ns = int(L.get("running_ms", 0)) * 1000000
     for node in range(nodes if n > 0 else 0):
