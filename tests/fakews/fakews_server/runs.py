@@ -145,7 +145,7 @@ def add_auto_logs(run, setting):
     L = run.life
     # A run of zero length has its lines at its end instant, which a
     # client's exclusive upper bound (the end rounded up to a whole second,
-    # PROTOCOL.md) leaves out when the end falls on a whole second: such a
+    # docs/runs-and-logs.md) leaves out when the end falls on a whole second: such a
     # run starts a millisecond later instead.
     if int(L.get("running_ms", 0)) <= 0 and \
             (L["t0"] + int(L.get("pending_ms", 0))) % 1000 == 0:
