@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Build libair from scratch and run every test:
 #   1. a -Werror build (debugoptimized): all suites, then the compiled tests
-#      again under valgrind memcheck (errors and definite leaks fail; the
-#      command-line tests of the local workspace, suite local_cli, only once)
+#      of the library's suites again under valgrind memcheck (errors and
+#      definite leaks fail; interpreted tests are not repeated there)
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites but
 #      embed (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
@@ -23,7 +23,10 @@ cd "$(dirname "$0")/.."
 export AIR_TEST_CI=1
 passed=0
 failed=0
-jobs=$(nproc)
+# Most tests wait on servers, runs and polls rather than compute: two per
+# core keep the cores busy. Under valgrind, which computes, one per core.
+jobs=$(( $(nproc) * 2 ))
+valgrind_jobs=$(nproc)
 
 count_results() { # testlog*.json -> "ok fail"
   python3 - "$1" <<'PY'
@@ -50,25 +53,29 @@ setup_build() { # name, meson options... -> 0 when built
   if ! meson setup "$dir" -Dwerror=true "$@" >"$dir.setup.log" 2>&1; then
     cat "$dir.setup.log"; echo "setup of $name build failed"; failed=$((failed + 1)); return 1
   fi
+  local start=$SECONDS
   if ! ninja -C "$dir" >"$dir.build.log" 2>&1; then
     tail -50 "$dir.build.log"; echo "$name build failed"; failed=$((failed + 1)); return 1
   fi
+  echo "$name build: $((SECONDS - start)) s"
 }
 
 run_tests() { # name, label, logname, meson test options...
   local dir=build-ci-$1 label=$2 log=$3; shift 3
   rm -f "$dir/meson-logs/$log"
-  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$jobs" "$@" \
+  local start=$SECONDS procs=$jobs
+  [ "$label" = valgrind ] && procs=$valgrind_jobs
+  meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes "$procs" "$@" \
     | grep -vE '^ *[0-9]+/[0-9]+ .* (OK|SKIP) ' || true
   local ok=0 bad=1
   [ -f "$dir/meson-logs/$log" ] && read -r ok bad < <(count_results "$dir/meson-logs/$log")
-  echo "$label: $ok passed, $bad failed"
+  echo "$label: $ok passed, $bad failed ($((SECONDS - start)) s)"
   passed=$((passed + ok)); failed=$((failed + bad))
 }
 
 EXTRA=("$@")
-c_suites=(--suite unit --suite config --suite transport --suite submit --suite sweeps --suite runs --suite fakews
-          --suite local --no-suite local_cli)
+c_suites=(--suite unit --suite config --suite transport --suite submit --suite sweeps
+          --suite checks --suite runs --suite fakews --suite local --no-suite local_cli)
 
 soak_figures() { # testlog.json -> the lines the soak tests print
   python3 - "$1" <<'PY'
@@ -103,8 +110,10 @@ fi
 if [ ${#EXTRA[@]} -eq 0 ]; then
   echo "=== fuzz (clang) ==="
   rm -rf build-ci-fuzz
+  fuzz_start=$SECONDS
   bash fuzz/run.sh build-ci-fuzz 3 | tee build-ci-fuzz.log
   fuzz_rc=${PIPESTATUS[0]}
+  echo "fuzz build and runs: $((SECONDS - fuzz_start)) s"
   if [ "$fuzz_rc" -ne 77 ]; then
     read -r fok fbad < <(sed -n 's/^fuzz: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' build-ci-fuzz.log)
     [ -z "${fok:-}" ] && { fok=0; fbad=1; }
@@ -118,5 +127,6 @@ if [ "${AIR_PACKAGE_TESTS:-1}" != 0 ] && [ -f build-ci-release/build.ninja ]; th
   unset AIR_PACKAGE_TESTS
 fi
 
+echo "all of it: $SECONDS s"
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -245,17 +245,17 @@ AIR_TEST(failure__memory_is_bounded_by_the_excerpt)
 
 	memset(big, 'x', sizeof(big));
 	air__scan_init(&s, 40);
-	for (int i = 0; i < 200000; i++) {
+	for (int i = 0; i < 20000; i++) {
 		char line[64];
 		int n = snprintf(line, sizeof(line), "step %d loss 0.%d", i, i % 97);
 		ASSERT_EQ_INT(air__scan_line(&s, line, (size_t)n), AIR_OK);
 		ASSERT_TRUE(s.tail.n <= AIR__FAILURE_TAIL && s.before.n <= AIR__FAILURE_ALERT_CONTEXT);
 	}
 	ASSERT_EQ_INT(air__scan_line(&s, big, sizeof(big)), AIR_OK);
-	ASSERT_EQ_INT(s.lines, 200001);
+	ASSERT_EQ_INT(s.lines, 20001);
 	air__lines_init(&out, 40);
 	ASSERT_EQ_INT(air__scan_result(&s, &out, &omitted, &pattern), AIR_EXCERPT_TAIL);
-	ASSERT_EQ_STR(air__lines_at(&out, 0, NULL), "step 199981 loss 0.64");
+	ASSERT_EQ_STR(air__lines_at(&out, 0, NULL), "step 19981 loss 0.96");
 	air__lines_at(&out, out.n - 1, &len);
 	ASSERT_EQ_INT(len, AIR__FAILURE_LINE_MAX);
 	air__lines_dispose(&out);
