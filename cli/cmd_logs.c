@@ -116,7 +116,7 @@ static int on_record(const air_log_record *rec, void *ud)
 		if (clean)
 			fputs(clean, stdout);
 		else
-			fwrite(line, 1, len, stdout);
+			fwrite_unlocked(line, 1, len, stdout);
 		free(clean);
 		putc_unlocked('\n', stdout);
 		/* A line of a run going on is shown at once; a finished run's
