@@ -109,6 +109,7 @@ static bool apply_globals(cli_globals *g)
 	if (g_local)
 		g->local = true;
 	cli_set_json_output(g->json);
+	cli_set_target(g);
 	return true;
 }
 

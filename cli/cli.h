@@ -75,6 +75,11 @@ const char *cli_flag_hint(const air_error *err);
 char *cli_air_message(const air_error *err, int rc, const char *hint);
 /* Whether the output mode is JSON (-o json); set while the flags are read. */
 void cli_set_json_output(bool on);
+/* The workspace flags of this command line, for the commands the CLI
+ * suggests: " --local", " -p NAME" or "" (the default profile or the
+ * environment); set while the flags are read. */
+void cli_set_target(const cli_globals *g);
+const char *cli_target_flags(void);
 /* Success envelope {"v":1,"ts":...,"data":@data} pretty-printed on stdout. Steals @data. Returns 0. */
 int cli_print_data(json_t *data);
 /* Error envelope on stdout; returns 1. */

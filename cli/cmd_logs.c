@@ -159,8 +159,8 @@ int cli_report_follow_interrupted(int64_t run_id, bool ended)
 {
 	cli_report_interrupted();
 	if (!ended)
-		fprintf(stderr, "Run %" PRId64 " keeps going; `air cancel %" PRId64 "` stops it.\n",
-		        run_id, run_id);
+		fprintf(stderr, "Run %" PRId64 " keeps going; `air cancel%s %" PRId64 "` stops it.\n",
+		        run_id, cli_target_flags(), run_id);
 	return 1;
 }
 

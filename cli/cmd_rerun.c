@@ -67,7 +67,7 @@ static int rerun(const cli_globals *g, int64_t run_id, const air_rerun_options *
 		       air_submission_dashboard_url(sub));
 		fflush(stdout);
 		fprintf(stderr, "Tip: add --watch to follow the logs until the run ends (or run: air "
-		        "logs%s %" PRId64 ").\n", g->local ? " --local" : "", air_submission_run_id(sub));
+		        "logs%s %" PRId64 ").\n", cli_target_flags(), air_submission_run_id(sub));
 		rc = 0;
 	}
 	air_error_free(err);

@@ -218,7 +218,7 @@ static void print_table(const air_sweep *s, bool dry_run)
 static void print_tips(const cli_globals *g, const air_sweep *s, bool watching)
 {
 	const char *base = air_sweep_base_key(s);
-	const char *local = g->local ? " --local" : "";
+	const char *local = cli_target_flags();
 
 	if (!base)
 		return;

@@ -107,8 +107,8 @@ void cli_failure_lines(const air_failure *f, void (*emit)(const char *line, void
 	}
 	line = NULL;
 	if (air_failure_node(f) >= 0 &&
-	    asprintf(&line, "The whole log: air logs %" PRId64 " --node %d --retry %d",
-	             air_failure_run_id(f), (int)air_failure_node(f),
+	    asprintf(&line, "The whole log: air logs%s %" PRId64 " --node %d --retry %d",
+	             cli_target_flags(), air_failure_run_id(f), (int)air_failure_node(f),
 	             (int)air_failure_attempt(f)) >= 0)
 		emit(line, ud);
 	free(line);

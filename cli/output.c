@@ -24,6 +24,25 @@ static bool json_output;
 
 void cli_set_json_output(bool on) { json_output = on; }
 
+static char target_flags[160];
+
+void cli_set_target(const cli_globals *g)
+{
+	const char *p = g->profile;
+
+	target_flags[0] = '\0';
+	if (g->local)
+		snprintf(target_flags, sizeof(target_flags), " --local");
+	else if (p && *p && strlen(p) < sizeof(target_flags) - 8 &&
+	         strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+	             strlen(p))
+		snprintf(target_flags, sizeof(target_flags), " -p %s", p);
+	else if (p && *p && !strchr(p, '\'') && strlen(p) < sizeof(target_flags) - 8)
+		snprintf(target_flags, sizeof(target_flags), " -p '%s'", cli_clean(p));
+}
+
+const char *cli_target_flags(void) { return target_flags; }
+
 /* The library names the option at fault in the error's field; the flag
  * that sets it is the CLI's to say. */
 const char *cli_flag_hint(const air_error *err)

@@ -260,7 +260,7 @@ int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_re
 		print_submitted(sub);
 		print_mlflow_links(client, air_submission_run_id(sub));
 		fprintf(stderr, "Tip: add --watch to follow the logs until the run ends (or run: air logs%s %"
-		        PRId64 ").\n", g->local ? " --local" : "", air_submission_run_id(sub));
+		        PRId64 ").\n", cli_target_flags(), air_submission_run_id(sub));
 		rc = 0;
 	}
 out:

@@ -206,7 +206,7 @@ int cli_sweep_watch(const cli_globals *g, air_client *client, const air_sweep *s
 	free(rows);
 	if (stopped) {
 		fprintf(stderr, "Stopped watching: the runs keep going. `air cancel%s --sweep %s` "
-		        "cancels them all.\n", g->local ? " --local" : "",
+		        "cancels them all.\n", cli_target_flags(),
 		        cli_clean(air_sweep_base_key(s)));
 		return 1;
 	}

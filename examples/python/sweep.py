@@ -28,11 +28,20 @@ compute:
   num_accelerators: 1
 environment:
   version: 6
-  dependencies: [torch, numpy]
+  dependencies: []
 parameters:
   lr: 0.01
   batch_size: 16
-command: python train.py --config "$HYPERPARAMETERS_PATH"
+# A stand-in for `python train.py --config "$HYPERPARAMETERS_PATH"`: it reads
+# the variant's hyper-parameters and prints a falling loss.
+command: |
+  python3 - "$HYPERPARAMETERS_PATH" <<'PY'
+  import sys
+  params = dict(line.split(": ", 1) for line in open(sys.argv[1]).read().splitlines() if ": " in line)
+  lr = float(params["lr"])
+  for step in range(5):
+      print("step %d loss %.4f" % (step, 2.0 / (1 + lr * 100 * step)), flush=True)
+  PY
 max_retries: 0
 """
 SWEEP = "lr-sweep-1"  # the base key: change it to start a new sweep; the same finds the same runs

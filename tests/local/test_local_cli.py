@@ -437,6 +437,24 @@ class LocalTest(unittest.TestCase):
         self.assertIn("local-test", listing)
         self.assertIn("SUCCESS", listing)
 
+    def test_suggested_commands_name_the_workspace_of_the_command_line(self):
+        # The failure block's "whole log" command works as printed: it
+        # carries --local, or the profile, of the command line it ends.
+        env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
+        env["XDG_STATE_HOME"] = os.path.join(self.tmp, "xdg")
+        failing = yaml_of("echo about to fail; exit 3", extra="max_retries: 0\n")
+        p = self.run_yaml(failing, "--local", "--watch", env=env, check=1)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        last = p.stderr.strip().splitlines()[-1]
+        self.assertEqual(last, "The whole log: air logs --local %s --node 0 --retry 0" % run_id)
+        again = self.air(*last.split(": ", 1)[1].split()[1:], env=env, check=1)
+        self.assertIn("about to fail", again.stdout)
+        cfg = self.write("profiles.cfg", "[lab]\nhost = local://%s\n" % self.state)
+        env = dict(env, DATABRICKS_CONFIG_FILE=cfg)
+        p = self.run_yaml(failing, "-p", "lab", "--watch", env=env, check=1)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
+        self.assertIn("The whole log: air logs -p lab %s --node 0" % run_id, p.stderr)
+
     def test_quickstart_local_demo(self):
         env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
         env["XDG_STATE_HOME"] = os.path.join(self.tmp, "xdg")

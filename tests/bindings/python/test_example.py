@@ -7,6 +7,7 @@ results table."""
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 from bindtest import PACKAGE_DIR, SOURCE_ROOT, TOKEN
@@ -44,6 +45,18 @@ class SweepExampleTest(unittest.TestCase):
         table = [ln.split() for ln in out.splitlines() if ln.split()[-2:-1] == ["SUCCESS"]]
         self.assertEqual([(row[0], row[1]) for row in table],
                          [("0.001", "16"), ("0.001", "32"), ("0.0003", "16"), ("0.0003", "32")])
+
+    def test_every_run_succeeds_on_the_local_workspace(self):
+        # The workload is whole: its command needs nothing but python3.
+        with tempfile.TemporaryDirectory() as tmp:
+            env = {k: v for k, v in os.environ.items() if not k.startswith("DATABRICKS_")}
+            env.update(DATABRICKS_HOST="local://" + os.path.join(tmp, "state"),
+                       PYTHONPATH=PACKAGE_DIR, HOME=tmp)
+            done = subprocess.run([sys.executable, EXAMPLE], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("[node 0] step 4 loss", done.stdout)
+        self.assertIn("4 of 4 runs succeeded", done.stdout)
 
     def test_ctrl_c_says_the_runs_keep_going(self):
         with FakeWS() as fw:
