@@ -200,7 +200,8 @@ class ListPager(WorkspaceCase):
         self.wait_screen(r"Runs 1-18 of")
         # L: the run's log lines as they are now.
         self.keys("L")
-        text = self.wait_screen(r"Logs of run %d \(node 0\)" % newest)
+        # The title is drawn before the lines arrive: wait for the last one.
+        text = self.wait_screen(r"(?s)Logs of run %d \(node 0\).*hello 2" % newest)
         self.assertEqual([l for l in text.splitlines() if l.startswith("hello ")],
                          ["hello 0", "hello 1", "hello 2"])
         self.keys("x")
