@@ -59,6 +59,11 @@ char *air__lurl_decode(const char *s, size_t n, bool plus_is_space);
 /* The file of workspace path @abs under <state>/workspace, or NULL when @abs
  * is not a clean absolute path (no "." or ".." segment, no NUL). */
 char *air__lws_file(const air__local *ws, const char *abs);
+/* Open @file (from air__lws_file()) without following a symbolic link
+ * anywhere under the state directory (air__lopen_beneath()): the
+ * descriptor, or -1 when it is missing, reached through a link, or not a
+ * regular file (or, with @dir_ok, a folder). */
+int air__lws_open(const air__local *ws, const char *file, bool dir_ok, struct stat *st);
 /* The request body as a JSON object; replies 400 and returns NULL when it is
  * not one (*rc gets the reply's outcome). */
 json_t *air__lbody_json(air__lcall *c, int *rc);

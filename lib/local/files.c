@@ -1,11 +1,15 @@
 /*
  * files.c: workspace files (get-status, mkdirs, import-file, export) and the
  * Files API (volumes), stored under <state>/workspace/<absolute path>.
+ * Reads never follow a symbolic link under the state directory: a link, or
+ * a path through one, is served as missing, like anything not a regular
+ * file or folder.
  */
 #include "local/endpoints.h"
 
 #include <errno.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #define MAX_EXPORT ((size_t)1 << 30)
@@ -48,14 +52,16 @@ int air__lfiles_get_status(air__lcall *c)
 {
 	char *abs = NULL, *file;
 	struct stat st;
-	int rc = AIR_OK;
+	int rc = AIR_OK, fd;
 
 	if (!(file = query_file(c, &abs, &rc)))
 		return rc;
-	if (stat(file, &st) != 0 && always_there(c->ws, abs))
+	if ((fd = air__lws_open(c->ws, file, true, &st)) >= 0)
+		close(fd);
+	if (fd < 0 && always_there(c->ws, abs))
 		rc = air__lreply_json(c, 200, json_pack("{s:s, s:s, s:i}", "object_type", "DIRECTORY",
 		                                        "path", abs, "size", 0));
-	else if (stat(file, &st) != 0)
+	else if (fd < 0)
 		rc = air__lreply_not_found(c, "Path (%s) doesn't exist.", abs);
 	else
 		rc = air__lreply_json(c, 200, json_pack("{s:s, s:s, s:I}", "object_type",
@@ -155,14 +161,15 @@ static int send_file(air__lcall *c, const char *abs, const char *file)
 {
 	air__buf b = AIR__BUF_INIT;
 	struct stat st;
-	int rc;
+	int rc, fd = air__lws_open(c->ws, file, false, &st);
 
-	if (stat(file, &st) != 0 || !S_ISREG(st.st_mode))
+	if (fd < 0)
 		return air__lreply_not_found(c, "Path (%s) doesn't exist.", abs);
-	if (air__lread_file(file, MAX_EXPORT, &b) != 0)
+	if (air__lread_fd(fd, MAX_EXPORT, &b) != 0)
 		rc = air__lreply_io_error(c, "cannot read a file");
 	else
 		rc = air__lreply_bytes(c, 200, b.ptr, b.len);
+	close(fd);
 	air__buf_dispose(&b);
 	return rc;
 }
@@ -192,7 +199,11 @@ int air__lfiles_fs(air__lcall *c, const char *kind, const char *encoded_path)
 	if (!file) {
 		rc = air__lreply_bad_request(c, "the Files API path is not an absolute path");
 	} else if (!strcmp(m, "HEAD")) {
-		bool found = stat(file, &st) == 0 && (dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+		int fd = air__lws_open(c->ws, file, dirs, &st);
+		bool found = fd >= 0 && (dirs ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode));
+
+		if (fd >= 0)
+			close(fd);
 		rc = air__lreply_bytes(c, found ? 200 : 404, "", 0);
 	} else if (!strcmp(m, "PUT") && !dirs) {
 		if ((rc = store(c, abs, file, true)) == AIR_OK && c->reply->status == 0)

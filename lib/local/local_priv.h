@@ -26,6 +26,7 @@
 #ifndef AIR_LOCAL_LOCAL_PRIV_H
 #define AIR_LOCAL_LOCAL_PRIV_H
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "local/local.h"
@@ -66,6 +67,18 @@ int air__lsync(const char *path);
 /* Read a whole file of at most @max bytes into @out: 0, or -1 with errno
  * (EFBIG when larger). */
 int air__lread_file(const char *path, size_t max, air__buf *out);
+/* Open @rel ('/'-separated names) under the folder @root without following
+ * a symbolic link anywhere in @rel: each folder with O_NOFOLLOW |
+ * O_DIRECTORY, the last name with O_NOFOLLOW | O_NONBLOCK (a FIFO never
+ * blocks), and only if it is a regular file or, with @dir_ok, a folder.
+ * The descriptor (O_RDONLY, close-on-exec) with its fstat() in *st, or -1
+ * with errno: ENOENT for anything missing or not of those kinds (a link, a
+ * FIFO, a device...), another errno for a real failure. */
+int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct stat *st);
+/* The same for one @name in the open folder @dir. */
+int air__lopen_name(int dir, const char *name, bool dir_ok, struct stat *st);
+/* air__lread_file() of an open descriptor (left open). */
+int air__lread_fd(int fd, size_t max, air__buf *out);
 /* The largest JSON file of a state directory. */
 #define AIR__LOCAL_MAX_JSON ((size_t)16 << 20)
 /* A JSON file (at most AIR__LOCAL_MAX_JSON); NULL when missing or malformed. */

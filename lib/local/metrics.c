@@ -69,23 +69,19 @@ static json_t *point_json(const char *key, int64_t ts, double value, int64_t ste
 	                 (json_int_t)ts, "step", (json_int_t)step);
 }
 
-/* The last complete point of @path, read from its end. */
-static bool last_point(const char *path, int64_t *ts, double *value, int64_t *step)
+/* The last complete point of the open metrics file @fd (size @size), read
+ * from its end. */
+static bool last_point(int fd, off_t size, int64_t *ts, double *value, int64_t *step)
 {
 	char buf[2 * LINE_MAX_BYTES];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
 	ssize_t got = 0;
 	off_t from;
 	bool ok = false;
 
-	if (fd < 0)
-		return false;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		from = st.st_size > (off_t)sizeof(buf) ? st.st_size - (off_t)sizeof(buf) : 0;
+	if (size > 0) {
+		from = size > (off_t)sizeof(buf) ? size - (off_t)sizeof(buf) : 0;
 		got = pread(fd, buf, sizeof(buf), from);
 	}
-	close(fd);
 	/* Back from the last newline (what follows it is being written). */
 	while (!ok && got > 0) {
 		char *nl = memrchr(buf, '\n', (size_t)got), *start;
@@ -103,32 +99,38 @@ static bool last_point(const char *path, int64_t *ts, double *value, int64_t *st
 	return ok;
 }
 
-/* The latest point of every metrics file under @dir (key prefix @prefix). */
-static bool add_latest(const char *dir, const char *prefix, int depth, json_t *out)
+/* The latest point of every metrics file under the open folder @dir (key
+ * prefix @prefix; @dir is closed). Links are never followed and only
+ * regular files are read (air__lopen_name()). */
+static bool add_latest(int dir, const char *prefix, int depth, json_t *out)
 {
-	DIR *d = depth <= KEY_DEPTH ? opendir(dir) : NULL;
+	DIR *d = fdopendir(dir);
 	struct dirent *e;
 	bool ok = true;
 
+	if (!d)
+		close(dir);
 	while (ok && d && (e = readdir(d)) != NULL) {
-		char *path, *key;
+		char *key;
 		struct stat st;
 		int64_t ts, step;
 		double value;
+		int fd;
 
 		if (e->d_name[0] == '.' && (!e->d_name[1] || !strcmp(e->d_name, "..")))
 			continue;
-		path = air__lpath(dir, "%s", e->d_name);
 		key = *prefix ? air__sprintf("%s/%s", prefix, e->d_name) : air__strdup(e->d_name);
-		if (!path || !key)
+		fd = key ? air__lopen_name(dirfd(d), e->d_name, depth < KEY_DEPTH, &st) : -1;
+		if (!key)
 			ok = false;
-		else if (lstat(path, &st) != 0)
+		else if (fd < 0)
 			;
 		else if (S_ISDIR(st.st_mode))
-			ok = add_latest(path, key, depth + 1, out);
-		else if (S_ISREG(st.st_mode) && last_point(path, &ts, &value, &step))
+			ok = add_latest(fd, key, depth + 1, out); /* closes fd */
+		else if (last_point(fd, st.st_size, &ts, &value, &step))
 			ok = json_array_append_new(out, point_json(key, ts, value, step)) == 0;
-		air__free(path);
+		if (fd >= 0 && !S_ISDIR(st.st_mode))
+			close(fd);
 		air__free(key);
 	}
 	if (d)
@@ -138,15 +140,20 @@ static bool add_latest(const char *dir, const char *prefix, int depth, json_t *o
 
 int air__lmlflow_latest(const air__local *ws, const json_t *rec, json_t *data)
 {
-	char *run = air__lmlruns_run_dir(ws->dir, rec), *dir = run ? air__lpath(run, "metrics") : NULL;
+	char *run = air__lmlruns_run_dir(ws->dir, rec);
+	struct stat st;
+	int dir = run ? air__lopen_beneath(run, "metrics", true, &st) : -1;
 	json_t *list = json_array();
-	bool ok = list && (!dir || add_latest(dir, "", 0, list));
+	bool ok = list != NULL;
 
+	if (ok && dir >= 0 && S_ISDIR(st.st_mode))
+		ok = add_latest(dir, "", 0, list); /* closes dir */
+	else if (dir >= 0)
+		close(dir);
 	/* Empty lists are left out, as the service does. */
 	if (ok && json_array_size(list) > 0)
 		ok = json_object_set(data, "metrics", list) == 0;
 	json_decref(list);
-	air__free(dir);
 	air__free(run);
 	return ok ? AIR_OK : AIR_ENOMEM;
 }
@@ -171,28 +178,82 @@ static bool clean_key(const char *key)
 	return true;
 }
 
-/* Up to @max points of @path from byte @off: *next is where the next page
- * starts, or -1 when these are the last complete lines. */
-static bool read_page(const char *path, const char *key, int64_t off, int64_t max, json_t *out,
-                      int64_t *next, bool *bad_token)
+/* The lines of a metrics file through a fixed buffer: a line longer than
+ * LINE_MAX_BYTES is passed over, never held whole. */
+typedef struct line_reader {
+	int fd;
+	size_t at, end;
+	char buf[4 * LINE_MAX_BYTES];
+} line_reader;
+
+/* The next complete line: 1 with *line and *len (without its newline;
+ * *len is SIZE_MAX for a line too long to be a point) and *used (its bytes
+ * with the newline); 0 at the end (an unfinished last line is left for
+ * later); -1 on a read error. */
+static int next_line(line_reader *r, const char **line, size_t *len, int64_t *used)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
-	char *line = NULL, prev = '\n';
-	size_t cap = 0;
-	ssize_t len;
-	int64_t n = 0, pos = off;
+	int64_t skipped = 0;
+
+	for (;;) {
+		char *start = r->buf + r->at, *nl = memchr(start, '\n', r->end - r->at);
+		ssize_t got;
+
+		if (nl) {
+			size_t n = (size_t)(nl - start);
+
+			*line = start;
+			*len = skipped ? SIZE_MAX : n;
+			*used = skipped + (int64_t)n + 1;
+			r->at += n + 1;
+			return 1;
+		}
+		if (r->end - r->at > LINE_MAX_BYTES) {
+			skipped += (int64_t)(r->end - r->at);
+			r->at = r->end;
+		}
+		memmove(r->buf, start, r->end - r->at);
+		r->end -= r->at;
+		r->at = 0;
+		do
+			got = read(r->fd, r->buf + r->end, sizeof(r->buf) - r->end);
+		while (got < 0 && errno == EINTR);
+		if (got <= 0)
+			return got == 0 ? 0 : -1;
+		r->end += (size_t)got;
+	}
+}
+
+/* Up to @max points of the metrics file @rel under @run_dir from byte @off:
+ * *next is where the next page starts, or -1 when these are the last
+ * complete lines. A file that is missing, reached through a link or not a
+ * regular file has no point (air__lopen_beneath()). */
+static bool read_page(const char *run_dir, const char *rel, const char *key, int64_t off,
+                      int64_t max, json_t *out, int64_t *next, bool *bad_token)
+{
+	struct stat st;
+	line_reader *r = NULL;
+	const char *line;
+	size_t len;
+	int64_t n = 0, pos = off, used;
+	char prev = '\n';
+	int fd = air__lopen_beneath(run_dir, rel, false, &st), more = 0;
 	bool ok = true;
 
 	*next = -1;
-	if (fd >= 0 && !f)
-		close(fd);
-	if (!f)
+	if (fd < 0)
 		return errno == ENOENT; /* no point logged yet */
+	if (!(r = air__malloc(sizeof(*r)))) {
+		close(fd);
+		errno = ENOMEM;
+		return false;
+	}
+	r->fd = fd;
+	r->at = r->end = 0;
 	/* A page starts at the start of a line. */
-	if (off > 0 && (fseeko(f, (off_t)off - 1, SEEK_SET) != 0 || (prev = (char)fgetc(f)) != '\n'))
+	if (off > 0 && (pread(fd, &prev, 1, (off_t)off - 1) != 1 || prev != '\n' ||
+	                lseek(fd, (off_t)off, SEEK_SET) < 0))
 		*bad_token = true;
-	while (ok && !*bad_token && (len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
+	while (ok && !*bad_token && (more = next_line(r, &line, &len, &used)) > 0) {
 		int64_t ts, step;
 		double value;
 
@@ -200,14 +261,16 @@ static bool read_page(const char *path, const char *key, int64_t off, int64_t ma
 			*next = pos;
 			break;
 		}
-		pos += len;
-		if (!parse_point(line, (size_t)len - 1, &ts, &value, &step))
+		pos += used;
+		if (len == SIZE_MAX || !parse_point(line, len, &ts, &value, &step))
 			continue;
 		ok = json_array_append_new(out, point_json(key, ts, value, step)) == 0;
 		n++;
 	}
-	free(line);
-	fclose(f);
+	if (more < 0)
+		ok = false;
+	air__free(r);
+	close(fd);
 	return ok;
 }
 
@@ -234,9 +297,9 @@ int air__lmlflow_history(air__lcall *c)
 		rc = air__lreply_not_found(c, "MLflow run %s is not a run of this local workspace",
 		                           id ? id : "(missing)");
 	} else if (!(run = air__lmlruns_run_dir(c->ws->dir, rec)) ||
-	           !(path = air__lpath(run, "metrics/%s", key))) {
+	           !(path = air__sprintf("metrics/%s", key))) {
 		rc = run ? air__oom(c->err) : air__lreply_empty(c);
-	} else if (!read_page(path, key, off, max, points, &next, &bad_token)) {
+	} else if (!read_page(run, path, key, off, max, points, &next, &bad_token)) {
 		rc = errno == ENOMEM ? air__oom(c->err) : air__lreply_io_error(c, "cannot read a metric");
 	} else if (bad_token) {
 		rc = air__lreply_bad_request(c, "invalid page_token");

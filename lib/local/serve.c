@@ -273,6 +273,11 @@ char *air__lws_file(const air__local *ws, const char *abs)
 	return air__buf_detach(&b);
 }
 
+int air__lws_open(const air__local *ws, const char *file, bool dir_ok, struct stat *st)
+{
+	return air__lopen_beneath(ws->dir, file + strlen(ws->dir) + 1, dir_ok, st);
+}
+
 json_t *air__lbody_json(air__lcall *c, int *rc)
 {
 	json_t *v = NULL;

@@ -1,10 +1,12 @@
 /*
  * store.c: the files of a local state directory: paths, directories, atomic
- * writes (temporary file + rename), whole-file reads, flock() locks.
+ * writes (temporary file + rename), whole-file reads, opening
+ * a path without following links, flock() locks.
  */
 #include "local/local_priv.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -164,34 +166,25 @@ int air__lwrite_json(const char *path, const json_t *v, bool durable)
 	return rc;
 }
 
-int air__lread_file(const char *path, size_t max, air__buf *out)
+int air__lread_fd(int fd, size_t max, air__buf *out)
 {
 	char chunk[16384];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	air__buf_clear(out);
-	if (fd < 0)
-		return -1;
 	for (;;) {
 		ssize_t r = read(fd, chunk, sizeof(chunk));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0) {
-			int saved = errno;
-			close(fd);
-			errno = saved;
+		if (r < 0)
 			return -1;
-		}
 		if (r == 0)
 			break;
 		if (out->len + (size_t)r > max) {
-			close(fd);
 			errno = EFBIG;
 			return -1;
 		}
 		air__buf_put(out, chunk, (size_t)r);
 	}
-	close(fd);
 	if (air__buf_oom(out)) {
 		errno = ENOMEM;
 		return -1;
@@ -199,6 +192,79 @@ int air__lread_file(const char *path, size_t max, air__buf *out)
 	if (!out->ptr)
 		air__buf_puts(out, ""); /* an empty file is "" */
 	return 0;
+}
+
+int air__lread_file(const char *path, size_t max, air__buf *out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc, saved;
+
+	air__buf_clear(out);
+	if (fd < 0)
+		return -1;
+	rc = air__lread_fd(fd, max, out);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+/* One name of a path opened under @dir without following a link. */
+static int open_name(int dir, const char *name, int flags)
+{
+	int fd;
+
+	do
+		fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | flags);
+	while (fd < 0 && errno == EINTR);
+	/* A link (ELOOP) or a file where a folder was expected (ENOTDIR) is
+	 * as good as missing. */
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+		errno = ENOENT;
+	return fd;
+}
+
+int air__lopen_name(int dir, const char *name, bool dir_ok, struct stat *st)
+{
+	int fd = open_name(dir, name, O_NONBLOCK);
+
+	if (fd >= 0 && (fstat(fd, st) != 0 ||
+	                !(S_ISREG(st->st_mode) || (dir_ok && S_ISDIR(st->st_mode))))) {
+		close(fd);
+		fd = -1;
+		errno = ENOENT;
+	}
+	return fd;
+}
+
+int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct stat *st)
+{
+	int dir = open(root, O_RDONLY | O_CLOEXEC | O_DIRECTORY), fd = -1, saved;
+	char name[NAME_MAX + 1];
+
+	while (dir >= 0) {
+		size_t n = strcspn(rel, "/");
+		bool last = rel[n] == '\0';
+
+		if (n == 0 || n > NAME_MAX) {
+			errno = ENOENT;
+			break;
+		}
+		memcpy(name, rel, n);
+		name[n] = '\0';
+		fd = last ? air__lopen_name(dir, name, dir_ok, st) : open_name(dir, name, O_DIRECTORY);
+		if (fd < 0 || last)
+			break;
+		close(dir);
+		dir = fd;
+		fd = -1;
+		rel += n + 1;
+	}
+	saved = errno;
+	if (dir >= 0)
+		close(dir);
+	errno = saved;
+	return fd;
 }
 
 json_t *air__lread_json(const char *path)

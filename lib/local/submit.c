@@ -181,8 +181,13 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 	s->launch_dir = dir && *dir ? air__lws_file(c->ws, dir) : NULL;
 	air__free(dir);
 	{
+		/* Reached without a link: so is the launch directory holding it. */
 		char *cmd = air__lws_file(c->ws, s->command_path);
-		bool ok = cmd && stat(cmd, &st) == 0 && S_ISREG(st.st_mode);
+		int fd = cmd ? air__lws_open(c->ws, cmd, false, &st) : -1;
+		bool ok = fd >= 0;
+
+		if (fd >= 0)
+			close(fd);
 		air__free(cmd);
 		if (!s->launch_dir || !ok) {
 			*rc = air__lreply_bad_request(c, "command_path %s does not exist in the local "
@@ -191,8 +196,13 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 		}
 	}
 	if (s->code_source_path) {
+		int fd;
+
 		s->code_archive = air__lws_file(c->ws, s->code_source_path);
-		if (!s->code_archive || stat(s->code_archive, &st) != 0 || !S_ISREG(st.st_mode)) {
+		fd = s->code_archive ? air__lws_open(c->ws, s->code_archive, false, &st) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (fd < 0) {
 			*rc = air__lreply_bad_request(c, "code_source_path %s does not exist in the local "
 			                              "workspace", s->code_source_path);
 			return false;

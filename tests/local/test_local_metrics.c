@@ -4,12 +4,14 @@
  * nodes' MLFLOW_* variables), metrics a workload appends itself read back
  * through air_client_get_metrics() and histories (pages, system metrics
  * with '/', NaN and infinities, following a run to its end), keys that
- * could leave the store refused, and the run's status at its end.
+ * could leave the store refused, links, FIFOs and overlong lines never
+ * read, and the run's status at its end.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <air/air.h>
@@ -191,6 +193,59 @@ AIR_TEST(local_metrics__histories_come_in_pages_and_keys_cannot_leave_the_store)
 		}
 	}
 	air_metrics_options_free(o);
+	air_run_free(run);
+}
+
+/* The peak resident size of this process, in KiB. */
+static long peak_kib(void)
+{
+	struct rusage ru;
+
+	ASSERT_EQ_INT(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+AIR_TEST(local_metrics__links_fifos_and_long_lines_are_never_read)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	/* A point outside the store reached through links to a folder and to a
+	 * file, FIFOs where metrics would be, and a 24 MiB line (a hole of the
+	 * file: no disk) between two points. */
+	int64_t id = run_yaml(c, "  o=\"$d/../../../outside\"; mkdir -p \"$o\" \"$d/metrics/sub\"\n"
+	                         "  echo '1700000000000 666 0' > \"$o/ext\"\n"
+	                         "  ln -s \"$o\" \"$d/metrics/linkdir\"\n"
+	                         "  ln -s \"$o\" \"$d/metrics/sub/up\"\n"
+	                         "  ln -s \"$o/ext\" \"$d/metrics/linkfile\"\n"
+	                         "  mkfifo \"$d/metrics/fifo\" \"$d/metrics/sub/fifo\"\n"
+	                         "  point sub/ok 3 0\n"
+	                         "  printf '1700000000000 1 0\\n' > \"$d/metrics/long\"\n"
+	                         "  truncate -s 24M \"$d/metrics/long\"\n"
+	                         "  printf '\\n1700000000000 2 1\\n' >> \"$d/metrics/long\"\n");
+	air_run *run = local_wait(c, id);
+	static const char *const absent[] = {"linkdir/ext", "sub/up/ext", "linkfile", "fifo",
+	                                     "sub/fifo"};
+	air_metrics *m = NULL;
+	air_error *err = NULL;
+	long before;
+
+	ASSERT_EQ_STR(air_run_state_name(run), "SUCCESS");
+	for (size_t i = 0; i < sizeof(absent) / sizeof(absent[0]); i++)
+		ASSERT_EQ_STR(history(c, id, absent[i], NULL), "");
+	ASSERT_EQ_STR(history(c, id, "sub/ok", NULL), "sub/ok:0=3");
+
+	/* The long line is passed over, never held whole. */
+	before = peak_kib();
+	ASSERT_EQ_STR(history(c, id, "long", NULL), "long:0=1 long:1=2");
+	ASSERT_TRUE(peak_kib() - before < 8 * 1024);
+
+	/* The latest values: the two regular files only. */
+	ASSERT_OK(air_client_get_metrics(c, id, NULL, &m, &err), err);
+	ASSERT_EQ_INT(air_metrics_count(m), 2);
+	for (size_t i = 0; i < air_metrics_count(m); i++)
+		ASSERT_TRUE(!strcmp(air_metrics_key(m, i), "long") ||
+		            !strcmp(air_metrics_key(m, i), "sub/ok"));
+	air_metrics_free(m);
 	air_run_free(run);
 }
 

@@ -79,6 +79,80 @@ AIR_TEST(local_unit__workspace_paths_stay_in_the_store)
 	ASSERT_NULL(air__lws_file(&ws, NULL));
 }
 
+/* The status of @method @path?@query served by @ws, its body in *body
+ * (free()). */
+static int32_t serve_raw(air__local *ws, const char *method, const char *path, const char *query,
+                         char **body)
+{
+	air__local_req req = {method, path, query, NULL, 0, NULL, NULL};
+	air__local_reply r = AIR__LOCAL_REPLY_INIT;
+	air_error *err = NULL;
+	int32_t status;
+
+	ASSERT_OK(air__local_serve(ws, NULL, &req, &r, &err), err);
+	status = r.status;
+	*body = strdup(r.body ? r.body : "");
+	air__local_reply_clear(&r);
+	return status;
+}
+
+AIR_TEST(local_unit__workspace_files_are_never_read_through_a_link)
+{
+	const char *state = air_test_tmpdir();
+	char *home = air__sprintf("%s/workspace/Workspace/Users/u", state);
+	char *out = air__sprintf("%s/outside", state), *p, *link, *body;
+	air__local *ws = NULL;
+	static const char *const refused[] = {"link.yaml", "linkdir/inner.yaml", "linkdir"};
+
+	ASSERT_EQ_INT(air__lmkdirs(home, 0700), 0);
+	ASSERT_EQ_INT(air__lmkdirs(out, 0700), 0);
+	p = air__sprintf("%s/ok.yaml", home);
+	air_test_write_file(p, "fine", 4);
+	air__free(p);
+	p = air__sprintf("%s/inner.yaml", out);
+	air_test_write_file(p, "SECRET", 6);
+	link = air__sprintf("%s/link.yaml", home);
+	ASSERT_EQ_INT(symlink(p, link), 0);
+	air__free(link);
+	air__free(p);
+	p = air__sprintf("%s/linkdir", home);
+	ASSERT_EQ_INT(symlink(out, p), 0);
+	air__free(p);
+	ASSERT_OK(air__local_new(state, NULL, &ws, NULL), NULL);
+
+	/* A regular file is served; a link, or a file under a linked folder, is
+	 * missing, for export, get-status and the Files API alike. */
+	ASSERT_EQ_INT(serve_raw(ws, "GET", "/api/2.0/workspace/export",
+	                        "path=/Workspace/Users/u/ok.yaml", &body), 200);
+	ASSERT_EQ_STR(body, "fine");
+	free(body);
+	ASSERT_EQ_INT(serve_raw(ws, "GET", "/api/2.0/workspace/get-status",
+	                        "path=/Workspace/Users/u/ok.yaml", &body), 200);
+	ASSERT_CONTAINS(body, "\"FILE\"");
+	free(body);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		char query[128], fs[128];
+
+		snprintf(query, sizeof(query), "path=/Workspace/Users/u/%s", refused[i]);
+		snprintf(fs, sizeof(fs), "/api/2.0/fs/files/Workspace/Users/u/%s", refused[i]);
+		ASSERT_EQ_INT(serve_raw(ws, "GET", "/api/2.0/workspace/export", query, &body), 404);
+		ASSERT_CONTAINS(body, "RESOURCE_DOES_NOT_EXIST");
+		ASSERT_NOT_CONTAINS(body, "SECRET");
+		free(body);
+		ASSERT_EQ_INT(serve_raw(ws, "GET", "/api/2.0/workspace/get-status", query, &body), 404);
+		ASSERT_CONTAINS(body, "RESOURCE_DOES_NOT_EXIST");
+		free(body);
+		ASSERT_EQ_INT(serve_raw(ws, "GET", fs, NULL, &body), 404);
+		ASSERT_NOT_CONTAINS(body, "SECRET");
+		free(body);
+		ASSERT_EQ_INT(serve_raw(ws, "HEAD", fs, NULL, &body), 404);
+		free(body);
+	}
+	air__local_free(ws);
+	air__free(out);
+	air__free(home);
+}
+
 /* ---- node log records -------------------------------------------------------------- */
 
 typedef struct chunk {
