@@ -97,8 +97,21 @@ static int preflight_failed(air__checker *k, air_error *e)
 	return rc;
 }
 
+/* Whether a check before the pre-flight already failed on @field. */
+static bool failed_before(const air__checker *k, const char *field)
+{
+	for (size_t i = 0; field && i < air_check_report_count(k->report); i++) {
+		const air_check *c = air_check_report_get(k->report, i);
+		if (air_check_status(c) == AIR_CHECK_FAIL && air_check_field(c) &&
+		    !strcmp(air_check_field(c), field))
+			return true;
+	}
+	return false;
+}
+
 int air__check_preflight(air__checker *k)
 {
+	size_t repeated = 0;
 	const json_t *body;
 	json_t *reply = NULL, *errors, *f;
 	air_error *e = NULL;
@@ -121,6 +134,12 @@ int air__check_preflight(air__checker *k)
 		/* one line, whatever the server wrote */
 		air__buf_put_one_line(&line, air__json_str(f, "message") ? air__json_str(f, "message")
 		                                                          : "(no message)");
+		/* What a check above already reported fails the report once. */
+		if (failed_before(k, air__json_nonempty(f, "path"))) {
+			repeated++;
+			air__buf_dispose(&line);
+			continue;
+		}
 		if (rc == AIR_OK)
 			rc = air__buf_oom(&line)
 			         ? air__oom(k->err)
@@ -129,6 +148,9 @@ int air__check_preflight(air__checker *k)
 			                          "the workspace rejects it: %s", air__buf_cstr(&line));
 		air__buf_dispose(&line);
 	}
+	if (rc == AIR_OK && repeated && repeated == json_array_size(errors))
+		rc = air__check_add(k, "preflight", AIR_CHECK_SKIPPED, NULL,
+		                    "the workspace rejects only what the checks above report");
 	json_decref(reply);
 	return rc;
 }
