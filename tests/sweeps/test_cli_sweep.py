@@ -4,6 +4,7 @@ that fails (exit 1, "error" instead of "run_id"), --dry-run (no request),
 submitting again (nothing new), --points files, --sample/--seed, --watch (a
 line or JSON object per change, and Ctrl-C), and usage errors."""
 
+import hashlib
 import json
 import os
 import signal
@@ -128,6 +129,28 @@ class Sweep(WorkspaceCase):
                   for r in self.fw.runs()}
         self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
                                   "lr-sweep lr=3": "CANCELED", "lr-sweep lr=9": None})
+
+    def test_a_plain_run_named_like_the_tag_is_not_in_the_sweep(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--idempotency-key", "s1")
+        self.assertEqual(rc, 0, err)
+        tag = "sweep-s1-" + hashlib.sha256(b"s1").hexdigest()[:8]
+        plain = os.path.join(self.home, "plain.yaml")
+        with open(plain, "w") as f:
+            f.write(WORKLOAD.replace("lr-sweep", tag))
+        rc, out, err = self.air("run", "-f", plain)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("list", "--sweep", "s1", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r["run_name"] for r in json.loads(out)["data"]["runs"]],
+                         ["lr-sweep lr=1"])
+        rc, out, err = self.air("cancel", "--sweep", "s1", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Cancelled 1 run", err)
+        states = {r["run"]["run_name"]: r["run"]["state"].get("result_state")
+                  for r in self.fw.runs()}
+        self.assertEqual(states.pop("lr-sweep lr=1"), "CANCELED")
+        self.assertEqual(list(states.values()), [None])
 
     def test_watch_reports_every_change_until_the_runs_end(self):
         self.fw.config(lifecycle={"pending_ms": 300, "running_ms": 300, "result": "FAILED"})
