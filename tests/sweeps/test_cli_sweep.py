@@ -99,6 +99,16 @@ class Sweep(WorkspaceCase):
         self.assertTrue(doc["runs"][3]["idempotency_key"].startswith("k-"))
         self.assertNotIn("run_id", doc["runs"][3])
 
+    def test_a_huge_bad_point_is_cut_in_the_error(self):
+        points = os.path.join(self.home, "huge.jsonl")
+        with open(points, "w") as f:
+            f.write(json.dumps({"compute.num_accelerators": "A" * (1 << 20)}) + "\n")
+        rc, out, err = self.sweep("--points", points, "--dry-run")
+        self.assertEqual(rc, 1, err[:1000])
+        self.assertIn("variant 0 (compute.num_accelerators=\"AAAA", err)
+        self.assertIn("\u2026", err)
+        self.assertLess(len(err), 2000)
+
     def test_points_file_and_a_sample(self):
         points = os.path.join(self.home, "points.jsonl")
         with open(points, "w") as f:
