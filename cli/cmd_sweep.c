@@ -187,7 +187,51 @@ static int print_json(const air_sweep *s, bool dry_run)
 	return cli_print_data(data);
 }
 
-static void print_table(const air_sweep *s, bool dry_run)
+/* The state of each submitted variant's run, read once (a runs/get each):
+ * submitting a sweep again returns the runs that exist, which may have moved
+ * on or ended. Whether a run was new is not in the runs/submit reply, so
+ * every run is read. NULL where unread ("PENDING" then); *@active says
+ * whether a run may still be going. */
+static char **read_states(air_client *client, const air_sweep *s, bool *active)
+{
+	size_t n = air_sweep_count(s);
+	char **states = calloc(n ? n : 1, sizeof(*states));
+	air_get_options *o = NULL;
+
+	*active = false;
+	if (!states || air_get_options_new(&o) != AIR_OK ||
+	    air_get_options_set_interrupt(o, cli_interrupt()) != AIR_OK) {
+		air_get_options_free(o);
+		*active = true;
+		return states;
+	}
+	for (size_t i = 0; i < n; i++) {
+		air_run *run = NULL;
+		int64_t id = air_sweep_variant_run_id(s, i);
+
+		if (id <= 0)
+			continue;
+		if (cli_interrupted() || air_client_get_run(client, id, o, &run, NULL) != AIR_OK) {
+			*active = true;
+			continue;
+		}
+		states[i] = strdup(air_run_state_name(run));
+		*active = *active || !air_run_is_terminal(run);
+		air_run_free(run);
+	}
+	air_get_options_free(o);
+	return states;
+}
+
+static void free_states(char **states, size_t n)
+{
+	for (size_t i = 0; states && i < n; i++)
+		free(states[i]);
+	free(states);
+}
+
+/* The variants; @states (or NULL) the state of each one's run. */
+static void print_table(const air_sweep *s, bool dry_run, char *const *states)
 {
 	size_t n = air_sweep_count(s), wp = strlen("POINT"), wi = 20; /* an int64 */
 
@@ -204,7 +248,10 @@ static void print_table(const air_sweep *s, bool dry_run)
 			snprintf(id, sizeof(id), "%" PRId64, air_sweep_variant_run_id(s, i));
 		printf("%-4zu  %-*s  %-*s  %s\n", i, (int)wp, cli_clean(cli_sweep_point_text(s, i)),
 		       (int)wi, id,
-		       dry_run ? "VALID" : st == AIR_VARIANT_SUBMITTED ? "PENDING" : "NOT SUBMITTED");
+		       dry_run                    ? "VALID"
+		       : st != AIR_VARIANT_SUBMITTED ? "NOT SUBMITTED"
+		       : states && states[i]         ? cli_clean(states[i])
+		                                     : "PENDING");
 	}
 	fflush(stdout);
 	for (size_t i = 0; i < n; i++)
@@ -214,8 +261,9 @@ static void print_table(const air_sweep *s, bool dry_run)
 			        cli_clean_lines(air_error_message(air_sweep_variant_error(s, i))));
 }
 
-/* How to find and stop the runs of the sweep (stderr, text mode). */
-static void print_tips(const cli_globals *g, const air_sweep *s, bool watching)
+/* How to find and stop the runs of the sweep (stderr, text mode); how to
+ * stop them only when one may still be going (@active). */
+static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, bool active)
 {
 	const char *base = air_sweep_base_key(s);
 	const char *local = g->local ? " --local" : "";
@@ -225,7 +273,10 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching)
 	if (!watching)
 		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; add --watch to follow them.\n",
 		        local, cli_clean(base));
-	fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n", local,
+	if (!active)
+		fprintf(stderr, "The runs have all ended.\n");
+	else
+		fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n", local,
 	        cli_clean(base));
 }
 
@@ -250,15 +301,15 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 	}
 	if (rc != AIR_OK) {
 		if (s && !g->json) {
-			print_table(s, false);
-			print_tips(g, s, true);
+			print_table(s, false, NULL);
+			print_tips(g, s, true, true);
 		}
 		cli_error_air(err, rc);
 		rc = 1;
 	} else if (a->watch && !a->dry_run) {
 		if (!g->json) {
 			fprintf(stderr, "Sweep %s\n", cli_clean(air_sweep_base_key(s)));
-			print_table(s, false);
+			print_table(s, false, NULL);
 		}
 		rc = cli_sweep_watch(g, client, s, a->metric);
 		if (air_sweep_failed_count(s))
@@ -274,9 +325,13 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		else
 			fprintf(stderr, "%zu variants are valid; nothing was submitted (dry run).\n",
 			        air_sweep_count(s));
-		print_table(s, a->dry_run);
+		bool active = false;
+		char **states = a->dry_run ? NULL : read_states(client, s, &active);
+
+		print_table(s, a->dry_run, states);
 		if (!a->dry_run)
-			print_tips(g, s, false);
+			print_tips(g, s, false, active);
+		free_states(states, air_sweep_count(s));
 		rc = air_sweep_failed_count(s) ? 1 : 0;
 	}
 	air_error_free(err);

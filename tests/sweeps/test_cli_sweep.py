@@ -48,6 +48,22 @@ class Sweep(WorkspaceCase):
         self.assertIn("air cancel --sweep demo", err)
         self.assertEqual(self.fw.count("POST", SUBMIT), 4)
 
+    def test_again_after_the_runs_ended_shows_their_states(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "again")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r.split()[-1] for r in out.splitlines()[1:]], ["PENDING", "PENDING"])
+        self.assertIn("The runs keep going", err)
+        for r in self.fw.runs():
+            self.fw.update_run(r["run"]["run_id"], lifecycle={"pending_ms": 0, "running_ms": 0,
+                                                             "result": "SUCCESS"})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "again")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(self.fw.runs()), 2)
+        self.assertEqual([r.split()[-1] for r in out.splitlines()[1:]], ["SUCCESS", "SUCCESS"])
+        self.assertNotIn("keep going", err)
+        self.assertIn("The runs have all ended", err)
+
     def test_json_lists_points_run_ids_and_keys(self):
         rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo", "-o", "json")
         self.assertEqual(rc, 0, err)
