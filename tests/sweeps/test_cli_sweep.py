@@ -156,6 +156,20 @@ class Sweep(WorkspaceCase):
         self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
                                   "lr-sweep lr=3": "CANCELED", "lr-sweep lr=9": None})
 
+    def test_cancel_says_which_sweep_has_nothing_to_cancel(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.air("cancel", "--sweep", "nosuch", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("No runs of sweep nosuch found.", err)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--idempotency-key", "ended")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("cancel", "--sweep", "ended", "-y")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("cancel", "--sweep", "ended", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("No active runs of sweep ended.", err)
+        self.assertNotIn("No runs of sweep", err)
+
     def test_a_plain_run_named_like_the_tag_is_not_in_the_sweep(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
         rc, out, err = self.sweep("--grid", "parameters.lr=1", "--idempotency-key", "s1")
