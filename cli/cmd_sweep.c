@@ -92,6 +92,9 @@ static int build_points(const sweep_args *a, air_sweep_points **out)
 		rc = add_grid_axis(p, a->grid.items[i]);
 	if (rc == 0 && a->points_file && air_sweep_points_load_file(p, a->points_file, &err) != AIR_OK)
 		rc = 1;
+	if (rc == 0 && a->sample_given && (uint64_t)a->sample > air_sweep_points_count(p))
+		fprintf(stderr, "Note: --sample %" PRId64 ": only %zu point%s; all are used.\n",
+		        a->sample, air_sweep_points_count(p), air_sweep_points_count(p) == 1 ? "" : "s");
 	if (rc == 0 && a->sample_given &&
 	    air_sweep_points_sample(p, (uint64_t)a->sample, (uint64_t)a->seed, &err) != AIR_OK)
 		rc = 1;
@@ -280,6 +283,8 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 	        cli_clean(base));
 }
 
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
+
 static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config *cfg,
                      const air_sweep_points *p)
 {
@@ -295,8 +300,9 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		rc = air_config_validate_sweep(cfg, p, o, &s, &err);
 	} else if ((rc = cli_client_new(g, &client, &err)) == AIR_OK) {
 		if (!g->json)
-			fprintf(stderr, "Submitting a sweep of %zu variants of experiment '%s'...\n",
-			        air_sweep_points_count(p), air_config_experiment_name(cfg));
+			fprintf(stderr, "Submitting a sweep of %zu variant%s of experiment '%s'...\n",
+			        air_sweep_points_count(p), plural(air_sweep_points_count(p)),
+			        air_config_experiment_name(cfg));
 		rc = air_client_submit_sweep(client, cfg, p, o, &s, &err);
 	}
 	if (rc != AIR_OK) {
@@ -319,12 +325,14 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		rc = air_sweep_failed_count(s) ? 1 : 0;
 	} else {
 		if (air_sweep_base_key(s))
-			fprintf(stderr, "Sweep %s: %zu variants%s\n", cli_clean(air_sweep_base_key(s)),
-			        air_sweep_count(s), a->dry_run ? " are valid; nothing was submitted (dry run)"
-			                                        : "");
+			fprintf(stderr, "Sweep %s: %zu variant%s%s\n", cli_clean(air_sweep_base_key(s)),
+			        air_sweep_count(s), plural(air_sweep_count(s)),
+			        !a->dry_run ? ""
+			        : air_sweep_count(s) == 1 ? " is valid; nothing was submitted (dry run)"
+			                                  : " are valid; nothing was submitted (dry run)");
 		else
-			fprintf(stderr, "%zu variants are valid; nothing was submitted (dry run).\n",
-			        air_sweep_count(s));
+			fprintf(stderr, "%zu variant%s valid; nothing was submitted (dry run).\n",
+			        air_sweep_count(s), air_sweep_count(s) == 1 ? " is" : "s are");
 		bool active = false;
 		char **states = a->dry_run ? NULL : read_states(client, s, &active);
 

@@ -139,6 +139,22 @@ class Sweep(WorkspaceCase):
                                   "json")
         self.assertEqual([r["point"] for r in json.loads(out)["data"]["runs"]], first)
 
+    def test_a_sample_larger_than_the_points_says_so(self):
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--sample", "5", "--dry-run",
+                                  "--idempotency-key", "k")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--sample 5: only 2 points; all are used", err)
+        self.assertIn("2 variants are valid", err)
+        self.assertEqual(len(out.splitlines()), 3)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--sample", "2", "--dry-run",
+                                  "--idempotency-key", "k")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--sample 2: only 1 point; all are used", err)
+        self.assertIn("1 variant is valid", err)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2,3", "--sample", "2", "--dry-run")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("--sample", err)
+
     def test_list_and_cancel_a_sweep(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
         rc, out, err = self.sweep("--grid", "parameters.lr=1,2,3", "--idempotency-key", "s1")
