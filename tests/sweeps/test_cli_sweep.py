@@ -35,6 +35,7 @@ class Sweep(WorkspaceCase):
         return self.air("sweep", "-f", self.yaml, *args, **kw)
 
     def test_a_grid_prints_one_row_per_variant(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})  # the state is read
         rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo")
         self.assertEqual(rc, 0, err)
         rows = out.splitlines()
