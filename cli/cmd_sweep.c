@@ -276,11 +276,25 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 	if (!watching)
 		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; add --watch to follow them.\n",
 		        local, cli_clean(base));
-	if (!active)
+	if (active)
+		fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n",
+		        local, cli_clean(base));
+	else if (air_sweep_failed_count(s) < air_sweep_count(s))
 		fprintf(stderr, "The runs have all ended.\n");
-	else
-		fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n", local,
-	        cli_clean(base));
+}
+
+/* The table of a sweep submitted (each run's state read) or validated. */
+static int print_outcome(const cli_globals *g, const air_sweep *s, air_client *client,
+                         bool dry_run)
+{
+	bool active = false;
+	char **states = dry_run ? NULL : read_states(client, s, &active);
+
+	print_table(s, dry_run, states);
+	if (!dry_run)
+		print_tips(g, s, false, active);
+	free_states(states, air_sweep_count(s));
+	return air_sweep_failed_count(s) ? 1 : 0;
 }
 
 static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
@@ -333,14 +347,7 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		else
 			fprintf(stderr, "%zu variant%s valid; nothing was submitted (dry run).\n",
 			        air_sweep_count(s), air_sweep_count(s) == 1 ? " is" : "s are");
-		bool active = false;
-		char **states = a->dry_run ? NULL : read_states(client, s, &active);
-
-		print_table(s, a->dry_run, states);
-		if (!a->dry_run)
-			print_tips(g, s, false, active);
-		free_states(states, air_sweep_count(s));
-		rc = air_sweep_failed_count(s) ? 1 : 0;
+		rc = print_outcome(g, s, client, a->dry_run);
 	}
 	air_error_free(err);
 	air_sweep_free(s);
