@@ -201,10 +201,11 @@ static void preview(const active_run *runs, size_t n)
 	}
 }
 
-/* The caller's active AI Runtime runs (scan strategy, up to 2000), those of
- * one sweep when @sweep_filter ("sweep=BASE") is given. */
-static int active_runs(air_client *c, const char *sweep_filter, active_run **runs, size_t *n,
-                       air_error **err)
+/* The caller's active AI Runtime runs (scan strategy, up to @limit), finished
+ * ones too when @all_status, those of one sweep when @sweep_filter
+ * ("sweep=BASE") is given. */
+static int find_runs(air_client *c, const char *sweep_filter, int64_t limit, bool all_status,
+                     active_run **runs, size_t *n, air_error **err)
 {
 	air_list_options *o = NULL;
 	air_run_iter *it = NULL;
@@ -214,7 +215,9 @@ static int active_runs(air_client *c, const char *sweep_filter, active_run **run
 	*runs = NULL;
 	*n = 0;
 	if (rc == AIR_OK)
-		rc = air_list_options_set_int(o, AIR_LIST_LIMIT, 2000);
+		rc = air_list_options_set_int(o, AIR_LIST_LIMIT, limit);
+	if (rc == AIR_OK)
+		rc = air_list_options_set_int(o, AIR_LIST_ALL_STATUS, all_status);
 	if (rc == AIR_OK)
 		rc = air_list_options_set_int(o, AIR_LIST_WORKSPACE_ID, 0);
 	if (rc == AIR_OK)
@@ -268,12 +271,27 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	} else {
 		fprintf(stderr, "Looking for active runs of %s in %s...\n", me, air_client_host(c));
 	}
-	rc = active_runs(c, filter, &runs, &n, &err);
+	rc = find_runs(c, filter, 2000, false, &runs, &n, &err);
+	if (rc == AIR_OK && n == 0 && sweep) {
+		/* none active: has the sweep any run at all? */
+		active_run *any = NULL;
+		size_t n_any = 0;
+
+		rc = find_runs(c, filter, 1, true, &any, &n_any, &err);
+		for (size_t i = 0; i < n_any; i++)
+			free(any[i].experiment);
+		free(any);
+		if (rc == AIR_OK && n_any)
+			fprintf(stderr, "No active runs of sweep %s.\n", cli_clean(sweep));
+		else if (rc == AIR_OK)
+			fprintf(stderr, "No runs of sweep %s found.\n", cli_clean(sweep));
+	}
 	free(filter);
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
 	} else if (n == 0) {
-		fprintf(stderr, "No active runs found.\n");
+		if (!sweep)
+			fprintf(stderr, "No active runs found.\n");
 		rc = report(g, &out, true, air_client_host(c));
 	} else {
 		if (!yes)

@@ -92,6 +92,9 @@ static int build_points(const sweep_args *a, air_sweep_points **out)
 		rc = add_grid_axis(p, a->grid.items[i]);
 	if (rc == 0 && a->points_file && air_sweep_points_load_file(p, a->points_file, &err) != AIR_OK)
 		rc = 1;
+	if (rc == 0 && a->sample_given && (uint64_t)a->sample > air_sweep_points_count(p))
+		fprintf(stderr, "Note: --sample %" PRId64 ": only %zu point%s; all are used.\n",
+		        a->sample, air_sweep_points_count(p), air_sweep_points_count(p) == 1 ? "" : "s");
 	if (rc == 0 && a->sample_given &&
 	    air_sweep_points_sample(p, (uint64_t)a->sample, (uint64_t)a->seed, &err) != AIR_OK)
 		rc = 1;
@@ -187,7 +190,51 @@ static int print_json(const air_sweep *s, bool dry_run)
 	return cli_print_data(data);
 }
 
-static void print_table(const air_sweep *s, bool dry_run)
+/* The state of each submitted variant's run, read once (a runs/get each):
+ * submitting a sweep again returns the runs that exist, which may have moved
+ * on or ended. Whether a run was new is not in the runs/submit reply, so
+ * every run is read. NULL where unread ("PENDING" then); *@active says
+ * whether a run may still be going. */
+static char **read_states(air_client *client, const air_sweep *s, bool *active)
+{
+	size_t n = air_sweep_count(s);
+	char **states = calloc(n ? n : 1, sizeof(*states));
+	air_get_options *o = NULL;
+
+	*active = false;
+	if (!states || air_get_options_new(&o) != AIR_OK ||
+	    air_get_options_set_interrupt(o, cli_interrupt()) != AIR_OK) {
+		air_get_options_free(o);
+		*active = true;
+		return states;
+	}
+	for (size_t i = 0; i < n; i++) {
+		air_run *run = NULL;
+		int64_t id = air_sweep_variant_run_id(s, i);
+
+		if (id <= 0)
+			continue;
+		if (cli_interrupted() || air_client_get_run(client, id, o, &run, NULL) != AIR_OK) {
+			*active = true;
+			continue;
+		}
+		states[i] = strdup(air_run_state_name(run));
+		*active = *active || !air_run_is_terminal(run);
+		air_run_free(run);
+	}
+	air_get_options_free(o);
+	return states;
+}
+
+static void free_states(char **states, size_t n)
+{
+	for (size_t i = 0; states && i < n; i++)
+		free(states[i]);
+	free(states);
+}
+
+/* The variants; @states (or NULL) the state of each one's run. */
+static void print_table(const air_sweep *s, bool dry_run, char *const *states)
 {
 	size_t n = air_sweep_count(s), wp = strlen("POINT"), wi = 20; /* an int64 */
 
@@ -204,7 +251,10 @@ static void print_table(const air_sweep *s, bool dry_run)
 			snprintf(id, sizeof(id), "%" PRId64, air_sweep_variant_run_id(s, i));
 		printf("%-4zu  %-*s  %-*s  %s\n", i, (int)wp, cli_clean(cli_sweep_point_text(s, i)),
 		       (int)wi, id,
-		       dry_run ? "VALID" : st == AIR_VARIANT_SUBMITTED ? "PENDING" : "NOT SUBMITTED");
+		       dry_run                    ? "VALID"
+		       : st != AIR_VARIANT_SUBMITTED ? "NOT SUBMITTED"
+		       : states && states[i]         ? cli_clean(states[i])
+		                                     : "PENDING");
 	}
 	fflush(stdout);
 	for (size_t i = 0; i < n; i++)
@@ -214,8 +264,9 @@ static void print_table(const air_sweep *s, bool dry_run)
 			        cli_clean_lines(air_error_message(air_sweep_variant_error(s, i))));
 }
 
-/* How to find and stop the runs of the sweep (stderr, text mode). */
-static void print_tips(const cli_globals *g, const air_sweep *s, bool watching)
+/* How to find and stop the runs of the sweep (stderr, text mode); how to
+ * stop them only when one may still be going (@active). */
+static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, bool active)
 {
 	const char *base = air_sweep_base_key(s);
 	const char *local = cli_target_flags();
@@ -225,9 +276,28 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching)
 	if (!watching)
 		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; add --watch to follow them.\n",
 		        local, cli_clean(base));
-	fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n", local,
-	        cli_clean(base));
+	if (active)
+		fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n",
+		        local, cli_clean(base));
+	else if (air_sweep_failed_count(s) < air_sweep_count(s))
+		fprintf(stderr, "The runs have all ended.\n");
 }
+
+/* The table of a sweep submitted (each run's state read) or validated. */
+static int print_outcome(const cli_globals *g, const air_sweep *s, air_client *client,
+                         bool dry_run)
+{
+	bool active = false;
+	char **states = dry_run ? NULL : read_states(client, s, &active);
+
+	print_table(s, dry_run, states);
+	if (!dry_run)
+		print_tips(g, s, false, active);
+	free_states(states, air_sweep_count(s));
+	return air_sweep_failed_count(s) ? 1 : 0;
+}
+
+static const char *plural(size_t n) { return n == 1 ? "" : "s"; }
 
 static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config *cfg,
                      const air_sweep_points *p)
@@ -244,21 +314,22 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		rc = air_config_validate_sweep(cfg, p, o, &s, &err);
 	} else if ((rc = cli_client_new(g, &client, &err)) == AIR_OK) {
 		if (!g->json)
-			fprintf(stderr, "Submitting a sweep of %zu variants of experiment '%s'...\n",
-			        air_sweep_points_count(p), air_config_experiment_name(cfg));
+			fprintf(stderr, "Submitting a sweep of %zu variant%s of experiment '%s'...\n",
+			        air_sweep_points_count(p), plural(air_sweep_points_count(p)),
+			        air_config_experiment_name(cfg));
 		rc = air_client_submit_sweep(client, cfg, p, o, &s, &err);
 	}
 	if (rc != AIR_OK) {
 		if (s && !g->json) {
-			print_table(s, false);
-			print_tips(g, s, true);
+			print_table(s, false, NULL);
+			print_tips(g, s, true, true);
 		}
 		cli_error_air(err, rc);
 		rc = 1;
 	} else if (a->watch && !a->dry_run) {
 		if (!g->json) {
 			fprintf(stderr, "Sweep %s\n", cli_clean(air_sweep_base_key(s)));
-			print_table(s, false);
+			print_table(s, false, NULL);
 		}
 		rc = cli_sweep_watch(g, client, s, a->metric);
 		if (air_sweep_failed_count(s))
@@ -268,16 +339,15 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		rc = air_sweep_failed_count(s) ? 1 : 0;
 	} else {
 		if (air_sweep_base_key(s))
-			fprintf(stderr, "Sweep %s: %zu variants%s\n", cli_clean(air_sweep_base_key(s)),
-			        air_sweep_count(s), a->dry_run ? " are valid; nothing was submitted (dry run)"
-			                                        : "");
+			fprintf(stderr, "Sweep %s: %zu variant%s%s\n", cli_clean(air_sweep_base_key(s)),
+			        air_sweep_count(s), plural(air_sweep_count(s)),
+			        !a->dry_run ? ""
+			        : air_sweep_count(s) == 1 ? " is valid; nothing was submitted (dry run)"
+			                                  : " are valid; nothing was submitted (dry run)");
 		else
-			fprintf(stderr, "%zu variants are valid; nothing was submitted (dry run).\n",
-			        air_sweep_count(s));
-		print_table(s, a->dry_run);
-		if (!a->dry_run)
-			print_tips(g, s, false);
-		rc = air_sweep_failed_count(s) ? 1 : 0;
+			fprintf(stderr, "%zu variant%s valid; nothing was submitted (dry run).\n",
+			        air_sweep_count(s), air_sweep_count(s) == 1 ? " is" : "s are");
+		rc = print_outcome(g, s, client, a->dry_run);
 	}
 	air_error_free(err);
 	air_sweep_free(s);

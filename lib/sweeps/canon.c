@@ -293,13 +293,27 @@ int air__sweep_derived_base(const air_config *cfg, const char *user, int64_t now
 	return *out ? AIR_OK : air__oom(err);
 }
 
+char *air__point_brief(const char *text)
+{
+	size_t len = strlen(text), keep;
+
+	if (len <= AIR__SWEEP_POINT_TEXT_MAX)
+		return air__strdup(text);
+	keep = utf8_cut(text, AIR__SWEEP_POINT_TEXT_MAX);
+	return air__sprintf("%.*s\u2026 (%zu bytes)", (int)keep, text, len);
+}
+
 char *air__point_text(const air__assign *a, size_t n)
 {
 	air__buf b = AIR__BUF_INIT;
+	char *full, *out;
 
 	for (size_t i = 0; i < n; i++)
 		air__buf_printf(&b, "%s%s=%s", i ? " " : "", a[i].path, a[i].value);
 	if (n == 0)
 		air__buf_puts(&b, "the base config");
-	return air__buf_detach(&b);
+	full = air__buf_detach(&b);
+	out = full ? air__point_brief(full) : NULL;
+	air__free(full);
+	return out;
 }

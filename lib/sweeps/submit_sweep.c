@@ -110,9 +110,13 @@ static int preflights(sweep_call *k, air_error **err)
 			rc = air__oom(err);
 		} else if (!dup) {
 			n_seen++;
-			if ((rc = air__preflight(k->c, &k->ctx, body, &e)) != AIR_OK)
+			if ((rc = air__preflight(k->c, &k->ctx, body, &e)) != AIR_OK) {
+				char *point = air__point_brief(k->s->v[i].point);
+
 				rc = air__fail(err, air__error_prefix(e, "variant %zu (%s)", i,
-				                                      k->s->v[i].point));
+				                                      point ? point : "?"));
+				air__free(point);
+			}
 		}
 		json_decref(body);
 		air__free(text);

@@ -4,6 +4,7 @@ that fails (exit 1, "error" instead of "run_id"), --dry-run (no request),
 submitting again (nothing new), --points files, --sample/--seed, --watch (a
 line or JSON object per change, and Ctrl-C), and usage errors."""
 
+import hashlib
 import json
 import os
 import signal
@@ -34,6 +35,7 @@ class Sweep(WorkspaceCase):
         return self.air("sweep", "-f", self.yaml, *args, **kw)
 
     def test_a_grid_prints_one_row_per_variant(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})  # the state is read
         rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo")
         self.assertEqual(rc, 0, err)
         rows = out.splitlines()
@@ -46,6 +48,22 @@ class Sweep(WorkspaceCase):
         self.assertIn("air list --sweep demo", err)
         self.assertIn("air cancel --sweep demo", err)
         self.assertEqual(self.fw.count("POST", SUBMIT), 4)
+
+    def test_again_after_the_runs_ended_shows_their_states(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "again")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r.split()[-1] for r in out.splitlines()[1:]], ["PENDING", "PENDING"])
+        self.assertIn("The runs keep going", err)
+        for r in self.fw.runs():
+            self.fw.update_run(r["run"]["run_id"], lifecycle={"pending_ms": 0, "running_ms": 0,
+                                                             "result": "SUCCESS"})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "again")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(self.fw.runs()), 2)
+        self.assertEqual([r.split()[-1] for r in out.splitlines()[1:]], ["SUCCESS", "SUCCESS"])
+        self.assertNotIn("keep going", err)
+        self.assertIn("The runs have all ended", err)
 
     def test_json_lists_points_run_ids_and_keys(self):
         rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo", "-o", "json")
@@ -98,6 +116,16 @@ class Sweep(WorkspaceCase):
         self.assertTrue(doc["runs"][3]["idempotency_key"].startswith("k-"))
         self.assertNotIn("run_id", doc["runs"][3])
 
+    def test_a_huge_bad_point_is_cut_in_the_error(self):
+        points = os.path.join(self.home, "huge.jsonl")
+        with open(points, "w") as f:
+            f.write(json.dumps({"compute.num_accelerators": "A" * (1 << 20)}) + "\n")
+        rc, out, err = self.sweep("--points", points, "--dry-run")
+        self.assertEqual(rc, 1, err[:1000])
+        self.assertIn("variant 0 (compute.num_accelerators=\"AAAA", err)
+        self.assertIn("\u2026", err)
+        self.assertLess(len(err), 2000)
+
     def test_points_file_and_a_sample(self):
         points = os.path.join(self.home, "points.jsonl")
         with open(points, "w") as f:
@@ -111,6 +139,22 @@ class Sweep(WorkspaceCase):
         rc, out, err = self.sweep("--points", points, "--sample", "2", "--seed", "7", "-o",
                                   "json")
         self.assertEqual([r["point"] for r in json.loads(out)["data"]["runs"]], first)
+
+    def test_a_sample_larger_than_the_points_says_so(self):
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--sample", "5", "--dry-run",
+                                  "--idempotency-key", "k")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--sample 5: only 2 points; all are used", err)
+        self.assertIn("2 variants are valid", err)
+        self.assertEqual(len(out.splitlines()), 3)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--sample", "2", "--dry-run",
+                                  "--idempotency-key", "k")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("--sample 2: only 1 point; all are used", err)
+        self.assertIn("1 variant is valid", err)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2,3", "--sample", "2", "--dry-run")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("--sample", err)
 
     def test_list_and_cancel_a_sweep(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
@@ -128,6 +172,42 @@ class Sweep(WorkspaceCase):
                   for r in self.fw.runs()}
         self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
                                   "lr-sweep lr=3": "CANCELED", "lr-sweep lr=9": None})
+
+    def test_cancel_says_which_sweep_has_nothing_to_cancel(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.air("cancel", "--sweep", "nosuch", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("No runs of sweep nosuch found.", err)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--idempotency-key", "ended")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("cancel", "--sweep", "ended", "-y")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("cancel", "--sweep", "ended", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("No active runs of sweep ended.", err)
+        self.assertNotIn("No runs of sweep", err)
+
+    def test_a_plain_run_named_like_the_tag_is_not_in_the_sweep(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--idempotency-key", "s1")
+        self.assertEqual(rc, 0, err)
+        tag = "sweep-s1-" + hashlib.sha256(b"s1").hexdigest()[:8]
+        plain = os.path.join(self.home, "plain.yaml")
+        with open(plain, "w") as f:
+            f.write(WORKLOAD.replace("lr-sweep", tag))
+        rc, out, err = self.air("run", "-f", plain)
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.air("list", "--sweep", "s1", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r["run_name"] for r in json.loads(out)["data"]["runs"]],
+                         ["lr-sweep lr=1"])
+        rc, out, err = self.air("cancel", "--sweep", "s1", "-y")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Cancelled 1 run", err)
+        states = {r["run"]["run_name"]: r["run"]["state"].get("result_state")
+                  for r in self.fw.runs()}
+        self.assertEqual(states.pop("lr-sweep lr=1"), "CANCELED")
+        self.assertEqual(list(states.values()), [None])
 
     def test_watch_reports_every_change_until_the_runs_end(self):
         self.fw.config(lifecycle={"pending_ms": 300, "running_ms": 300, "result": "FAILED"})
