@@ -309,7 +309,7 @@ static int stop_after_first(const air_sweep *s, size_t i, void *ud)
 AIR_TEST(sweep__the_callback_stops_the_sweep)
 {
 	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9", "1,2");
-	air_sweep_options *o = keyed(NULL);
+	air_sweep_options *o = keyed("stopped");
 	air_sweep *s = NULL;
 	air_error *err = NULL;
 	size_t submitted = 0;
@@ -322,8 +322,18 @@ AIR_TEST(sweep__the_callback_stops_the_sweep)
 		submitted += air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED;
 	ASSERT_TRUE(submitted >= 1 && submitted < 18);
 	ASSERT_EQ_INT(submitted + air_sweep_failed_count(s), 18);
-	ASSERT_EQ_INT(runs_created(), (int)submitted);
+	/* A submission still in flight when the callback stopped the sweep (at
+	 * most max-parallel - 1 of them) may have created its run on the
+	 * server without its reply being read: not reported as submitted. */
+	ASSERT_TRUE(runs_created() >= (int)submitted && runs_created() <= (int)submitted + 1);
 	air_error_free(err);
+	err = NULL;
+	air_sweep_free(s);
+	s = NULL;
+	/* The same sweep again finds those runs by their keys: no duplicate. */
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, NULL, NULL), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(runs_created(), 18);
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);
