@@ -543,7 +543,7 @@ static int fail(air_log_iter *it, int rc, air_error **err)
 }
 
 /* Records handed out between two moves of a transfer started ahead. */
-#define PUMP_EVERY 1024
+#define PUMP_EVERY 128
 
 int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **err)
 {
