@@ -46,7 +46,8 @@ struct air_log_iter {
 	char *token;             /* next page of the current poll, or NULL */
 	json_t *seen;            /* tokens of the current poll (a repeat ends it) */
 	bool cut;                /* the current poll's chain ended on a repeated token */
-	int64_t poll_delivered;  /* records delivered when the current poll started */
+	int64_t poll_new;        /* timestamped records the current poll delivered */
+	int terminal_polls;      /* polls that saw the run terminal */
 	int fruitless;           /* cut polls of a terminal run in a row that brought nothing */
 	air__run_watch *watch;   /* ends the pause between polls when the run changes, or NULL */
 	int64_t tail_left;       /* records a tail read oldest first may still deliver */
@@ -365,7 +366,9 @@ static int start_poll(air_log_iter *it, air_error **err)
 	int64_t unused_from;
 	int rc;
 
-	if (it->poll > 0 && ((rc = reread(s, err)) != AIR_OK || (rc = report_status(s, err)) != AIR_OK))
+	/* A terminal run no longer changes: only its log is read again. */
+	if (it->poll > 0 && !s->run->terminal &&
+	    ((rc = reread(s, err)) != AIR_OK || (rc = report_status(s, err)) != AIR_OK))
 		return rc;
 	air__logs_bounds(0, s->run->run_end_ms, s->run->terminal, 0, 0, &unused_from, &it->to);
 	json_decref(it->seen);
@@ -374,7 +377,7 @@ static int start_poll(air_log_iter *it, air_error **err)
 	if (!(it->seen = json_object()))
 		return air__oom(err);
 	it->cut = false;
-	it->poll_delivered = s->delivered;
+	it->poll_new = 0;
 	it->next = STEP_PAGE;
 	return AIR_OK;
 }
@@ -402,8 +405,10 @@ static int drain_page(air_log_iter *it, air_error **err)
 				continue;
 		}
 		rc = air__stream_emit_page(s, r->body, r->len, r->time_ns, err);
-		if (r->time_ns != 0)
+		if (r->time_ns != 0) {
 			it->last_t = r->time_ns;
+			it->poll_new++;
+		}
 	}
 	if (rc == AIR_OK && page->next_token && json_object_get(it->seen, page->next_token))
 		it->cut = true; /* a stale or repeated page: the chain stops short */
@@ -420,15 +425,25 @@ static int drain_page(air_log_iter *it, air_error **err)
 	return rc;
 }
 
-/* Whether a terminal run is done: its last poll read the chain to its end;
- * one cut short by a repeated token is polled again while that brings
- * records (and a few times when it does not), so the tail is not lost. */
+/* Whether a terminal run is done, so that its last records are not lost:
+ * - a poll that brought new records is followed by another;
+ * - a poll cut short by a repeated token is polled again while that brings
+ *   records, and a few times when it does not;
+ * - over HTTP, the first poll that saw the run terminal is confirmed by a
+ *   second: a stale reply (a copy of an earlier poll's last page, from a
+ *   cache or a retried request) reads as a whole chain with nothing new.
+ * Records without a timestamp are delivered by every poll and do not
+ * count as new. A local node log is read directly and is never stale. */
 static bool terminal_done(air_log_iter *it)
 {
-	if (!it->cut)
-		return true;
-	it->fruitless = it->s.delivered > it->poll_delivered ? 0 : it->fruitless + 1;
-	return it->fruitless >= MAX_FRUITLESS_CUT_POLLS;
+	it->terminal_polls++;
+	if (it->poll_new > 0) {
+		it->fruitless = 0;
+		return it->s.direct && !it->cut;
+	}
+	if (it->cut)
+		return ++it->fruitless >= MAX_FRUITLESS_CUT_POLLS;
+	return it->s.direct || it->terminal_polls >= 2;
 }
 
 /* The poll's pages are drained: the end, or the waiting message and a pause. */
@@ -448,9 +463,12 @@ static int after_poll(air_log_iter *it, air_error **err)
 	if (s->delivered == 0 && !s->run->terminal && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
 	    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
 		return rc;
-	/* Until the next poll, or until the run changes (a local run). */
-	if ((rc = air__run_watch_pause(it->watch, &s->ctx, s->o.poll_ms, "log stream", err)) !=
-	    AIR_OK)
+	/* Until the next poll, or until the run changes (a local run). A
+	 * terminal run's log is final: it is read again at once, unless a
+	 * repeated token cut the last poll short. */
+	if ((!s->run->terminal || it->cut) &&
+	    (rc = air__run_watch_pause(it->watch, &s->ctx, s->o.poll_ms, "log stream", err)) !=
+	        AIR_OK)
 		return rc;
 	it->poll++;
 	it->next = STEP_POLL;

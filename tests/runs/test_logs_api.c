@@ -260,7 +260,8 @@ AIR_TEST(logs__follow_scripted_pages_s47)
 	ASSERT_EQ_STR(air_logs_summary_state_name(sum), "FAILED");
 	air_logs_summary_free(sum);
 	reqs = fixture_requests("GET", path);
-	ASSERT_EQ_INT(json_array_size(reqs), 4);
+	/* The reference's four, then the terminal poll confirmed by a fifth. */
+	ASSERT_EQ_INT(json_array_size(reqs), 5);
 	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 0)),
 	              "ascending=true&from=1700000000&filter.node_index=0");
 	ASSERT_EQ_STR(fixture_query(json_array_get(reqs, 1), "page_token"), "p2");
@@ -268,6 +269,8 @@ AIR_TEST(logs__follow_scripted_pages_s47)
 	              "ascending=true&from=1700000003&filter.node_index=0");
 	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 3)),
 	              "ascending=true&from=1700000004&to=1700000030&filter.node_index=0");
+	ASSERT_EQ_STR(fixture_query_string(json_array_get(reqs, 4)),
+	              "ascending=true&from=1700000005&to=1700000030&filter.node_index=0");
 	json_decref(reqs);
 	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 3);
 	air_logs_options_free(o);
@@ -371,9 +374,64 @@ AIR_TEST(logs__a_repeated_page_in_the_last_poll_loses_nothing)
 	air_logs_options_free(o);
 }
 
+/* A JSON array of records "line I" for I in [@lo, @hi), a millisecond apart. */
+static void post_lines(int64_t id, int lo, int hi)
+{
+	char records[256 * 80], path[64];
+	size_t used = (size_t)snprintf(records, sizeof(records), "{\"records\":[");
+
+	for (int i = lo; i < hi; i++)
+		used += (size_t)snprintf(records + used, sizeof(records) - used,
+		                         "%s{\"time_unix_nano\":%lld,\"body\":\"line %d\"}",
+		                         i > lo ? "," : "", 1700000001000000000LL + i * 1000000LL, i);
+	snprintf(records + used, sizeof(records) - used, "]}");
+	snprintf(path, sizeof(path), "/__fakews/runs/%lld/logs", (long long)id);
+	json_decref(fakews_call(fw, "POST", path, records));
+}
+
+AIR_TEST(logs__a_stale_page_in_the_first_terminal_poll_loses_nothing)
+{
+	air_logs_options *o = opts(10);
+	air_log_iter *it = NULL;
+	const air_log_record *rec;
+	air_error *err = NULL;
+	int n = 0, rc;
+
+	/* RUNNING when opened, TERMINATED from the first re-read. The first poll
+	 * reads lines 0-99 in two pages; then lines 100-149 are written, and the
+	 * first poll that sees the run terminal gets the second page of the
+	 * earlier poll again (a stale reply: old lines, no next token). That
+	 * looks like a whole chain with nothing new; the run must not end
+	 * there. */
+	fakews_configf(fw, "{\"logs_page_size\":50}");
+	fakews_create_runf(fw, "{\"run_id\":79,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":80}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	post_lines(79, 0, 100);
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/79/logs\","
+	                  "\"action\":\"repeat\",\"after\":2}");
+	ASSERT_OK(air_client_open_logs(client, 79, o, &it, &err), err);
+	while ((rc = air_log_iter_next(it, &rec, &err)) == AIR_OK) {
+		size_t len;
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", n);
+		ASSERT_EQ_STR(air_log_record_line(rec, &len), want);
+		if (++n == 100)
+			post_lines(79, 100, 150);
+	}
+	ASSERT_EQ_INT(rc, AIR_EDONE);
+	ASSERT_EQ_INT(n, 150);
+	ASSERT_TRUE(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/79/logs") > 3);
+	ASSERT_TRUE(air_logs_summary_terminal(air_log_iter_summary(it)));
+	air_log_iter_free(it);
+	air_logs_options_free(o);
+}
+
 AIR_TEST(logs__zero_timestamps_always_delivered)
 {
-	static const char *const want[] = {"x", "y", "x", "y"}; /* both polls */
+	/* Every poll: the running one, the terminal one and its confirmation. */
+	static const char *const want[] = {"x", "y", "x", "y", "x", "y"};
 	air_logs_options *o = opts(10);
 	seen s = {0};
 	const char *path = "/api/2.0/ai-training/workflows/by-run-id/7/logs";
@@ -385,7 +443,7 @@ AIR_TEST(logs__zero_timestamps_always_delivered)
 	fakews_faultf(fw, "{\"path\":\"%s\",\"times\":-1,\"status\":200,\"body\":{\"log_records\":["
 	                  "{\"body\":\"x\"},{\"time_unix_nano\":\"later\",\"body\":\"y\"}]}}", path);
 	ASSERT_OK(stream(7, o, &s, NULL, NULL), NULL);
-	expect_lines(&s, want, 4);
+	expect_lines(&s, want, 6);
 	air_logs_options_free(o);
 }
 
