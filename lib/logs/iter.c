@@ -49,6 +49,7 @@ struct air_log_iter {
 	int64_t poll_new;        /* timestamped records the current poll delivered */
 	int terminal_polls;      /* polls that saw the run terminal */
 	int fruitless;           /* cut polls of a terminal run in a row that brought nothing */
+	int page_repeats;        /* the current page asked again after a repeated one */
 	air__run_watch *watch;   /* ends the pause between polls when the run changes, or NULL */
 	int64_t tail_left;       /* records a tail read oldest first may still deliver */
 };
@@ -58,6 +59,9 @@ struct air_log_iter {
 /* A terminal run whose last poll was cut short by a repeated page token is
  * polled again; this many such polls in a row without a new record end it. */
 #define MAX_FRUITLESS_CUT_POLLS 3
+/* A page that repeats an earlier page of its poll (its next token was seen)
+ * is asked for again this many times before the chain ends there. */
+#define MAX_PAGE_REPEATS 3
 
 static bool is_code(const air_error *e, const char *code)
 {
@@ -378,6 +382,7 @@ static int start_poll(air_log_iter *it, air_error **err)
 		return air__oom(err);
 	it->cut = false;
 	it->poll_new = 0;
+	it->page_repeats = 0;
 	it->next = STEP_PAGE;
 	return AIR_OK;
 }
@@ -392,6 +397,28 @@ static int drain_page(air_log_iter *it, air_error **err)
 
 	if (rc != AIR_OK)
 		return rc;
+	/* A page whose next token was seen repeats an earlier page of this poll
+	 * (a stale reply: its records were all read). Ask again, rather than
+	 * end the chain short of the records after it. */
+	if (page->next_token && json_object_get(it->seen, page->next_token) &&
+	    it->page_repeats < MAX_PAGE_REPEATS) {
+		it->page_repeats++;
+		air__client_debug(s->c, AIR_DEBUG_INFO, "log page repeated an earlier one (%d of %d)",
+		                  it->page_repeats, MAX_PAGE_REPEATS);
+		return AIR_OK;
+	}
+	it->page_repeats = 0;
+	if (page->next_token && json_object_get(it->seen, page->next_token))
+		it->cut = true; /* still repeated: the chain stops short */
+	if (next_token(it->seen, page->next_token, &it->token) != AIR_OK)
+		return air__oom(err);
+	if (it->token && !s->direct) {
+		/* Ask for the next page before this one is sifted and handed
+		 * out: the server prepares it meanwhile (the records live in the
+		 * parsed page, not in the body the transfer writes to). */
+		q = page_query(it, true, it->token);
+		prefetch(s, it->path, &q);
+	}
 	for (size_t i = 0; rc == AIR_OK && i < page->n; i++) {
 		const air__log_rec *r = &page->recs[i];
 
@@ -410,18 +437,8 @@ static int drain_page(air_log_iter *it, air_error **err)
 			it->poll_new++;
 		}
 	}
-	if (rc == AIR_OK && page->next_token && json_object_get(it->seen, page->next_token))
-		it->cut = true; /* a stale or repeated page: the chain stops short */
-	if (rc == AIR_OK && next_token(it->seen, page->next_token, &it->token) != AIR_OK)
-		rc = air__oom(err);
 	if (rc == AIR_OK && !it->token)
 		it->next = STEP_AFTER;
-	if (rc == AIR_OK && it->token && !s->direct) {
-		/* Ask for the next page now: the server prepares it while this
-		 * one is handed out. */
-		q = page_query(it, true, it->token);
-		prefetch(s, it->path, &q);
-	}
 	return rc;
 }
 
@@ -561,7 +578,7 @@ static int fail(air_log_iter *it, int rc, air_error **err)
 }
 
 /* Records handed out between two moves of a transfer started ahead. */
-#define PUMP_EVERY 128
+#define PUMP_EVERY 1024
 
 int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **err)
 {

@@ -428,6 +428,60 @@ AIR_TEST(logs__a_stale_page_in_the_first_terminal_poll_loses_nothing)
 	air_logs_options_free(o);
 }
 
+/* A page reply of records "line I" for I in [@lo, @hi), with @next. */
+static void page_rule(const char *query, int times, int lo, int hi, const char *next)
+{
+	char recs[64 * 80];
+	size_t used = 0;
+
+	recs[0] = 0;
+	for (int i = lo; i < hi; i++)
+		used += (size_t)snprintf(recs + used, sizeof(recs) - used,
+		                         "%s{\"time_unix_nano\":%lld,\"body\":\"line %d\"}",
+		                         i > lo ? "," : "", 1700000001000000000LL + i * 1000000LL, i);
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/81/logs\","
+	                  "\"query\":{%s},\"times\":%d,\"status\":200,\"body\":{\"log_records\":"
+	                  "[%s]%s%s%s}}",
+	              query, times, recs, next ? ",\"next_page_token\":\"" : "", next ? next : "",
+	              next ? "\"" : "");
+}
+
+AIR_TEST(logs__a_page_that_repeats_an_earlier_one_is_asked_again)
+{
+	static const char *const first = "\"from\":\"1700000000\"";
+	static const char *const later = "\"from\":\"1700000001\"";
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+
+	/* RUNNING when opened (lines 0-99 in two pages), TERMINATED from the
+	 * first re-read (lines 0-149 in three). In the terminal polls the
+	 * third page comes three times as a copy of the second (its next token
+	 * was seen: a stale reply) before it comes right. Ending the chain at
+	 * the copy, three polls in a row, would lose lines 100-149. */
+	fakews_create_runf(fw, "{\"run_id\":81,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":82}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	page_rule("\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
+	page_rule(first, -1, 0, 50, "t1");
+	page_rule("\"page_token\":\"t2\"", 3, 50, 100, "t2");
+	page_rule("\"page_token\":\"t2\"", -1, 100, 150, NULL);
+	page_rule("\"page_token\":\"t1\"", -1, 50, 100, "t2");
+	page_rule(later, -1, 0, 50, "t1");
+	ASSERT_OK(stream(81, o, &s, &sum, &err), err);
+	ASSERT_EQ_INT(s.n, 150);
+	for (int i = 0; i < 150; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", i);
+		ASSERT_EQ_STR(s.lines[i], want);
+	}
+	ASSERT_TRUE(air_logs_summary_terminal(sum));
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
 AIR_TEST(logs__zero_timestamps_always_delivered)
 {
 	/* Every poll: the running one, the terminal one and its confirmation. */
