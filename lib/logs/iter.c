@@ -44,7 +44,7 @@ struct air_log_iter {
 	air__dedup dd;
 	int64_t last_t, from, to, poll;
 	char *token;             /* next page of the current poll, or NULL */
-	json_t *seen;            /* tokens of the current poll (a repeat ends it) */
+	json_t *seen;            /* tokens of the current poll (a repeat is asked again) */
 	bool cut;                /* the current poll's chain ended on a repeated token */
 	int64_t poll_new;        /* timestamped records the current poll delivered */
 	int terminal_polls;      /* polls that saw the run terminal */
