@@ -26,7 +26,8 @@ typedef enum step {
 	STEP_TAIL_MORE, /* the next page of a tail read oldest first (air__log_read()) */
 	STEP_POLL,      /* start a poll of the follow loop: re-read the run */
 	STEP_PAGE,      /* fetch the next page of the current poll */
-	STEP_AFTER,     /* the poll's pages are drained: decide, wait */
+	STEP_AFTER,     /* the poll's pages are drained: decide */
+	STEP_PAUSE,     /* wait before the next poll */
 	STEP_FALLBACK,  /* read the MLflow artifacts (then DONE) */
 	STEP_DONE,
 	STEP_FAILED
@@ -46,7 +47,8 @@ struct air_log_iter {
 	char *token;             /* next page of the current poll, or NULL */
 	json_t *seen;            /* tokens of the current poll (a repeat is asked again) */
 	bool cut;                /* the current poll's chain ended on a repeated token */
-	int64_t poll_new;        /* timestamped records the current poll delivered */
+	int64_t poll_start_t;    /* last_t when the current poll started */
+	int64_t poll_new;        /* records of the current poll newer than poll_start_t */
 	int terminal_polls;      /* polls that saw the run terminal */
 	int fruitless;           /* cut polls of a terminal run in a row that brought nothing */
 	int page_repeats;        /* the current page asked again after a repeated one */
@@ -381,6 +383,7 @@ static int start_poll(air_log_iter *it, air_error **err)
 	if (!(it->seen = json_object()))
 		return air__oom(err);
 	it->cut = false;
+	it->poll_start_t = it->last_t;
 	it->poll_new = 0;
 	it->page_repeats = 0;
 	it->next = STEP_PAGE;
@@ -434,7 +437,8 @@ static int drain_page(air_log_iter *it, air_error **err)
 		rc = air__stream_emit_page(s, r->body, r->len, r->time_ns, err);
 		if (r->time_ns != 0) {
 			it->last_t = r->time_ns;
-			it->poll_new++;
+			if (r->time_ns > it->poll_start_t)
+				it->poll_new++;
 		}
 	}
 	if (rc == AIR_OK && !it->token)
@@ -449,8 +453,10 @@ static int drain_page(air_log_iter *it, air_error **err)
  * - over HTTP, the first poll that saw the run terminal is confirmed by a
  *   second: a stale reply (a copy of an earlier poll's last page, from a
  *   cache or a retried request) reads as a whole chain with nothing new.
- * Records without a timestamp are delivered by every poll and do not
- * count as new. A local node log is read directly and is never stale. */
+ * New means newer than the poll's start: records without a timestamp
+ * (delivered by every poll) do not count, nor do records of the boundary
+ * timestamp, which come again once more than the de-dup set holds share
+ * it. A local node log is read directly and is never stale. */
 static bool terminal_done(air_log_iter *it)
 {
 	it->terminal_polls++;
@@ -463,7 +469,7 @@ static bool terminal_done(air_log_iter *it)
 	return it->s.direct || it->terminal_polls >= 2;
 }
 
-/* The poll's pages are drained: the end, or the waiting message and a pause. */
+/* The poll's pages are drained: the end, or the waiting message and the next poll. */
 static int after_poll(air_log_iter *it, air_error **err)
 {
 	air__stream *s = &it->s;
@@ -480,12 +486,26 @@ static int after_poll(air_log_iter *it, air_error **err)
 	if (s->delivered == 0 && !s->run->terminal && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
 	    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
 		return rc;
-	/* Until the next poll, or until the run changes (a local run). A
-	 * terminal run's log is final: it is read again at once, unless a
-	 * repeated token cut the last poll short. */
-	if ((!s->run->terminal || it->cut) &&
-	    (rc = air__run_watch_pause(it->watch, &s->ctx, s->o.poll_ms, "log stream", err)) !=
-	        AIR_OK)
+	/* A terminal run's log is final: the poll that confirms the first
+	 * terminal one comes at once. Any other waits (a poll cut short, a
+	 * log still growing after the run ended). */
+	if (s->run->terminal && !it->cut && it->terminal_polls < 2) {
+		it->poll++;
+		it->next = STEP_POLL;
+	} else {
+		it->next = STEP_PAUSE;
+	}
+	return AIR_OK;
+}
+
+/* Until the next poll, or until the run changes (a local run). Interrupted,
+ * the pause is what the next call resumes: the decision is not made twice. */
+static int pause_poll(air_log_iter *it, air_error **err)
+{
+	air__stream *s = &it->s;
+	int rc = air__run_watch_pause(it->watch, &s->ctx, s->o.poll_ms, "log stream", err);
+
+	if (rc != AIR_OK)
 		return rc;
 	it->poll++;
 	it->next = STEP_POLL;
@@ -536,6 +556,9 @@ static int step_once(air_log_iter *it, air_error **err)
 		break;
 	case STEP_AFTER:
 		rc = after_poll(it, err);
+		break;
+	case STEP_PAUSE:
+		rc = pause_poll(it, err);
 		break;
 	case STEP_FALLBACK:
 		rc = air__mlflow_fallback(&it->s, err);
