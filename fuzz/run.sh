@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
-# Run every libFuzzer target a few seconds over a copy of its seed corpus:
-#   fuzz/run.sh BUILD_DIR [SECONDS]
+# Run every libFuzzer target over a copy of its seed corpus:
+#   fuzz/run.sh BUILD_DIR [SECONDS | runs=N]
+# SECONDS (default 4): that long each, from a random seed, to explore.
+# runs=N: N inputs each from a fixed seed, the same inputs on every machine
+# for the same build, however fast it is: what CI runs, so that its result
+# depends on the code alone (a crash found is found again by the same
+# command).
 # BUILD_DIR is a clang build with -Dfuzzers=enabled (made here when it does
 # not exist: ASan+UBSan, only the fuzz targets are built). Prints one line
 # per target ("fuzz_x: ok, N runs" or its crash report) and, last,
@@ -9,7 +14,11 @@
 set -u
 cd "$(dirname "$0")/.."
 build=${1:?usage: fuzz/run.sh BUILD_DIR [SECONDS]}
-secs=${2:-4}
+budget=${2:-4}
+case $budget in
+  runs=*) limit=(-seed=1 "-runs=${budget#runs=}") ;;
+  *) limit=("-max_total_time=$budget") ;;
+esac
 targets=(fuzz_config fuzz_run_json fuzz_runs_list fuzz_logs_page fuzz_http_error fuzz_profile
          fuzz_token_reply fuzz_docker_config)
 if ! command -v clang >/dev/null; then
@@ -34,7 +43,7 @@ for t in "${targets[@]}"; do
   dict=()
   [ -f "fuzz/$t.dict" ] && dict=(-dict="fuzz/$t.dict")
   # New inputs go to the first directory (a scratch copy), never the tree.
-  if "$build/fuzz/$t" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+  if "$build/fuzz/$t" "${dict[@]}" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 \
        -artifact_prefix="$work/" "$work/$t" "fuzz/corpus/$t" >"$work/$t.log" 2>&1; then
     echo "$t: ok, $(grep -o 'Done [0-9]* runs' "$work/$t.log" | grep -o '[0-9]*') runs"
     passed=$((passed + 1))
