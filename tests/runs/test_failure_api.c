@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "test.h"
@@ -206,14 +207,34 @@ AIR_TEST(failure__termination_details_of_a_submitted_run)
 	air_failure *f;
 	int64_t id;
 
+	/* Running for 1 ms from its creation: a run of no length that ends on a
+	 * whole second has an empty log window (the end rounded up is the
+	 * start), and lines stamped "now" may fall after its end. */
 	fakews_configf(fw, "{\"lifecycle\":{\"result\":\"FAILED\",\"state_message\":\"Task "
 	                   "failed with exit code 2\"}}");
-	id = fakews_create_runf(fw, "{\"lifecycle\":true,\"tasks\":[{\"ai_runtime_task\":{"
+	id = fakews_create_runf(fw, "{\"lifecycle\":{\"running_ms\":1},\"tasks\":[{\"ai_runtime_task\":{"
 	                            "\"experiment\":\"x\",\"deployments\":[{\"compute\":{"
 	                            "\"accelerator_type\":\"GPU_1xH100\",\"accelerator_count\":1}}]}}]}");
-	/* Stamped now: the run started now. */
-	add_lines_at(id, 0, 0, (int64_t)time(NULL) * 1000000000, (const char *const[]){
-	             "s 0", "ERROR: Script failed with exit code 2 after 3s"}, 2);
+	{
+		char path[64];
+		json_t *info;
+		int64_t t0;
+		snprintf(path, sizeof(path), "/__fakews/runs/%lld", (long long)id);
+		info = fakews_call(fw, "GET", path, NULL);
+		t0 = json_integer_value(json_object_get(json_object_get(info, "lifecycle"), "t0"));
+		json_decref(info);
+		ASSERT_TRUE(t0 > 0);
+		/* Within its millisecond of running; then wait until it ended. */
+		add_lines_at(id, 0, 0, t0 * 1000000, (const char *const[]){
+		             "s 0", "ERROR: Script failed with exit code 2 after 3s"}, 2);
+		for (;;) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			if ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 > t0 + 1)
+				break;
+			usleep(1000);
+		}
+	}
 	f = get_failure(id, NULL);
 	ASSERT_EQ_STR(air_failure_state_message(f), "Task failed with exit code 2");
 	ASSERT_EQ_STR(air_failure_termination_message(f), "Task failed with exit code 2");
