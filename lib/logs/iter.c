@@ -49,7 +49,7 @@ struct air_log_iter {
 	bool cut;                /* the current poll's chain ended on a repeated token */
 	int64_t poll_start_t;    /* last_t when the current poll started */
 	int64_t poll_new;        /* records of the current poll newer than poll_start_t */
-	int terminal_polls;      /* polls that saw the run terminal */
+	int terminal_polls;      /* whole-chain polls that saw the run terminal */
 	int fruitless;           /* cut polls of a terminal run in a row that brought nothing */
 	int page_repeats;        /* the current page asked again after a repeated one */
 	air__run_watch *watch;   /* ends the pause between polls when the run changes, or NULL */
@@ -447,26 +447,32 @@ static int drain_page(air_log_iter *it, air_error **err)
 }
 
 /* Whether a terminal run is done, so that its last records are not lost:
- * - a poll that brought new records is followed by another;
- * - a poll cut short by a repeated token is polled again while that brings
- *   records, and a few times when it does not;
- * - over HTTP, the first poll that saw the run terminal is confirmed by a
- *   second: a stale reply (a copy of an earlier poll's last page, from a
- *   cache or a retried request) reads as a whole chain with nothing new.
+ * - a poll cut short by a repeated token does not count: it is polled again
+ *   while that brings records, and a few times when it does not;
+ * - a local node log is read directly and is never stale: the first whole
+ *   poll that sees the run terminal is the last;
+ * - over HTTP, the run ends at a whole poll with nothing new that follows an
+ *   earlier whole terminal poll, a poll interval later (every poll after a
+ *   terminal one waits). A stale reply (a copy of an earlier reply, from a
+ *   cache or a log store that lags) reads as a whole chain with nothing new:
+ *   a record the store shows within a poll interval of the first terminal
+ *   poll is still read.
  * New means newer than the poll's start: records without a timestamp
  * (delivered by every poll) do not count, nor do records of the boundary
  * timestamp, which come again once more than the de-dup set holds share
- * it. A local node log is read directly and is never stale. */
+ * it. */
 static bool terminal_done(air_log_iter *it)
 {
-	it->terminal_polls++;
-	if (it->poll_new > 0) {
-		it->fruitless = 0;
-		return it->s.direct && !it->cut;
+	if (it->cut) {
+		if (it->poll_new > 0)
+			it->fruitless = 0;
+		return it->poll_new == 0 && ++it->fruitless >= MAX_FRUITLESS_CUT_POLLS;
 	}
-	if (it->cut)
-		return ++it->fruitless >= MAX_FRUITLESS_CUT_POLLS;
-	return it->s.direct || it->terminal_polls >= 2;
+	it->fruitless = 0;
+	it->terminal_polls++;
+	if (it->s.direct)
+		return true;
+	return it->poll_new == 0 && it->terminal_polls >= 2;
 }
 
 /* The poll's pages are drained: the end, or the waiting message and the next poll. */
@@ -486,15 +492,7 @@ static int after_poll(air_log_iter *it, air_error **err)
 	if (s->delivered == 0 && !s->run->terminal && it->poll % AIR__LOGS_WAITING_EVERY == 0 &&
 	    (rc = air__stream_show_waiting(s, err)) != AIR_OK)
 		return rc;
-	/* A terminal run's log is final: the poll that confirms the first
-	 * terminal one comes at once. Any other waits (a poll cut short, a
-	 * log still growing after the run ended). */
-	if (s->run->terminal && !it->cut && it->terminal_polls < 2) {
-		it->poll++;
-		it->next = STEP_POLL;
-	} else {
-		it->next = STEP_PAUSE;
-	}
+	it->next = STEP_PAUSE;
 	return AIR_OK;
 }
 

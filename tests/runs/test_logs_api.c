@@ -428,8 +428,8 @@ AIR_TEST(logs__a_stale_page_in_the_first_terminal_poll_loses_nothing)
 	air_logs_options_free(o);
 }
 
-/* A page reply of records "line I" for I in [@lo, @hi), with @next. */
-static void page_rule(const char *query, int times, int lo, int hi, const char *next)
+/* A page reply of run @id's log: records "line I" for I in [@lo, @hi), with @next. */
+static void page_rule(int64_t id, const char *query, int times, int lo, int hi, const char *next)
 {
 	char recs[64 * 80];
 	size_t used = 0;
@@ -439,10 +439,10 @@ static void page_rule(const char *query, int times, int lo, int hi, const char *
 		used += (size_t)snprintf(recs + used, sizeof(recs) - used,
 		                         "%s{\"time_unix_nano\":%lld,\"body\":\"line %d\"}",
 		                         i > lo ? "," : "", 1700000001000000000LL + i * 1000000LL, i);
-	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/81/logs\","
+	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/%lld/logs\","
 	                  "\"query\":{%s},\"times\":%d,\"status\":200,\"body\":{\"log_records\":"
 	                  "[%s]%s%s%s}}",
-	              query, times, recs, next ? ",\"next_page_token\":\"" : "", next ? next : "",
+	              (long long)id, query, times, recs, next ? ",\"next_page_token\":\"" : "", next ? next : "",
 	              next ? "\"" : "");
 }
 
@@ -464,13 +464,87 @@ AIR_TEST(logs__a_page_that_repeats_an_earlier_one_is_asked_again)
 	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":82}],"
 	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
 	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
-	page_rule("\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
-	page_rule(first, -1, 0, 50, "t1");
-	page_rule("\"page_token\":\"t2\"", 3, 50, 100, "t2");
-	page_rule("\"page_token\":\"t2\"", -1, 100, 150, NULL);
-	page_rule("\"page_token\":\"t1\"", -1, 50, 100, "t2");
-	page_rule(later, -1, 0, 50, "t1");
+	page_rule(81, "\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
+	page_rule(81, first, -1, 0, 50, "t1");
+	page_rule(81, "\"page_token\":\"t2\"", 3, 50, 100, "t2");
+	page_rule(81, "\"page_token\":\"t2\"", -1, 100, 150, NULL);
+	page_rule(81, "\"page_token\":\"t1\"", -1, 50, 100, "t2");
+	page_rule(81, later, -1, 0, 50, "t1");
 	ASSERT_OK(stream(81, o, &s, &sum, &err), err);
+	ASSERT_EQ_INT(s.n, 150);
+	for (int i = 0; i < 150; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", i);
+		ASSERT_EQ_STR(s.lines[i], want);
+	}
+	ASSERT_TRUE(air_logs_summary_terminal(sum));
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__records_a_lagging_log_store_shows_late_are_still_read)
+{
+	air_logs_options *o = opts(400);
+	air_log_iter *it = NULL;
+	const air_log_record *rec;
+	air_error *err = NULL;
+	int n = 0, rc;
+
+	/* RUNNING when opened, TERMINATED from the first re-read. The first poll
+	 * reads lines 0-99; then lines 100-149 are written, and the log store
+	 * shows a record only 600 ms after it was written: the first terminal
+	 * poll, 400 ms later, reads nothing new, and so would a confirming poll
+	 * sent at once. The one a poll interval later reads them. (A slow
+	 * machine only delays the polls, which shows the lines sooner.) */
+	fakews_create_runf(fw, "{\"run_id\":83,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":84}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	post_lines(83, 0, 100);
+	ASSERT_OK(air_client_open_logs(client, 83, o, &it, &err), err);
+	while ((rc = air_log_iter_next(it, &rec, &err)) == AIR_OK) {
+		size_t len;
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", n);
+		ASSERT_EQ_STR(air_log_record_line(rec, &len), want);
+		if (++n == 100) {
+			fakews_configf(fw, "{\"logs_lag_ms\":600}");
+			post_lines(83, 100, 150);
+		}
+	}
+	ASSERT_EQ_INT(rc, AIR_EDONE);
+	ASSERT_EQ_INT(n, 150);
+	ASSERT_TRUE(air_logs_summary_terminal(air_log_iter_summary(it)));
+	air_log_iter_free(it);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__a_terminal_poll_cut_short_does_not_confirm_the_end)
+{
+	static const char *const first = "\"from\":\"1700000000\"";
+	static const char *const later = "\"from\":\"1700000001\"";
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	seen s = {0};
+
+	/* RUNNING when opened (lines 0-99 in two pages), TERMINATED from the
+	 * first re-read. The first terminal poll is cut short: its third page
+	 * repeats the second four times. The next one gets a stale whole chain
+	 * (lines 0-99 again). Only the one after that reads lines 100-149: a cut
+	 * poll and a stale one must not count as two whole terminal polls. */
+	fakews_create_runf(fw, "{\"run_id\":85,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":86}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	page_rule(85, "\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
+	page_rule(85, first, -1, 0, 50, "t1");
+	page_rule(85, "\"page_token\":\"t2\"", 4, 50, 100, "t2");
+	page_rule(85, "\"page_token\":\"t2\"", 1, 50, 100, NULL);
+	page_rule(85, "\"page_token\":\"t2\"", -1, 100, 150, NULL);
+	page_rule(85, "\"page_token\":\"t1\"", -1, 50, 100, "t2");
+	page_rule(85, later, -1, 0, 50, "t1");
+	ASSERT_OK(stream(85, o, &s, &sum, &err), err);
 	ASSERT_EQ_INT(s.n, 150);
 	for (int i = 0; i < 150; i++) {
 		char want[32];

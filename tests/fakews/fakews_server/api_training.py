@@ -76,8 +76,8 @@ def logs(st, req):
             for t in run_view(run, now_ms()).get("tasks") or []:
                 if isinstance(t, dict):
                     attempt = max(attempt, id_key(t.get("attempt_number")) or 0)
-        srcs = run.logs.snapshot(node, attempt)
         cfg = st.config
+        srcs = run.logs.snapshot(node, attempt, int(cfg.get("logs_lag_ms") or 0))
         size = min(size or int(cfg["logs_page_size"]), int(cfg["logs_max_page_size"]))
         as_string = bool(cfg.get("logs_time_as_string"))
     # Paged outside the lock: the snapshot copied the explicit records and

@@ -33,6 +33,7 @@ def default_config():
         "preflight": {"errors": []},
         "latency_ms": 0,
         "logs_page_size": 1000,
+        "logs_lag_ms": 0,
         "logs_max_page_size": 10000,
         "logs_time_as_string": False,
         "list_page_size": 25,

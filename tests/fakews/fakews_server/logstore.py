@@ -4,6 +4,7 @@ lazily, and the paging over them (merged in time order, resumable by key)."""
 import bisect
 import copy
 import heapq
+import time
 
 from .replies import ApiError, bad
 from .values import as_int
@@ -23,6 +24,7 @@ class LogStore:
         self.explicit = {}
         self.blocks = []
         self.seq = 0
+        self.added = {}  # seq -> monotonic time the record was added
 
     def add_records(self, records):
         for r in records:
@@ -39,6 +41,7 @@ class LogStore:
             node = as_int(r.get("node_index", 0), "node_index", 0)
             attempt = as_int(r.get("attempt", 0), "attempt", 0)
             self.seq += 1
+            self.added[self.seq] = time.monotonic()
             bisect.insort(self.explicit.setdefault((node, attempt), []), (t, self.seq, body, raw))
 
     def add_synthetic(self, s):
@@ -62,10 +65,15 @@ class LogStore:
             "synthetic": copy.deepcopy(self.blocks),
         }
 
-    def snapshot(self, node, attempt):
-        """Sources for one (node, attempt), taken under the state lock."""
+    def snapshot(self, node, attempt, lag_ms=0):
+        """Sources for one (node, attempt), taken under the state lock. With
+        @lag_ms, explicit records added less than that long ago are not
+        shown yet (a log store that lags behind its writers)."""
         srcs = []
         lst = self.explicit.get((node, attempt))
+        if lst and lag_ms > 0:
+            shown_before = time.monotonic() - lag_ms / 1000.0
+            lst = [e for e in lst if self.added[e[1]] <= shown_before]
         if lst:
             srcs.append((0, list(lst), None))
         for k, blk in enumerate(self.blocks):
