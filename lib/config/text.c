@@ -34,50 +34,107 @@ static int fail_at(const checker *c, int32_t line, int32_t column, const char *f
 	return rc;
 }
 
+/* The line and column (in characters) of byte @at of @s. */
+static void position_of(const unsigned char *s, size_t at, int32_t *line, int32_t *col)
+{
+	*line = *col = 1;
+	for (size_t i = 0; i < at; i++) {
+		if (s[i] == '\n')
+			++*line, *col = 1;
+		else if ((s[i] & 0xC0) != 0x80)
+			++*col;
+	}
+}
+
+/* Whether any byte of the word @w is below 0x20 or above 0x7E. */
+static bool word_has_special(uint64_t w)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+	return ((w - ones * 0x20) | (w + ones * 0x01) | w) & highs;
+}
+
+/* What is wrong with a character that is not printable ASCII, LF, tab or CR. */
+typedef enum problem { FINE, NUL_BYTE, CONTROL, BAD_BYTE, BAD_SEQUENCE } problem;
+
+/* Byte @i of @s starts such a character: FINE with *@n its length when it
+ * is printable UTF-8; *@cp is the code point (or byte) to name. */
+static problem special_char(const unsigned char *s, size_t len, size_t i, size_t *n,
+                            uint32_t *cp)
+{
+	unsigned c = s[i];
+
+	*cp = c;
+	if (c == 0)
+		return NUL_BYTE;
+	if (c < 0x80)
+		return CONTROL;
+	*n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+	if (*n == 0 || c > 0xF4 || i + *n > len)
+		return BAD_BYTE;
+	*cp = c & (0x7Fu >> *n);
+	for (size_t k = 1; k < *n; k++) {
+		if ((s[i + k] & 0xC0) != 0x80)
+			return BAD_SEQUENCE;
+		*cp = (*cp << 6) | (s[i + k] & 0x3F);
+	}
+	if ((*n == 3 && *cp < 0x800) || (*n == 4 && (*cp < 0x10000 || *cp > 0x10FFFF)) ||
+	    (*cp >= 0xD800 && *cp <= 0xDFFF))
+		return BAD_SEQUENCE;
+	if ((*cp >= 0x80 && *cp <= 0x9F && *cp != 0x85) || *cp == 0xFFFE || *cp == 0xFFFF)
+		return CONTROL;
+	return FINE;
+}
+
+static int fail_char(const checker *ck, const unsigned char *s, size_t at, problem p,
+                     uint32_t cp)
+{
+	int32_t line, col;
+
+	position_of(s, at, &line, &col);
+	switch (p) {
+	case NUL_BYTE:
+		return fail_at(ck, line, col, "NUL byte in the input (binary data is not YAML)");
+	case CONTROL:
+		return fail_at(ck, line, col, "control character U+%04X is not allowed in YAML",
+		               (unsigned)cp);
+	case BAD_BYTE:
+		return fail_at(ck, line, col, "invalid UTF-8 byte 0x%02X", (unsigned)cp);
+	default:
+		return fail_at(ck, line, col, "invalid UTF-8 sequence");
+	}
+}
+
 /* Valid UTF-8, no NUL, only YAML-printable characters (tab, LF, CR,
- * U+0020..U+007E, U+0085, U+00A0.., no surrogates, no U+FFFE/U+FFFF). */
+ * U+0020..U+007E, U+0085, U+00A0.., no surrogates, no U+FFFE/U+FFFF).
+ * Eight bytes at a time while they are printable ASCII; the position is
+ * counted only for an error. */
 static int check_text(const checker *ck, const unsigned char *s, size_t len)
 {
 	size_t i = 0;
-	int32_t line = 1, col = 1;
 
 	while (i < len) {
-		unsigned c = s[i];
+		unsigned c;
 		uint32_t cp;
-		size_t n;
+		size_t n = 1;
+		problem p;
 
-		if (c >= 0x20 && c < 0x7F) {
-			i++, col++;
+		if (len - i >= 8) {
+			uint64_t w;
+			memcpy(&w, s + i, 8);
+			if (!word_has_special(w)) {
+				i += 8;
+				continue;
+			}
+		}
+		c = s[i];
+		if ((c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t' || c == '\r') {
+			i++;
 			continue;
 		}
-		if (c == '\n') {
-			i++, line++, col = 1;
-			continue;
-		}
-		if (c == '\t' || c == '\r') {
-			i++, col++;
-			continue;
-		}
-		if (c == 0)
-			return fail_at(ck, line, col, "NUL byte in the input (binary data is not YAML)");
-		if (c < 0x80)
-			return fail_at(ck, line, col, "control character U+%04X is not allowed in YAML", c);
-		n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-		if (n == 0 || c > 0xF4 || i + n > len)
-			return fail_at(ck, line, col, "invalid UTF-8 byte 0x%02X", c);
-		cp = c & (0x7Fu >> n);
-		for (size_t k = 1; k < n; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				return fail_at(ck, line, col, "invalid UTF-8 sequence");
-			cp = (cp << 6) | (s[i + k] & 0x3F);
-		}
-		if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return fail_at(ck, line, col, "invalid UTF-8 sequence");
-		if ((cp >= 0x80 && cp <= 0x9F && cp != 0x85) || cp == 0xFFFE || cp == 0xFFFF)
-			return fail_at(ck, line, col, "control character U+%04X is not allowed in YAML",
-			               (unsigned)cp);
-		i += n, col++;
+		if ((p = special_char(s, len, i, &n, &cp)) != FINE)
+			return fail_char(ck, s, i, p, cp);
+		i += n;
 	}
 	return 0;
 }

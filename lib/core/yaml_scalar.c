@@ -9,12 +9,20 @@
 
 #include <string.h>
 
-static bool all_in(const char *s, size_t len, const char *set)
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_octal(char c) { return c >= '0' && c <= '7'; }
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* Whether @s is not empty and every character of it is @in_class. */
+static bool all_in(const char *s, size_t len, bool (*in_class)(char))
 {
 	if (len == 0)
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!strchr(set, s[i]) || s[i] == '\0')
+		if (!in_class(s[i]))
 			return false;
 	return true;
 }
@@ -22,7 +30,8 @@ static bool all_in(const char *s, size_t len, const char *set)
 static bool is_one_of(const char *s, size_t len, const char *const *words)
 {
 	for (; *words; words++)
-		if (strlen(*words) == len && memcmp(*words, s, len) == 0)
+		if (len == 0 ? (*words)[0] == '\0'
+		             : (*words)[0] == s[0] && strlen(*words) == len && !memcmp(*words, s, len))
 			return true;
 	return false;
 }
@@ -30,12 +39,12 @@ static bool is_one_of(const char *s, size_t len, const char *const *words)
 static bool is_core_int(const char *s, size_t len)
 {
 	if (len > 2 && s[0] == '0' && s[1] == 'o')
-		return all_in(s + 2, len - 2, "01234567");
+		return all_in(s + 2, len - 2, is_octal);
 	if (len > 2 && s[0] == '0' && s[1] == 'x')
-		return all_in(s + 2, len - 2, "0123456789abcdefABCDEF");
+		return all_in(s + 2, len - 2, is_hex);
 	if (len > 0 && (s[0] == '-' || s[0] == '+'))
 		s++, len--;
-	return all_in(s, len, "0123456789");
+	return all_in(s, len, is_digit);
 }
 
 /* [-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )? */

@@ -510,3 +510,50 @@ AIR_TEST(parse__argument_checks)
 	ASSERT_EQ_INT(air_config_validate(NULL, NULL), AIR_EINVAL);
 	air_config_free(NULL);
 }
+
+AIR_TEST(parse__a_bad_character_is_found_in_any_byte_of_a_word)
+{
+	/* The text check reads eight bytes at a time while they are printable
+	 * ASCII: a bad character in any of the eight places, after multi-byte
+	 * characters and after line breaks, is still found and placed (the
+	 * column counts characters). */
+	static const struct {
+		const char *bad;
+		size_t bad_len;
+		const char *message;
+	} bads[] = {
+		{"\x01", 1, "control character U+0001"},
+		{"\x7f", 1, "control character U+007F"},
+		{"\0", 1, "NUL byte"},
+		{"\xc2\x80", 2, "control character U+0080"},
+		{"\xff", 1, "invalid UTF-8 byte 0xFF"},
+		{"\xc3", 1, "invalid UTF-8 sequence"},
+		{"\xed\xa0\x80", 3, "invalid UTF-8 sequence"},
+	};
+
+	for (size_t k = 0; k < sizeof(bads) / sizeof(bads[0]); k++)
+		for (int at = 0; at < 8; at++) {
+			/* Line 2 holds "experiment_name: ", 3 two-byte characters (é)
+			 * and `at` letters before the bad character: its column is
+			 * 17 + 3 + at + 1. */
+			char data[128];
+			size_t n = 0;
+			air_config *cfg = NULL;
+			air_error *err = NULL;
+
+			n += (size_t)snprintf(data, sizeof(data),
+			                      "command: c\nexperiment_name: \xc3\xa9\xc3\xa9\xc3\xa9");
+			for (int i = 0; i < at; i++)
+				data[n++] = 'x';
+			memcpy(data + n, bads[k].bad, bads[k].bad_len);
+			n += bads[k].bad_len;
+			n += (size_t)snprintf(data + n, sizeof(data) - n, "abcdefghijklmnop\n");
+			ASSERT_EQ_INT(air_config_parse_buffer(data, n, "w.yaml", NULL, &cfg, &err),
+			              AIR_ECONFIG);
+			ASSERT_CONTAINS(air_error_message(err), bads[k].message);
+			ASSERT_EQ_INT(air_error_line(err), 2);
+			ASSERT_EQ_INT(air_error_column(err), 17 + 3 + at + 1);
+			ASSERT_NULL(cfg);
+			air_error_free(err);
+		}
+}
