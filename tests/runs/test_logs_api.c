@@ -333,6 +333,28 @@ AIR_TEST(logs__follow_live_run_in_order_without_duplicates)
 	air_logs_options_free(o);
 }
 
+/* Run @id (task @id + 1), RUNNING when opened and TERMINATED/SUCCESS from
+ * the first re-read on. */
+static void create_run_ending_at_reread(int64_t id)
+{
+	fakews_create_runf(fw, "{\"run_id\":%lld,\"start_time\":1700000000000,"
+	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":%lld}],"
+	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}",
+	                   (long long)id, (long long)id + 1);
+}
+
+/* The lines seen are "line 0" .. "line @n - 1". */
+static void expect_numbered_lines(const seen *s, int n)
+{
+	ASSERT_EQ_INT(s->n, n);
+	for (int i = 0; i < n; i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", i);
+		ASSERT_EQ_STR(s->lines[i], want);
+	}
+}
+
 AIR_TEST(logs__a_repeated_page_in_the_last_poll_loses_nothing)
 {
 	air_logs_options *o = opts(10);
@@ -347,10 +369,7 @@ AIR_TEST(logs__a_repeated_page_in_the_last_poll_loses_nothing)
 	 * again (a stale reply) whose next token was seen: the chain stops short
 	 * there, and the rest must still come. */
 	fakews_configf(fw, "{\"logs_page_size\":50}");
-	fakews_create_runf(fw, "{\"run_id\":77,\"start_time\":1700000000000,"
-	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":78}],"
-	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
-	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
+	create_run_ending_at_reread(77);
 	used += (size_t)snprintf(records, sizeof(records), "{\"records\":[");
 	for (int i = 0; i < 200; i++)
 		used += (size_t)snprintf(records + used, sizeof(records) - used,
@@ -363,12 +382,7 @@ AIR_TEST(logs__a_repeated_page_in_the_last_poll_loses_nothing)
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/77/logs\","
 	                  "\"action\":\"repeat\",\"after\":1}");
 	ASSERT_OK(stream(77, o, &s, &sum, &err), err);
-	ASSERT_EQ_INT(s.n, 200);
-	for (int i = 0; i < 200; i++) {
-		char want[32];
-		snprintf(want, sizeof(want), "line %d", i);
-		ASSERT_EQ_STR(s.lines[i], want);
-	}
+	expect_numbered_lines(&s, 200);
 	ASSERT_TRUE(air_logs_summary_terminal(sum));
 	air_logs_summary_free(sum);
 	air_logs_options_free(o);
@@ -389,14 +403,40 @@ static void post_lines(int64_t id, int lo, int hi)
 	json_decref(fakews_call(fw, "POST", path, records));
 }
 
-AIR_TEST(logs__a_stale_page_in_the_first_terminal_poll_loses_nothing)
+/* Follows run @id (polled every @poll_ms), whose lines 0-99 are written:
+ * once they are read, with @lag_ms > 0 the log store starts lagging that
+ * long, and lines 100-149 are written. Every line comes once, in order,
+ * and the run ends terminal. */
+static void follow_writing_more(int64_t id, int64_t poll_ms, int lag_ms)
 {
-	air_logs_options *o = opts(10);
+	air_logs_options *o = opts(poll_ms);
 	air_log_iter *it = NULL;
 	const air_log_record *rec;
 	air_error *err = NULL;
 	int n = 0, rc;
 
+	post_lines(id, 0, 100);
+	ASSERT_OK(air_client_open_logs(client, id, o, &it, &err), err);
+	while ((rc = air_log_iter_next(it, &rec, &err)) == AIR_OK) {
+		size_t len;
+		char want[32];
+		snprintf(want, sizeof(want), "line %d", n);
+		ASSERT_EQ_STR(air_log_record_line(rec, &len), want);
+		if (++n == 100) {
+			if (lag_ms > 0)
+				fakews_configf(fw, "{\"logs_lag_ms\":%d}", lag_ms);
+			post_lines(id, 100, 150);
+		}
+	}
+	ASSERT_EQ_INT(rc, AIR_EDONE);
+	ASSERT_EQ_INT(n, 150);
+	ASSERT_TRUE(air_logs_summary_terminal(air_log_iter_summary(it)));
+	air_log_iter_free(it);
+	air_logs_options_free(o);
+}
+
+AIR_TEST(logs__a_stale_page_in_the_first_terminal_poll_loses_nothing)
+{
 	/* RUNNING when opened, TERMINATED from the first re-read. The first poll
 	 * reads lines 0-99 in two pages; then lines 100-149 are written, and the
 	 * first poll that sees the run terminal gets the second page of the
@@ -404,28 +444,11 @@ AIR_TEST(logs__a_stale_page_in_the_first_terminal_poll_loses_nothing)
 	 * looks like a whole chain with nothing new; the run must not end
 	 * there. */
 	fakews_configf(fw, "{\"logs_page_size\":50}");
-	fakews_create_runf(fw, "{\"run_id\":79,\"start_time\":1700000000000,"
-	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":80}],"
-	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
-	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
-	post_lines(79, 0, 100);
+	create_run_ending_at_reread(79);
 	fakews_faultf(fw, "{\"path\":\"/api/2.0/ai-training/workflows/by-run-id/79/logs\","
 	                  "\"action\":\"repeat\",\"after\":2}");
-	ASSERT_OK(air_client_open_logs(client, 79, o, &it, &err), err);
-	while ((rc = air_log_iter_next(it, &rec, &err)) == AIR_OK) {
-		size_t len;
-		char want[32];
-		snprintf(want, sizeof(want), "line %d", n);
-		ASSERT_EQ_STR(air_log_record_line(rec, &len), want);
-		if (++n == 100)
-			post_lines(79, 100, 150);
-	}
-	ASSERT_EQ_INT(rc, AIR_EDONE);
-	ASSERT_EQ_INT(n, 150);
+	follow_writing_more(79, 10, 0);
 	ASSERT_TRUE(fakews_count(fw, "GET", "/api/2.0/ai-training/workflows/by-run-id/79/logs") > 3);
-	ASSERT_TRUE(air_logs_summary_terminal(air_log_iter_summary(it)));
-	air_log_iter_free(it);
-	air_logs_options_free(o);
 }
 
 /* A page reply of run @id's log: records "line I" for I in [@lo, @hi), with @next. */
@@ -446,114 +469,72 @@ static void page_rule(int64_t id, const char *query, int times, int lo, int hi, 
 	              next ? "\"" : "");
 }
 
-AIR_TEST(logs__a_page_that_repeats_an_earlier_one_is_asked_again)
+/* Run @id, RUNNING when opened (lines 0-99 in two pages: from the start
+ * second, then "t1"), TERMINATED from the first re-read (lines 0-149 in
+ * three: from the next second, "t1", "t2"). In the terminal polls the page
+ * "t2" first comes @repeats times as a copy of page "t1" (next token "t2"
+ * again: a stale reply), then @stale times as that copy without a next token
+ * (a stale whole chain), then right. */
+static void three_page_chain(int64_t id, int repeats, int stale)
 {
-	static const char *const first = "\"from\":\"1700000000\"";
-	static const char *const later = "\"from\":\"1700000001\"";
+	static const char *const t1 = "\"page_token\":\"t1\"", *const t2 = "\"page_token\":\"t2\"";
+
+	create_run_ending_at_reread(id);
+	page_rule(id, "\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
+	page_rule(id, "\"from\":\"1700000000\"", -1, 0, 50, "t1");
+	page_rule(id, t2, repeats, 50, 100, "t2");
+	if (stale > 0)
+		page_rule(id, t2, stale, 50, 100, NULL);
+	page_rule(id, t2, -1, 100, 150, NULL);
+	page_rule(id, t1, -1, 50, 100, "t2");
+	page_rule(id, "\"from\":\"1700000001\"", -1, 0, 50, "t1");
+}
+
+/* Following run @id delivers lines 0-149, each once, and ends terminal. */
+static void expect_whole_chain(int64_t id)
+{
 	air_logs_options *o = opts(10);
 	air_logs_summary *sum = NULL;
 	air_error *err = NULL;
 	seen s = {0};
 
-	/* RUNNING when opened (lines 0-99 in two pages), TERMINATED from the
-	 * first re-read (lines 0-149 in three). In the terminal polls the
-	 * third page comes three times as a copy of the second (its next token
-	 * was seen: a stale reply) before it comes right. Ending the chain at
-	 * the copy, three polls in a row, would lose lines 100-149. */
-	fakews_create_runf(fw, "{\"run_id\":81,\"start_time\":1700000000000,"
-	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":82}],"
-	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
-	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
-	page_rule(81, "\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
-	page_rule(81, first, -1, 0, 50, "t1");
-	page_rule(81, "\"page_token\":\"t2\"", 3, 50, 100, "t2");
-	page_rule(81, "\"page_token\":\"t2\"", -1, 100, 150, NULL);
-	page_rule(81, "\"page_token\":\"t1\"", -1, 50, 100, "t2");
-	page_rule(81, later, -1, 0, 50, "t1");
-	ASSERT_OK(stream(81, o, &s, &sum, &err), err);
-	ASSERT_EQ_INT(s.n, 150);
-	for (int i = 0; i < 150; i++) {
-		char want[32];
-		snprintf(want, sizeof(want), "line %d", i);
-		ASSERT_EQ_STR(s.lines[i], want);
-	}
+	ASSERT_OK(stream(id, o, &s, &sum, &err), err);
+	expect_numbered_lines(&s, 150);
 	ASSERT_TRUE(air_logs_summary_terminal(sum));
 	air_logs_summary_free(sum);
 	air_logs_options_free(o);
 }
 
+AIR_TEST(logs__a_page_that_repeats_an_earlier_one_is_asked_again)
+{
+	/* The third page comes three times as a copy of the second before it
+	 * comes right. Ending the chain at the copy, three polls in a row,
+	 * would lose lines 100-149. */
+	three_page_chain(81, 3, 0);
+	expect_whole_chain(81);
+}
+
+AIR_TEST(logs__a_terminal_poll_cut_short_does_not_confirm_the_end)
+{
+	/* The first terminal poll is cut short: its third page repeats the
+	 * second four times (one more than is asked again). The next one gets a
+	 * stale whole chain (lines 0-99 again). Only the one after that reads
+	 * lines 100-149: a cut poll and a stale one must not count as two whole
+	 * terminal polls. */
+	three_page_chain(85, 4, 1);
+	expect_whole_chain(85);
+}
+
 AIR_TEST(logs__records_a_lagging_log_store_shows_late_are_still_read)
 {
-	air_logs_options *o = opts(400);
-	air_log_iter *it = NULL;
-	const air_log_record *rec;
-	air_error *err = NULL;
-	int n = 0, rc;
-
 	/* RUNNING when opened, TERMINATED from the first re-read. The first poll
 	 * reads lines 0-99; then lines 100-149 are written, and the log store
 	 * shows a record only 600 ms after it was written: the first terminal
 	 * poll, 400 ms later, reads nothing new, and so would a confirming poll
 	 * sent at once. The one a poll interval later reads them. (A slow
 	 * machine only delays the polls, which shows the lines sooner.) */
-	fakews_create_runf(fw, "{\"run_id\":83,\"start_time\":1700000000000,"
-	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":84}],"
-	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
-	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
-	post_lines(83, 0, 100);
-	ASSERT_OK(air_client_open_logs(client, 83, o, &it, &err), err);
-	while ((rc = air_log_iter_next(it, &rec, &err)) == AIR_OK) {
-		size_t len;
-		char want[32];
-		snprintf(want, sizeof(want), "line %d", n);
-		ASSERT_EQ_STR(air_log_record_line(rec, &len), want);
-		if (++n == 100) {
-			fakews_configf(fw, "{\"logs_lag_ms\":600}");
-			post_lines(83, 100, 150);
-		}
-	}
-	ASSERT_EQ_INT(rc, AIR_EDONE);
-	ASSERT_EQ_INT(n, 150);
-	ASSERT_TRUE(air_logs_summary_terminal(air_log_iter_summary(it)));
-	air_log_iter_free(it);
-	air_logs_options_free(o);
-}
-
-AIR_TEST(logs__a_terminal_poll_cut_short_does_not_confirm_the_end)
-{
-	static const char *const first = "\"from\":\"1700000000\"";
-	static const char *const later = "\"from\":\"1700000001\"";
-	air_logs_options *o = opts(10);
-	air_logs_summary *sum = NULL;
-	air_error *err = NULL;
-	seen s = {0};
-
-	/* RUNNING when opened (lines 0-99 in two pages), TERMINATED from the
-	 * first re-read. The first terminal poll is cut short: its third page
-	 * repeats the second four times. The next one gets a stale whole chain
-	 * (lines 0-99 again). Only the one after that reads lines 100-149: a cut
-	 * poll and a stale one must not count as two whole terminal polls. */
-	fakews_create_runf(fw, "{\"run_id\":85,\"start_time\":1700000000000,"
-	                       "\"state\":{\"life_cycle_state\":\"RUNNING\"},\"tasks\":[{\"run_id\":86}],"
-	                       "\"sequence\":[{},{\"state\":{\"life_cycle_state\":\"TERMINATED\","
-	                       "\"result_state\":\"SUCCESS\"},\"end_time\":1700000100000}]}");
-	page_rule(85, "\"from\":\"1700000000\",\"page_token\":\"t1\"", -1, 50, 100, NULL);
-	page_rule(85, first, -1, 0, 50, "t1");
-	page_rule(85, "\"page_token\":\"t2\"", 4, 50, 100, "t2");
-	page_rule(85, "\"page_token\":\"t2\"", 1, 50, 100, NULL);
-	page_rule(85, "\"page_token\":\"t2\"", -1, 100, 150, NULL);
-	page_rule(85, "\"page_token\":\"t1\"", -1, 50, 100, "t2");
-	page_rule(85, later, -1, 0, 50, "t1");
-	ASSERT_OK(stream(85, o, &s, &sum, &err), err);
-	ASSERT_EQ_INT(s.n, 150);
-	for (int i = 0; i < 150; i++) {
-		char want[32];
-		snprintf(want, sizeof(want), "line %d", i);
-		ASSERT_EQ_STR(s.lines[i], want);
-	}
-	ASSERT_TRUE(air_logs_summary_terminal(sum));
-	air_logs_summary_free(sum);
-	air_logs_options_free(o);
+	create_run_ending_at_reread(83);
+	follow_writing_more(83, 400, 600);
 }
 
 AIR_TEST(logs__zero_timestamps_always_delivered)
