@@ -46,12 +46,17 @@ static void position_of(const unsigned char *s, size_t at, int32_t *line, int32_
 	}
 }
 
-/* Whether any byte of the word @w is below 0x20 or above 0x7E. */
+/* Whether any byte of the word @w is below 0x20 (but for LF) or above 0x7E.
+ * Each test is exact per byte: no carry crosses into the next byte. */
 static bool word_has_special(uint64_t w)
 {
-	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	const uint64_t low7 = 0x7F7F7F7F7F7F7F7Fu, highs = 0x8080808080808080u;
+	const uint64_t ones = 0x0101010101010101u, lf = w ^ (ones * '\n');
+	uint64_t below_space = ~(((w & low7) + ones * 0x60) | w) & highs;
+	uint64_t is_lf = ~(((lf & low7) + low7) | lf) & highs;
+	uint64_t above_tilde = (((w & low7) + ones) | w) & highs;
 
-	return ((w - ones * 0x20) | (w + ones * 0x01) | w) & highs;
+	return (below_space & ~is_lf) | above_tilde;
 }
 
 /* What is wrong with a character that is not printable ASCII, LF, tab or CR. */

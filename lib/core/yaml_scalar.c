@@ -87,16 +87,16 @@ air__ytype air__yscalar_resolve(const char *s, size_t len)
 	static const char *const nulls[] = {"", "~", "null", "Null", "NULL", NULL};
 	static const char *const bools[] = {"true", "True", "TRUE", "false", "False", "FALSE", NULL};
 
-	/* Fast path: nulls, booleans and numbers start with one of these. */
-	if (len > 0 && !strchr("~nNtTfF0123456789-+.", s[0]))
-		return AIR__YT_STR;
-	if (len > 5)
-		goto numbers; /* longer than any null or boolean word */
-	if (is_one_of(s, len, nulls))
+	if (len == 0)
 		return AIR__YT_NULL;
-	if (is_one_of(s, len, bools))
-		return AIR__YT_BOOL;
-numbers:
+	/* Only numbers start with these; only the words below with the rest. */
+	if (!strchr("0123456789-+.", s[0]) || s[0] == '\0') {
+		if (len <= 5 && is_one_of(s, len, nulls))
+			return AIR__YT_NULL;
+		if (len <= 5 && is_one_of(s, len, bools))
+			return AIR__YT_BOOL;
+		return AIR__YT_STR;
+	}
 	if (is_core_int(s, len))
 		return AIR__YT_INT;
 	if (is_core_float(s, len))
