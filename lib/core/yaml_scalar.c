@@ -89,13 +89,14 @@ air__ytype air__yscalar_resolve(const char *s, size_t len)
 
 	if (len == 0)
 		return AIR__YT_NULL;
-	/* Only numbers start with these; only the words below with the rest. */
+	/* Only numbers start with these; only the words below (at most 5
+	 * characters) with the rest. */
 	if (!strchr("0123456789-+.", s[0]) || s[0] == '\0') {
-		if (len <= 5 && is_one_of(s, len, nulls))
+		if (len > 5)
+			return AIR__YT_STR;
+		if (is_one_of(s, len, nulls))
 			return AIR__YT_NULL;
-		if (len <= 5 && is_one_of(s, len, bools))
-			return AIR__YT_BOOL;
-		return AIR__YT_STR;
+		return is_one_of(s, len, bools) ? AIR__YT_BOOL : AIR__YT_STR;
 	}
 	if (is_core_int(s, len))
 		return AIR__YT_INT;

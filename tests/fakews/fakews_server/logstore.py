@@ -13,7 +13,8 @@ from .values import as_int
 class LogStore:
     """Log records of one run.
 
-    Explicit records live in sorted lists per (node, attempt): (T, seq, body, raw T).
+    Explicit records live in sorted lists per (node, attempt): (T, seq, body, raw T,
+    monotonic time added).
     Synthetic blocks are arithmetic sequences generated on demand. Every record
     has a total-order key (T, block, tie): block 0 = explicit records (tie =
     insertion seq), block k = synthetic block k (tie = index in the block).
@@ -24,7 +25,6 @@ class LogStore:
         self.explicit = {}
         self.blocks = []
         self.seq = 0
-        self.added = {}  # seq -> monotonic time the record was added
 
     def add_records(self, records):
         for r in records:
@@ -41,8 +41,8 @@ class LogStore:
             node = as_int(r.get("node_index", 0), "node_index", 0)
             attempt = as_int(r.get("attempt", 0), "attempt", 0)
             self.seq += 1
-            self.added[self.seq] = time.monotonic()
-            bisect.insort(self.explicit.setdefault((node, attempt), []), (t, self.seq, body, raw))
+            bisect.insort(self.explicit.setdefault((node, attempt), []),
+                          (t, self.seq, body, raw, time.monotonic()))
 
     def add_synthetic(self, s):
         if not isinstance(s, dict):
@@ -73,7 +73,7 @@ class LogStore:
         lst = self.explicit.get((node, attempt))
         if lst and lag_ms > 0:
             shown_before = time.monotonic() - lag_ms / 1000.0
-            lst = [e for e in lst if self.added[e[1]] <= shown_before]
+            lst = [e for e in lst if e[4] <= shown_before]
         if lst:
             srcs.append((0, list(lst), None))
         for k, blk in enumerate(self.blocks):
