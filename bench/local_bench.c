@@ -10,9 +10,10 @@
  *   subreaper, so their CPU time is counted once they are reaped), against
  *   the CPU time of the two direct runs.
  * - logs: a finished local run that printed LINES lines; its log read to a
- *   file through air_client_stream_logs() (`logs_ratio`), through the
- *   iterator (`iter_ratio`) and by the `air logs` command (`cli_ratio`), each
- *   against `cat` of the node's log file into a file. `cat` copies inside
+ *   file by the `air logs` command (`logs_ratio`, also `cli_ratio`), through
+ *   air_client_stream_logs() with a text callback (`text_ratio`) and with a
+ *   record callback (`stream_ratio`), and through the iterator
+ *   (`iter_ratio`), each against `cat` of the node's log file into a file. `cat` copies inside
  *   the kernel where it can (copy_file_range), so a plain read/write copy of
  *   the same file (128 KiB buffer, what cat did before) is printed beside it
  *   (`rw_s`) with the ratios against it.
@@ -157,6 +158,12 @@ static int write_line(const air_log_record *rec, void *ud)
 	return 0;
 }
 
+static int write_text(const char *text, size_t len, void *ud)
+{
+	fwrite_unlocked(text, 1, len, ud);
+	return 0;
+}
+
 static FILE *open_out(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -180,6 +187,24 @@ static void logs_stream(air_client *c, int64_t id, air_logs_options *lo, long li
 	    air_logs_summary_records(sum) != lines)
 		die("logs", err);
 	air_logs_options_set_record_cb(lo, NULL, NULL);
+	if (fclose(f) != 0)
+		die("output", NULL);
+	air_logs_summary_free(sum);
+}
+
+/* The log through the text callback. */
+static void logs_text(air_client *c, int64_t id, air_logs_options *lo, long lines,
+                      const char *out)
+{
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	FILE *f = open_out(out);
+
+	air_logs_options_set_text_cb(lo, write_text, f);
+	if (air_client_stream_logs(c, id, lo, &sum, &err) != AIR_OK ||
+	    air_logs_summary_records(sum) != lines)
+		die("logs (text)", err);
+	air_logs_options_set_text_cb(lo, NULL, NULL);
 	if (fclose(f) != 0)
 		die("output", NULL);
 	air_logs_summary_free(sum);
@@ -258,8 +283,9 @@ int main(int argc, char **argv)
 	air_error *err = NULL;
 	double sub[ROUNDS], end[ROUNDS], client_cpu[ROUNDS], run_cpu[ROUNDS], direct[ROUNDS],
 		direct_cpu[ROUNDS];
-	double stream[ROUNDS], iter[ROUNDS], cli[ROUNDS], cat[ROUNDS], rw[ROUNDS];
-	double stream_cpu[ROUNDS], iter_cpu[ROUNDS], cli_cpu[ROUNDS], cat_cpu[ROUNDS];
+	double stream[ROUNDS], text[ROUNDS], iter[ROUNDS], cli[ROUNDS], cat[ROUNDS], rw[ROUNDS];
+	double stream_cpu[ROUNDS], text_cpu[ROUNDS], iter_cpu[ROUNDS], cli_cpu[ROUNDS],
+		cat_cpu[ROUNDS];
 	char **env, *host_var = NULL;
 	int64_t id;
 	FILE *f;
@@ -329,6 +355,12 @@ int main(int argc, char **argv)
 
 		c0 = cpu_of(RUSAGE_SELF);
 		t0 = now_s();
+		logs_text(c, id, lo, lines, out);
+		text[r] = now_s() - t0;
+		text_cpu[r] = cpu_of(RUSAGE_SELF) - c0;
+
+		c0 = cpu_of(RUSAGE_SELF);
+		t0 = now_s();
 		logs_iter(c, id, lo, lines, out);
 		iter[r] = now_s() - t0;
 		iter_cpu[r] = cpu_of(RUSAGE_SELF) - c0;
@@ -342,31 +374,34 @@ int main(int argc, char **argv)
 		cat_cpu[r] = cpu_of(RUSAGE_CHILDREN) - k0;
 		rw[r] = read_write(log, out);
 	}
-	double logs_s = best(stream, ROUNDS), iter_s = best(iter, ROUNDS), cli_s = best(cli, ROUNDS);
+	double stream_s = best(stream, ROUNDS), text_s = best(text, ROUNDS);
+	double iter_s = best(iter, ROUNDS), cli_s = best(cli, ROUNDS);
 	double cat_s = best(cat, ROUNDS), rw_s = best(rw, ROUNDS);
-	printf("%ld lines of a finished run: stream %.3f s, iterator %.3f s, air logs %.3f s; "
-	       "cat of the node log %.3f s (read/write copy %.3f s)\n",
-	       lines, logs_s, iter_s, cli_s, cat_s, rw_s);
-	printf("  ratios against cat: logs_ratio %.2f, iter_ratio %.2f, cli_ratio %.2f; "
-	       "against read/write: %.2f, %.2f, %.2f\n",
-	       logs_s / cat_s, iter_s / cat_s, cli_s / cat_s, logs_s / rw_s, iter_s / rw_s,
-	       cli_s / rw_s);
-	printf("  CPU: stream %.3f s, iterator %.3f s, air logs %.3f s, cat %.3f s; "
-	       "records/s through the stream %.0f\n",
-	       median(stream_cpu, ROUNDS), median(iter_cpu, ROUNDS), median(cli_cpu, ROUNDS),
-	       median(cat_cpu, ROUNDS), (double)lines / logs_s);
+	printf("%ld lines of a finished run: air logs %.3f s, text callback %.3f s, record "
+	       "callback %.3f s, iterator %.3f s; cat of the node log %.3f s (read/write copy "
+	       "%.3f s)\n",
+	       lines, cli_s, text_s, stream_s, iter_s, cat_s, rw_s);
+	printf("  ratios against cat: logs_ratio (air logs) %.2f, text_ratio %.2f, stream_ratio "
+	       "%.2f, iter_ratio %.2f; against read/write: %.2f, %.2f, %.2f, %.2f\n",
+	       cli_s / cat_s, text_s / cat_s, stream_s / cat_s, iter_s / cat_s, cli_s / rw_s,
+	       text_s / rw_s, stream_s / rw_s, iter_s / rw_s);
+	printf("  CPU: air logs %.3f s, text %.3f s, stream %.3f s, iterator %.3f s, cat %.3f s\n",
+	       median(cli_cpu, ROUNDS), median(text_cpu, ROUNDS), median(stream_cpu, ROUNDS),
+	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS));
 	printf("{\"bench\":\"local\",\"start_s\":%.4f,\"start_median_s\":%.4f,\"submit_s\":%.4f,"
 	       "\"direct_s\":%.4f,\"ratio\":%.3f,\"client_cpu_s\":%.4f,\"run_cpu_s\":%.4f,"
-	       "\"direct_cpu_s\":%.4f,\"cpu_ratio\":%.3f,\"lines\":%ld,\"logs_s\":%.4f,"
-	       "\"iter_s\":%.4f,\"cli_s\":%.4f,\"cat_s\":%.4f,\"rw_s\":%.4f,\"logs_ratio\":%.3f,"
-	       "\"iter_ratio\":%.3f,\"cli_ratio\":%.3f,\"logs_ratio_rw\":%.3f,"
-	       "\"iter_ratio_rw\":%.3f,\"cli_ratio_rw\":%.3f,\"stream_cpu_s\":%.4f,"
-	       "\"iter_cpu_s\":%.4f,\"cli_cpu_s\":%.4f,\"cat_cpu_s\":%.4f}\n",
+	       "\"direct_cpu_s\":%.4f,\"cpu_ratio\":%.3f,\"lines\":%ld,\"cli_s\":%.4f,"
+	       "\"text_s\":%.4f,\"stream_s\":%.4f,\"iter_s\":%.4f,\"cat_s\":%.4f,\"rw_s\":%.4f,"
+	       "\"logs_ratio\":%.3f,\"cli_ratio\":%.3f,\"text_ratio\":%.3f,\"stream_ratio\":%.3f,"
+	       "\"iter_ratio\":%.3f,\"logs_ratio_rw\":%.3f,\"text_ratio_rw\":%.3f,"
+	       "\"stream_ratio_rw\":%.3f,\"iter_ratio_rw\":%.3f,\"cli_cpu_s\":%.4f,"
+	       "\"text_cpu_s\":%.4f,\"stream_cpu_s\":%.4f,\"iter_cpu_s\":%.4f,\"cat_cpu_s\":%.4f}\n",
 	       start_s, start_med, submit_s, direct_s, start_s / direct_s, ccpu, rcpu, dcpu,
-	       (ccpu + rcpu) / dcpu, lines, logs_s, iter_s, cli_s, cat_s, rw_s, logs_s / cat_s,
-	       iter_s / cat_s, cli_s / cat_s, logs_s / rw_s, iter_s / rw_s, cli_s / rw_s,
-	       median(stream_cpu, ROUNDS), median(iter_cpu, ROUNDS), median(cli_cpu, ROUNDS),
-	       median(cat_cpu, ROUNDS));
+	       (ccpu + rcpu) / dcpu, lines, cli_s, text_s, stream_s, iter_s, cat_s, rw_s,
+	       cli_s / cat_s, cli_s / cat_s, text_s / cat_s, stream_s / cat_s, iter_s / cat_s,
+	       cli_s / rw_s, text_s / rw_s, stream_s / rw_s, iter_s / rw_s,
+	       median(cli_cpu, ROUNDS), median(text_cpu, ROUNDS), median(stream_cpu, ROUNDS),
+	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS));
 	air_logs_options_free(lo);
 	air_client_free(c);
 	air_client_options_free(o);

@@ -127,6 +127,17 @@ static int on_record(const air_log_record *rec, void *ud)
 	return 0;
 }
 
+/* Lines as text, many at a time (text output without --sanitize). */
+static int on_text(const char *text, size_t len, void *ud)
+{
+	const printer *p = ud;
+
+	fwrite_unlocked(text, 1, len, stdout);
+	if (!p->ended)
+		fflush(stdout);
+	return 0;
+}
+
 /* Whether display state @name is a final one. */
 static bool final_state(const char *name)
 {
@@ -185,7 +196,11 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 	/* The waiting message is for people: text mode on a terminal only (it
 	 * costs a runs/get-output every fifth poll until lines arrive). */
 	air_log_waiting_cb waiting = !g->json && cli_isatty_stderr() ? cli_waiting_line : NULL;
-	int rc = air_logs_options_set_record_cb(opts, on_record, &p);
+	/* Lines as written go out as text; JSON events and cleaned lines need
+	 * each record. */
+	bool as_text = !g->json && !sanitize_lines;
+	int rc = as_text ? air_logs_options_set_text_cb(opts, on_text, &p)
+	                 : air_logs_options_set_record_cb(opts, on_record, &p);
 
 	if (rc == AIR_OK)
 		rc = air_logs_options_set_status_cb(opts, on_status, &p);
@@ -195,6 +210,7 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 		rc = air_client_stream_logs(c, run_id, opts, summary, err);
 	/* @p and @w die here: leave no dangling pointer in @opts. */
 	air_logs_options_set_record_cb(opts, NULL, NULL);
+	air_logs_options_set_text_cb(opts, NULL, NULL);
 	air_logs_options_set_status_cb(opts, NULL, NULL);
 	air_logs_options_set_waiting_cb(opts, NULL, NULL);
 	/* Ctrl-C: following stops, the run does not. */

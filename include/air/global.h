@@ -10,10 +10,12 @@
 AIR_BEGIN_DECLS
 
 /**
- * Initialise process-wide state (libcurl's global init). Reference counted:
- * each successful call needs one air_global_cleanup(). air_client_new() calls
- * it implicitly, so most programs never need it; call it from the main thread
- * before starting other threads when libcurl is also used elsewhere.
+ * Initialise process-wide state (load libcurl and run its global init).
+ * Reference counted: each successful call needs one air_global_cleanup().
+ * air_client_new() takes a reference implicitly and loads libcurl only when
+ * the client first needs it, so most programs never call this; call it from
+ * the main thread before starting other threads when libcurl is also used
+ * elsewhere.
  * @return AIR_OK or a negative AIR_E* code. @since 1.0
  */
 AIR_EXTERN int air_global_init(void);

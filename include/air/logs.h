@@ -43,6 +43,12 @@ typedef enum air_log_source {
 /** Called once per log record, in order; return non-zero to stop (AIR_EABORTED). */
 typedef int (*air_log_record_cb)(const air_log_record *rec, void *userdata);
 /**
+ * Called with the lines of consecutive records at once: @p text holds @p len
+ * bytes, each record's line followed by "\n", in order; borrowed for the
+ * duration of the call. Return non-zero to stop (AIR_EABORTED).
+ */
+typedef int (*air_log_text_cb)(const char *text, size_t len, void *userdata);
+/**
  * Called on the first observed display state (@p previous NULL) and on each
  * change; both strings are borrowed for the duration of the call.
  */
@@ -81,6 +87,18 @@ AIR_EXTERN int air_logs_options_set_deadline_ms(air_logs_options *opts, int64_t 
  */
 AIR_EXTERN int air_logs_options_set_record_cb(air_logs_options *opts, air_log_record_cb cb,
                                               void *userdata);
+/**
+ * Deliver the records to @p cb as text, many at a time, instead of one by one
+ * to a record callback (air_client_stream_logs() only; NULL removes it): for
+ * a program that writes the lines out as they are, the cheapest way to read
+ * a log (a finished local run's lines come straight from a block of the
+ * node log). The summary counts the records the same way. Setting both a
+ * record and a text callback makes air_client_stream_logs() fail with
+ * AIR_EINVAL.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.2
+ */
+AIR_EXTERN int air_logs_options_set_text_cb(air_logs_options *opts, air_log_text_cb cb,
+                                            void *userdata);
 /**
  * Report display-state changes to @p cb (stream and iterator; NULL removes it).
  * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.0

@@ -1,6 +1,8 @@
 /*
  * core.h: what the core module offers every other libair module. It is the
- * only header of lib/core/ that files outside the folder include.
+ * header of lib/core/ that files outside the folder include, with
+ * core_curl.h for the files that call libcurl and core_archive.h for those
+ * that call libarchive.
  *
  *   base.h    allocation, buffers, errors, time, randomness, strings
  *   json.h    jansson helpers for the workspace's JSON (64-bit ids)
@@ -55,13 +57,20 @@ typedef struct air__log_query {
 	 * after the other; the endpoint itself only pages a tail newest first). */
 	int64_t tail;
 	int64_t page_size;   /* records; 0: the reader's choice */
+	/* The page as text (air__log_span's @text) rather than records, when
+	 * the reader can (a reader that cannot gives records). */
+	bool text;
 } air__log_query;
 
-/* A page of records, borrowed from whoever read it. */
+/* A page of records, borrowed from whoever read it: @n records in @recs, or,
+ * for a query that asked for text, @n records' lines in @text, each followed
+ * by "\n" (@recs NULL). */
 typedef struct air__log_span {
 	const air__log_rec *recs;
 	size_t n;
 	const char *next_token; /* the next page of the chain, or NULL at its end */
+	const char *text;
+	size_t text_len;
 } air__log_span;
 
 /* ---- YAML scalars (yaml_scalar.c): one set of rules for config and submit ---- */
@@ -82,5 +91,10 @@ bool air__yaml_literal_ok(const char *s, size_t len);
 /* @s as a double-quoted scalar, escaped (line breaks, controls, U+0085,
  * U+2028, U+2029, U+FEFF), appended to @b. */
 void air__yaml_put_quoted(air__buf *b, const char *s, size_t len);
+
+/* A client's reference on the process-wide state (global.c): released by
+ * air_global_cleanup(), like air_global_init()'s, but libcurl is loaded only
+ * when first needed (core_curl.h). */
+void air__global_hold(void);
 
 #endif /* AIR_CORE_CORE_H */

@@ -12,7 +12,10 @@
  *
  * One more query than the endpoint: a tail read oldest first (@tail of
  * air__log_query), which starts at the oldest of the newest N records of
- * the window, found by counting newlines back from its end.
+ * the window, found by counting newlines back from its end. And a page may
+ * be asked for as text (@text): the records' lines, each followed by a
+ * newline, moved together over the times in the block just read, for a
+ * reader that writes them out as they are.
  */
 #include "local/local_priv.h"
 
@@ -258,6 +261,24 @@ static const char *split_time(const char *p, const char *end, int64_t *t)
 	return p < end && *p == ' ' ? p + 1 : p;
 }
 
+/* Where the text of the record at @p starts, as split_time() finds it, for
+ * a reader that does not need the time. */
+static inline const char *skip_time(const char *p, const char *end)
+{
+	uint64_t a, b;
+
+	if (end - p > 19 && p[19] == ' ') {
+		memcpy(&a, p, 8);
+		memcpy(&b, p + 8, 8);
+		if (all_digits(a) && all_digits(b) && (unsigned char)(p[16] - '0') < 10 &&
+		    (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10)
+			return p + 20;
+	}
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	return p < end && *p == ' ' ? p + 1 : p;
+}
+
 /* Read the block at @at into the buffer: its length in *got. */
 static int read_block(air__local_log *r, uint64_t at, size_t *got)
 {
@@ -327,6 +348,124 @@ static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, 
 	return AIR_OK;
 }
 
+/* ---- a page as text ------------------------------------------------------------------ */
+
+/* Newlines of a block, found sixteen bytes at a time (SSE2) and handed out
+ * one by one from a bit mask; a plain memchr() without SSE2. */
+typedef struct nl_scan {
+	const char *p;
+	size_t end;   /* bytes of the block */
+	size_t base;  /* offset of the bytes @mask covers */
+	uint32_t mask;
+} nl_scan;
+
+static uint32_t nl_mask(const char *p, size_t base, size_t end)
+{
+	uint32_t m = 0;
+
+#ifdef __SSE2__
+	if (end - base >= 16)
+		return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+			_mm_loadu_si128((const __m128i *)(p + base)), _mm_set1_epi8('\n')));
+#endif
+	for (size_t i = 0; i < 16 && base + i < end; i++)
+		m |= (uint32_t)(p[base + i] == '\n') << i;
+	return m;
+}
+
+static void nl_start(nl_scan *s, const char *p, size_t end)
+{
+	*s = (nl_scan){p, end, 0, end ? nl_mask(p, 0, end) : 0};
+}
+
+/* The offset of the next newline, or s->end when there is none. */
+static size_t nl_next(nl_scan *s)
+{
+	size_t at;
+
+	while (s->mask == 0) {
+		s->base += 16;
+		if (s->base >= s->end)
+			return s->end;
+		s->mask = nl_mask(s->p, s->base, s->end);
+	}
+	at = s->base + (size_t)__builtin_ctz(s->mask);
+	s->mask &= s->mask - 1;
+	return at;
+}
+
+/* The time of the last complete record of @got bytes at @buf (INT64_MAX
+ * when there is none). */
+static int64_t last_time(const char *buf, size_t got)
+{
+	const char *end = got ? memrchr(buf, '\n', got) : NULL, *start;
+	int64_t t;
+
+	if (!end)
+		return INT64_MAX;
+	start = end > buf ? memrchr(buf, '\n', (size_t)(end - buf)) : NULL;
+	split_time(start ? start + 1 : buf, end, &t);
+	return t;
+}
+
+/* read_page() for a query that asks for text: the lines of up to @max
+ * records of one block from @at, each followed by "\n", moved to the start
+ * of the buffer over the times they followed (*len bytes). */
+static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns,
+                          size_t *count, size_t *len, uint64_t *next)
+{
+	size_t got, n = 0, used = 0, w = 0, nl;
+	bool bounded = false;
+	nl_scan scan;
+	int rc;
+
+	*next = UINT64_MAX;
+	*count = *len = 0;
+	if ((rc = read_block(r, at, &got)) != AIR_OK)
+		return rc;
+	while (got == r->cap && !memchr(r->buf, '\n', got)) {
+		/* A record longer than the block: a larger block. */
+		char *more = air__realloc(r->buf, r->cap * 2);
+		if (!more)
+			return AIR_ENOMEM;
+		r->buf = more;
+		r->cap *= 2;
+		if ((rc = read_block(r, at, &got)) != AIR_OK)
+			return rc;
+	}
+	/* Times only grow along a log (the writer's rule, which the endpoint's
+	 * search by time relies on too): when the block's last record is before
+	 * the bound, so are all of them. */
+	if (to_ns > 0 && last_time(r->buf, got) < to_ns)
+		to_ns = 0;
+	nl_start(&scan, r->buf, got);
+	while (n < max && (nl = nl_next(&scan)) < got) {
+		char *p = r->buf + used;
+		const char *text;
+		int64_t t;
+
+		if (to_ns > 0) {
+			text = split_time(p, r->buf + nl, &t);
+			if (t >= to_ns) {
+				bounded = true;
+				break;
+			}
+		} else {
+			text = skip_time(p, r->buf + nl);
+		}
+		/* The line and its newline; the text only ever moves down. */
+		memmove(r->buf + w, text, (size_t)(r->buf + nl + 1 - text));
+		w += (size_t)(r->buf + nl + 1 - text);
+		used = nl + 1;
+		n++;
+	}
+	if (!bounded && (got == r->cap || (n == max && used < got)))
+		*next = at + used;
+	*count = n;
+	*len = w;
+	return AIR_OK;
+}
+
 int air__local_log_read(air__local *ws, const air__ctx *ctx, air__local_log **reader,
                         const air__log_query *q, air__log_span *out, air_error **err)
 {
@@ -335,7 +474,7 @@ int air__local_log_read(air__local *ws, const air__ctx *ctx, air__local_log **re
 	size_t n, max;
 	int rc;
 
-	*out = (air__log_span){NULL, 0, NULL};
+	*out = (air__log_span){.recs = NULL};
 	if ((rc = air__ctx_check(ctx, "reading a node log", err)) != AIR_OK)
 		return rc;
 	if (!q->ascending || q->node < 0 || q->from < 0 || q->to < 0 || q->page_size < 0 ||
@@ -352,9 +491,16 @@ int air__local_log_read(air__local *ws, const air__ctx *ctx, air__local_log **re
 	if (!first_offset(r, q, &at))
 		return AIR_EUNSUPPORTED;
 	max = q->page_size > 0 ? (size_t)q->page_size : SIZE_MAX;
-	if ((rc = read_page(r, at, max, q->to * 1000000000, &n, &next)) != AIR_OK)
+	if (q->text)
+		rc = read_text_page(r, at, max, q->to * 1000000000, &n, &out->text_len, &next);
+	else
+		rc = read_page(r, at, max, q->to * 1000000000, &n, &next);
+	if (rc != AIR_OK)
 		return rc == AIR_ENOMEM ? air__oom(err) : rc;
-	out->recs = r->recs;
+	if (q->text)
+		out->text = r->buf;
+	else
+		out->recs = r->recs;
 	out->n = n;
 	if (next != UINT64_MAX) {
 		snprintf(r->token, sizeof(r->token), "%llu", (unsigned long long)next);

@@ -185,7 +185,8 @@ static int fetch_page(air__stream *s, const char *path, const air__log_query *q,
 		air__http_resp_clear(&resp);
 		if (rc == AIR_OK) {
 			s->failures = 0;
-			s->span = (air__log_span){s->page.recs, s->page.n, s->page.next_token};
+			s->span = (air__log_span){.recs = s->page.recs, .n = s->page.n,
+			                          .next_token = s->page.next_token};
 			break;
 		}
 		if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT || rc == AIR_EABORTED ||
@@ -299,13 +300,22 @@ static int tail_page(air_log_iter *it, const char *token, air_error **err)
 
 	q.tail = token ? 0 : it->tail_left;
 	q.page_size = it->tail_left;
+	q.text = s->text_wanted;
 	if ((rc = read_direct(s, &q, err)) == AIR_EUNSUPPORTED && token)
 		return air__failf(err, AIR_EIO, 0, "the log of run %lld can no longer be read",
 		                  (long long)s->run_id);
 	if (rc != AIR_OK)
 		return rc;
 	n = s->span.n < (uint64_t)it->tail_left ? s->span.n : (size_t)it->tail_left;
-	rc = air__stream_emit_span(s, s->span.recs, n, err);
+	if (s->span.text && n == s->span.n) {
+		/* The page as text (the reader honours the page size). */
+		s->text = s->span.text;
+		s->text_len = s->span.text_len;
+		s->text_n = n;
+		s->delivered += (int64_t)n;
+	} else {
+		rc = air__stream_emit_span(s, s->span.recs, n, err);
+	}
 	it->tail_left -= (int64_t)n;
 	next = rc == AIR_OK && it->tail_left > 0 ? s->span.next_token : NULL;
 	air__free(it->token);
@@ -645,6 +655,54 @@ int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **
 	return AIR_OK;
 }
 
+void air__log_iter_want_text(air_log_iter *it) { it->s.text_wanted = true; }
+
+int air__log_iter_next_text(air_log_iter *it, const char **text, size_t *len, air_error **err)
+{
+	air__stream *s = &it->s;
+	int rc;
+
+	*text = NULL;
+	*len = 0;
+	if (it->next == STEP_FAILED)
+		return it->fail_err ? air__fail(err, air__error_clone(it->fail_err)) : it->fail_rc;
+	while (s->qpos == s->qn && s->text_n == 0) {
+		if (it->next == STEP_DONE) {
+			end_waiting(s);
+			return AIR_EDONE;
+		}
+		s->qn = s->qpos = 0;
+		air__buf_clear(&s->batch);
+		if ((rc = step_once(it, err)) != AIR_OK)
+			return fail(it, rc, err);
+	}
+	if (s->waiting_shown && (rc = air__stream_end_waiting(s, err)) != AIR_OK)
+		return fail(it, rc, err);
+	if (s->pending)
+		air__http_pump(s->pending);
+	if (s->text_n > 0) {
+		/* A page the backend gave as text. */
+		*text = s->text;
+		*len = s->text_len;
+		it->sum.records += (int64_t)s->text_n;
+		s->text_n = 0;
+		return AIR_OK;
+	}
+	/* The queued records, joined. */
+	air__buf_clear(&s->text_buf);
+	for (; s->qpos < s->qn; s->qpos++) {
+		const air__queued *q = &s->q[s->qpos];
+		air__buf_put(&s->text_buf, q->line ? q->line : s->batch.ptr + q->off, q->len);
+		air__buf_putc(&s->text_buf, '\n');
+		it->sum.records++;
+	}
+	if (air__buf_oom(&s->text_buf))
+		return fail(it, air__oom(err), err);
+	*text = s->text_buf.ptr;
+	*len = s->text_buf.len;
+	return AIR_OK;
+}
+
 const air_logs_summary *air_log_iter_summary(const air_log_iter *it) { return it ? &it->sum : NULL; }
 
 int64_t air_log_iter_buffered(const air_log_iter *it)
@@ -681,6 +739,7 @@ void air_log_iter_free(air_log_iter *it)
 	air__log_reader_free(it->s.reader);
 	air__run_watch_free(it->watch);
 	air__buf_dispose(&it->s.batch);
+	air__buf_dispose(&it->s.text_buf);
 	air__free(it->s.q);
 	air__free(it->sum.state);
 	air__free(it->sum.no_logs);
@@ -707,11 +766,18 @@ static int open_run(air_log_iter *it, air_error **err)
 	air__free(me);
 	if (s->o.poll_ms < 0)
 		s->o.poll_ms = air__client_poll_ms(s->c);
-	/* Following: watch the run before reading it, so that no change is missed. */
-	if (rc == AIR_OK && s->o.follow)
-		rc = air__run_watch_open(s->c, &s->ctx, s->run_id, true, &it->watch, err);
 	if (rc == AIR_OK)
 		rc = air__run_fetch(s->c, &s->ctx, s->run_id, &s->run, err);
+	/* Following an active run: watch it, then read it again, so that no
+	 * change is missed. A finished run is not watched: a watch costs its
+	 * backend (an inotify instance waits for the kernel when closed). */
+	if (rc == AIR_OK && s->o.follow && !s->run->terminal)
+		rc = air__run_watch_open(s->c, &s->ctx, s->run_id, true, &it->watch, err);
+	if (rc == AIR_OK && it->watch) {
+		air_run_free(s->run);
+		s->run = NULL;
+		rc = air__run_fetch(s->c, &s->ctx, s->run_id, &s->run, err);
+	}
 	if (rc == AIR_OK)
 		rc = air__logs_check_attempt(s->run, s->o.attempt, err);
 	if (rc == AIR_OK)

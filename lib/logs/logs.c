@@ -3,20 +3,16 @@
 
 void air__logs_options_defaults(air_logs_options *o)
 {
-	o->follow = 1;
-	o->tail = -1;
-	o->minutes = 0;
-	o->node = -1;
-	o->attempt = -1;
-	o->poll_ms = -1; /* the client's (air__client_poll_ms) */
-	o->max_failures = 5;
-	o->call = (air__call_opts)AIR__CALL_OPTS_INIT;
-	o->on_record = NULL;
-	o->record_ud = NULL;
-	o->on_status = NULL;
-	o->status_ud = NULL;
-	o->on_waiting = NULL;
-	o->waiting_ud = NULL;
+	/* Every callback and its userdata NULL. */
+	*o = (air_logs_options){
+		.call = AIR__CALL_OPTS_INIT,
+		.follow = 1,
+		.tail = -1,
+		.node = -1,
+		.attempt = -1,
+		.poll_ms = -1, /* the client's (air__client_poll_ms) */
+		.max_failures = 5,
+	};
 }
 
 int64_t air__logs_tail_target(const air_logs_options *o)
@@ -111,6 +107,15 @@ int air_logs_options_set_record_cb(air_logs_options *opts, air_log_record_cb cb,
 		return AIR_EINVAL;
 	opts->on_record = cb;
 	opts->record_ud = cb ? userdata : NULL;
+	return AIR_OK;
+}
+
+int air_logs_options_set_text_cb(air_logs_options *opts, air_log_text_cb cb, void *userdata)
+{
+	if (!opts)
+		return AIR_EINVAL;
+	opts->on_text = cb;
+	opts->text_ud = cb ? userdata : NULL;
 	return AIR_OK;
 }
 

@@ -28,6 +28,9 @@ struct air_logs_options {
 	void *status_ud;
 	air_log_waiting_cb on_waiting; /* NULL: no waiting messages, no extra requests */
 	void *waiting_ud;
+	air_log_text_cb on_text;       /* the callback stream only (1.2: last, the layout of
+	                                  1.1's fields is kept) */
+	void *text_ud;
 };
 
 struct air_log_record {
@@ -148,6 +151,13 @@ typedef struct air__stream {
 	air__buf batch;          /* texts of the queued records */
 	air__queued *q;          /* the queue: q[qpos..qn) not handed out yet */
 	size_t qn, qpos, qcap;
+	/* Text for the text callback (air__log_iter_next_text()): a tail's
+	 * pages are asked of the backend as text when @text_wanted; such a page
+	 * (@text_n records, borrowed from the reader) is handed out whole. */
+	bool text_wanted;
+	const char *text;
+	size_t text_len, text_n;
+	air__buf text_buf;       /* queued records joined into text */
 } air__stream;
 
 /* Queue one record (its text is copied). */
@@ -183,6 +193,13 @@ char *air__logs_waiting_text(const air_run *run, const char *status_message, int
 int air__stream_show_waiting(air__stream *s, air_error **err);
 /* After a message was shown: the callback with NULL (the wait is over). */
 int air__stream_end_waiting(air__stream *s, air_error **err);
+
+/* The text callback's iteration (stream.c): ask a tail's pages of the
+ * backend as text (before the first next_text). */
+void air__log_iter_want_text(air_log_iter *it);
+/* Like air_log_iter_next(), but every record ready at once, as text (each
+ * line followed by "\n"; borrowed until the next call). */
+int air__log_iter_next_text(air_log_iter *it, const char **text, size_t *len, air_error **err);
 
 /* ---- MLflow log artifacts (mlflow.c) --------------------------------------- */
 

@@ -12,9 +12,8 @@
  * track them either). Owners are not recorded (uid/gid 0, no names).
  */
 #include "submit/snapshot.h"
+#include "core/core_archive.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +107,19 @@ static la_ssize_t sink_write(struct archive *a, void *ud, const void *buf, size_
 	return (la_ssize_t)len;
 }
 
+/* libarchive, loaded on first use (core/core_archive.h). */
+static int load_libarchive(air_error **err)
+{
+	air__buf why = AIR__BUF_INIT;
+	int rc = AIR_OK;
+
+	if (!air__libarchive_load(&why))
+		rc = air__failf(err, AIR_ESNAPSHOT, 0, "cannot pack the code snapshot: %s",
+		                air__buf_oom(&why) ? "out of memory" : air__buf_cstr(&why));
+	air__buf_dispose(&why);
+	return rc;
+}
+
 /* A new archive for @s->out: its temporary file and a writer onto it. */
 static struct archive *writer_open(sink *s, air_error **err)
 {
@@ -115,18 +127,18 @@ static struct archive *writer_open(sink *s, air_error **err)
 
 	*s->out = (air__archive)AIR__ARCHIVE_INIT;
 	sha256_init(&s->sha);
-	if ((s->out->fd = air__snapshot_tmpfile(err)) < 0)
+	if (load_libarchive(err) != AIR_OK || (s->out->fd = air__snapshot_tmpfile(err)) < 0)
 		return NULL;
-	if (!(a = archive_write_new())) {
+	if (!(a = air__la.archive_write_new())) {
 		air__archive_dispose(s->out);
 		air__failf(err, AIR_ENOMEM, 0, "cannot start the code snapshot archive");
 		return NULL;
 	}
-	if (archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open(a, s, NULL, sink_write, NULL) != ARCHIVE_OK) {
-		archive_write_free(a);
+	if (air__la.archive_write_add_filter_gzip(a) != ARCHIVE_OK ||
+	    air__la.archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    air__la.archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    air__la.archive_write_open(a, s, NULL, sink_write, NULL) != ARCHIVE_OK) {
+		air__la.archive_write_free(a);
 		air__archive_dispose(s->out);
 		air__failf(err, AIR_ENOMEM, 0, "cannot start the code snapshot archive");
 		return NULL;
@@ -151,7 +163,7 @@ static int archive_failure(struct archive *a, const sink *s, air_error **err)
 		return air__failf(err, AIR_EIO, 0, "cannot write the code snapshot to a temporary file: %s",
 		                  strerror(s->write_errno));
 	return air__failf(err, AIR_ESNAPSHOT, 0, "cannot build the code snapshot: %s",
-	                  archive_error_string(a) ? archive_error_string(a) : "archive error");
+	                  air__la.archive_error_string(a) ? air__la.archive_error_string(a) : "archive error");
 }
 
 /* Point w->path at "<root>/<rel>" and w->member at "<dirname>/<rel>". */
@@ -210,7 +222,7 @@ static int check_symlink(walk *w, const char *rel, const char *target, air_error
 
 static struct archive_entry *new_entry(const walk *w, const struct stat *st, bool dir)
 {
-	struct archive_entry *e = archive_entry_new();
+	struct archive_entry *e = air__la.archive_entry_new();
 	air__buf name = AIR__BUF_INIT;
 
 	if (!e)
@@ -218,12 +230,12 @@ static struct archive_entry *new_entry(const walk *w, const struct stat *st, boo
 	air__buf_puts(&name, air__buf_cstr(&w->member));
 	if (dir)
 		air__buf_putc(&name, '/');
-	archive_entry_copy_pathname(e, air__buf_cstr(&name));
+	air__la.archive_entry_copy_pathname(e, air__buf_cstr(&name));
 	air__buf_dispose(&name);
-	archive_entry_set_mode(e, st->st_mode & (S_IFMT | 0777));
-	archive_entry_set_mtime(e, st->st_mtime, 0);
-	archive_entry_set_uid(e, 0);
-	archive_entry_set_gid(e, 0);
+	air__la.archive_entry_set_mode(e, st->st_mode & (S_IFMT | 0777));
+	air__la.archive_entry_set_mtime(e, st->st_mtime, 0);
+	air__la.archive_entry_set_uid(e, 0);
+	air__la.archive_entry_set_gid(e, 0);
 	return e;
 }
 
@@ -245,8 +257,8 @@ static int add_file(walk *w, air_error **err)
 		rc = air__oom(err);
 		goto out;
 	}
-	archive_entry_set_size(e, st.st_size);
-	if (archive_write_header(w->a, e) != ARCHIVE_OK) {
+	air__la.archive_entry_set_size(e, st.st_size);
+	if (air__la.archive_write_header(w->a, e) != ARCHIVE_OK) {
 		rc = AIR_ESNAPSHOT; /* reported by the caller from the archive */
 		goto out;
 	}
@@ -263,7 +275,7 @@ static int add_file(walk *w, air_error **err)
 		}
 		if (n == 0)
 			break;
-		if (archive_write_data(w->a, chunk, (size_t)n) < 0) {
+		if (air__la.archive_write_data(w->a, chunk, (size_t)n) < 0) {
 			rc = AIR_ESNAPSHOT;
 			goto out;
 		}
@@ -272,7 +284,7 @@ static int add_file(walk *w, air_error **err)
 	w->out->files++;
 	w->out->content_bytes += st.st_size;
 out:
-	archive_entry_free(e);
+	air__la.archive_entry_free(e);
 	if (fd >= 0)
 		close(fd);
 	return rc;
@@ -356,12 +368,12 @@ static int add_path(walk *w, const char *rel, bool explicit_path, air_error **er
 		} else {
 			target[tl] = '\0';
 			rc = check_symlink(w, rel, target, err);
-			archive_entry_copy_symlink(e, target);
+			air__la.archive_entry_copy_symlink(e, target);
 		}
 	}
-	if (rc == AIR_OK && archive_write_header(w->a, e) != ARCHIVE_OK)
+	if (rc == AIR_OK && air__la.archive_write_header(w->a, e) != ARCHIVE_OK)
 		rc = AIR_ESNAPSHOT;
-	archive_entry_free(e);
+	air__la.archive_entry_free(e);
 	if (rc == AIR_OK && S_ISDIR(st.st_mode))
 		rc = add_children(w, rel, err);
 	return rc;
@@ -388,9 +400,9 @@ static int add_include(walk *w, const char *path, air_error **err)
 			struct archive_entry *e = new_entry(w, &st, true);
 			if (!e)
 				rc = air__oom(err);
-			else if (archive_write_header(w->a, e) != ARCHIVE_OK)
+			else if (air__la.archive_write_header(w->a, e) != ARCHIVE_OK)
 				rc = AIR_ESNAPSHOT;
-			archive_entry_free(e);
+			air__la.archive_entry_free(e);
 		}
 		*s = '/';
 	}
@@ -429,18 +441,18 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
 		if (stat(root, &st) != 0 || !(top = new_entry(&w, &st, true))) {
 			rc = air__failf(&e, AIR_ESNAPSHOT, 0, "cannot read %s", root);
 		} else {
-			if (archive_write_header(w.a, top) != ARCHIVE_OK)
+			if (air__la.archive_write_header(w.a, top) != ARCHIVE_OK)
 				rc = AIR_ESNAPSHOT;
-			archive_entry_free(top);
+			air__la.archive_entry_free(top);
 		}
 		for (size_t i = 0; rc == AIR_OK && i < n_include; i++)
 			rc = add_include(&w, include[i], &e);
 	}
-	if (rc == AIR_OK && archive_write_close(w.a) != ARCHIVE_OK)
+	if (rc == AIR_OK && air__la.archive_write_close(w.a) != ARCHIVE_OK)
 		rc = AIR_ESNAPSHOT;
 	if (rc != AIR_OK && !e)
 		rc = archive_failure(w.a, &s, &e);
-	archive_write_free(w.a);
+	air__la.archive_write_free(w.a);
 	air__free(w.real_root);
 	air__buf_dispose(&w.path);
 	air__buf_dispose(&w.member);
@@ -455,25 +467,28 @@ int air__snapshot_tar_plain(const char *root, const char *dirname, const air__ig
 int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air_error **err)
 {
 	sink s = {.out = out};
-	struct archive *in = archive_read_new(), *a = NULL;
+	struct archive *in, *a = NULL;
 	struct archive_entry *e;
 	size_t dl = strlen(dirname);
 	air_error *fail = NULL;
 	int rc = AIR_OK, r;
 
 	*out = (air__archive)AIR__ARCHIVE_INIT;
-	if (!in || archive_read_support_format_tar(in) != ARCHIVE_OK ||
-	    archive_read_open_fd(in, fd, 65536) != ARCHIVE_OK) {
+	if ((rc = load_libarchive(err)) != AIR_OK)
+		return rc;
+	in = air__la.archive_read_new();
+	if (!in || air__la.archive_read_support_format_tar(in) != ARCHIVE_OK ||
+	    air__la.archive_read_open_fd(in, fd, 65536) != ARCHIVE_OK) {
 		rc = air__failf(&fail, AIR_ESNAPSHOT, 0, "cannot read the git archive: %s",
-		                in && archive_error_string(in) ? archive_error_string(in) : "archive error");
+		                in && air__la.archive_error_string(in) ? air__la.archive_error_string(in) : "archive error");
 		goto out;
 	}
 	if (!(a = writer_open(&s, &fail))) {
 		rc = air_error_code(fail);
 		goto out;
 	}
-	while ((r = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
-		const char *name = archive_entry_pathname(e);
+	while ((r = air__la.archive_read_next_header(in, &e)) == ARCHIVE_OK) {
+		const char *name = air__la.archive_entry_pathname(e);
 		const void *buf;
 		size_t len;
 		int64_t off;
@@ -483,20 +498,20 @@ int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air
 			                name ? name : "(unnamed)", dirname);
 			goto out;
 		}
-		archive_entry_set_uid(e, 0);
-		archive_entry_set_gid(e, 0);
-		archive_entry_copy_uname(e, NULL);
-		archive_entry_copy_gname(e, NULL);
-		if (archive_entry_filetype(e) == AE_IFREG) {
+		air__la.archive_entry_set_uid(e, 0);
+		air__la.archive_entry_set_gid(e, 0);
+		air__la.archive_entry_copy_uname(e, NULL);
+		air__la.archive_entry_copy_gname(e, NULL);
+		if (air__la.archive_entry_filetype(e) == AE_IFREG) {
 			out->files++;
-			out->content_bytes += archive_entry_size(e);
+			out->content_bytes += air__la.archive_entry_size(e);
 		}
-		if (archive_write_header(a, e) != ARCHIVE_OK) {
+		if (air__la.archive_write_header(a, e) != ARCHIVE_OK) {
 			rc = AIR_ESNAPSHOT;
 			goto out;
 		}
-		while ((r = archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK) {
-			if (archive_write_data(a, buf, len) < 0) {
+		while ((r = air__la.archive_read_data_block(in, &buf, &len, &off)) == ARCHIVE_OK) {
+			if (air__la.archive_write_data(a, buf, len) < 0) {
 				rc = AIR_ESNAPSHOT;
 				goto out;
 			}
@@ -506,17 +521,17 @@ int air__snapshot_tar_repack(int fd, const char *dirname, air__archive *out, air
 	}
 	if (r != ARCHIVE_EOF) {
 		rc = air__failf(&fail, AIR_ESNAPSHOT, 0, "cannot read the git archive: %s",
-		                archive_error_string(in) ? archive_error_string(in) : "archive error");
+		                air__la.archive_error_string(in) ? air__la.archive_error_string(in) : "archive error");
 		goto out;
 	}
-	if (archive_write_close(a) != ARCHIVE_OK)
+	if (air__la.archive_write_close(a) != ARCHIVE_OK)
 		rc = AIR_ESNAPSHOT;
 out:
 	if (rc != AIR_OK && !fail)
 		rc = archive_failure(a, &s, &fail);
-	archive_read_free(in);
+	air__la.archive_read_free(in);
 	if (a)
-		archive_write_free(a);
+		air__la.archive_write_free(a);
 	if (rc != AIR_OK) {
 		air__archive_dispose(out);
 		return air__fail(err, fail);

@@ -234,7 +234,7 @@ int air__log_read(air_client *c, const air__ctx *ctx, air__log_reader **reader,
 	air__log_reader *r = *reader;
 	int rc;
 
-	*out = (air__log_span){NULL, 0, NULL};
+	*out = (air__log_span){.recs = NULL};
 	if ((rc = air__client_ensure_resolved(c, ctx, err)) != AIR_OK)
 		return rc;
 	if (!c->backend->ops->log_read)

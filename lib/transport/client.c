@@ -130,8 +130,7 @@ int air_client_new(const air_client_options *opts, air_client **out, air_error *
 	if (!out)
 		return air__failf(err, AIR_EINVAL, 0, "air_client_new: out is NULL");
 	*out = NULL;
-	if ((rc = air_global_init()) != AIR_OK)
-		return air__failf(err, rc, 0, "cannot initialise libcurl");
+	air__global_hold(); /* libcurl is loaded when a request needs it */
 	if (!(c = air__calloc(1, sizeof(*c)))) {
 		air_global_cleanup();
 		return air__oom(err);

@@ -153,7 +153,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 	long status = 0;
 	curl_off_t declared = -1;
 
-	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	air__curl.curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (status >= 400) {
 		/* An error page: its beginning says what went wrong; the rest is not read. */
 		size_t room = AIR__HTTP_ERROR_BODY_MAX - x->body.len;
@@ -168,7 +168,7 @@ static size_t on_write(char *data, size_t size, size_t nmemb, void *ud)
 		return 0;
 	}
 	if (x->received == 0 &&
-	    curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK &&
+	    air__curl.curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &declared) == CURLE_OK &&
 	    declared > 0 && (uint64_t)declared > max_reply(x->req))
 		return reply_too_big(x); /* known before a byte is kept */
 	if (x->received + len > max_reply(x->req))
@@ -303,7 +303,7 @@ static void free_headers(xfer *x)
 {
 	for (struct curl_slist *h = x->headers; h; h = h->next)
 		explicit_bzero(h->data, strlen(h->data));
-	curl_slist_free_all(x->headers);
+	air__curl.curl_slist_free_all(x->headers);
 	x->headers = NULL;
 }
 
@@ -319,7 +319,7 @@ static bool header_is_clean(const char *line)
 
 static bool add_header(xfer *x, const char *line)
 {
-	struct curl_slist *l = curl_slist_append(x->headers, line);
+	struct curl_slist *l = air__curl.curl_slist_append(x->headers, line);
 
 	if (l)
 		x->headers = l;
@@ -374,22 +374,22 @@ static void set_method(CURL *e, const air__http_req *r)
 	                strcmp(r->method, "PUT") == 0 || strcmp(r->method, "PATCH") == 0;
 
 	if (strcmp(r->method, "GET") == 0 && !r->body_len) {
-		curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+		air__curl.curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
 	} else if (strcmp(r->method, "HEAD") == 0) {
-		curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
+		air__curl.curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
 	} else {
 		if (r->source) {
 			/* Read on demand (on_read), from the start on every attempt. */
-			curl_easy_setopt(e, CURLOPT_POST, 1L);
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, (const char *)NULL);
-			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+			air__curl.curl_easy_setopt(e, CURLOPT_POST, 1L);
+			air__curl.curl_easy_setopt(e, CURLOPT_POSTFIELDS, (const char *)NULL);
+			air__curl.curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
 		} else if (has_body) {
 			/* The caller's bytes, sent as they are on every attempt. */
-			curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body_len ? (const char *)r->body : "");
-			curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
+			air__curl.curl_easy_setopt(e, CURLOPT_POSTFIELDS, r->body_len ? (const char *)r->body : "");
+			air__curl.curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)r->body_len);
 		}
 		if (strcmp(r->method, "POST") != 0)
-			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
+			air__curl.curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
 	}
 }
 
@@ -414,44 +414,44 @@ static void set_options(xfer *x, CURL *e)
 	if (total_ms > INT32_MAX)
 		total_ms = INT32_MAX;
 
-	curl_easy_setopt(e, CURLOPT_URL, x->url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)x);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	air__curl.curl_easy_setopt(e, CURLOPT_URL, x->url);
+	air__curl.curl_easy_setopt(e, CURLOPT_PRIVATE, (void *)x);
+	air__curl.curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	air__curl.curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 #else
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+	air__curl.curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
 #endif
-	curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, set->user_agent ? set->user_agent : "libair");
-	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, (void *)x);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, (void *)x);
-	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)x);
+	air__curl.curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+	air__curl.curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	air__curl.curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	air__curl.curl_easy_setopt(e, CURLOPT_USERAGENT, set->user_agent ? set->user_agent : "libair");
+	air__curl.curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	air__curl.curl_easy_setopt(e, CURLOPT_HEADERDATA, (void *)x);
+	air__curl.curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_write);
+	air__curl.curl_easy_setopt(e, CURLOPT_WRITEDATA, (void *)x);
+	air__curl.curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	air__curl.curl_easy_setopt(e, CURLOPT_XFERINFODATA, (void *)x);
 	if (r->source) {
-		curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
-		curl_easy_setopt(e, CURLOPT_READDATA, (void *)x);
-		curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
-		curl_easy_setopt(e, CURLOPT_SEEKDATA, (void *)x);
+		air__curl.curl_easy_setopt(e, CURLOPT_READFUNCTION, on_read);
+		air__curl.curl_easy_setopt(e, CURLOPT_READDATA, (void *)x);
+		air__curl.curl_easy_setopt(e, CURLOPT_SEEKFUNCTION, on_seek);
+		air__curl.curl_easy_setopt(e, CURLOPT_SEEKDATA, (void *)x);
 	}
-	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)total_ms);
+	air__curl.curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	air__curl.curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)connect_ms);
+	air__curl.curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)total_ms);
 	/* Handles are reused: every attempt sets the limit, 0 turning it off.
 	 * A trickle below the limit counts as inactivity. */
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, idle_s > 0 ? (long)AIR__HTTP_LOW_SPEED : 0L);
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle_s);
+	air__curl.curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, idle_s > 0 ? (long)AIR__HTTP_LOW_SPEED : 0L);
+	air__curl.curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)idle_s);
 	if (!(r->flags & AIR__HTTP_ABSOLUTE_URL))
-		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+		air__curl.curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
 	if (ca)
-		curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+		air__curl.curl_easy_setopt(e, CURLOPT_CAINFO, ca);
 	if (set->skip_verify) {
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+		air__curl.curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+		air__curl.curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
 	set_method(e, r);
 }
@@ -556,7 +556,7 @@ static void start_attempt(engine *g, xfer *x)
 	set_options(x, x->easy);
 	if (env->debug)
 		trace_request(x);
-	if (curl_multi_add_handle(g->xc->multi, x->easy) != CURLM_OK) {
+	if (air__curl.curl_multi_add_handle(g->xc->multi, x->easy) != CURLM_OK) {
 		finish(x, AIR_EINTERNAL, air__error_new(AIR_EINTERNAL, 0, "cannot start %s %s",
 		                                        r->method, x->where));
 		return;
@@ -587,7 +587,7 @@ static air_error *network_error(xfer *x, CURLcode res)
 	int code = res == CURLE_OPERATION_TIMEDOUT ? AIR_ETIMEOUT : AIR_ENET;
 
 	return air__error_new(code, 0, "%s %s: %s", x->req->method, x->where,
-	                      x->errbuf[0] ? x->errbuf : curl_easy_strerror(res));
+	                      x->errbuf[0] ? x->errbuf : air__curl.curl_easy_strerror(res));
 }
 
 static air_error *abort_error(xfer *x, int rc)
@@ -619,7 +619,7 @@ static void read_retry_after(xfer *x)
 	x->retry_after_ms = -1;
 	if (!x->has_retry_after)
 		return;
-	if (curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &secs) != CURLE_OK || secs < 0)
+	if (air__curl.curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &secs) != CURLE_OK || secs < 0)
 		return;
 	x->retry_after_ms = secs > MAX_RETRY_AFTER_MS / 1000 ? MAX_RETRY_AFTER_MS : (int64_t)secs * 1000;
 }
@@ -654,9 +654,9 @@ static void complete_attempt(engine *g, xfer *x, CURLcode res)
 	air_error *e = NULL;
 	int64_t now, wait, deadline = env->set.retry_deadline_ms;
 
-	curl_multi_remove_handle(g->xc->multi, x->easy);
-	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
+	air__curl.curl_multi_remove_handle(g->xc->multi, x->easy);
+	air__curl.curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	air__curl.curl_easy_getinfo(x->easy, CURLINFO_NUM_CONNECTS, &connects);
 	air__transport_count(env->tp, 1, connects);
 	if (x->error_cut && res == CURLE_WRITE_ERROR)
 		res = CURLE_OK; /* the error reply's beginning is all it takes */
@@ -783,7 +783,7 @@ static void abort_all(engine *g)
 	for (size_t i = 0; i < g->n; i++) {
 		xfer *x = &g->x[i];
 		if (x->state == X_RUNNING)
-			curl_multi_remove_handle(g->xc->multi, x->easy);
+			air__curl.curl_multi_remove_handle(g->xc->multi, x->easy);
 		if (x->state != X_DONE)
 			finish(x, g->aborted, abort_error(x, g->aborted));
 	}
@@ -811,12 +811,12 @@ static bool turn(engine *g, int64_t *next)
 		pending = pending || g->x[i].state != X_DONE;
 	if (!pending || g->running == 0)
 		return pending;
-	curl_multi_perform(g->xc->multi, &still);
-	while ((msg = curl_multi_info_read(g->xc->multi, &still)) != NULL) {
+	air__curl.curl_multi_perform(g->xc->multi, &still);
+	while ((msg = air__curl.curl_multi_info_read(g->xc->multi, &still)) != NULL) {
 		char *priv = NULL;
 		if (msg->msg != CURLMSG_DONE)
 			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+		air__curl.curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
 		complete_attempt(g, (xfer *)(void *)priv, msg->data.result);
 		g->running--;
 	}
@@ -843,11 +843,11 @@ static void wait_turn(engine *g, int64_t next)
 		air__wait_interrupts(intrs, 2, slice);
 		return;
 	}
-	/* The interrupts' pipes wake curl_multi_poll() the moment one is raised. */
+	/* The interrupts' pipes wake air__curl.curl_multi_poll() the moment one is raised. */
 	for (size_t i = 0; i < nfd; i++)
 		wfd[i] = (struct curl_waitfd){fds[i], CURL_WAIT_POLLIN, 0};
 	if (slice > 0)
-		curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
+		air__curl.curl_multi_poll(g->xc->multi, nfd ? wfd : NULL, (unsigned)nfd, (int)slice, NULL);
 }
 
 static void drive(engine *g)
@@ -881,6 +881,8 @@ static int engine_open(engine *g, const air__http_env *env, const air__ctx *ctx,
 		g->ctx.client_intr = env->client_intr;
 	if (!reqs || !resps)
 		return air__failf(err, AIR_EINVAL, 0, "no requests or replies");
+	if ((rc = air__curl_load(err)) != AIR_OK)
+		return rc;
 	if (!(g->x = air__calloc(n, sizeof(*g->x))))
 		return air__oom(err);
 	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
@@ -1083,6 +1085,8 @@ int air__http_run_feed(const air__http_env *env, const air__ctx *ctx, const air_
 	int64_t cap = feed->max_parallel > 0 ? feed->max_parallel : env->set.max_parallel;
 	int rc;
 
+	if ((rc = air__curl_load(err)) != AIR_OK)
+		return rc;
 	g.env = env;
 	if (ctx)
 		g.ctx = *ctx;

@@ -6,7 +6,7 @@
 #ifndef AIR_TRANSPORT_HTTP_PRIV_H
 #define AIR_TRANSPORT_HTTP_PRIV_H
 
-#include <curl/curl.h>
+#include "core/core_curl.h"
 
 #include "transport/http.h"
 

@@ -6,14 +6,15 @@
 #include <ctype.h>
 #include <string.h>
 
-#include <curl/curl.h>
+#include "core/core_curl.h"
 
 #include "transport/client_priv.h"
 
-/* Parse @url into a new handle; NULL when it is not a URL libcurl accepts. */
+/* Parse @url into a new handle; NULL when it is not a URL libcurl accepts
+ * (or libcurl cannot be loaded). */
 static CURLU *parse(const char *url, CURLUcode *why)
 {
-	CURLU *u = curl_url();
+	CURLU *u = air__curl_load(NULL) == AIR_OK ? air__curl.curl_url() : NULL;
 	CURLUcode rc;
 
 	if (!u) {
@@ -21,9 +22,9 @@ static CURLU *parse(const char *url, CURLUcode *why)
 		return NULL;
 	}
 	/* Any scheme parses; callers decide which ones they accept. */
-	rc = curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
+	rc = air__curl.curl_url_set(u, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME);
 	if (rc != CURLUE_OK) {
-		curl_url_cleanup(u);
+		air__curl.curl_url_cleanup(u);
 		*why = rc;
 		return NULL;
 	}
@@ -35,10 +36,10 @@ static char *part(CURLU *u, CURLUPart what, unsigned flags)
 {
 	char *v = NULL, *copy;
 
-	if (curl_url_get(u, what, &v, flags) != CURLUE_OK)
+	if (air__curl.curl_url_get(u, what, &v, flags) != CURLUE_OK)
 		return NULL;
 	copy = air__strdup(v);
-	curl_free(v);
+	air__curl.curl_free(v);
 	return copy;
 }
 
@@ -51,7 +52,8 @@ static bool url_host(const char *url, char *out, size_t outlen)
 	const char *p = h;
 	size_t n;
 
-	curl_url_cleanup(u);
+	if (u)
+		air__curl.curl_url_cleanup(u);
 	if (!h)
 		return false;
 	n = strlen(p);
@@ -122,12 +124,12 @@ static char *query_value(const char *s, size_t n)
 	for (char *p = plus; *p; p++)
 		if (*p == '+')
 			*p = ' ';
-	dec = curl_easy_unescape(NULL, plus, (int)n, &len);
+	dec = air__curl.curl_easy_unescape(NULL, plus, (int)n, &len);
 	air__free(plus);
 	if (!dec)
 		return NULL;
 	out = air__strndup(dec, (size_t)len);
-	curl_free(dec);
+	air__curl.curl_free(dec);
 	return out;
 }
 
@@ -234,7 +236,7 @@ static int url_error(CURLUcode why, air_error **err)
 		return air__failf(err, AIR_EAUTH, 0, "no host configured (the host URL has no host name)");
 	default:
 		return air__failf(err, AIR_EINVAL, 0, "the host URL is malformed: %s",
-		                  curl_url_strerror(why));
+		                  air__curl.curl_url_strerror(why));
 	}
 }
 
@@ -252,6 +254,8 @@ int air__host_normalize(const char *raw, char **out_host, char **out_ws, char **
 	*out_host = *out_ws = *out_acct = NULL;
 	if (n == 0)
 		return air__failf(err, AIR_EAUTH, 0, "no host configured");
+	if ((rc = air__curl_load(err)) != AIR_OK)
+		return rc;
 	if ((rc = with_scheme(t, n, &url, err)) != AIR_OK)
 		return rc;
 	/* libcurl reads "https:///x" as host "x": an empty authority is no host. */
@@ -299,6 +303,6 @@ out:
 	air__free(port);
 	air__free(query);
 	air__free_secret(url);
-	curl_url_cleanup(u);
+	air__curl.curl_url_cleanup(u);
 	return rc;
 }

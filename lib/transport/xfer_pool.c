@@ -67,24 +67,37 @@ int air__transport_new(air__transport **out)
 	pthread_mutex_init(&t->bucket_lock, NULL);
 	atomic_init(&t->requests, 0);
 	atomic_init(&t->connects, 0);
-	t->share = curl_share_init();
-	if (!t->share || curl_share_setopt(t->share, CURLSHOPT_USERDATA, t) != CURLSHE_OK ||
-	    curl_share_setopt(t->share, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
-	    curl_share_setopt(t->share, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
-	    curl_share_setopt(t->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
-	    curl_share_setopt(t->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) != CURLSHE_OK) {
-		air__transport_free(t);
-		return AIR_ENOMEM;
-	}
-	*out = t;
+	*out = t; /* the share comes with the first transfer: libcurl is not loaded yet */
 	return AIR_OK;
+}
+
+/* The share, made with the first transfer context (pool_lock held). */
+static bool make_share(air__transport *t)
+{
+	CURLSH *sh;
+
+	if (t->share)
+		return true;
+	if (!(sh = air__curl.curl_share_init()))
+		return false;
+	if (air__curl.curl_share_setopt(sh, CURLSHOPT_USERDATA, t) != CURLSHE_OK ||
+	    air__curl.curl_share_setopt(sh, CURLSHOPT_LOCKFUNC, share_lock) != CURLSHE_OK ||
+	    air__curl.curl_share_setopt(sh, CURLSHOPT_UNLOCKFUNC, share_unlock) != CURLSHE_OK ||
+	    air__curl.curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS) != CURLSHE_OK ||
+	    air__curl.curl_share_setopt(sh, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION) !=
+	            CURLSHE_OK) {
+		air__curl.curl_share_cleanup(sh);
+		return false;
+	}
+	t->share = sh;
+	return true;
 }
 
 static void ctx_free(air__xfer_ctx *x)
 {
 	for (size_t i = 0; i < x->nidle; i++)
-		curl_easy_cleanup(x->idle[i]);
-	curl_multi_cleanup(x->multi);
+		air__curl.curl_easy_cleanup(x->idle[i]);
+	air__curl.curl_multi_cleanup(x->multi);
 	air__free(x);
 }
 
@@ -99,7 +112,7 @@ void air__transport_free(air__transport *t)
 	}
 	/* Easy handles referencing the share are gone: it can be released. */
 	if (t->share)
-		curl_share_cleanup(t->share);
+		air__curl.curl_share_cleanup(t->share);
 	for (int i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&t->locks[i]);
 	pthread_mutex_destroy(&t->pool_lock);
@@ -111,23 +124,30 @@ air__xfer_ctx *air__transport_checkout(air__transport *t)
 {
 	air__xfer_ctx *x;
 
+	bool shared;
+
 	pthread_mutex_lock(&t->pool_lock);
 	if ((x = t->idle) != NULL) {
 		t->idle = x->next;
 		t->nidle--;
 	}
+	shared = make_share(t);
 	pthread_mutex_unlock(&t->pool_lock);
+	if (!shared) {
+		air__transport_checkin(t, x);
+		return NULL;
+	}
 	if (x) {
 		x->next = NULL;
 		return x;
 	}
 	if (!(x = air__calloc(1, sizeof(*x))))
 		return NULL;
-	if (!(x->multi = curl_multi_init())) {
+	if (!(x->multi = air__curl.curl_multi_init())) {
 		air__free(x);
 		return NULL;
 	}
-	curl_multi_setopt(x->multi, CURLMOPT_MAXCONNECTS, CONNECTIONS_PER_CONTEXT);
+	air__curl.curl_multi_setopt(x->multi, CURLMOPT_MAXCONNECTS, CONNECTIONS_PER_CONTEXT);
 	return x;
 }
 
@@ -149,10 +169,10 @@ void air__transport_checkin(air__transport *t, air__xfer_ctx *x)
 
 CURL *air__xfer_ctx_easy(air__transport *t, air__xfer_ctx *x)
 {
-	CURL *e = x->nidle > 0 ? x->idle[--x->nidle] : curl_easy_init();
+	CURL *e = x->nidle > 0 ? x->idle[--x->nidle] : air__curl.curl_easy_init();
 
 	if (e)
-		curl_easy_setopt(e, CURLOPT_SHARE, t->share);
+		air__curl.curl_easy_setopt(e, CURLOPT_SHARE, t->share);
 	return e;
 }
 
@@ -161,11 +181,11 @@ void air__xfer_ctx_put_easy(air__xfer_ctx *x, CURL *easy)
 	if (!easy)
 		return;
 	/* Back to defaults (keeps the handle's caches); the share is set again on reuse. */
-	curl_easy_reset(easy);
+	air__curl.curl_easy_reset(easy);
 	if (x->nidle < AIR__ARRAY_SIZE(x->idle))
 		x->idle[x->nidle++] = easy;
 	else
-		curl_easy_cleanup(easy);
+		air__curl.curl_easy_cleanup(easy);
 }
 
 int64_t air__transport_reserve(air__transport *t, int64_t rps, int64_t now_ms)

@@ -252,6 +252,35 @@ class LocalTest(unittest.TestCase):
                          "line-4\nline-5\n")
         self.assertIn("line-3\n", self.air("logs", run_id, "--minutes", "60", check=0).stdout)
 
+    def test_logs_of_a_finished_run_come_whole_and_load_no_network_library(self):
+        # Lines longer and shorter than the times they follow, a blank one,
+        # and enough of them to fill several blocks of the node log.
+        command = ("echo first; echo; printf '%0300d\\n' 7\n"
+                   "seq 1 200000\necho last\n")
+        run_id = self.submit(yaml_of(command), "--watch")
+        want = "first\n\n" + "0" * 299 + "7\n" + "".join(
+            "%d\n" % i for i in range(1, 200001)) + "last\n"
+        out = self.air("logs", run_id, "--tail", "300000", check=0).stdout
+        # (the local workspace's own notes come first: no such GPU here)
+        self.assertEqual(re.sub(r"(?m)^\[air local\] .*\n", "", out), want)
+        self.assertEqual(self.air("logs", run_id, "--tail", "3", check=0).stdout,
+                         "199999\n200000\nlast\n")
+        # JSON events still come one per record.
+        events = [json.loads(line) for line in
+                  self.air("logs", run_id, "--tail", "2", "-o", "json", check=0).stdout.split()]
+        self.assertEqual([e["line"] for e in events if e["type"] == "LOG"], ["200000", "last"])
+        # A local workspace needs neither libcurl nor libarchive; a
+        # Databricks host loads libcurl when its URL is first read (this
+        # plain http:// one is then refused before any connection).
+        env = dict(self.env, LD_DEBUG="files")
+        loaded = self.air("logs", run_id, "--tail", "1", env=env, check=0).stderr
+        self.assertNotIn("libcurl", loaded)
+        self.assertNotIn("libarchive", loaded)
+        env = dict(env, DATABRICKS_HOST="http://10.0.0.1", DATABRICKS_TOKEN="x")
+        p = self.air("list", env=env)
+        self.assertIn("file=libcurl", p.stderr)
+        self.assertIn("refusing to send credentials over plain http://", p.stderr)
+
     def test_a_failing_node_restarts_the_attempt(self):
         marker = os.path.join(self.tmp, "failed-once")
         command = ('if [ "$NODE_RANK" = 1 ] && [ ! -e %s ]; then\n'

@@ -124,6 +124,72 @@ AIR_TEST(logs__completed_run_tail_s45)
 	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 1);
 }
 
+/* ---- the text callback --------------------------------------------------------------- */
+
+typedef struct text_seen {
+	char text[1024];
+	size_t len;
+	int calls, stop_at;
+} text_seen;
+
+static int on_text(const char *text, size_t len, void *ud)
+{
+	text_seen *t = ud;
+
+	ASSERT_TRUE(t->len + len < sizeof(t->text));
+	memcpy(t->text + t->len, text, len);
+	t->len += len;
+	return ++t->calls == t->stop_at;
+}
+
+/* The same lines as the record callback, each followed by a newline. */
+AIR_TEST(logs__the_text_callback_gets_the_lines_in_order)
+{
+	text_seen t = {"", 0, 0, 0};
+	seen s = {0};
+	air_logs_options *o = opts(10);
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+
+	fixture_std_run(123, "SUCCESS");
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
+	ASSERT_OK(air_logs_options_set_text_cb(o, on_text, &t), NULL);
+	ASSERT_OK(air_logs_options_set_status_cb(o, on_status, &s), NULL);
+	ASSERT_OK(air_client_stream_logs(client, 123, o, &sum, &err), err);
+	ASSERT_EQ_STR(t.text, "step 1\nstep 2\nCUDA out of memory\n");
+	ASSERT_EQ_STR(s.events, "S:SUCCESS/- ");
+	ASSERT_EQ_INT(air_logs_summary_records(sum), 3);
+	air_logs_summary_free(sum);
+	air_logs_options_free(o);
+}
+
+/* Both callbacks: refused before anything is asked; a text callback that
+ * returns non-zero stops the stream. */
+AIR_TEST(logs__the_text_callback_is_alone_and_can_stop)
+{
+	text_seen t = {"", 0, 0, 1};
+	seen s = {0};
+	air_logs_options *o = opts(10);
+	air_error *err = NULL;
+
+	fixture_std_run(123, "SUCCESS");
+	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
+	fakews_clear_requests(fw);
+	ASSERT_OK(air_logs_options_set_text_cb(o, on_text, &t), NULL);
+	ASSERT_OK(air_logs_options_set_record_cb(o, on_record, &s), NULL);
+	ASSERT_EQ_INT(air_client_stream_logs(client, 123, o, NULL, &err), AIR_EINVAL);
+	ASSERT_NOT_NULL(strstr(air_error_message(err), "not both"));
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(fakews_count(fw, "GET", "/api/2.2/jobs/runs/get"), 0);
+	ASSERT_EQ_INT(s.n, 0);
+	ASSERT_OK(air_logs_options_set_record_cb(o, NULL, NULL), NULL);
+	ASSERT_EQ_INT(air_client_stream_logs(client, 123, o, NULL, &err), AIR_EABORTED);
+	ASSERT_EQ_INT(t.calls, 1);
+	air_error_free(err);
+	air_logs_options_free(o);
+}
+
 /* air_log_iter_buffered(): the records the next calls hand out without a
  * request, then 0 before the call that has to ask (or ends). */
 AIR_TEST(logs__buffered_records_come_without_a_request)
