@@ -23,6 +23,7 @@ import (
 // has returned, so that a panic never unwinds through C frames.
 type callState struct {
 	onRecord   func(LogRecord) error
+	onText     func([]byte) error // lines as text (CopyLogs); the bytes are libair's
 	onStatus   func(current, previous string) error
 	onWaiting  func(message string) error
 	onProgress func(Progress) error
@@ -40,7 +41,7 @@ type callState struct {
 
 // callbacks is s as the state of a call, or nil when it has no callback.
 func callbacks(s callState) *callState {
-	if s.onRecord == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
+	if s.onRecord == nil && s.onText == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
 		s.onState == nil && s.onPoll == nil && s.onCheck == nil && s.onVariant == nil {
 		return nil
 	}
@@ -95,6 +96,12 @@ func stateOf(h C.uintptr_t) *callState { return cgo.Handle(h).Value().(*callStat
 func airgoLogRecord(rec *C.air_log_record, h C.uintptr_t) C.int {
 	s := stateOf(h)
 	return s.invoke(func() error { return s.onRecord(recordFromC(rec, s.alerts)) })
+}
+
+//export airgoLogText
+func airgoLogText(text *C.char, n C.size_t, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onText(unsafe.Slice((*byte)(unsafe.Pointer(text)), int(n))) })
 }
 
 //export airgoLogStatus

@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"context"
+	"io"
 	"runtime/cgo"
 	"time"
 	"unsafe"
@@ -172,6 +173,40 @@ func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions,
 	defer release()
 	return withCall(c, ctx, logsOpts, func(o *C.air_logs_options) error {
 		return setLogsCall(o, opts, state, h)
+	}, func(k *call, o *C.air_logs_options) (*LogsSummary, error) {
+		var s *C.air_logs_summary
+		var e *C.air_error
+		rc := C.air_client_stream_logs(k.h, C.int64_t(runID), o, &s, &e)
+		defer C.air_logs_summary_free(s)
+		state.repanic()
+		if err := state.cause(check(rc, e)); err != nil {
+			return nil, k.fail(err)
+		}
+		return summaryFromC(s), nil
+	})
+}
+
+// CopyLogs writes the lines of run runID's logs to w, each followed by a
+// newline, many lines per Write: what StreamLogs reads, at the cost of a
+// copy (a finished local run's lines come straight from its node log). w
+// must not keep the slice it is given. It returns what the stream observed;
+// an error from w stops the copy and is the cause of the error returned.
+func (c *Client) CopyLogs(ctx context.Context, runID int64, opts *LogsOptions, w io.Writer) (*LogsSummary, error) {
+	state := logCallbacks(opts, nil)
+	if state == nil {
+		state = &callState{}
+	}
+	state.onText = func(p []byte) error {
+		_, err := w.Write(p)
+		return err
+	}
+	h, release := state.handle()
+	defer release()
+	return withCall(c, ctx, logsOpts, func(o *C.air_logs_options) error {
+		if err := setLogsCall(o, opts, state, h); err != nil {
+			return err
+		}
+		return check(C.airgo_logs_options_set_text(o, C.uintptr_t(h)), nil)
 	}, func(k *call, o *C.air_logs_options) (*LogsSummary, error) {
 		var s *C.air_logs_summary
 		var e *C.air_error

@@ -8,6 +8,11 @@ static int log_record_cb(const air_log_record *rec, void *userdata)
 	return airgoLogRecord((air_log_record *)rec, (uintptr_t)userdata);
 }
 
+static int log_text_cb(const char *text, size_t len, void *userdata)
+{
+	return airgoLogText((char *)text, len, (uintptr_t)userdata);
+}
+
 static int log_status_cb(const char *current, const char *previous, void *userdata)
 {
 	return airgoLogStatus((char *)current, (char *)previous, (uintptr_t)userdata);
@@ -85,6 +90,11 @@ int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int sta
 		rc = air_logs_options_set_waiting_cb(opts, waiting ? log_waiting_cb : NULL,
 		                                     (void *)handle);
 	return rc;
+}
+
+int airgo_logs_options_set_text(air_logs_options *opts, uintptr_t handle)
+{
+	return air_logs_options_set_text_cb(opts, handle ? log_text_cb : NULL, (void *)handle);
 }
 
 int airgo_metrics_options_set_poll(air_metrics_options *opts, uintptr_t handle)

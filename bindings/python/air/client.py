@@ -1,6 +1,7 @@
 """Client: one Databricks workspace, and everything done through it."""
 
 import ctypes as C
+import io
 import os
 import threading
 import time
@@ -12,16 +13,17 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 from . import constants as K
 from ._call import blocking, trampoline
 from ._lib import lib
-from ._signatures import CHECK_CB, DEBUG_CB, PROGRESS_CB, SWEEP_PROGRESS_CB, WAIT_STATE_CB
+from ._signatures import (CHECK_CB, DEBUG_CB, LOG_STATUS_CB, LOG_TEXT_CB, LOG_WAITING_CB,
+                          PROGRESS_CB, SWEEP_PROGRESS_CB, WAIT_STATE_CB)
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
 from .config import Config
 from .failure import Failure, get_failure
-from .enums import CheckStatus, DebugType, Phase
+from .enums import CheckStatus, DebugType, LogSource, Phase, State
 from .errors import check
 from .interrupt import Interrupt
 from .listing import RunListing
-from .logs import DownloadReport, LogStream
+from .logs import DownloadReport, LogStream, LogsSummary
 from .metrics import LatestMetrics, MetricHistory, MetricPoint
 from .results import (Check, CheckReport, ImagePush, ImageRegistration, MlflowLinks, Pool,
                       Progress, Submission)
@@ -724,6 +726,68 @@ class Client:
         ms = millis(timeout, "timeout")
         deadline = None if not ms else time.monotonic() + ms / 1000.0
         return LogStream(self, int(run_id), ints, interrupt, deadline, on_status, on_waiting)
+
+    def copy_logs(self, run_id: int, file: Any, *, follow: bool = True,
+                  tail: Optional[int] = None, minutes: Optional[int] = None, node: int = 0,
+                  attempt: Optional[int] = None, poll_interval: Optional[Seconds] = None,
+                  max_page_failures: Optional[int] = None,
+                  on_status: Optional[Callable[[str, Optional[str]], object]] = None,
+                  on_waiting: Optional[Callable[[Optional[str]], object]] = None,
+                  interrupt: Optional[Interrupt] = None,
+                  timeout: Optional[Seconds] = None) -> LogsSummary:
+        """Write the lines of a run's logs to ``file``, each followed by a
+        newline, many lines per ``file.write()``: what :meth:`logs` reads,
+        without a Python object per line (a finished local run's lines come
+        straight from its node log).
+
+        ``file`` is a binary file (it gets bytes) or a text file (it gets
+        str; bytes that are not UTF-8 become U+FFFD). The other arguments
+        are those of :meth:`logs`. An exception raised by ``file.write()``
+        stops the copy and is raised.
+
+        Returns:
+            The :class:`air.LogsSummary` of what was read.
+        """
+        as_text = isinstance(file, io.TextIOBase)
+
+        def chunk(ptr: int, n: int, _u: object) -> Tuple[object]:
+            data = C.string_at(ptr, n)
+            return (data.decode("utf-8", "replace") if as_text else data,)
+
+        callbacks = [(lib.air_logs_options_set_text_cb, trampoline(LOG_TEXT_CB, file.write,
+                                                                   chunk))]
+        if on_status is not None:
+            callbacks.append((lib.air_logs_options_set_status_cb, trampoline(
+                LOG_STATUS_CB, on_status, lambda cur, prev, _u: (dec(cur) or "", dec(prev)))))
+        if on_waiting is not None:
+            callbacks.append((lib.air_logs_options_set_waiting_cb, trampoline(
+                LOG_WAITING_CB, on_waiting, lambda msg, _u: (dec(msg),))))
+        out = C.c_void_p()
+        try:
+            with Options("logs") as opts:
+                opts.set_int(K.LOGS_FOLLOW, int(follow))
+                opts.set_int(K.LOGS_NODE, int(node))
+                for opt, value in ((K.LOGS_TAIL_LINES, tail), (K.LOGS_MINUTES, minutes),
+                                   (K.LOGS_ATTEMPT, attempt),
+                                   (K.LOGS_POLL_INTERVAL_MS, millis(poll_interval,
+                                                                    "poll_interval")),
+                                   (K.LOGS_MAX_PAGE_FAILURES, max_page_failures)):
+                    if value is not None:
+                        opts.set_int(opt, int(value))
+                for setter, cfn in callbacks:
+                    check(int(setter(opts.handle, cfn, None)))
+                self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_stream_logs(
+                    h, int(run_id), opts.handle, C.byref(out), C.byref(err))), timeout)
+            return LogsSummary(
+                int(lib.air_logs_summary_records(out)),
+                State._from_c(int(lib.air_logs_summary_state(out))),
+                dec(lib.air_logs_summary_state_name(out)) or "UNKNOWN",
+                bool(lib.air_logs_summary_terminal(out)),
+                bool(lib.air_logs_summary_succeeded(out)),
+                LogSource(int(lib.air_logs_summary_source(out))),
+                dec(lib.air_logs_summary_no_logs_message(out)))
+        finally:
+            lib.air_logs_summary_free(out)
 
     # ---- metrics -------------------------------------------------------------
 

@@ -1,7 +1,10 @@
 package airtest
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,6 +143,48 @@ max_retries: 0
 		t.Fatalf("summary %+v", s)
 	}
 }
+
+// CopyLogs writes the same lines as the iterator reads, as text; an error
+// from the writer stops the copy and is its cause.
+func TestLocalCopyLogs(t *testing.T) {
+	lw := newLocal(t)
+	ctx, cancel := context.WithTimeout(bg, localPatience)
+	defer cancel()
+	id := lw.submit(ctx, t, `experiment_name: local-copy
+compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
+command: seq 1 50000
+max_retries: 0
+`)
+	if _, err := lw.c.Wait(ctx, id, &air.WaitOptions{PollInterval: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	all := *fastLogs
+	all.TailLines = air.Int(60000)
+	sum, err := lw.c.CopyLogs(ctx, id, &all, &out)
+	must(t, err)
+	var want strings.Builder
+	for i := 1; i <= 50000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+	}
+	// The local workspace's own notes come first (no such GPU here).
+	got := out.String()
+	if i := strings.Index(got, "\n1\n"); i >= 0 {
+		got = got[i+1:]
+	}
+	if got != want.String() || sum.Records < 50000 || !sum.Terminal {
+		t.Fatalf("copied %d bytes, %d records (want %d bytes)", len(got), sum.Records, want.Len())
+	}
+	stop := errors.New("disk full")
+	_, err = lw.c.CopyLogs(ctx, id, &all, failingWriter{stop})
+	if !errors.Is(err, air.EABORTED) || !errors.Is(err, stop) {
+		t.Fatalf("a failing writer: %v", err)
+	}
+}
+
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestLocalCancel(t *testing.T) {
 	lw := newLocal(t)

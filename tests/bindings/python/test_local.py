@@ -7,6 +7,7 @@ The library finds its supervisor program next to itself in the build tree
 (AIR_LIBRARY_PATH). Nothing depends on the machine's speed: the tests wait
 for states, lines and files; PATIENCE_S only ends a hang."""
 
+import io
 import json
 import os
 import shutil
@@ -120,6 +121,32 @@ class LocalTest(unittest.TestCase):
         self.assertEqual([ln for ln in lines if not ln.startswith("[air local]")],
                          ["greeting=hello from python", "rank=0 nodes=1"])
         self.assertEqual(self.client.get_run(sub.run_id).experiment_name, "py-local-echo")
+
+    def test_copy_logs_writes_the_lines_to_a_file(self):
+        sub = self.submit("experiment_name: py-local-copy\n"
+                          "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+                          "command: seq 1 30000\nmax_retries: 0\n")
+        self.assertIs(sub.wait(PATIENCE_S, poll_interval=0.05).state, air.State.SUCCESS)
+        want = "".join("%d\n" % i for i in range(1, 30001))
+        path = os.path.join(self.tmp, "out.log")
+        with open(path, "wb") as f:
+            summary = self.client.copy_logs(sub.run_id, f, tail=40000, timeout=PATIENCE_S)
+        with open(path, encoding="utf-8") as f:
+            lines = [ln for ln in f if not ln.startswith("[air local]")]
+        self.assertEqual("".join(lines), want)
+        self.assertTrue(summary.terminal and summary.succeeded)
+        self.assertGreaterEqual(summary.records, 30000)
+        # A text file gets str; an exception from write() stops the copy.
+        text = io.StringIO()
+        self.client.copy_logs(sub.run_id, text, tail=2)
+        self.assertEqual(text.getvalue(), "29999\n30000\n")
+
+        class Full(io.RawIOBase):
+            def write(self, b):
+                raise OSError(28, "No space left on device")
+
+        with self.assertRaises(OSError):
+            self.client.copy_logs(sub.run_id, Full(), tail=10)
 
     def test_metrics_the_workload_logged(self):
         sub = self.submit(METRICS)
