@@ -43,6 +43,10 @@ struct air__local_log {
 	bool settled;        /* the run had ended: its latest attempt cannot change */
 	char *path;
 	int fd;              /* -1: no such file yet, an empty log */
+	/* The file mapped when a query searched it (a tail, a start time) and
+	 * asked for text: its text pages are copied from here instead of read
+	 * (the search has brought the bytes in already). */
+	air__llog view;
 	/* The current page. */
 	char *buf;
 	size_t cap;
@@ -119,7 +123,7 @@ static size_t tail_start(const air__llog *l, size_t lo, size_t hi, int64_t n)
 
 /* The offset where the page of @q starts; false when the endpoint should
  * answer the query (a token that is not a record's start). */
-static bool first_offset(const air__local_log *r, const air__log_query *q, uint64_t *at)
+static bool first_offset(air__local_log *r, const air__log_query *q, uint64_t *at)
 {
 	air__llog l;
 	size_t lo, hi;
@@ -144,7 +148,11 @@ static bool first_offset(const air__local_log *r, const air__log_query *q, uint6
 		hi = q->to > 0 ? air__llog_lower_bound(&l, q->to * 1000000000) : l.size;
 		lo = hi > lo ? tail_start(&l, lo, hi, q->tail) : hi;
 	}
-	air__llog_close(&l);
+	air__llog_close(&r->view);
+	if (q->text)
+		r->view = l;
+	else
+		air__llog_close(&l);
 	*at = lo;
 	return true;
 }
@@ -186,6 +194,7 @@ static int open_log(air__local *ws, air__local_log *r, const air__log_query *q)
 	/* Another file, or one that did not exist yet. */
 	if (r->fd >= 0)
 		close(r->fd);
+	air__llog_close(&r->view);
 	air__free(r->path);
 	r->path = path;
 	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT) {
@@ -415,51 +424,62 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
                           size_t *count, size_t *len, uint64_t *next)
 {
 	size_t got, n = 0, used = 0, w = 0, nl;
-	bool bounded = false;
+	bool bounded = false, full;
+	const char *src;
 	nl_scan scan;
 	int rc;
 
 	*next = UINT64_MAX;
 	*count = *len = 0;
-	if ((rc = read_block(r, at, &got)) != AIR_OK)
-		return rc;
-	while (got == r->cap && !memchr(r->buf, '\n', got)) {
+	if (!r->buf && !(r->buf = air__malloc(r->cap = BLOCK)))
+		return AIR_ENOMEM;
+	for (;;) {
+		if (r->view.map && at < r->view.size) {
+			/* From the mapping: up to a block, complete records only. */
+			src = r->view.base + at;
+			got = r->view.size - at < r->cap ? r->view.size - (size_t)at : r->cap;
+			full = at + got < r->view.size;
+		} else {
+			if ((rc = read_block(r, at, &got)) != AIR_OK)
+				return rc;
+			src = r->buf;
+			full = got == r->cap;
+		}
+		if (!full || memchr(src, '\n', got))
+			break;
 		/* A record longer than the block: a larger block. */
 		char *more = air__realloc(r->buf, r->cap * 2);
 		if (!more)
 			return AIR_ENOMEM;
 		r->buf = more;
 		r->cap *= 2;
-		if ((rc = read_block(r, at, &got)) != AIR_OK)
-			return rc;
 	}
 	/* Times only grow along a log (the writer's rule, which the endpoint's
 	 * search by time relies on too): when the block's last record is before
 	 * the bound, so are all of them. */
-	if (to_ns > 0 && last_time(r->buf, got) < to_ns)
+	if (to_ns > 0 && last_time(src, got) < to_ns)
 		to_ns = 0;
-	nl_start(&scan, r->buf, got);
+	nl_start(&scan, src, got);
 	while (n < max && (nl = nl_next(&scan)) < got) {
-		char *p = r->buf + used;
-		const char *text;
+		const char *p = src + used, *text;
 		int64_t t;
 
 		if (to_ns > 0) {
-			text = split_time(p, r->buf + nl, &t);
+			text = split_time(p, src + nl, &t);
 			if (t >= to_ns) {
 				bounded = true;
 				break;
 			}
 		} else {
-			text = skip_time(p, r->buf + nl);
+			text = skip_time(p, src + nl);
 		}
-		/* The line and its newline; the text only ever moves down. */
-		memmove(r->buf + w, text, (size_t)(r->buf + nl + 1 - text));
-		w += (size_t)(r->buf + nl + 1 - text);
+		/* The line and its newline (read in place, the text only moves down). */
+		memmove(r->buf + w, text, (size_t)(src + nl + 1 - text));
+		w += (size_t)(src + nl + 1 - text);
 		used = nl + 1;
 		n++;
 	}
-	if (!bounded && (got == r->cap || (n == max && used < got)))
+	if (!bounded && (full || (n == max && used < got)))
 		*next = at + used;
 	*count = n;
 	*len = w;
@@ -515,6 +535,7 @@ void air__local_log_free(air__local_log *r)
 		return;
 	if (r->fd >= 0)
 		close(r->fd);
+	air__llog_close(&r->view);
 	air__free(r->path);
 	air__free(r->buf);
 	air__free(r->recs);

@@ -108,6 +108,57 @@ static char *chain(air__local *ws, const air__log_query *first, bool direct)
 	return air__buf_detach(&out);
 }
 
+/* The pages of @first asked for as text (@tail: a tail read oldest first,
+ * as the log iterator asks it), joined. */
+static char *text_chain(air__local *ws, const air__log_query *first)
+{
+	air__buf out = AIR__BUF_INIT;
+	air__log_query q = *first;
+	air__local_log *r = NULL;
+	char *token = NULL;
+	int64_t left = q.tail;
+
+	q.text = true;
+	if (q.tail > 0)
+		q.page_size = q.tail;
+	do {
+		air__log_span span;
+		air_error *err = NULL;
+		ASSERT_OK(air__local_log_read(ws, NULL, &r, &q, &span, &err), err);
+		ASSERT_NULL(span.recs);
+		ASSERT_TRUE(span.text_len == 0 || span.text[span.text_len - 1] == '\n');
+		air__buf_put(&out, span.text, span.text_len);
+		air__free(token);
+		token = air__strdup(span.next_token);
+		q.token = token;
+		if (left > 0) {
+			left -= (int64_t)span.n;
+			q.tail = 0;
+			q.page_size = left;
+			if (left == 0)
+				break;
+		}
+	} while (token);
+	air__free(token);
+	air__local_log_free(r);
+	return air__buf_detach(&out);
+}
+
+/* The lines of a chain() of the endpoint ("<time> <body>" each), bodies only. */
+static char *bodies(const char *records)
+{
+	air__buf out = AIR__BUF_INIT;
+
+	for (const char *p = records; *p;) {
+		const char *nl = strchr(p, '\n'), *sp = strchr(p, ' ');
+		air__buf_put(&out, sp + 1, (size_t)(nl + 1 - (sp + 1)));
+		p = nl + 1;
+	}
+	air__buf_putc(&out, '\0');
+	out.len--;
+	return air__buf_detach(&out);
+}
+
 /* 2500 records, one a second from t = 1001 s. */
 static char *tick_log(void)
 {
@@ -223,6 +274,78 @@ AIR_TEST(local_reader__a_record_longer_than_a_block_is_read_whole)
 	air__free(got);
 	air__local_free(ws);
 	air__buf_dispose(&b);
+}
+
+/* A query asked for text gives the lines of the records the endpoint gives,
+ * each followed by a newline: windows, pages, tails, odd records, a record
+ * longer than a block. */
+AIR_TEST(local_reader__text_pages_are_the_endpoints_lines)
+{
+	char *log = tick_log();
+	air__buf big = AIR__BUF_INIT;
+	const char *odd = "1700000000000000000 nineteen digits\n1700000000000000001 \n"
+	                  "1700000000000000002x no space\n99999999999999999999999 too many\n"
+	                  "12 short\nno time at all\n\n1700000000000000003 being written";
+	const air__log_query queries[] = {
+		{.run_id = RUN, .attempt = -1, .ascending = true},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1101, .to = 2101},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1500, .page_size = 1},
+		{.run_id = RUN, .attempt = 0, .ascending = true, .to = 1003},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 9999},
+	};
+	const int64_t tails[] = {1, 7, 1000, 2500, 100000};
+	air__local *ws = make_run(ended, log, NULL);
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
+		char *want = chain(ws, &queries[i], false), *lines = bodies(want);
+		char *got = text_chain(ws, &queries[i]);
+		ASSERT_EQ_STR(got, lines);
+		air__free(want);
+		air__free(lines);
+		air__free(got);
+	}
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(tails); i++) {
+		for (int64_t to = 0; to <= 2001; to += 2001) {
+			air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true, .to = to,
+			                    .from = 1002, .tail = tails[i]};
+			int64_t last = to ? 1000 : 2500, n = tails[i] < last - 1 ? tails[i] : last - 1;
+			air__buf want = AIR__BUF_INIT;
+			char *got = text_chain(ws, &q);
+			for (int64_t k = last - n + 1; k <= last; k++)
+				air__buf_printf(&want, "r%lld\n", (long long)k);
+			ASSERT_EQ_STR(got, air__buf_cstr(&want));
+			air__buf_dispose(&want);
+			air__free(got);
+		}
+	}
+	air__local_free(ws);
+	air__free(log);
+
+	/* Odd records, then a record longer than a block between two others. */
+	air__buf_puts(&big, "1700000000000000000 first\n1700000000000000001 ");
+	for (size_t i = 0; i < 700 * 1024; i++)
+		air__buf_putc(&big, (char)('a' + i % 26));
+	air__buf_puts(&big, "\n1700000000000000002 after\n");
+	for (int k = 0; k < 2; k++) {
+		air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true};
+		char *want, *lines, *got;
+
+		ws = make_run(ended, k ? air__buf_cstr(&big) : odd, NULL);
+		for (int tail = 0; tail <= 10; tail += 10) {
+			q.tail = tail;
+			want = chain(ws, &(air__log_query){.run_id = RUN, .attempt = -1,
+			                                   .ascending = true}, false);
+			lines = bodies(want);
+			got = text_chain(ws, &q);
+			ASSERT_EQ_STR(got, lines);
+			air__free(want);
+			air__free(lines);
+			air__free(got);
+		}
+		air__local_free(ws);
+	}
+	air__buf_dispose(&big);
 }
 
 /* While the run goes on (its supervisor holds the lock), the log may not
