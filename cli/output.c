@@ -231,7 +231,7 @@ void cli_buffer_stdout(void)
 	/* A terminal keeps its line buffering; a file or a pipe gets large
 	 * writes (a million log lines are a few hundred writes, not a million). */
 	if (!cli_isatty_stdout())
-		setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 16);
+		setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);
 }
 
 /* ---- terminal safety ---- */

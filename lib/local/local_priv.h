@@ -26,6 +26,7 @@
 #ifndef AIR_LOCAL_LOCAL_PRIV_H
 #define AIR_LOCAL_LOCAL_PRIV_H
 
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -41,11 +42,22 @@
 #define AIR__LOCAL_LOCK_FD 3
 #define AIR__LOCAL_SECRETS_FD 4
 
+/* inotify instances kept for the next watch (watch.c). */
+#define AIR__LOCAL_IDLE_WATCHES 4
+
 struct air__local {
 	char *dir;            /* the state directory */
 	air__local_env env;
 	char *user;           /* the local user name (SCIM userName) */
+	/* inotify instances of ended watches, for the next ones: closing one
+	 * waits for the kernel (an RCU grace period, about 10 ms). */
+	pthread_mutex_t watch_lock;
+	int idle_watch_fds[AIR__LOCAL_IDLE_WATCHES];
+	int n_idle_watch_fds;
 };
+
+/* Close the inotify instances @ws keeps for its next watches (watch.c). */
+void air__local_watch_close_idle(air__local *ws);
 
 /* ---- files (store.c) ------------------------------------------------------------- */
 
@@ -217,6 +229,8 @@ typedef struct air__lwriter {
 	off_t size;                /* bytes of the complete records in the log */
 	int error;                 /* errno of the first write that failed; 0 when none did */
 	uint64_t lost, noted;      /* lines lost to failed writes; those a note in the log reports */
+	uint64_t records, queued;  /* records written by this writer; in the batch being made */
+	bool started_empty;        /* the log was empty when the writer began */
 } air__lwriter;
 
 void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact);
@@ -226,6 +240,14 @@ void air__lwriter_feed(air__lwriter *w, const char *data, size_t len);
 void air__lwriter_flush(air__lwriter *w);
 /* A line of the local runtime itself ("[air local] ..."). */
 void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
+/* The node log complete (flushed, its node ended): beside it, how many
+ * records it holds (<log>.count: "<size> <records>\n"), so that a reader of
+ * its tail need not count them. Written only when the writer wrote the whole
+ * log (it started empty and lost nothing). */
+void air__lwriter_finish(air__lwriter *w, const char *log_path);
+/* The number of records of the complete log @log_path of @size bytes, from
+ * its count file; -1 when there is none for that size. */
+int64_t air__llog_count(const char *log_path, size_t size);
 void air__lwriter_dispose(air__lwriter *w);
 
 /* A node log mapped for reading (the complete records present when opened). */

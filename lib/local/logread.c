@@ -32,6 +32,9 @@
 /* Bytes read at a time: a page is what one block holds (a record that does
  * not fit grows it). */
 #define BLOCK ((size_t)256 << 10)
+/* Bytes the buffer has beyond a block: a short line is copied sixteen
+ * bytes at once. */
+#define SLACK 16
 /* Bytes counted at a time when looking for the start of a tail. */
 #define COUNT_BLOCK ((size_t)64 << 10)
 
@@ -121,6 +124,19 @@ static size_t tail_start(const air__llog *l, size_t lo, size_t hi, int64_t n)
 	return lo;
 }
 
+/* The start of the record after the first @n records of @l (l->size when
+ * it has no more). */
+static size_t skip_records(const air__llog *l, uint64_t n)
+{
+	size_t at = 0;
+
+	while (n-- > 0 && at < l->size) {
+		const char *nl = memchr(l->base + at, '\n', l->size - at);
+		at = nl ? (size_t)(nl - l->base) + 1 : l->size;
+	}
+	return at;
+}
+
 /* The offset where the page of @q starts; false when the endpoint should
  * answer the query (a token that is not a record's start). */
 static bool first_offset(air__local_log *r, const air__log_query *q, uint64_t *at)
@@ -145,8 +161,16 @@ static bool first_offset(air__local_log *r, const air__log_query *q, uint64_t *a
 		return false;
 	lo = q->from > 0 ? air__llog_lower_bound(&l, q->from * 1000000000) : 0;
 	if (q->tail > 0) {
+		int64_t count;
 		hi = q->to > 0 ? air__llog_lower_bound(&l, q->to * 1000000000) : l.size;
-		lo = hi > lo ? tail_start(&l, lo, hi, q->tail) : hi;
+		/* The tail of a whole complete log: its count file tells how many
+		 * records come before the tail, so the shorter way is counted,
+		 * from the start or back from the end. */
+		if (lo == 0 && hi == l.size && (count = air__llog_count(r->path, l.size)) >= 0 &&
+		    count - q->tail < q->tail)
+			lo = count > q->tail ? skip_records(&l, (uint64_t)(count - q->tail)) : 0;
+		else
+			lo = hi > lo ? tail_start(&l, lo, hi, q->tail) : hi;
 	}
 	air__llog_close(&r->view);
 	if (q->text)
@@ -294,7 +318,7 @@ static int read_block(air__local_log *r, uint64_t at, size_t *got)
 	ssize_t n;
 
 	*got = 0;
-	if (!r->buf && !(r->buf = air__malloc(r->cap = BLOCK)))
+	if (!r->buf && !(r->buf = air__malloc((r->cap = BLOCK) + SLACK)))
 		return AIR_ENOMEM;
 	if (r->fd < 0)
 		return AIR_OK;
@@ -327,7 +351,7 @@ static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, 
 
 		if (!nl && n == 0 && got == r->cap) {
 			/* A record longer than the block: a larger block. */
-			char *more = air__realloc(r->buf, r->cap * 2);
+			char *more = air__realloc(r->buf, r->cap * 2 + SLACK);
 			if (!more)
 				return AIR_ENOMEM;
 			r->buf = more;
@@ -359,26 +383,30 @@ static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, 
 
 /* ---- a page as text ------------------------------------------------------------------ */
 
-/* Newlines of a block, found sixteen bytes at a time (SSE2) and handed out
- * one by one from a bit mask; a plain memchr() without SSE2. */
+/* Newlines of a block, found sixty-four bytes at a time (SSE2) and handed
+ * out one by one from a bit mask. */
 typedef struct nl_scan {
 	const char *p;
 	size_t end;   /* bytes of the block */
 	size_t base;  /* offset of the bytes @mask covers */
-	uint32_t mask;
+	uint64_t mask;
 } nl_scan;
 
-static uint32_t nl_mask(const char *p, size_t base, size_t end)
+static uint64_t nl_mask(const char *p, size_t base, size_t end)
 {
-	uint32_t m = 0;
+	uint64_t m = 0;
 
 #ifdef __SSE2__
-	if (end - base >= 16)
-		return (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
-			_mm_loadu_si128((const __m128i *)(p + base)), _mm_set1_epi8('\n')));
+	if (end - base >= 64) {
+		const __m128i nl = _mm_set1_epi8('\n');
+		for (int k = 3; k >= 0; k--)
+			m = (m << 16) | (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(
+				_mm_loadu_si128((const __m128i *)(p + base + 16 * (size_t)k)), nl));
+		return m;
+	}
 #endif
-	for (size_t i = 0; i < 16 && base + i < end; i++)
-		m |= (uint32_t)(p[base + i] == '\n') << i;
+	for (size_t i = 0; i < 64 && base + i < end; i++)
+		m |= (uint64_t)(p[base + i] == '\n') << i;
 	return m;
 }
 
@@ -393,12 +421,14 @@ static size_t nl_next(nl_scan *s)
 	size_t at;
 
 	while (s->mask == 0) {
-		s->base += 16;
+		s->base += 64;
 		if (s->base >= s->end)
 			return s->end;
+		/* Lines are read once, from memory the caches do not hold yet. */
+		__builtin_prefetch(s->p + s->base + 1024);
 		s->mask = nl_mask(s->p, s->base, s->end);
 	}
-	at = s->base + (size_t)__builtin_ctz(s->mask);
+	at = s->base + (size_t)__builtin_ctzll(s->mask);
 	s->mask &= s->mask - 1;
 	return at;
 }
@@ -431,7 +461,7 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 
 	*next = UINT64_MAX;
 	*count = *len = 0;
-	if (!r->buf && !(r->buf = air__malloc(r->cap = BLOCK)))
+	if (!r->buf && !(r->buf = air__malloc((r->cap = BLOCK) + SLACK)))
 		return AIR_ENOMEM;
 	for (;;) {
 		if (r->view.map && at < r->view.size) {
@@ -448,7 +478,7 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 		if (!full || memchr(src, '\n', got))
 			break;
 		/* A record longer than the block: a larger block. */
-		char *more = air__realloc(r->buf, r->cap * 2);
+		char *more = air__realloc(r->buf, r->cap * 2 + SLACK);
 		if (!more)
 			return AIR_ENOMEM;
 		r->buf = more;
@@ -474,8 +504,17 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 			text = skip_time(p, src + nl);
 		}
 		/* The line and its newline (read in place, the text only moves down). */
-		memmove(r->buf + w, text, (size_t)(src + nl + 1 - text));
-		w += (size_t)(src + nl + 1 - text);
+		size_t n_text = (size_t)(src + nl + 1 - text);
+		if (n_text <= 16 && text + 16 <= src + got && (src != r->buf || w + 16 <= nl + 1)) {
+			/* A short line: sixteen bytes loaded, then stored (into the
+			 * slack at worst; in place, only over bytes already read). */
+			char chunk[16];
+			memcpy(chunk, text, 16);
+			memcpy(r->buf + w, chunk, 16);
+		} else {
+			memmove(r->buf + w, text, n_text);
+		}
+		w += n_text;
 		used = nl + 1;
 		n++;
 	}

@@ -33,6 +33,7 @@ void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact)
 	w->redact = redact;
 	if (fd >= 0 && fstat(fd, &st) == 0)
 		w->size = st.st_size;
+	w->started_empty = fd >= 0 && w->size == 0;
 }
 
 void air__lwriter_dispose(air__lwriter *w)
@@ -118,6 +119,7 @@ static void add_record(air__lwriter *w, air__buf *out, const char *text, size_t 
 	if (t <= w->last_t)
 		t = w->last_t + 1;
 	w->last_t = t;
+	w->queued++;
 	air__buf_printf(out, "%lld ", (long long)t);
 	put_clean(out, text, n);
 	air__buf_putc(out, '\n');
@@ -155,8 +157,10 @@ static void write_batch(air__lwriter *w, const air__buf *out, uint64_t noting)
 {
 	const char *p = out->ptr;
 	size_t left = out->len;
+	uint64_t made = w->queued;
 	int e = 0;
 
+	w->queued = 0;
 	if (left == 0)
 		return;
 	while (w->fd >= 0 && left > 0) {
@@ -172,6 +176,7 @@ static void write_batch(air__lwriter *w, const air__buf *out, uint64_t noting)
 	}
 	if (w->fd >= 0 && left == 0) {
 		w->size += (off_t)out->len;
+		w->records += made;
 		w->noted = noting;
 		return;
 	}
@@ -270,6 +275,35 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
 	write_batch(w, &out, noting);
 	air__buf_dispose(&out);
 	air__buf_dispose(&text);
+}
+
+void air__lwriter_finish(air__lwriter *w, const char *log_path)
+{
+	char *path = air__sprintf("%s.count", log_path), text[48];
+	int n = snprintf(text, sizeof(text), "%lld %llu\n", (long long)w->size,
+	                 (unsigned long long)w->records);
+
+	/* The writer's count is the file's only when it wrote all of it. */
+	if (path && w->fd >= 0 && !w->error && w->started_empty && n > 0)
+		air__lwrite_atomic(path, text, (size_t)n, 0600, false);
+	air__free(path);
+}
+
+int64_t air__llog_count(const char *log_path, size_t size)
+{
+	char *path = air__sprintf("%s.count", log_path);
+	air__buf b = AIR__BUF_INIT;
+	long long have_size;
+	unsigned long long records;
+	int64_t count = -1;
+
+	if (path && air__lread_file(path, 64, &b) == 0 &&
+	    sscanf(air__buf_cstr(&b), "%lld %llu", &have_size, &records) == 2 &&
+	    have_size >= 0 && (size_t)have_size == size && records <= (unsigned long long)INT64_MAX)
+		count = (int64_t)records;
+	air__buf_dispose(&b);
+	air__free(path);
+	return count;
 }
 
 /* ---- reading ------------------------------------------------------------------------ */

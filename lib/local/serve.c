@@ -43,6 +43,7 @@ int air__local_new(const char *state_dir, const air__local_env *env, air__local 
 	*out = NULL;
 	if (!ws)
 		return air__oom(err);
+	pthread_mutex_init(&ws->watch_lock, NULL);
 	ws->dir = air__strdup(state_dir);
 	ws->user = local_user();
 	if (env)
@@ -59,6 +60,8 @@ void air__local_free(air__local *ws)
 {
 	if (!ws)
 		return;
+	air__local_watch_close_idle(ws);
+	pthread_mutex_destroy(&ws->watch_lock);
 	air__free(ws->dir);
 	air__free(ws->user);
 	air__free(ws);

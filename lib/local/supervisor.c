@@ -592,6 +592,7 @@ static void end_nodes(attempt *t)
 		if (nd->out >= 0)
 			close(nd->out); /* held open by a process that is not ours any more */
 		air__lwriter_flush(&nd->w);
+		air__lwriter_finish(&nd->w, nd->log_path);
 		if (nd->w.error && !told) {
 			air__buf_printf(&t->msg, "%soutput of node %lld was lost: cannot write %s: %s",
 			                t->msg.len ? "; " : "", (long long)n, nd->log_path,

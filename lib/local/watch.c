@@ -28,6 +28,7 @@
 #define LOG_GATHER_MS 50
 
 struct air__local_watch {
+	air__local *ws;
 	int fd;             /* inotify; -1 where there is none (the pause is a sleep) */
 	char *run_dir;
 	bool logs;
@@ -36,6 +37,36 @@ struct air__local_watch {
 };
 
 #ifdef __linux__
+
+/* An inotify instance: an idle one of @ws, else a new one (-1 on failure). */
+static int take_fd(air__local *ws)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&ws->watch_lock);
+	if (ws->n_idle_watch_fds > 0)
+		fd = ws->idle_watch_fds[--ws->n_idle_watch_fds];
+	pthread_mutex_unlock(&ws->watch_lock);
+	return fd >= 0 ? fd : inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+}
+
+/* Give @fd (its watches removed) back to @ws for the next watch; closed
+ * when enough are kept. */
+static void give_fd(air__local *ws, int fd)
+{
+	_Alignas(struct inotify_event) char buf[4096];
+
+	while (read(fd, buf, sizeof(buf)) > 0)
+		; /* what the removed watches queued: IN_IGNORED, late events */
+	pthread_mutex_lock(&ws->watch_lock);
+	if (ws->n_idle_watch_fds < AIR__LOCAL_IDLE_WATCHES) {
+		ws->idle_watch_fds[ws->n_idle_watch_fds++] = fd;
+		fd = -1;
+	}
+	pthread_mutex_unlock(&ws->watch_lock);
+	if (fd >= 0)
+		close(fd);
+}
 
 /* Watch the newest attempt folder of logs/ (a new attempt replaces the
  * previous one: only the latest is ever followed). */
@@ -86,16 +117,17 @@ int air__local_watch_run(air__local *ws, int64_t run_id, bool logs, air__local_w
 		air__free(w);
 		return AIR_ENOMEM;
 	}
+	w->ws = ws;
 	w->logs = logs;
 	w->logs_wd = w->attempt_wd = -1;
 	w->attempt = -1;
-	w->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	w->fd = take_fd(ws);
 	w->run_wd = w->fd >= 0 ? inotify_add_watch(w->fd, w->run_dir,
 	                                           IN_MOVED_TO | IN_CREATE | IN_DELETE_SELF |
 	                                               IN_MOVE_SELF | IN_ONLYDIR)
 	                       : -1;
 	if (w->run_wd < 0 && w->fd >= 0) {
-		close(w->fd); /* no such run (yet): its reader polls */
+		give_fd(ws, w->fd); /* no such run (yet): its reader polls */
 		w->fd = -1;
 	}
 	if (w->fd >= 0 && logs)
@@ -130,7 +162,8 @@ static int read_events(air__local_watch *w)
 					seen = STATE;
 				else if (w->logs && !strcmp(name, "logs") && seen < LOGS)
 					seen = LOGS;
-			} else if (w->logs && seen < LOGS) {
+			} else if (w->logs && seen < LOGS &&
+			           (ev->wd == w->logs_wd || ev->wd == w->attempt_wd)) {
 				seen = LOGS; /* an attempt folder, a node log written */
 			}
 		}
@@ -165,6 +198,29 @@ int air__local_watch_wait(air__local_watch *w, const air__ctx *ctx, int64_t ms, 
 	}
 }
 
+void air__local_watch_free(air__local_watch *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0) {
+		/* Removing watches does not wait for the kernel; closing would. */
+		int wds[] = {w->run_wd, w->logs_wd, w->attempt_wd};
+		for (size_t i = 0; i < AIR__ARRAY_SIZE(wds); i++)
+			if (wds[i] >= 0)
+				inotify_rm_watch(w->fd, wds[i]);
+		give_fd(w->ws, w->fd);
+	}
+	air__free(w->run_dir);
+	air__free(w);
+}
+
+void air__local_watch_close_idle(air__local *ws)
+{
+	for (int i = 0; i < ws->n_idle_watch_fds; i++)
+		close(ws->idle_watch_fds[i]);
+	ws->n_idle_watch_fds = 0;
+}
+
 #else /* no inotify: the pause is a sleep */
 
 int air__local_watch_run(air__local *ws, int64_t run_id, bool logs, air__local_watch **out)
@@ -186,14 +242,14 @@ int air__local_watch_wait(air__local_watch *w, const air__ctx *ctx, int64_t ms, 
 	return air__ctx_sleep(ctx, ms, what, err);
 }
 
-#endif
-
 void air__local_watch_free(air__local_watch *w)
 {
-	if (!w)
-		return;
-	if (w->fd >= 0)
-		close(w->fd);
-	air__free(w->run_dir);
 	air__free(w);
 }
+
+void air__local_watch_close_idle(air__local *ws)
+{
+	(void)ws;
+}
+
+#endif

@@ -228,6 +228,51 @@ AIR_TEST(local_reader__a_tail_is_the_newest_records_oldest_first)
 	air__free(log);
 }
 
+/* With the count file of a finished log, a tail is found by counting the
+ * shorter way (from the start or back from the end), with the same
+ * records; a count file of another size is not used. */
+AIR_TEST(local_reader__a_counted_log_gives_the_same_tails)
+{
+	char *log = tick_log();
+	const char *state;
+	air__local *ws = make_run(ended, log, &state);
+	char *path = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log.count", state, RUN);
+	const int64_t tails[] = {1, 7, 1000, 1249, 1250, 1251, 2499, 2500, 100000};
+	char count[64];
+
+	for (int stale = 0; stale < 2; stale++) {
+		snprintf(count, sizeof(count), "%zu %d\n", strlen(log) + (size_t)stale, stale ? 7 : 2500);
+		air_test_write_file(path, count, strlen(count));
+		for (size_t i = 0; i < AIR__ARRAY_SIZE(tails); i++) {
+			for (int text = 0; text < 2; text++) {
+				air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true,
+				                    .tail = tails[i]};
+				int64_t n = tails[i] < 2500 ? tails[i] : 2500;
+				air__buf want = AIR__BUF_INIT;
+				char *got;
+
+				for (int64_t k = 2500 - n + 1; k <= 2500; k++)
+					air__buf_printf(&want, "r%lld\n", (long long)k);
+				if (text) {
+					got = text_chain(ws, &q);
+				} else {
+					char *records;
+					q.page_size = q.tail;
+					records = chain(ws, &q, true);
+					got = bodies(records);
+					air__free(records);
+				}
+				ASSERT_EQ_STR(got, air__buf_cstr(&want));
+				air__buf_dispose(&want);
+				air__free(got);
+			}
+		}
+	}
+	air__free(path);
+	air__local_free(ws);
+	air__free(log);
+}
+
 /* Times as the endpoint reads them, however a record is written. */
 AIR_TEST(local_reader__odd_records_read_as_the_endpoint_reads_them)
 {
@@ -452,5 +497,48 @@ AIR_TEST(local_reader__a_watched_run_wakes_its_reader)
 	air__local_watch_free(w);
 	json_decref(fresh);
 	air__free(status);
+	air__local_free(ws);
+}
+
+/* A watch's inotify instance serves the next watch (closing one waits for
+ * the kernel): what the first one saw does not wake the second, and the
+ * second wakes on its own run's change. */
+AIR_TEST(local_reader__a_watch_reuses_the_instance_of_an_ended_one)
+{
+	static const char running[] = "{\"state\":\"RUNNING\",\"attempts\":[{}]}";
+	const char *state;
+	air__local *ws = make_run(running, "1 a\n", &state);
+	char *status = air__sprintf("%s/jobs/runs/%d/status.json", state, RUN);
+	char *log = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log", state, RUN);
+	json_t *fresh = json_pack("{s:s}", "state", "TERMINATED");
+	air__local_watch *w = NULL;
+	air_interrupt *intr = NULL;
+	air__ctx ctx;
+	air_error *err = NULL;
+	int64_t t0;
+
+	ASSERT_OK(air__local_watch_run(ws, RUN, true, &w), NULL);
+	/* Changes the first watch never read. */
+	ASSERT_EQ_INT(air__lwrite_json(status, fresh, false), 0);
+	air_test_write_file(log, "1 a\n2 b\n", 8);
+	air__local_watch_free(w);
+	ASSERT_EQ_INT(ws->n_idle_watch_fds, 1);
+	ASSERT_OK(air__local_watch_run(ws, RUN, true, &w), NULL);
+	ASSERT_EQ_INT(ws->n_idle_watch_fds, 0);
+	/* Nothing new: the pause lasts its time (an interrupt ends it, so that
+	 * the test waits on no clock but its own). */
+	ASSERT_OK(air_interrupt_new(&intr), NULL);
+	air__ctx_init(&ctx, NULL, intr);
+	t0 = air__mono_ms();
+	ASSERT_OK(air__local_watch_wait(w, &ctx, 200, "test", &err), err);
+	ASSERT_TRUE(air__mono_ms() - t0 >= 200);
+	/* Its own run's change wakes it. */
+	ASSERT_EQ_INT(air__lwrite_json(status, fresh, false), 0);
+	ASSERT_OK(air__local_watch_wait(w, &ctx, 600000, "test", &err), err);
+	air_interrupt_free(intr);
+	air__local_watch_free(w);
+	json_decref(fresh);
+	air__free(status);
+	air__free(log);
 	air__local_free(ws);
 }

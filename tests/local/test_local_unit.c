@@ -67,7 +67,7 @@ AIR_TEST(local_unit__state_directory_of_a_host)
 
 AIR_TEST(local_unit__workspace_paths_stay_in_the_store)
 {
-	air__local ws = {(char *)"/s", {NULL, NULL, NULL}, (char *)"u"};
+	air__local ws = {.dir = (char *)"/s", .user = (char *)"u"};
 	char *p;
 
 	ASSERT_EQ_STR(p = air__lws_file(&ws, "//Workspace//Users/a@b.com/.air/x/"),
@@ -210,6 +210,42 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	air__llog_close(&l);
 	air__lredact_free(redact);
 	json_decref(secrets);
+	air__free(path);
+}
+
+/* A complete log says how many records it holds (for its readers' tails);
+ * a log the writer did not write whole, or that changed since, does not. */
+AIR_TEST(local_unit__a_finished_log_counts_its_records)
+{
+	const char *dir = air_test_tmpdir();
+	char *path = air__sprintf("%s/node_0.log", dir), *count = air__sprintf("%s.count", path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	air__lwriter w;
+	struct stat st;
+
+	ASSERT_TRUE(fd >= 0);
+	air__lwriter_init(&w, fd, NULL);
+	for (int i = 0; i < 3000; i++)
+		air__lwriter_feed(&w, "a line\n", 7);
+	air__lwriter_feed(&w, "and one without a newline", 25);
+	air__lwriter_note(&w, "a note is a record too");
+	air__lwriter_flush(&w);
+	air__lwriter_finish(&w, path);
+	air__lwriter_dispose(&w);
+	ASSERT_EQ_INT(fstat(fd, &st), 0);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size), 3002);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size - 1), -1);
+	/* Appended to by a second writer: no count of its own. */
+	ASSERT_EQ_INT(unlink(count), 0);
+	air__lwriter_init(&w, fd, NULL);
+	air__lwriter_feed(&w, "more\n", 5);
+	air__lwriter_flush(&w);
+	air__lwriter_finish(&w, path);
+	air__lwriter_dispose(&w);
+	ASSERT_TRUE(access(count, F_OK) != 0);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size + 25), -1);
+	close(fd);
+	air__free(count);
 	air__free(path);
 }
 
