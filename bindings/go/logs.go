@@ -168,22 +168,7 @@ func summaryFromC(s *C.air_logs_summary) *LogsSummary {
 // the stream observed, whatever the run's result. Logs reads the same
 // records with an iterator instead.
 func (c *Client) StreamLogs(ctx context.Context, runID int64, opts *LogsOptions, record func(LogRecord) error) (*LogsSummary, error) {
-	state := logCallbacks(opts, record)
-	h, release := state.handle()
-	defer release()
-	return withCall(c, ctx, logsOpts, func(o *C.air_logs_options) error {
-		return setLogsCall(o, opts, state, h)
-	}, func(k *call, o *C.air_logs_options) (*LogsSummary, error) {
-		var s *C.air_logs_summary
-		var e *C.air_error
-		rc := C.air_client_stream_logs(k.h, C.int64_t(runID), o, &s, &e)
-		defer C.air_logs_summary_free(s)
-		state.repanic()
-		if err := state.cause(check(rc, e)); err != nil {
-			return nil, k.fail(err)
-		}
-		return summaryFromC(s), nil
-	})
+	return c.streamLogs(ctx, runID, opts, logCallbacks(opts, record))
 }
 
 // CopyLogs writes the lines of run runID's logs to w, each followed by a
@@ -200,10 +185,16 @@ func (c *Client) CopyLogs(ctx context.Context, runID int64, opts *LogsOptions, w
 		_, err := w.Write(p)
 		return err
 	}
+	return c.streamLogs(ctx, runID, opts, state)
+}
+
+// streamLogs runs air_client_stream_logs with the callbacks of state (nil:
+// none), its text callback among them when it has one.
+func (c *Client) streamLogs(ctx context.Context, runID int64, opts *LogsOptions, state *callState) (*LogsSummary, error) {
 	h, release := state.handle()
 	defer release()
 	return withCall(c, ctx, logsOpts, func(o *C.air_logs_options) error {
-		if err := setLogsCall(o, opts, state, h); err != nil {
+		if err := setLogsCall(o, opts, state, h); err != nil || state == nil || state.onText == nil {
 			return err
 		}
 		return check(C.airgo_logs_options_set_text(o, C.uintptr_t(h)), nil)

@@ -611,21 +611,17 @@ static int fail(air_log_iter *it, int rc, air_error **err)
 /* Records handed out between two moves of a transfer started ahead. */
 #define PUMP_EVERY 1024
 
-int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **err)
+/* Run steps until records (or a text page) are ready to hand out, the
+ * first of them ending a waiting message: AIR_OK, AIR_EDONE or the
+ * iterator's failure. */
+static int ready(air_log_iter *it, air_error **err)
 {
-	const air__queued *q;
-	air__stream *s;
+	air__stream *s = &it->s;
 	int rc;
 
-	if (rec)
-		*rec = NULL;
-	if (!it || !rec)
-		return air__failf(err, AIR_EINVAL, 0, "air_log_iter_next: %s is NULL",
-		                  it ? "rec" : "iter");
-	s = &it->s;
 	if (it->next == STEP_FAILED)
 		return it->fail_err ? air__fail(err, air__error_clone(it->fail_err)) : it->fail_rc;
-	while (s->qpos == s->qn) {
+	while (s->qpos == s->qn && s->text_n == 0) {
 		if (it->next == STEP_DONE) {
 			end_waiting(s);
 			return AIR_EDONE;
@@ -639,6 +635,23 @@ int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **
 	/* The first line ends the wait: a display erases the message first. */
 	if (s->waiting_shown && (rc = air__stream_end_waiting(s, err)) != AIR_OK)
 		return fail(it, rc, err);
+	return AIR_OK;
+}
+
+int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **err)
+{
+	const air__queued *q;
+	air__stream *s;
+	int rc;
+
+	if (rec)
+		*rec = NULL;
+	if (!it || !rec)
+		return air__failf(err, AIR_EINVAL, 0, "air_log_iter_next: %s is NULL",
+		                  it ? "rec" : "iter");
+	s = &it->s;
+	if ((rc = ready(it, err)) != AIR_OK)
+		return rc;
 	q = &s->q[s->qpos];
 	it->rec.line = q->line ? q->line : s->batch.ptr + q->off;
 	it->rec.len = q->len;
@@ -664,20 +677,8 @@ int air__log_iter_next_text(air_log_iter *it, const char **text, size_t *len, ai
 
 	*text = NULL;
 	*len = 0;
-	if (it->next == STEP_FAILED)
-		return it->fail_err ? air__fail(err, air__error_clone(it->fail_err)) : it->fail_rc;
-	while (s->qpos == s->qn && s->text_n == 0) {
-		if (it->next == STEP_DONE) {
-			end_waiting(s);
-			return AIR_EDONE;
-		}
-		s->qn = s->qpos = 0;
-		air__buf_clear(&s->batch);
-		if ((rc = step_once(it, err)) != AIR_OK)
-			return fail(it, rc, err);
-	}
-	if (s->waiting_shown && (rc = air__stream_end_waiting(s, err)) != AIR_OK)
-		return fail(it, rc, err);
+	if ((rc = ready(it, err)) != AIR_OK)
+		return rc;
 	if (s->pending)
 		air__http_pump(s->pending);
 	if (s->text_n > 0) {
