@@ -1,5 +1,6 @@
 /* mlflow_links.c: the MLflow links of a run just submitted: runs/get once,
- * then runs/get-output of the last task until its MLflow ids appear. Best
+ * then runs/get-output of the last task until its MLflow ids appear (a
+ * local run's start ends the pause between two reads). Best
  * effort (a failed read means "not known yet"), built on the same look-ups
  * as air_client_get_run(); its interrupt and deadline end it as they end
  * any call. */
@@ -10,6 +11,7 @@ int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max
                                  char **run_url, char **experiment_url, air_error **err)
 {
 	air_run *run = NULL;
+	air__run_watch *watch = NULL;
 	air__ctx ctx;
 	int rc;
 
@@ -29,9 +31,18 @@ int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max
 		json_t *out;
 
 		/* A failed read is "not known yet"; an interrupt or the deadline
-		 * ends the call like any other. */
-		if ((i > 0 && (rc = air__ctx_sleep(&ctx, interval_ms, "MLflow links", err)) != AIR_OK) ||
-		    (rc = air__ctx_check(&ctx, "MLflow links", err)) != AIR_OK) {
+		 * ends the call like any other. A local run is watched from the
+		 * second read on (then read at once: no change is missed), and
+		 * its start ends the pause. */
+		rc = AIR_OK;
+		if (i == 1)
+			rc = air__run_watch_open(client, &ctx, run_id, false, &watch, err);
+		if (rc == AIR_OK && i > 0 && (i > 1 || !watch))
+			rc = air__run_watch_pause(watch, &ctx, interval_ms, "MLflow links", err);
+		if (rc == AIR_OK)
+			rc = air__ctx_check(&ctx, "MLflow links", err);
+		if (rc != AIR_OK) {
+			air__run_watch_free(watch);
 			air_run_free(run);
 			return rc;
 		}
@@ -39,10 +50,12 @@ int air_client_poll_mlflow_links(air_client *client, int64_t run_id, int32_t max
 		rc = air__run_set_output(run, out, air__client_host(client));
 		json_decref(out);
 		if (rc != AIR_OK) {
+			air__run_watch_free(watch);
 			air_run_free(run);
 			return air__oom(err);
 		}
 	}
+	air__run_watch_free(watch);
 	if ((rc = air__ctx_check(&ctx, "MLflow links", err)) != AIR_OK) {
 		air_run_free(run);
 		return rc;
