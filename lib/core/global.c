@@ -35,28 +35,50 @@ static bool resolve_curl(air_error **err)
 static const char *const curl_sonames[] = {"libcurl.so.4", "libcurl-gnutls.so.4",
                                            "libcurl-nss.so.4"};
 
-static bool resolve_curl(air_error **err)
+/* The oldest libcurl whose options the transport sets: CURLOPT_PROTOCOLS_STR
+ * (7.85) when the headers have it, else 7.80. */
+#if LIBCURL_VERSION_NUM >= 0x075500
+#  define CURL_NEEDED 0x075500
+#else
+#  define CURL_NEEDED 0x075000
+#endif
+
+/* The functions of the library at @h, when it is a libcurl recent enough. */
+static bool resolve_from(void *h)
 {
-	void *h = NULL;
+	const curl_version_info_data *v;
 	bool complete = true;
 
-	for (size_t i = 0; !h && i < AIR__ARRAY_SIZE(curl_sonames); i++)
-		h = dlopen(curl_sonames[i], RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		air__failf(err, AIR_EINTERNAL, 0, "cannot load libcurl (%s): %s", curl_sonames[0],
-		           dlerror());
-		return false;
-	}
 #define CURL_LOAD(f) complete = (*(void **)&air__curl.f = dlsym(h, #f)) != NULL && complete;
 	AIR__CURL_CALLS(CURL_LOAD)
 #undef CURL_LOAD
-	if (!complete) {
-		memset(&air__curl, 0, sizeof(air__curl));
-		dlclose(h);
-		air__failf(err, AIR_EINTERNAL, 0, "the libcurl found is older than 7.80");
-		return false;
+	v = complete ? air__curl.curl_version_info(CURLVERSION_NOW) : NULL;
+	if (v && v->version_num >= CURL_NEEDED)
+		return true;
+	memset(&air__curl, 0, sizeof(air__curl));
+	return false;
+}
+
+static bool resolve_curl(air_error **err)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(curl_sonames); i++) {
+		void *h = dlopen(curl_sonames[i], RTLD_NOW | RTLD_LOCAL);
+		if (h && resolve_from(h))
+			return true; /* kept loaded for the life of the process */
+		if (h) {
+			found = true;
+			dlclose(h);
+		}
 	}
-	return true; /* kept loaded for the life of the process */
+	if (found)
+		air__failf(err, AIR_EINTERNAL, 0, "the libcurl found is older than %d.%d, which libair "
+		           "needs", CURL_NEEDED >> 16, (CURL_NEEDED >> 8) & 0xFF);
+	else
+		air__failf(err, AIR_EINTERNAL, 0, "cannot load libcurl (%s): %s", curl_sonames[0],
+		           dlerror());
+	return false;
 }
 #endif
 

@@ -447,6 +447,17 @@ static int64_t last_time(const char *buf, size_t got)
 	return t;
 }
 
+/* The time of the first record of @got bytes at @buf (0 when there is none). */
+static int64_t first_time(const char *buf, size_t got)
+{
+	const char *end = got ? memchr(buf, '\n', got) : NULL;
+	int64_t t = 0;
+
+	if (end)
+		split_time(buf, end, &t);
+	return t;
+}
+
 /* read_page() for a query that asks for text: the lines of up to @max
  * records of one block from @at, each followed by "\n", moved to the start
  * of the buffer over the times they followed (*len bytes). */
@@ -486,9 +497,13 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 	}
 	/* Times only grow along a log (the writer's rule, which the endpoint's
 	 * search by time relies on too): when the block's last record is before
-	 * the bound, so are all of them. */
-	if (to_ns > 0 && last_time(src, got) < to_ns)
-		to_ns = 0;
+	 * the bound, so are all of them. (A log not written so, with records
+	 * without a time, is checked record by record.) */
+	if (to_ns > 0) {
+		int64_t first = first_time(src, got), last = last_time(src, got);
+		if (first > 0 && first <= last && last < to_ns)
+			to_ns = 0;
+	}
 	nl_start(&scan, src, got);
 	while (n < max && (nl = nl_next(&scan)) < got) {
 		const char *p = src + used, *text;

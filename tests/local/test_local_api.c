@@ -1047,3 +1047,46 @@ AIR_TEST(local__a_missing_supervisor_program_fails_the_submission)
 	ASSERT_EQ_INT(count_runs(c), 0);
 	air_config_free(cfg);
 }
+
+/* The MLflow links of a run just submitted come as soon as its first attempt
+ * starts, not at the next poll: here the polls are ten minutes apart and the
+ * call has two minutes, while the supervisor takes a second to look for GPUs
+ * (a stand-in nvidia-smi) before it starts the attempt. */
+AIR_TEST(local__mlflow_links_come_when_the_run_starts)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	const char *old_path = getenv("PATH");
+	char *saved_path = strdup(old_path ? old_path : "/usr/bin:/bin"), *new_path;
+	air_config *cfg;
+	air_call_options *o = NULL;
+	air_error *err = NULL;
+	char *run_url = NULL, *exp_url = NULL;
+	int64_t id;
+
+	air_test_write_file(path_in(state, "bin/nvidia-smi"), "#!/bin/sh\nsleep 1\necho 0\n", 25);
+	chmod(path_in(state, "bin/nvidia-smi"), 0755);
+	new_path = malloc(strlen(saved_path) + 4200);
+	sprintf(new_path, "%s:%s", path_in(state, "bin"), saved_path);
+	cfg = local_config("experiment_name: links\n"
+	                   "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                   "command: echo started\n",
+	                   state);
+	setenv("PATH", new_path, 1);
+	id = local_submit(c, cfg, NULL);
+	setenv("PATH", saved_path, 1);
+	ASSERT_OK(air_call_options_new(&o), NULL);
+	ASSERT_OK(air_call_options_set_deadline_ms(o, 120000), NULL);
+	ASSERT_OK(air_client_poll_mlflow_links(c, id, 2, 600000, o, &run_url, &exp_url, &err), err);
+	ASSERT_NOT_NULL(run_url);
+	ASSERT_CONTAINS(run_url, "/ml/experiments/");
+	ASSERT_NOT_NULL(exp_url);
+	air_free(run_url);
+	air_free(exp_url);
+	air_call_options_free(o);
+	local_wait(c, id);
+	air_config_free(cfg);
+	free(new_path);
+	free(saved_path);
+	local_check_supervisors(state);
+}

@@ -372,17 +372,25 @@ AIR_TEST(local_reader__text_pages_are_the_endpoints_lines)
 	for (size_t i = 0; i < 700 * 1024; i++)
 		air__buf_putc(&big, (char)('a' + i % 26));
 	air__buf_puts(&big, "\n1700000000000000002 after\n");
-	for (int k = 0; k < 2; k++) {
-		air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true};
-		char *want, *lines, *got;
+	/* Odd records, a record longer than a block, times that do not grow. */
+	const char *logs[] = {odd, air__buf_cstr(&big),
+	                      "2000000000000 a\n3000000000000 b\nno time\n"};
+	for (size_t k = 0; k < AIR__ARRAY_SIZE(logs); k++) {
+		const air__log_query qs[] = {
+			{.run_id = RUN, .attempt = -1, .ascending = true},
+			{.run_id = RUN, .attempt = -1, .ascending = true, .tail = 10},
+			{.run_id = RUN, .attempt = -1, .ascending = true, .to = 2500},
+		};
 
-		ws = make_run(ended, k ? air__buf_cstr(&big) : odd, NULL);
-		for (int tail = 0; tail <= 10; tail += 10) {
-			q.tail = tail;
-			want = chain(ws, &(air__log_query){.run_id = RUN, .attempt = -1,
-			                                   .ascending = true}, false);
+		ws = make_run(ended, logs[k], NULL);
+		for (size_t i = 0; i < AIR__ARRAY_SIZE(qs); i++) {
+			air__log_query all = qs[i];
+			char *want, *lines, *got;
+
+			all.tail = 0; /* the endpoint's records, a tail of 10 is all of them */
+			want = chain(ws, &all, false);
 			lines = bodies(want);
-			got = text_chain(ws, &q);
+			got = text_chain(ws, &qs[i]);
 			ASSERT_EQ_STR(got, lines);
 			air__free(want);
 			air__free(lines);
