@@ -1084,7 +1084,7 @@ AIR_TEST(local__mlflow_links_come_when_the_run_starts)
 	air_free(run_url);
 	air_free(exp_url);
 	air_call_options_free(o);
-	local_wait(c, id);
+	air_run_free(local_wait(c, id));
 	air_config_free(cfg);
 	free(new_path);
 	free(saved_path);
