@@ -229,7 +229,7 @@ typedef struct air__lwriter {
 	off_t size;                /* bytes of the complete records in the log */
 	int error;                 /* errno of the first write that failed; 0 when none did */
 	uint64_t lost, noted;      /* lines lost to failed writes; those a note in the log reports */
-	uint64_t records, queued;  /* records written by this writer; in the batch being made */
+	uint64_t records;          /* records written by this writer */
 	bool started_empty;        /* the log was empty when the writer began */
 } air__lwriter;
 

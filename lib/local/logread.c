@@ -260,6 +260,18 @@ static uint64_t eight_digits(uint64_t w)
 	       32;
 }
 
+/* Whether the record at @p starts with a time of these years: nineteen
+ * digits and a space (the first sixteen, read eight at a time, in *a and *b). */
+static inline bool nineteen_digits(const char *p, const char *end, uint64_t *a, uint64_t *b)
+{
+	if (end - p <= 19 || p[19] != ' ')
+		return false;
+	memcpy(a, p, 8);
+	memcpy(b, p + 8, 8);
+	return all_digits(*a) && all_digits(*b) && (unsigned char)(p[16] - '0') < 10 &&
+	       (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10;
+}
+
 /* "<time_unix_nano> <text>": the time (0 when missing), and where the text
  * starts (as the endpoint reads a record: digits, saturating before they
  * overflow, then one space). */
@@ -268,21 +280,14 @@ static const char *split_time(const char *p, const char *end, int64_t *t)
 	uint64_t a, b;
 	int64_t v = 0;
 
-	/* A time of these years: nineteen digits and a space, the first
-	 * sixteen taken eight at a time (little-endian loads). */
+	/* The usual time converted eight digits at a time (little-endian loads);
+	 * one that could overflow is read digit by digit. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	if (end - p > 19 && p[19] == ' ') {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		if (all_digits(a) && all_digits(b) && (unsigned char)(p[16] - '0') < 10 &&
-		    (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10 &&
-		    p[0] <= '8') {
-			v = (int64_t)((eight_digits(a) * 100000000 + eight_digits(b)) * 1000 +
-			              (uint64_t)(p[16] - '0') * 100 + (uint64_t)(p[17] - '0') * 10 +
-			              (uint64_t)(p[18] - '0'));
-			*t = v;
-			return p + 20;
-		}
+	if (nineteen_digits(p, end, &a, &b) && p[0] <= '8') {
+		*t = (int64_t)((eight_digits(a) * 100000000 + eight_digits(b)) * 1000 +
+		               (uint64_t)(p[16] - '0') * 100 + (uint64_t)(p[17] - '0') * 10 +
+		               (uint64_t)(p[18] - '0'));
+		return p + 20;
 	}
 #endif
 	while (p < end && *p >= '0' && *p <= '9') {
@@ -299,27 +304,40 @@ static const char *split_time(const char *p, const char *end, int64_t *t)
 static inline const char *skip_time(const char *p, const char *end)
 {
 	uint64_t a, b;
+	int64_t t;
 
-	if (end - p > 19 && p[19] == ' ') {
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		if (all_digits(a) && all_digits(b) && (unsigned char)(p[16] - '0') < 10 &&
-		    (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10)
-			return p + 20;
-	}
-	while (p < end && *p >= '0' && *p <= '9')
-		p++;
-	return p < end && *p == ' ' ? p + 1 : p;
+	return nineteen_digits(p, end, &a, &b) ? p + 20 : split_time(p, end, &t);
+}
+
+/* The page buffer: a block, and the slack after it. */
+static int make_buffer(air__local_log *r)
+{
+	if (!r->buf && !(r->buf = air__malloc((r->cap = BLOCK) + SLACK)))
+		return AIR_ENOMEM;
+	return AIR_OK;
+}
+
+/* A buffer twice as large, for a record longer than the block. */
+static int grow_buffer(air__local_log *r)
+{
+	char *more = air__realloc(r->buf, r->cap * 2 + SLACK);
+
+	if (!more)
+		return AIR_ENOMEM;
+	r->buf = more;
+	r->cap *= 2;
+	return AIR_OK;
 }
 
 /* Read the block at @at into the buffer: its length in *got. */
 static int read_block(air__local_log *r, uint64_t at, size_t *got)
 {
 	ssize_t n;
+	int rc;
 
 	*got = 0;
-	if (!r->buf && !(r->buf = air__malloc((r->cap = BLOCK) + SLACK)))
-		return AIR_ENOMEM;
+	if ((rc = make_buffer(r)) != AIR_OK)
+		return rc;
 	if (r->fd < 0)
 		return AIR_OK;
 	while ((n = pread(r->fd, r->buf, r->cap, (off_t)at)) < 0)
@@ -351,12 +369,7 @@ static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, 
 
 		if (!nl && n == 0 && got == r->cap) {
 			/* A record longer than the block: a larger block. */
-			char *more = air__realloc(r->buf, r->cap * 2 + SLACK);
-			if (!more)
-				return AIR_ENOMEM;
-			r->buf = more;
-			r->cap *= 2;
-			if ((rc = read_block(r, at, &got)) != AIR_OK)
+			if ((rc = grow_buffer(r)) != AIR_OK || (rc = read_block(r, at, &got)) != AIR_OK)
 				return rc;
 			continue;
 		}
@@ -472,8 +485,8 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 
 	*next = UINT64_MAX;
 	*count = *len = 0;
-	if (!r->buf && !(r->buf = air__malloc((r->cap = BLOCK) + SLACK)))
-		return AIR_ENOMEM;
+	if ((rc = make_buffer(r)) != AIR_OK)
+		return rc;
 	for (;;) {
 		if (r->view.map && at < r->view.size) {
 			/* From the mapping: up to a block, complete records only. */
@@ -489,11 +502,8 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 		if (!full || memchr(src, '\n', got))
 			break;
 		/* A record longer than the block: a larger block. */
-		char *more = air__realloc(r->buf, r->cap * 2 + SLACK);
-		if (!more)
-			return AIR_ENOMEM;
-		r->buf = more;
-		r->cap *= 2;
+		if ((rc = grow_buffer(r)) != AIR_OK)
+			return rc;
 	}
 	/* Times only grow along a log (the writer's rule, which the endpoint's
 	 * search by time relies on too): when the block's last record is before

@@ -119,7 +119,6 @@ static void add_record(air__lwriter *w, air__buf *out, const char *text, size_t 
 	if (t <= w->last_t)
 		t = w->last_t + 1;
 	w->last_t = t;
-	w->queued++;
 	air__buf_printf(out, "%lld ", (long long)t);
 	put_clean(out, text, n);
 	air__buf_putc(out, '\n');
@@ -144,9 +143,11 @@ static void begin_batch(air__lwriter *w, air__buf *out, uint64_t *noting)
 static uint64_t count_records(const air__buf *out)
 {
 	uint64_t n = 0;
+	const char *end = out->ptr + out->len;
 
-	for (const char *p = out->ptr, *end = out->ptr + out->len; p && p < end; p++)
-		n += *p == '\n';
+	for (const char *p = out->ptr; p && p < end && (p = memchr(p, '\n', (size_t)(end - p)));
+	     p++)
+		n++;
 	return n;
 }
 
@@ -157,10 +158,8 @@ static void write_batch(air__lwriter *w, const air__buf *out, uint64_t noting)
 {
 	const char *p = out->ptr;
 	size_t left = out->len;
-	uint64_t made = w->queued;
 	int e = 0;
 
-	w->queued = 0;
 	if (left == 0)
 		return;
 	while (w->fd >= 0 && left > 0) {
@@ -176,7 +175,7 @@ static void write_batch(air__lwriter *w, const air__buf *out, uint64_t noting)
 	}
 	if (w->fd >= 0 && left == 0) {
 		w->size += (off_t)out->len;
-		w->records += made;
+		w->records += count_records(out);
 		w->noted = noting;
 		return;
 	}

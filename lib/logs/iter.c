@@ -611,6 +611,12 @@ static int fail(air_log_iter *it, int rc, air_error **err)
 /* Records handed out between two moves of a transfer started ahead. */
 #define PUMP_EVERY 1024
 
+/* The text of queued record @q: in the page, or copied into the batch. */
+static const char *queued_line(const air__stream *s, const air__queued *q)
+{
+	return q->line ? q->line : s->batch.ptr + q->off;
+}
+
 /* Run steps until records (or a text page) are ready to hand out, the
  * first of them ending a waiting message: AIR_OK, AIR_EDONE or the
  * iterator's failure. */
@@ -653,7 +659,7 @@ int air_log_iter_next(air_log_iter *it, const air_log_record **rec, air_error **
 	if ((rc = ready(it, err)) != AIR_OK)
 		return rc;
 	q = &s->q[s->qpos];
-	it->rec.line = q->line ? q->line : s->batch.ptr + q->off;
+	it->rec.line = queued_line(s, q);
 	it->rec.len = q->len;
 	it->rec.time_ns = q->time_ns;
 	it->rec.node = s->node;
@@ -693,7 +699,7 @@ int air__log_iter_next_text(air_log_iter *it, const char **text, size_t *len, ai
 	air__buf_clear(&s->text_buf);
 	for (; s->qpos < s->qn; s->qpos++) {
 		const air__queued *q = &s->q[s->qpos];
-		air__buf_put(&s->text_buf, q->line ? q->line : s->batch.ptr + q->off, q->len);
+		air__buf_put(&s->text_buf, queued_line(s, q), q->len);
 		air__buf_putc(&s->text_buf, '\n');
 		it->sum.records++;
 	}

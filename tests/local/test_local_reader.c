@@ -169,22 +169,36 @@ static char *tick_log(void)
 	return air__buf_detach(&b);
 }
 
+/* Queries of tick_log(): windows, page sizes, an attempt, a node without a log. */
+static const air__log_query windows[] = {
+	{.run_id = RUN, .attempt = -1, .ascending = true},
+	{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1101, .to = 2101},
+	{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
+	{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1500, .page_size = 1},
+	{.run_id = RUN, .attempt = 0, .ascending = true, .to = 1003},
+	{.run_id = RUN, .attempt = -1, .ascending = true, .from = 9999},
+	{.run_id = RUN, .attempt = -1, .node = 1, .ascending = true},
+};
+
+/* The lines of tick_log()'s records @first to @last, each with its newline. */
+static char *tick_lines(int64_t first, int64_t last)
+{
+	air__buf b = AIR__BUF_INIT;
+
+	for (int64_t k = first; k <= last; k++)
+		air__buf_printf(&b, "r%lld\n", (long long)k);
+	air__buf_putc(&b, '\0');
+	b.len--;
+	return air__buf_detach(&b);
+}
+
 AIR_TEST(local_reader__pages_are_the_endpoints)
 {
 	char *log = tick_log();
 	air__local *ws = make_run(ended, log, NULL);
-	const air__log_query queries[] = {
-		{.run_id = RUN, .attempt = -1, .ascending = true},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1101, .to = 2101},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1500, .page_size = 1},
-		{.run_id = RUN, .attempt = 0, .ascending = true, .to = 1003},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 9999},
-		{.run_id = RUN, .attempt = -1, .node = 1, .ascending = true},
-	};
 
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
-		char *want = chain(ws, &queries[i], false), *got = chain(ws, &queries[i], true);
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(windows); i++) {
+		char *want = chain(ws, &windows[i], false), *got = chain(ws, &windows[i], true);
 		ASSERT_EQ_STR(got, want);
 		air__free(want);
 		air__free(got);
@@ -248,11 +262,8 @@ AIR_TEST(local_reader__a_counted_log_gives_the_same_tails)
 				air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true,
 				                    .tail = tails[i]};
 				int64_t n = tails[i] < 2500 ? tails[i] : 2500;
-				air__buf want = AIR__BUF_INIT;
-				char *got;
+				char *want = tick_lines(2500 - n + 1, 2500), *got;
 
-				for (int64_t k = 2500 - n + 1; k <= 2500; k++)
-					air__buf_printf(&want, "r%lld\n", (long long)k);
 				if (text) {
 					got = text_chain(ws, &q);
 				} else {
@@ -262,8 +273,8 @@ AIR_TEST(local_reader__a_counted_log_gives_the_same_tails)
 					got = bodies(records);
 					air__free(records);
 				}
-				ASSERT_EQ_STR(got, air__buf_cstr(&want));
-				air__buf_dispose(&want);
+				ASSERT_EQ_STR(got, want);
+				air__free(want);
 				air__free(got);
 			}
 		}
@@ -331,20 +342,12 @@ AIR_TEST(local_reader__text_pages_are_the_endpoints_lines)
 	const char *odd = "1700000000000000000 nineteen digits\n1700000000000000001 \n"
 	                  "1700000000000000002x no space\n99999999999999999999999 too many\n"
 	                  "12 short\nno time at all\n\n1700000000000000003 being written";
-	const air__log_query queries[] = {
-		{.run_id = RUN, .attempt = -1, .ascending = true},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1101, .to = 2101},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 1500, .page_size = 1},
-		{.run_id = RUN, .attempt = 0, .ascending = true, .to = 1003},
-		{.run_id = RUN, .attempt = -1, .ascending = true, .from = 9999},
-	};
 	const int64_t tails[] = {1, 7, 1000, 2500, 100000};
 	air__local *ws = make_run(ended, log, NULL);
 
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
-		char *want = chain(ws, &queries[i], false), *lines = bodies(want);
-		char *got = text_chain(ws, &queries[i]);
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(windows); i++) {
+		char *want = chain(ws, &windows[i], false), *lines = bodies(want);
+		char *got = text_chain(ws, &windows[i]);
 		ASSERT_EQ_STR(got, lines);
 		air__free(want);
 		air__free(lines);
@@ -355,12 +358,9 @@ AIR_TEST(local_reader__text_pages_are_the_endpoints_lines)
 			air__log_query q = {.run_id = RUN, .attempt = -1, .ascending = true, .to = to,
 			                    .from = 1002, .tail = tails[i]};
 			int64_t last = to ? 1000 : 2500, n = tails[i] < last - 1 ? tails[i] : last - 1;
-			air__buf want = AIR__BUF_INIT;
-			char *got = text_chain(ws, &q);
-			for (int64_t k = last - n + 1; k <= last; k++)
-				air__buf_printf(&want, "r%lld\n", (long long)k);
-			ASSERT_EQ_STR(got, air__buf_cstr(&want));
-			air__buf_dispose(&want);
+			char *want = tick_lines(last - n + 1, last), *got = text_chain(ws, &q);
+			ASSERT_EQ_STR(got, want);
+			air__free(want);
 			air__free(got);
 		}
 	}

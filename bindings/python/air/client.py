@@ -49,6 +49,20 @@ _SECONDS_OPTIONS = {
 DebugFn = Callable[[DebugType, str], object]
 
 
+
+def _logs_ints(follow: bool, tail: Optional[int], minutes: Optional[int], node: int,
+               attempt: Optional[int], poll_interval: Optional[Seconds],
+               max_page_failures: Optional[int]) -> List[Tuple[int, int]]:
+    """The AIR_LOGS_* integers of a log read (Client.logs(), Client.copy_logs())."""
+    ints: List[Tuple[int, int]] = [(K.LOGS_FOLLOW, int(follow)), (K.LOGS_NODE, int(node))]
+    for opt, value in ((K.LOGS_TAIL_LINES, tail), (K.LOGS_MINUTES, minutes),
+                       (K.LOGS_ATTEMPT, attempt),
+                       (K.LOGS_POLL_INTERVAL_MS, millis(poll_interval, "poll_interval")),
+                       (K.LOGS_MAX_PAGE_FAILURES, max_page_failures)):
+        if value is not None:
+            ints.append((opt, int(value)))
+    return ints
+
 class Client:
     """A connection to one Databricks workspace, or to the local workspace.
 
@@ -716,13 +730,8 @@ class Client:
         Returns:
             A :class:`air.LogStream` of :class:`air.LogRecord`.
         """
-        ints: List[Tuple[int, int]] = [(K.LOGS_FOLLOW, int(follow)), (K.LOGS_NODE, int(node))]
-        for opt, value in ((K.LOGS_TAIL_LINES, tail), (K.LOGS_MINUTES, minutes),
-                           (K.LOGS_ATTEMPT, attempt),
-                           (K.LOGS_POLL_INTERVAL_MS, millis(poll_interval, "poll_interval")),
-                           (K.LOGS_MAX_PAGE_FAILURES, max_page_failures)):
-            if value is not None:
-                ints.append((opt, int(value)))
+        ints = _logs_ints(follow, tail, minutes, node, attempt, poll_interval,
+                          max_page_failures)
         ms = millis(timeout, "timeout")
         deadline = None if not ms else time.monotonic() + ms / 1000.0
         return LogStream(self, int(run_id), ints, interrupt, deadline, on_status, on_waiting)
@@ -765,15 +774,9 @@ class Client:
         out = C.c_void_p()
         try:
             with Options("logs") as opts:
-                opts.set_int(K.LOGS_FOLLOW, int(follow))
-                opts.set_int(K.LOGS_NODE, int(node))
-                for opt, value in ((K.LOGS_TAIL_LINES, tail), (K.LOGS_MINUTES, minutes),
-                                   (K.LOGS_ATTEMPT, attempt),
-                                   (K.LOGS_POLL_INTERVAL_MS, millis(poll_interval,
-                                                                    "poll_interval")),
-                                   (K.LOGS_MAX_PAGE_FAILURES, max_page_failures)):
-                    if value is not None:
-                        opts.set_int(opt, int(value))
+                for opt, value in _logs_ints(follow, tail, minutes, node, attempt,
+                                             poll_interval, max_page_failures):
+                    opts.set_int(opt, value)
                 for setter, cfn in callbacks:
                     check(int(setter(opts.handle, cfn, None)))
                 self._blocking(opts, interrupt, lambda h, err: int(lib.air_client_stream_logs(
