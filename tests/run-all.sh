@@ -6,7 +6,8 @@
 #   2. an AddressSanitizer + UndefinedBehaviorSanitizer build: all suites but
 #      embed (leaks fail)
 #   3. a ThreadSanitizer build: the suites that share one client between
-#      threads (transport, runs, soak) and the local workspace (local: its
+#      threads (transport, runs, soak), config (loads in several threads
+#      share libfyaml's parser objects) and the local workspace (local: its
 #      supervisor program and the CLI instrumented too)
 #   4. with clang: every libFuzzer target over 20 000 inputs from a fixed seed
 #      (fuzz/run.sh, ASan+UBSan; skipped without clang)
@@ -103,7 +104,8 @@ if setup_build asan -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=
 fi
 if setup_build tsan -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false; then
   export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
-  run_tests tsan tsan testlog.json --suite transport --suite runs --suite soak --suite local \
+  run_tests tsan tsan testlog.json --suite transport --suite runs --suite soak --suite config \
+    --suite local \
     "${EXTRA[@]}"
   unset TSAN_OPTIONS
 fi

@@ -11,6 +11,7 @@
 #include "config/config.h"
 
 #include <libfyaml.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #define CORE_TAG "tag:yaml.org,2002:"
@@ -485,14 +486,101 @@ static int syntax_error(builder *b, struct fy_diag *diag)
 	return fail_at(b, b->line, b->column, "YAML syntax error");
 }
 
+/* libfyaml's objects for one parse. Making them costs about a tenth of a
+ * load (the parser's setup, a diagnostic object), so one set is kept
+ * between loads: a load takes it, or makes its own when another thread
+ * holds it, and gives it back reset when its parse ended without error. */
+typedef struct yaml_reader {
+	struct fy_diag *diag;
+	struct fy_parser *parser;
+	struct fy_token_iter *iter;
+} yaml_reader;
+
+static _Atomic(yaml_reader *) spare_reader;
+
+static void reader_free(yaml_reader *r)
+{
+	if (!r)
+		return;
+	if (r->parser)
+		fy_parser_destroy(r->parser);
+	if (r->diag)
+		fy_diag_destroy(r->diag);
+	if (r->iter)
+		fy_token_iter_destroy(r->iter);
+	air__free(r);
+}
+
+static yaml_reader *reader_new(void)
+{
+	/* Filled here rather than by fy_diag_cfg_default(), which asks
+	 * whether stderr is a terminal: nothing is printed anyway. */
+	struct fy_diag_cfg dcfg = {.level = FYET_ERROR, .module_mask = ~0u};
+	struct fy_parse_cfg pcfg;
+	yaml_reader *r = air__calloc(1, sizeof(*r));
+
+	if (!r || !(r->diag = fy_diag_create(&dcfg)) || !(r->iter = fy_token_iter_create(NULL))) {
+		reader_free(r);
+		return NULL;
+	}
+	fy_diag_set_collect_errors(r->diag, true);
+	memset(&pcfg, 0, sizeof(pcfg));
+	pcfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE |
+	             FYPCF_DISABLE_MMAP_OPT;
+	pcfg.diag = r->diag;
+	if (!(r->parser = fy_parser_create(&pcfg))) {
+		reader_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static yaml_reader *reader_take(void)
+{
+	yaml_reader *r = atomic_exchange(&spare_reader, NULL);
+
+	return r ? r : reader_new();
+}
+
+/* Whether @r's stream ends after what was read, with no error: only such a
+ * parser can be used again (libfyaml 0.7 does not recover one reset in the
+ * middle of a stream). Reads at most two more events. */
+static bool reader_at_end(yaml_reader *r)
+{
+	for (int i = 0; i < 2; i++) {
+		struct fy_event *ev = fy_parser_parse(r->parser);
+		bool end = ev && ev->type == FYET_STREAM_END;
+
+		if (!ev)
+			return !fy_parser_get_stream_error(r->parser) && !fy_diag_got_error(r->diag);
+		fy_parser_event_free(r->parser, ev);
+		if (!end && i == 0)
+			return false; /* a later document */
+	}
+	return false;
+}
+
+/* Keeps @r for the next load if its parse ended cleanly. */
+static void reader_give(yaml_reader *r, bool clean)
+{
+	yaml_reader *none = NULL;
+
+	if (clean && reader_at_end(r) &&
+	    atomic_compare_exchange_strong(&spare_reader, &none, r))
+		return;
+	reader_free(r);
+}
+
+__attribute__((destructor)) static void reader_drop_spare(void)
+{
+	reader_free(atomic_exchange(&spare_reader, NULL));
+}
+
 int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *name,
                     bool positions, air__ynode **root, air_error **err)
 {
 	builder b;
-	struct fy_diag_cfg dcfg;
-	struct fy_diag *diag = NULL;
-	struct fy_parser *p = NULL;
-	struct fy_parse_cfg pcfg;
+	yaml_reader *r;
 	bool done = false;
 
 	memset(&b, 0, sizeof(b));
@@ -508,43 +596,26 @@ int air__yaml_parse(air__arena *a, const char *data, size_t len, const char *nam
 	if ((b.rc = air__yaml_check_input(data, len, name, positions, err)) != 0)
 		return b.rc;
 
-	fy_diag_cfg_default(&dcfg);
-	dcfg.fp = NULL; /* never print: errors are collected below */
-	dcfg.output_fn = NULL;
-	dcfg.colorize = false;
-	dcfg.level = FYET_ERROR;
-	memset(&pcfg, 0, sizeof(pcfg));
-	pcfg.flags = FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 | FYPCF_JSON_NONE |
-	             FYPCF_DISABLE_MMAP_OPT;
-	if (!(diag = fy_diag_create(&dcfg)))
+	if (!(r = reader_take()))
 		return oom(&b);
-	if (!(b.iter = fy_token_iter_create(NULL))) {
-		fy_diag_destroy(diag);
+	b.iter = r->iter;
+	if (fy_parser_set_string(r->parser, len ? data : "", len) != 0) {
+		reader_free(r);
 		return oom(&b);
-	}
-	fy_diag_set_collect_errors(diag, true);
-	pcfg.diag = diag;
-	if (!(p = fy_parser_create(&pcfg)) || fy_parser_set_string(p, len ? data : "", len) != 0) {
-		oom(&b);
-		goto out;
 	}
 	while (!done && !b.rc) {
-		struct fy_event *ev = fy_parser_parse(p);
+		struct fy_event *ev = fy_parser_parse(r->parser);
 		if (!ev) {
-			if (fy_parser_get_stream_error(p) || fy_diag_got_error(diag))
-				syntax_error(&b, diag);
+			if (fy_parser_get_stream_error(r->parser) || fy_diag_got_error(r->diag))
+				syntax_error(&b, r->diag);
 			break;
 		}
 		on_event(&b, ev, &done);
-		fy_parser_event_free(p, ev);
+		fy_parser_event_free(r->parser, ev);
 	}
 	if (!b.rc && b.nstack > 0)
 		*root = b.stack[0];
-out:
-	if (p)
-		fy_parser_destroy(p);
-	fy_diag_destroy(diag);
-	fy_token_iter_destroy(b.iter);
+	reader_give(r, b.rc == 0);
 	air__buf_dispose(&b.text);
 	air__free(b.stack);
 	air__free(b.anchors);

@@ -1,4 +1,5 @@
 /* test_parse.c: reading and parsing workload files: limits, encodings, garbage. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -556,4 +557,80 @@ AIR_TEST(parse__a_bad_character_is_found_in_any_byte_of_a_word)
 			ASSERT_NULL(cfg);
 			air_error_free(err);
 		}
+}
+
+/* Loads one after another share libfyaml's parser objects (yaml.c keeps
+ * one set): nothing of one file may reach the next. */
+AIR_TEST(parse__files_read_in_a_row_share_nothing)
+{
+	static const char with_tag[] = "%TAG !c! tag:yaml.org,2002:\n---\nexperiment_name: !c!str a\n";
+	static const char uses_tag[] = "experiment_name: b\ncommand: !c!str x\n";
+	static const char two_docs[] = "experiment_name: first\ncommand: x\n"
+	                               "compute: {accelerator_type: GPU_1xH100, num_accelerators: 2}\n"
+	                               "---\nexperiment_name: second\n";
+	air_config *cfg;
+	air_error *err;
+
+	ASSERT_OK(parse_mem(with_tag, strlen(with_tag), &cfg, &err), err);
+	air_config_free(cfg);
+	/* The tag handle of the file before is not defined here. */
+	ASSERT_EQ_INT(parse_mem(uses_tag, strlen(uses_tag), &cfg, &err), AIR_ECONFIG);
+	ASSERT_EQ_INT(air_error_line(err), 2);
+	ASSERT_CONTAINS(air_error_message(err), "w.yaml:2:");
+	air_error_free(err);
+
+	for (int i = 0; i < 3; i++) {
+		ASSERT_OK(air_config_load_buffer(two_docs, strlen(two_docs), "w.yaml", NULL, &cfg, &err),
+		          err);
+		ASSERT_EQ_STR(air_config_experiment_name(cfg), "first");
+		ASSERT_EQ_INT(air_config_num_accelerators(cfg), 2);
+		air_config_free(cfg);
+		ASSERT_OK(air_config_load_buffer(valid_yaml, strlen(valid_yaml), "w.yaml", NULL, &cfg,
+		                                 &err),
+		          err);
+		ASSERT_EQ_STR(air_config_experiment_name(cfg), "smoke-test");
+		ASSERT_EQ_INT(air_config_num_accelerators(cfg), 1);
+		air_config_free(cfg);
+	}
+	/* An error after good files is placed in its own file. */
+	ASSERT_EQ_INT(parse_mem("\n\nexperiment_name: [a\n", 21, &cfg, &err), AIR_ECONFIG);
+	ASSERT_EQ_INT(air_error_line(err), 4);
+	air_error_free(err);
+	ASSERT_OK(parse_mem(valid_yaml, strlen(valid_yaml), &cfg, &err), err);
+	air_config_free(cfg);
+}
+
+static void *load_many(void *arg)
+{
+	static const char bad[] = "experiment_name: a\ncommand: \"unterminated\n";
+	long *failures = arg;
+
+	for (int i = 0; i < 300; i++) {
+		air_config *cfg = NULL;
+		air_error *err = NULL;
+		bool good = i % 3 != 0;
+		int rc = good ? air_config_load_buffer(valid_yaml, strlen(valid_yaml), "w.yaml", NULL,
+		                                       &cfg, &err)
+		              : air_config_load_buffer(bad, strlen(bad), "w.yaml", NULL, &cfg, &err);
+
+		if (good ? rc != AIR_OK || strcmp(air_config_experiment_name(cfg), "smoke-test")
+		         : rc != AIR_ECONFIG || air_error_line(err) != 2)
+			(*failures)++;
+		air_config_free(cfg);
+		air_error_free(err);
+	}
+	return NULL;
+}
+
+AIR_TEST(parse__threads_load_at_once)
+{
+	pthread_t t[4];
+	long failures[4] = {0};
+
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ_INT(pthread_create(&t[i], NULL, load_many, &failures[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		ASSERT_EQ_INT(failures[i], 0);
+	}
 }
