@@ -534,6 +534,43 @@ AIR_TEST(local__an_idempotency_key_gives_back_the_same_run)
 	local_check_supervisors(state);
 }
 
+/* Once the supervisor of run @id has ended, every node log of its @attempts
+ * attempts of @nodes nodes has its count file: its size and its records. */
+static void check_count_files(const char *state, int64_t id, int attempts, int nodes)
+{
+	char run[2048], *status;
+	json_t *st;
+
+	snprintf(run, sizeof(run), "%s/jobs/runs/%lld", state, (long long)id);
+	status = air_test_read_file(path_in(run, "status.json"), NULL);
+	ASSERT_NOT_NULL(st = json_loads(status ? status : "", 0, NULL));
+	local_wait_gone((long)json_integer_value(json_object_get(st, "supervisor_pid")));
+	json_decref(st);
+	free(status);
+	for (int a = 0; a < attempts; a++)
+		for (int n = 0; n < nodes; n++) {
+			char log[4200], name[4300];
+			size_t size = 0;
+			long long bytes = -1, records = -1, lines = 0;
+			char *text, *count;
+
+			snprintf(log, sizeof(log), "%s/logs/attempt_%d/node_%d.log", run, a, n);
+			snprintf(name, sizeof(name), "%s.count", log);
+			text = air_test_read_file(log, &size);
+			count = air_test_read_file(name, NULL);
+			ASSERT_NOT_NULL(text);
+			ASSERT_NOT_NULL(count);
+			ASSERT_EQ_INT(sscanf(count, "%lld %lld", &bytes, &records), 2);
+			for (size_t i = 0; i < size; i++)
+				lines += text[i] == '\n';
+			ASSERT_EQ_INT(bytes, (long long)size);
+			ASSERT_EQ_INT(records, lines);
+			ASSERT_TRUE(records > 0);
+			free(text);
+			free(count);
+		}
+}
+
 AIR_TEST(local__a_failed_node_restarts_the_attempt)
 {
 	const char *state;
@@ -569,6 +606,7 @@ AIR_TEST(local__a_failed_node_restarts_the_attempt)
 	free(second);
 	air_run_free(run);
 	air_config_free(cfg);
+	check_count_files(state, id, 2, 2);
 	local_check_supervisors(state);
 }
 
