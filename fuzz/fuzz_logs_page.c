@@ -2,7 +2,8 @@
  * fuzz_logs_page.c: libFuzzer target for the log page scanner (lib/logs_json.c).
  *
  * Input: a logs endpoint reply. It is parsed twice into the same page (the
- * second parse reuses the buffers). Invariants checked (abort on violation):
+ * second parse reuses the buffers), then taken as a reply buffer (decoded in
+ * place), which must give the same page. Invariants checked (abort on violation):
  * a failure is AIR_EPROTO with a message and leaves no records; every record
  * body lies in the arena, NUL-terminated at its length; and, differentially,
  * whenever jansson reads the input (without raw NUL bytes, which jansson
@@ -96,6 +97,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_page(&page, size);
 		}
 		air_error_free(err);
+	}
+	/* The same reply taken in place: the same outcome and records. */
+	{
+		air__log_page taken = {0};
+		air__buf body = AIR__BUF_INIT;
+		int rc, parsed = air__log_page_parse(&page, (const char *)data, size, NULL);
+
+		air__buf_put(&body, data, size);
+		CHECK(!air__buf_oom(&body));
+		rc = air__log_page_take(&taken, &body, NULL);
+		CHECK(rc == parsed);
+		CHECK(taken.n == page.n);
+		for (size_t i = 0; i < page.n; i++) {
+			CHECK(taken.recs[i].time_ns == page.recs[i].time_ns);
+			CHECK(taken.recs[i].len == page.recs[i].len);
+			CHECK(!memcmp(taken.recs[i].body, page.recs[i].body, page.recs[i].len + 1));
+		}
+		CHECK(!taken.next_token == !page.next_token);
+		CHECK(!taken.next_token || !strcmp(taken.next_token, page.next_token));
+		if (rc == AIR_OK)
+			check_page(&taken, size);
+		air__buf_dispose(&body);
+		air__log_page_dispose(&taken);
 	}
 	/* jansson lets a raw NUL byte end a number ("0.5\0}"); JSON does not. */
 	root = memchr(data, 0, size) ? NULL : json_loadb((const char *)data, size, JSON_ALLOW_NUL, NULL);

@@ -115,8 +115,9 @@ static void page_request(air__stream *s, const char *path, const char *query, ai
 	req->method = "GET";
 	req->path = path;
 	req->query = query;
-	/* Page bodies go to one reused buffer (no allocation per page); a page
-	 * cut short is fetched again from its start. */
+	/* Page bodies go to a reused buffer, which the parsed page then keeps
+	 * while its former one takes the next body (no allocation per page); a
+	 * page cut short is fetched again from its start. */
 	req->sink = air__buf_sink;
 	req->sink_ud = &s->body;
 	req->sink_reset = air__buf_sink_reset;
@@ -181,7 +182,7 @@ static int fetch_page(air__stream *s, const char *path, const air__log_query *q,
 		if (rc == AIR_EABORTED && air__buf_oom(&s->body))
 			rc = AIR_ENOMEM;
 		if (rc == AIR_OK)
-			rc = air__log_page_parse(&s->page, air__buf_cstr(&s->body), s->body.len, &e);
+			rc = air__log_page_take(&s->page, &s->body, &e);
 		air__http_resp_clear(&resp);
 		if (rc == AIR_OK) {
 			s->failures = 0;
@@ -451,6 +452,9 @@ static int drain_page(air_log_iter *it, air_error **err)
 				it->poll_new++;
 		}
 	}
+	/* The page's bodies go with the next one. */
+	if (air__dedup_settle(&it->dd) != AIR_OK && rc == AIR_OK)
+		rc = air__oom(err);
 	if (rc == AIR_OK && !it->token)
 		it->next = STEP_AFTER;
 	return rc;

@@ -75,6 +75,10 @@ typedef struct air__log_page {
  * not one well-formed JSON object (then p->n is 0); non-object entries of
  * log_records are skipped. */
 int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err);
+/* The same for the reply in @body, which the page keeps as its arena (its
+ * strings decoded in place, not copied): @body gets the page's former
+ * arena as its storage, empty. */
+int air__log_page_take(air__log_page *p, air__buf *body, air_error **err);
 void air__log_page_dispose(air__log_page *p);
 
 /* Query bounds in whole epoch seconds (0 = omit): from = now - minutes when
@@ -99,13 +103,21 @@ typedef struct air__dedup {
 	uint64_t *slots;     /* open addressing, 0 = empty */
 	size_t slot_cap;
 	size_t max;
+	/* The first record at t, not hashed yet: most timestamps have one
+	 * record, which then never needs its hash. */
+	const char *pending;
+	size_t pending_len;
 } air__dedup;
 
 void air__dedup_init(air__dedup *d, size_t max);
 void air__dedup_dispose(air__dedup *d);
 /* Caller guarantees t >= the last t seen. Returns 1 when (t, body) is
- * already in the set, 0 after adding it, AIR_ENOMEM. */
+ * already in the set, 0 after adding it, AIR_ENOMEM. @body must stay valid
+ * until the next check or air__dedup_settle(). */
 int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len);
+/* Take in the record of the last check for good, before its body goes
+ * away (the end of its page): 0 or AIR_ENOMEM. */
+int air__dedup_settle(air__dedup *d);
 
 /* ---- an iteration in progress (iter.c, mlflow.c, waiting.c) ------------------ */
 

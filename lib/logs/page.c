@@ -144,21 +144,9 @@ static int reserve(air__dedup *d)
 	return AIR_OK;
 }
 
-int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len)
+/* Add hash @h of a record at the current timestamp. */
+static int add_hash(air__dedup *d, uint64_t h)
 {
-	uint64_t h = hash_body(body, len);
-
-	if (t != d->t || !d->slots) {
-		/* A newer timestamp: no older pair can match again. */
-		if (d->slot_cap > 1024)
-			air__dedup_dispose(d); /* after a burst, start small again */
-		else if (d->slots)
-			memset(d->slots, 0, d->slot_cap * sizeof(*d->slots));
-		d->len = d->head = 0;
-		d->t = t;
-	} else if (table_has(d, h)) {
-		return 1;
-	}
 	if (d->len == d->max) {
 		table_del(d, d->fifo[d->head]);
 		d->head = (d->head + 1) % d->fifo_cap;
@@ -169,5 +157,37 @@ int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len)
 	table_put(d, h);
 	d->fifo[(d->head + d->len) % d->fifo_cap] = h;
 	d->len++;
-	return 0;
+	return AIR_OK;
+}
+
+int air__dedup_settle(air__dedup *d)
+{
+	const char *body = d->pending;
+
+	d->pending = NULL;
+	return body ? add_hash(d, hash_body(body, d->pending_len)) : AIR_OK;
+}
+
+int air__dedup_check(air__dedup *d, int64_t t, const char *body, size_t len)
+{
+	uint64_t h;
+
+	if (t != d->t) {
+		/* A newer timestamp: no older pair can match again. */
+		if (d->slot_cap > 1024)
+			air__dedup_dispose(d); /* after a burst, start small again */
+		else if (d->len > 0)
+			memset(d->slots, 0, d->slot_cap * sizeof(*d->slots));
+		d->len = d->head = 0;
+		d->t = t;
+		d->pending = body;
+		d->pending_len = len;
+		return 0;
+	}
+	if (air__dedup_settle(d) != AIR_OK)
+		return AIR_ENOMEM;
+	h = hash_body(body, len);
+	if (d->len > 0 && table_has(d, h))
+		return 1;
+	return add_hash(d, h) == AIR_OK ? 0 : AIR_ENOMEM;
 }

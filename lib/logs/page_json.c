@@ -5,7 +5,9 @@
  * costs more than fetching them. This scanner reads the reply once, keeps
  * only time_unix_nano, body and next_page_token, and decodes the strings
  * into a single arena the size of the reply (a decoded string is never
- * longer than its JSON form), so a page costs two allocations. Other keys
+ * longer than its JSON form), so a page costs two allocations. A reply the
+ * page may keep (air__log_page_take()) is its own arena: its strings are
+ * decoded where they are, and most are not moved at all. Other keys
  * and values are skipped after checking their syntax; nesting is limited.
  * String contents are taken as they are (bytes are not UTF-8 checked).
  */
@@ -20,6 +22,7 @@ typedef struct scanner {
 	char *arena;          /* decoded strings, NUL-terminated */
 	size_t used;
 	const char *error;
+	bool in_place;        /* strings decoded over their own JSON text (arena unused) */
 } scanner;
 
 static void ws(scanner *s)
@@ -111,15 +114,19 @@ static bool unicode_escape(scanner *s, char **o)
 }
 
 /* A string at s->p (at its opening quote). With @keep, decoded into the
- * arena: *out and *len_out describe it. */
+ * arena, or over its own text when s->in_place (a decoded string is never
+ * longer, and its end is written only once it is read): *out and *len_out
+ * describe it. */
 static bool string(scanner *s, bool keep, const char **out, size_t *len_out)
 {
-	char scratch[8], *start = keep ? s->arena + s->used : scratch, *o = start;
+	char scratch[8], *start, *o;
 
 	ws(s);
 	if (s->p >= s->end || *s->p != '"')
 		return fail(s, "expected a string");
 	s->p++;
+	start = !keep ? scratch : s->in_place ? (char *)s->p : s->arena + s->used;
+	o = start;
 	for (const char *quote = NULL;;) {
 		const char *q, *bs;
 
@@ -131,7 +138,8 @@ static bool string(scanner *s, bool keep, const char **out, size_t *len_out)
 		if ((bs = memchr(s->p, '\\', (size_t)(q - s->p))) != NULL)
 			q = bs;
 		if (keep) {
-			memcpy(o, s->p, (size_t)(q - s->p));
+			if (o != s->p) /* in place, text before an escape stays where it is */
+				memmove(o, s->p, (size_t)(q - s->p));
 			o += q - s->p;
 		}
 		s->p = q;
@@ -164,7 +172,8 @@ static bool string(scanner *s, bool keep, const char **out, size_t *len_out)
 		*o = '\0';
 		*out = start;
 		*len_out = (size_t)(o - start);
-		s->used += (size_t)(o - start) + 1;
+		if (!s->in_place)
+			s->used += (size_t)(o - start) + 1;
 	}
 	return true;
 }
@@ -456,13 +465,29 @@ static bool page(scanner *s, air__log_page *p, bool *oom)
 	return s->p == s->end || fail(s, "trailing characters after the page");
 }
 
-int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err)
+/* Scan the reply @s was set up for into @p. */
+static int parse(air__log_page *p, scanner *s, air_error **err)
 {
-	scanner s = {data, data + len, NULL, 0, NULL};
+	const char *data = s->p;
 	bool oom = false;
 
 	p->n = 0;
 	p->next_token = NULL;
+	if (!page(s, p, &oom)) {
+		int code = oom ? AIR_ENOMEM : AIR_EPROTO;
+		size_t at = (size_t)(s->p - data);
+
+		p->n = 0;
+		p->next_token = NULL;
+		return air__failf(err, code, 0, "malformed log page: %s at offset %zu", s->error, at);
+	}
+	return AIR_OK;
+}
+
+int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_error **err)
+{
+	scanner s = {data, data + len, NULL, 0, NULL, false};
+
 	/* Decoded strings never outgrow their JSON text. */
 	if (p->arena_cap < len + 1) {
 		air__free(p->arena);
@@ -472,15 +497,26 @@ int air__log_page_parse(air__log_page *p, const char *data, size_t len, air_erro
 		p->arena_cap = len + 1;
 	}
 	s.arena = p->arena;
-	if (!page(&s, p, &oom)) {
-		int code = oom ? AIR_ENOMEM : AIR_EPROTO;
-		size_t at = (size_t)(s.p - data);
+	return parse(p, &s, err);
+}
 
-		p->n = 0;
-		p->next_token = NULL;
-		return air__failf(err, code, 0, "malformed log page: %s at offset %zu", s.error, at);
-	}
-	return AIR_OK;
+int air__log_page_take(air__log_page *p, air__buf *body, air_error **err)
+{
+	char *old = p->arena;
+	size_t old_cap = p->arena_cap, len = body->len;
+	scanner s;
+
+	p->arena = body->ptr;
+	p->arena_cap = body->cap;
+	body->ptr = old;
+	body->cap = old_cap;
+	body->len = 0;
+	if (body->ptr)
+		body->ptr[0] = '\0';
+	if (!p->arena) /* an empty reply never grew its buffer */
+		return parse(p, &(scanner){"", "", NULL, 0, NULL, true}, err);
+	s = (scanner){p->arena, p->arena + len, NULL, 0, NULL, true};
+	return parse(p, &s, err);
 }
 
 void air__log_page_dispose(air__log_page *p)

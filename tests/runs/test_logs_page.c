@@ -4,12 +4,31 @@
 #include "logs/logs.h"
 #include "test.h"
 
+/* @text parsed into @p, and also taken whole as a reply buffer (decoded in
+ * place), which must give the same page. */
 static void parse_ok(air__log_page *p, const char *text)
 {
 	air_error *err = NULL;
+	air__log_page q = {0};
+	air__buf body = AIR__BUF_INIT;
 
 	memset(p, 0, sizeof(*p));
 	ASSERT_OK(air__log_page_parse(p, text, strlen(text), &err), err);
+	air__buf_put(&body, text, strlen(text));
+	ASSERT_OK(air__log_page_take(&q, &body, &err), err);
+	ASSERT_EQ_INT(body.len, 0);
+	ASSERT_EQ_INT(q.n, p->n);
+	for (size_t i = 0; i < p->n; i++) {
+		ASSERT_EQ_INT(q.recs[i].time_ns, p->recs[i].time_ns);
+		ASSERT_EQ_INT(q.recs[i].len, p->recs[i].len);
+		ASSERT_EQ_INT(memcmp(q.recs[i].body, p->recs[i].body, p->recs[i].len + 1), 0);
+	}
+	if (p->next_token)
+		ASSERT_EQ_STR(q.next_token, p->next_token);
+	else
+		ASSERT_NULL(q.next_token);
+	air__buf_dispose(&body);
+	air__log_page_dispose(&q);
 }
 
 AIR_TEST(logs_page__records_numbers_and_strings)
@@ -45,6 +64,44 @@ AIR_TEST(logs_page__records_numbers_and_strings)
 	parse_ok(&p, "{\"log_records\":[],\"next_page_token\":\"\"}");
 	ASSERT_NULL(p.next_token);
 	air__log_page_dispose(&p);
+}
+
+/* A page keeps the reply buffer it was taken from, and hands its former
+ * one to the next transfer: two buffers take turns, and a page's records
+ * stay whole while the next reply is written. */
+AIR_TEST(logs_page__replies_and_pages_take_turns_with_two_buffers)
+{
+	static const char *const replies[] = {
+		"{\"log_records\":[{\"time_unix_nano\":1,\"body\":\"first \\\"one\\\"\"}],"
+		"\"next_page_token\":\"t1\"}",
+		"{\"log_records\":[{\"time_unix_nano\":2,\"body\":\"second\\ttab\"}]}",
+		"{\"log_records\":[{\"time_unix_nano\":3,\"body\":\"third \\u00e9\"}]}"};
+	static const char *const bodies[] = {"first \"one\"", "second\ttab", "third \xc3\xa9"};
+	air__log_page page = {0};
+	air__buf body = AIR__BUF_INIT;
+	char *seen[3];
+	air_error *err = NULL;
+
+	for (int i = 0; i < 3; i++) {
+		air__buf_put(&body, replies[i], strlen(replies[i]));
+		seen[i] = body.ptr;
+		ASSERT_OK(air__log_page_take(&page, &body, &err), err);
+		ASSERT_TRUE(page.arena == seen[i]); /* kept, not copied */
+		ASSERT_EQ_INT(page.n, 1);
+		ASSERT_EQ_INT(page.recs[0].time_ns, i + 1);
+		ASSERT_EQ_STR(page.recs[0].body, bodies[i]);
+		/* The next reply is written while this page is read. */
+		air__buf_put(&body, "{\"log_records\":[]}", 18);
+		ASSERT_EQ_STR(page.recs[0].body, bodies[i]);
+		air__buf_clear(&body);
+	}
+	ASSERT_EQ_STR(page.next_token ? page.next_token : "", "");
+	/* An empty buffer, never grown, is an empty reply. */
+	air__buf_dispose(&body);
+	ASSERT_EQ_INT(air__log_page_take(&page, &body, &err), AIR_EPROTO);
+	air_error_free(err);
+	air__buf_dispose(&body);
+	air__log_page_dispose(&page);
 }
 
 AIR_TEST(logs_page__malformed_replies)
@@ -206,21 +263,29 @@ AIR_TEST(logs_bounds__query_order)
 	air__buf_dispose(&q);
 }
 
+/* A check whose body then goes away, as at the end of a page. */
+static int check_settled(air__dedup *d, int64_t t, const char *body, size_t len)
+{
+	int rc = air__dedup_check(d, t, body, len);
+
+	return air__dedup_settle(d) == AIR_OK ? rc : AIR_ENOMEM;
+}
+
 AIR_TEST(dedup__same_timestamp_pairs)
 {
 	air__dedup d;
 
 	air__dedup_init(&d, AIR__LOGS_DEDUP_MAX);
-	ASSERT_EQ_INT(air__dedup_check(&d, 10, "a", 1), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 10, "a", 1), 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 10, "b", 1), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 10, "b", 1), 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 10, "a", 1), 1);
+	ASSERT_EQ_INT(check_settled(&d, 10, "a", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 10, "a", 1), 1);
+	ASSERT_EQ_INT(check_settled(&d, 10, "b", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 10, "b", 1), 1);
+	ASSERT_EQ_INT(check_settled(&d, 10, "a", 1), 1);
 	/* A newer timestamp: the same body is a new pair. */
-	ASSERT_EQ_INT(air__dedup_check(&d, 11, "a", 1), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 11, "a", 1), 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 11, "", 0), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 11, "", 0), 1);
+	ASSERT_EQ_INT(check_settled(&d, 11, "a", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 11, "a", 1), 1);
+	ASSERT_EQ_INT(check_settled(&d, 11, "", 0), 0);
+	ASSERT_EQ_INT(check_settled(&d, 11, "", 0), 1);
 	air__dedup_dispose(&d);
 }
 
@@ -232,16 +297,16 @@ AIR_TEST(dedup__many_pairs_and_growth)
 	air__dedup_init(&d, AIR__LOGS_DEDUP_MAX);
 	for (int i = 0; i < 5000; i++) {
 		snprintf(body, sizeof(body), "line %d", i);
-		ASSERT_EQ_INT(air__dedup_check(&d, 42, body, strlen(body)), 0);
+		ASSERT_EQ_INT(check_settled(&d, 42, body, strlen(body)), 0);
 	}
 	for (int i = 0; i < 5000; i++) {
 		snprintf(body, sizeof(body), "line %d", i);
-		ASSERT_EQ_INT(air__dedup_check(&d, 42, body, strlen(body)), 1);
+		ASSERT_EQ_INT(check_settled(&d, 42, body, strlen(body)), 1);
 	}
 	ASSERT_EQ_INT(d.len, 5000);
 	ASSERT_TRUE(d.slot_cap >= 10000);
 	/* A new timestamp after a burst releases the big table. */
-	ASSERT_EQ_INT(air__dedup_check(&d, 43, "x", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 43, "x", 1), 0);
 	ASSERT_EQ_INT(d.len, 1);
 	ASSERT_TRUE(d.slot_cap <= 1024);
 	air__dedup_dispose(&d);
@@ -255,21 +320,21 @@ AIR_TEST(dedup__evicts_the_oldest_beyond_max)
 	air__dedup_init(&d, 4);
 	for (int i = 0; i < 6; i++) {
 		snprintf(body, sizeof(body), "b%d", i);
-		ASSERT_EQ_INT(air__dedup_check(&d, 7, body, strlen(body)), 0);
+		ASSERT_EQ_INT(check_settled(&d, 7, body, strlen(body)), 0);
 	}
 	ASSERT_EQ_INT(d.len, 4);
 	/* b0 and b1 were evicted; b2..b5 remain. */
-	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b5", 2), 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b2", 2), 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b0", 2), 0); /* evicts b2 */
-	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b2", 2), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 7, "b4", 2), 1);
+	ASSERT_EQ_INT(check_settled(&d, 7, "b5", 2), 1);
+	ASSERT_EQ_INT(check_settled(&d, 7, "b2", 2), 1);
+	ASSERT_EQ_INT(check_settled(&d, 7, "b0", 2), 0); /* evicts b2 */
+	ASSERT_EQ_INT(check_settled(&d, 7, "b2", 2), 0);
+	ASSERT_EQ_INT(check_settled(&d, 7, "b4", 2), 1);
 	air__dedup_dispose(&d);
 	air__dedup_init(&d, 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 1, "a", 1), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 1, "a", 1), 1);
-	ASSERT_EQ_INT(air__dedup_check(&d, 1, "b", 1), 0);
-	ASSERT_EQ_INT(air__dedup_check(&d, 1, "a", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 1, "a", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 1, "a", 1), 1);
+	ASSERT_EQ_INT(check_settled(&d, 1, "b", 1), 0);
+	ASSERT_EQ_INT(check_settled(&d, 1, "a", 1), 0);
 	air__dedup_dispose(&d);
 }
 
@@ -282,14 +347,40 @@ AIR_TEST(dedup__eviction_keeps_probe_chains_intact)
 	air__dedup_init(&d, 37);
 	for (int i = 0; i < 20000; i++) {
 		snprintf(body, sizeof(body), "%d", i);
-		ASSERT_EQ_INT(air__dedup_check(&d, 5, body, strlen(body)), 0);
+		ASSERT_EQ_INT(check_settled(&d, 5, body, strlen(body)), 0);
 		if (i >= 36) {
 			snprintf(body, sizeof(body), "%d", i - 36);
-			ASSERT_EQ_INT(air__dedup_check(&d, 5, body, strlen(body)), 1);
+			ASSERT_EQ_INT(check_settled(&d, 5, body, strlen(body)), 1);
 			/* re-checking a present pair does not insert it again */
 		}
 	}
 	ASSERT_EQ_INT(d.len, 37);
+	air__dedup_dispose(&d);
+}
+
+/* Records checked within a page are compared with each other as they come;
+ * the last one is taken in when the page ends, before its body goes. */
+AIR_TEST(dedup__records_of_a_page_and_the_next)
+{
+	char page1[] = "x y y q", page2[] = "y q z";
+	air__dedup d;
+
+	air__dedup_init(&d, AIR__LOGS_DEDUP_MAX);
+	ASSERT_EQ_INT(air__dedup_check(&d, 10, page1, 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, page1 + 2, 1), 0);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, page1 + 4, 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, page1 + 6, 1), 0);
+	ASSERT_EQ_INT(air__dedup_settle(&d), AIR_OK);
+	memset(page1, '-', sizeof(page1) - 1); /* the page is gone */
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, page2, 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, page2 + 2, 1), 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 11, page2 + 4, 1), 0);
+	ASSERT_EQ_INT(air__dedup_settle(&d), AIR_OK);
+	/* A record alone at its timestamp at the end of a page. */
+	ASSERT_EQ_INT(air__dedup_check(&d, 12, page2 + 4, 1), 0);
+	ASSERT_EQ_INT(air__dedup_settle(&d), AIR_OK);
+	memset(page2, '-', sizeof(page2) - 1);
+	ASSERT_EQ_INT(air__dedup_check(&d, 12, "z", 1), 1);
 	air__dedup_dispose(&d);
 }
 
