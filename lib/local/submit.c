@@ -380,23 +380,33 @@ static void wipe(json_t *vals)
 	json_decref(vals);
 }
 
-/* Start the supervisor; when it cannot start, the run ends with the reason. */
-static void launch(air__lcall *c, const char *program, int64_t id, const char *dir, int lock_fd,
-                   const json_t *secrets)
+/* Start the supervisor: the process that detaches it, to be reaped by
+ * launched(), or -1 with the reason in @why. */
+static pid_t launch(air__lcall *c, const char *program, int64_t id, int lock_fd,
+                    const json_t *secrets, air__buf *why)
 {
-	air__buf why = AIR__BUF_INIT;
+	pid_t launcher = -1;
+
+	if (air__lspawn(c->ws, program, id, lock_fd, secrets, &launcher, why) != AIR_OK)
+		return -1;
+	return launcher;
+}
+
+/* Reap what launch() started. A supervisor that could not start, or failed
+ * at its start, ends the run (and its MLflow run) with the reason. */
+static void launched(const char *dir, pid_t launcher, air__buf *why)
+{
 	json_t *status;
 
-	if (air__lspawn(c->ws, program, id, lock_fd, secrets, &why) == AIR_OK) {
-		air__buf_dispose(&why);
+	if (launcher > 0 && air__lspawn_wait(launcher, why) == AIR_OK)
 		return;
-	}
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
-	                                  air__buf_cstr(&why)) == AIR_OK)
+	                                  air__buf_cstr(why)) == AIR_OK) {
+		air__lmlruns_finish(dir, "FAILED");
 		air__lstatus_write(dir, status, true);
+	}
 	json_decref(status);
-	air__buf_dispose(&why);
 }
 
 /* Under the state lock, no run folder is being built: a jobs/runs/.new-*
@@ -468,6 +478,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	bool deleted = false;
 	int64_t id = 0;
 	int lock_fd = -1, rc = AIR_OK, r;
+	pid_t launcher;
 
 	*id_out = 0;
 	if (s->token && (id = token_run(c->ws, s->token, &record, &deleted)) > 0) {
@@ -508,7 +519,8 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	 * the run goes on, without metrics; a supervisor that gets to its
 	 * nodes first makes it), the idempotency record (read under the state
 	 * lock, held until it is written) and the MLflow names' link. */
-	launch(c, program, id, dir, lock_fd, vals);
+	air__buf_clear(&why);
+	launcher = launch(c, program, id, lock_fd, vals, &why);
 	air__lmlruns_create(dir);
 	if (record && (idem_dir = air__lpath(c->ws->dir, "idempotency")) &&
 	    air__lmkdirs(idem_dir, 0700) == 0) {
@@ -519,6 +531,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	*created = record ? record : air__strdup("");
 	record = NULL;
 	link_mlflow_names(c->ws, id);
+	launched(dir, launcher, &why);
 out:
 	/* Closed, never unlocked: the lock belongs to the supervisor now (an
 	 * unlock would release it for every holder of the description). */

@@ -1086,6 +1086,45 @@ AIR_TEST(local__a_missing_supervisor_program_fails_the_submission)
 	air_config_free(cfg);
 }
 
+/* A supervisor program that fails before it detaches: the run is made, and
+ * ends FAILED with the reason, its MLflow run too. */
+AIR_TEST(local__a_supervisor_that_fails_at_its_start_ends_the_run)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: broken-start\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: echo never\n",
+	                               state);
+	char *program = path_in(state, "failing-supervisor"), rundir[2048], meta[4096];
+	air_run *run;
+	json_t *rec;
+	char *text;
+	int64_t id;
+
+	air_test_write_file(program, "#!/bin/sh\nexit 3\n", 17);
+	ASSERT_EQ_INT(chmod(program, 0700), 0);
+	setenv("AIR_LOCAL_SUPERVISOR", program, 1);
+	id = local_submit(c, cfg, NULL);
+	unsetenv("AIR_LOCAL_SUPERVISOR");
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_FAILED);
+	ASSERT_CONTAINS(air_run_state_message(run), "the supervisor exited with status 3 at start");
+	air_run_free(run);
+	snprintf(rundir, sizeof(rundir), "%s/jobs/runs/%lld", state, (long long)id);
+	text = air_test_read_file(path_in(rundir, "run.json"), NULL);
+	ASSERT_NOT_NULL(rec = json_loads(text ? text : "", 0, NULL));
+	snprintf(meta, sizeof(meta), "%.1024s/mlruns/%.64s/%.64s/meta.yaml", state,
+	         json_string_value(json_object_get(rec, "mlflow_experiment_id")),
+	         json_string_value(json_object_get(rec, "mlflow_run_id")));
+	free(text);
+	text = air_test_read_file(meta, NULL);
+	ASSERT_CONTAINS(text, "\nstatus: 4\n"); /* FAILED */
+	free(text);
+	json_decref(rec);
+	air_config_free(cfg);
+}
+
 /* The MLflow links of a run just submitted come as soon as its first attempt
  * starts, not at the next poll: here the polls are ten minutes apart and the
  * call has two minutes, while the supervisor takes a second to look for GPUs
