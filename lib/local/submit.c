@@ -513,15 +513,8 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		rc = air__lreply_io_error(c, "cannot create the run's folder");
 		goto out;
 	}
-	/* The run exists and is locked: the state lock is no longer needed for
-	 * the start, but keeping it is simpler and short. The rest is written
-	 * while the supervisor starts: the MLflow run (best effort: without it
-	 * the run goes on, without metrics; a supervisor that gets to its
-	 * nodes first makes it), the idempotency record (read under the state
-	 * lock, held until it is written) and the MLflow names' link. */
-	air__buf_clear(&why);
-	launcher = launch(c, program, id, lock_fd, vals, &why);
-	air__lmlruns_create(dir);
+	/* Before the run can start: a submission killed after this point
+	 * leaves a run that the same token gives back, never a second one. */
 	if (record && (idem_dir = air__lpath(c->ws->dir, "idempotency")) &&
 	    air__lmkdirs(idem_dir, 0700) == 0) {
 		snprintf(text, sizeof(text), "%lld\n", (long long)id);
@@ -530,6 +523,14 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	*id_out = id;
 	*created = record ? record : air__strdup("");
 	record = NULL;
+	/* The run exists and is locked: the state lock is no longer needed for
+	 * the start, but keeping it is simpler and short. The rest is written
+	 * while the supervisor's launcher detaches it: the MLflow run (best
+	 * effort: without it the run goes on, without metrics; a supervisor
+	 * that gets to its nodes first makes it) and the MLflow names' link. */
+	air__buf_clear(&why);
+	launcher = launch(c, program, id, lock_fd, vals, &why);
+	air__lmlruns_create(dir);
 	link_mlflow_names(c->ws, id);
 	launched(dir, launcher, &why);
 out:

@@ -791,13 +791,8 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 	} else if (!air__lstatus_terminal(s.status)) {
 		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
-		/* Said only when there is a code snapshot to extract, which takes
-		 * a while: otherwise the nodes start at once, and the status that
-		 * says so records the pid too (one status write less at start). */
-		if (json_object_get(s.rec, "code_archive")) {
-			air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
-			save(&s, false);
-		}
+		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
+		save(&s, false);
 		if (prepare(&s))
 			run_attempts(&s);
 	}

@@ -367,6 +367,44 @@ class LocalTest(unittest.TestCase):
         for pid in children:
             self.wait_gone(pid)
 
+    def test_a_supervisor_killed_while_it_prepares_is_reported_by_its_pid(self):
+        """The supervisor records its pid before it prepares the run (looking
+        for GPUs can take seconds): its death then is its own, not the
+        submitting program's."""
+        bin_dir = os.path.join(self.tmp, "bin")
+        os.makedirs(bin_dir)
+        smi = self.write("bin/nvidia-smi", "#!/bin/sh\nsleep %d\necho 0\n" % PATIENCE_S)
+        os.chmod(smi, 0o700)
+        env = dict(self.env, PATH=bin_dir + ":" + self.env.get("PATH", "/usr/bin:/bin"))
+        run_id = re.search(r"Job Run ID: (\d+)",
+                           self.run_yaml(yaml_of("echo never"), check=0, env=env).stdout).group(1)
+        deadline = time.monotonic() + PATIENCE_S
+        status = self.status_file(run_id)
+        while "supervisor_pid" not in status and time.monotonic() < deadline:
+            time.sleep(0.05)
+            status = self.status_file(run_id)
+        self.assertEqual(status["status_message"], "STATUS:Preparing the run")
+        os.kill(status["supervisor_pid"], signal.SIGKILL)
+        self.wait_gone(status["supervisor_pid"])
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "FAILED")
+        self.assertIn("local supervisor of this run (pid %d)" % status["supervisor_pid"],
+                      self.status_file(run_id)["message"])
+
+    def test_a_submission_killed_as_its_supervisor_starts_keeps_its_key(self):
+        """The idempotency record is written before the run can start: a
+        submission killed as it launches the supervisor leaves a run that the
+        same key gives back, never a second one."""
+        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
+        yaml = yaml_of("echo once")
+        # The shim comes before a sanitizer's runtime in the library list.
+        env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
+                   ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
+                                                       "verify_asan_link_order=0"])))
+        p = self.run_yaml(yaml, "--idempotency-key", "killed-1", env=env)
+        self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        again = self.submit(yaml, "--idempotency-key", "killed-1")
+        self.assertEqual([r["run_id"] for r in self.runs()], [again])
+
     def test_a_killed_air_leaves_the_run_going(self):
         go = os.path.join(self.tmp, "go")
         command = "echo waiting\nwhile [ ! -e %s ]; do sleep 0.05; done\necho finished\n" % go
