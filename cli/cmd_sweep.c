@@ -274,7 +274,8 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 	if (!base)
 		return;
 	if (!watching)
-		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; add --watch to follow them.\n",
+		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; the same `air sweep` with "
+		        "--watch follows them (it starts nothing new).\n",
 		        local, cli_clean(base));
 	if (active)
 		fprintf(stderr, "The runs keep going; `air cancel%s --sweep %s` cancels them all.\n",
@@ -328,8 +329,12 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		rc = 1;
 	} else if (a->watch && !a->dry_run) {
 		if (!g->json) {
+			bool active = false;
+			char **states = read_states(client, s, &active);
+
 			fprintf(stderr, "Sweep %s\n", cli_clean(air_sweep_base_key(s)));
-			print_table(s, false, NULL);
+			print_table(s, false, states);
+			free_states(states, air_sweep_count(s));
 		}
 		rc = cli_sweep_watch(g, client, s, a->metric);
 		if (air_sweep_failed_count(s))

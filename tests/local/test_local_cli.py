@@ -521,6 +521,9 @@ class LocalTest(unittest.TestCase):
         p = self.run_yaml(failing, "-p", "lab", "--watch", env=env, check=1)
         run_id = re.search(r"Job Run ID: (\d+)", p.stdout).group(1)
         self.assertIn("The whole log: air logs -p lab %s --node 0" % run_id, p.stderr)
+        # A run that is not there: the listing it points at is of this workspace.
+        p = self.air("--local", "cancel", "999", env=dict(env, DATABRICKS_CONFIG_FILE="/dev/null"))
+        self.assertIn("(air list --local shows them)", p.stderr)
 
     def test_quickstart_local_demo(self):
         env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}

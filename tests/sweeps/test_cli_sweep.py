@@ -64,6 +64,12 @@ class Sweep(WorkspaceCase):
         self.assertEqual([r.split()[-1] for r in out.splitlines()[1:]], ["SUCCESS", "SUCCESS"])
         self.assertNotIn("keep going", err)
         self.assertIn("The runs have all ended", err)
+        # Followed: the table before the watch shows them ended too.
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "again",
+                                  "--watch", env={"AIR_LOGS_POLL_MS": "100"})
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len(self.fw.runs()), 2)
+        self.assertEqual([r.split()[-1] for r in out.splitlines()[1:3]], ["SUCCESS", "SUCCESS"])
 
     def test_json_lists_points_run_ids_and_keys(self):
         rc, out, err = self.sweep(*GRID, "--idempotency-key", "demo", "-o", "json")
