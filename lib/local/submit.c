@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -437,13 +438,26 @@ static void *sync_path(void *path)
 	return NULL;
 }
 
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* A first sync quicker than this waited for no disk (tmpfs, a file system
+ * without a journal to commit): the others will not either, and threads
+ * would cost more than they save. */
+#define QUICK_SYNC_US 100
+
 /* The records of new run @id are written without waiting for the disk (the
  * renames keep them whole for every process); once its supervisor runs,
  * they are synced, so that runs/submit returns with the run on disk
- * (docs/local.md, "Crashes and durability"). The files and folders are
- * synced at once, each on its own thread, so that the journal commits
- * they wait for are shared instead of waited for one after the other.
- * Best effort: a failure here changes nothing for the run. */
+ * (docs/local.md, "Crashes and durability"). After the first, which
+ * commits the journal for all of them, the files and folders are synced at
+ * once, each on its own thread, when the first had to wait. Best effort: a
+ * failure here changes nothing for the run. */
 static void make_durable(const air__local *ws, int64_t id, const char *record)
 {
 	char *dir = air__lrun_dir(ws->dir, id);
@@ -452,15 +466,19 @@ static void make_durable(const air__local *ws, int64_t id, const char *record)
 	                 air__lpath(ws->dir, "jobs/runs"), record ? air__strdup(record) : NULL,
 	                 record ? air__lpath(ws->dir, "idempotency") : NULL};
 	pthread_t threads[AIR__ARRAY_SIZE(paths)];
-	bool started[AIR__ARRAY_SIZE(paths)] = {false};
+	bool started[AIR__ARRAY_SIZE(paths)] = {false}, parallel;
+	int64_t t0 = mono_us();
 
-	for (size_t i = 1; i < AIR__ARRAY_SIZE(paths); i++)
+	if (paths[0])
+		air__lsync(paths[0]);
+	parallel = mono_us() - t0 >= QUICK_SYNC_US;
+	for (size_t i = 1; parallel && i < AIR__ARRAY_SIZE(paths); i++)
 		if (paths[i])
 			started[i] = pthread_create(&threads[i], NULL, sync_path, paths[i]) == 0;
 	for (size_t i = 0; i < AIR__ARRAY_SIZE(paths); i++) {
 		if (started[i])
 			pthread_join(threads[i], NULL);
-		else if (paths[i]) /* the first, or one whose thread did not start */
+		else if (i > 0 && paths[i]) /* sequentially, or a thread did not start */
 			air__lsync(paths[i]);
 		air__free(paths[i]);
 	}
