@@ -143,15 +143,10 @@ bool air__lsupervisor_path(const air__local *ws, char **path);
 char *air__lsupervisor_missing(void);
 /*
  * Start the supervisor of @run_id: it inherits @lock_fd (the run's lock,
- * held) and receives @secrets. AIR_OK once its program started, with
- * *launcher the process that detaches it, which air__lspawn_wait() reaps
- * (the caller may do other work meanwhile); else an error code with the
- * reason in @why.
+ * held) and receives @secrets; it detaches itself, so no child is left to
+ * reap. AIR_OK once it runs; else an error code with the reason in @why.
  */
 int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
-                const json_t *secrets, pid_t *launcher, air__buf *why);
-/* Reap @launcher: AIR_OK once the supervisor runs on its own, else an
- * error code with the reason in @why. */
-int air__lspawn_wait(pid_t launcher, air__buf *why);
+                const json_t *secrets, air__buf *why);
 
 #endif /* AIR_LOCAL_ENDPOINTS_H */

@@ -74,10 +74,6 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
                        bool durable);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json(const char *path, const json_t *v, bool durable);
-/* Write @path whole like air__lwrite_atomic(), unless it exists: then
- * nothing is written and -1 with errno EEXIST. For files that several
- * processes may make, the first one to finish keeping its content. */
-int air__lwrite_new(const char *path, const void *data, size_t len, mode_t mode);
 /* fsync() of the file or directory @path: 0, or -1 with errno. */
 int air__lsync(const char *path);
 /* Read a whole file of at most @max bytes into @out: 0, or -1 with errno
@@ -187,8 +183,6 @@ char *air__lmlruns_run_dir(const char *state_dir, const json_t *rec);
 /* Create the experiment (when new) and the MLflow run of the run in
  * @run_folder (<state>/jobs/runs/<id>), status RUNNING. 0, or -1 with errno. */
 int air__lmlruns_create(const char *run_folder);
-/* Whether the MLflow run of run record @rec has its meta.yaml. */
-bool air__lmlruns_made(const char *state_dir, const json_t *rec);
 /* The run in @run_folder ended with Jobs result @result: its status
  * (FINISHED, FAILED, KILLED) and end time in its meta.yaml. Best effort. */
 void air__lmlruns_finish(const char *run_folder, const char *result);
@@ -251,12 +245,6 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
  * its tail need not count them. Written only when the writer wrote the whole
  * log (it started empty and lost nothing). */
 void air__lwriter_finish(air__lwriter *w, const char *log_path);
-/* What air__lwriter_finish() writes into <log>.count, into @text of @size
- * bytes, for a caller that writes it later (air__llog_write_count()); false
- * when the writer did not write the whole log. */
-bool air__lwriter_count(const air__lwriter *w, char *text, size_t size);
-/* Write @text as the count file of @log_path (best effort). */
-void air__llog_write_count(const char *log_path, const char *text);
 /* The number of records of the complete log @log_path of @size bytes, from
  * its count file; -1 when there is none for that size. */
 int64_t air__llog_count(const char *log_path, size_t size);

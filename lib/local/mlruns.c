@@ -10,13 +10,9 @@
  *   <experiment id>/<run id>/metrics/<key>    one point per line: "<timestamp ms> <value> <step>"
  *   <experiment id>/<run id>/params/, tags/, artifacts/
  *
- * The submission creates the experiment (when new) and the run while the
- * run's supervisor starts; a supervisor that gets to its nodes first
- * creates them itself. Each of their files is made only where it does not
- * exist yet, so the one who finishes a file first keeps it, and a late
- * writer cannot undo the end of the run. The supervisor records the run's
- * end in its meta.yaml (a reader that finds the supervisor gone does too).
- * Shared by the library and the supervisor.
+ * The submission creates the experiment (when new) and the run; the
+ * supervisor records the run's end in its meta.yaml (a reader that finds
+ * the supervisor gone does too). Shared by the library and the supervisor.
  */
 #include "local/local_priv.h"
 
@@ -84,22 +80,12 @@ static void put_str(air__buf *b, const char *key, const char *value)
 	air__buf_putc(b, '\n');
 }
 
-/* meta.yaml of @dir: replaced, or (!@replace) made unless it exists. */
-static int write_meta(const char *dir, air__buf *b, bool replace)
+static int write_meta(const char *dir, air__buf *b)
 {
 	char *path = air__lpath(dir, "meta.yaml");
-	int rc;
+	int rc = !path || air__buf_oom(b) ? (errno = ENOMEM, -1)
+	                                  : air__lwrite_atomic(path, b->ptr, b->len, 0600, false);
 
-	if (!path || air__buf_oom(b)) {
-		errno = ENOMEM;
-		rc = -1;
-	} else if (replace) {
-		rc = air__lwrite_atomic(path, b->ptr, b->len, 0600, false);
-	} else {
-		rc = air__lwrite_new(path, b->ptr, b->len, 0600);
-		if (rc != 0 && errno == EEXIST)
-			rc = 0;
-	}
 	air__free(path);
 	return rc;
 }
@@ -129,7 +115,7 @@ static int create_experiment(const char *state_dir, const json_t *rec, int64_t n
 	air__buf_puts(&b, "lifecycle_stage: active\n");
 	put_str(&b, "name", name ? name : id);
 	air__free(uri);
-	rc = write_meta(dir, &b, false);
+	rc = write_meta(dir, &b);
 out:
 	air__buf_dispose(&b);
 	air__free(trash);
@@ -139,13 +125,13 @@ out:
 	return rc;
 }
 
-/* A tag file of the run (what mlflow.set_tag() writes), unless it exists. */
+/* A tag file of the run (what mlflow.set_tag() writes). */
 static void write_tag(const char *run_dir, const char *tag, const char *value)
 {
 	char *path = air__lpath(run_dir, "tags/%s", tag);
 
 	if (path && value)
-		air__lwrite_new(path, value, strlen(value), 0600);
+		air__lwrite_atomic(path, value, strlen(value), 0600, false);
 	air__free(path);
 }
 
@@ -187,7 +173,7 @@ int air__lmlruns_create(const char *run_folder)
 	air__buf_printf(&b, "start_time: %lld\nstatus: %d\ntags: []\n",
 	                (long long)air__json_int64_or(rec, "submit_time", now), MLFLOW_RUNNING);
 	put_str(&b, "user_id", user ? user : "");
-	if ((rc = write_meta(dir, &b, false)) == 0) {
+	if ((rc = write_meta(dir, &b)) == 0) {
 		write_tag(dir, "mlflow.runName", name);
 		write_tag(dir, "mlflow.user", user);
 	}
@@ -199,17 +185,6 @@ out:
 	air__free(rpath);
 	air__free(state);
 	return rc;
-}
-
-bool air__lmlruns_made(const char *state_dir, const json_t *rec)
-{
-	char *dir = air__lmlruns_run_dir(state_dir, rec);
-	char *meta = dir ? air__lpath(dir, "meta.yaml") : NULL;
-	bool made = air__lexists(meta);
-
-	air__free(meta);
-	air__free(dir);
-	return made;
 }
 
 /* MLflow's status of a run that ended with Jobs result @result. */
@@ -243,7 +218,7 @@ void air__lmlruns_finish(const char *run_folder, const char *result)
 				air__buf_put(&b, p, n);
 			p += n;
 		}
-		write_meta(dir, &b, true);
+		write_meta(dir, &b);
 	}
 	air__buf_dispose(&old);
 	air__buf_dispose(&b);

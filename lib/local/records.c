@@ -276,30 +276,16 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
 	air__buf_dispose(&text);
 }
 
-bool air__lwriter_count(const air__lwriter *w, char *text, size_t size)
+void air__lwriter_finish(air__lwriter *w, const char *log_path)
 {
-	int n = snprintf(text, size, "%lld %llu\n", (long long)w->size,
+	char *path = air__sprintf("%s.count", log_path), text[48];
+	int n = snprintf(text, sizeof(text), "%lld %llu\n", (long long)w->size,
 	                 (unsigned long long)w->records);
 
 	/* The writer's count is the file's only when it wrote all of it. */
-	return w->fd >= 0 && !w->error && w->started_empty && n > 0 && (size_t)n < size;
-}
-
-void air__llog_write_count(const char *log_path, const char *text)
-{
-	char *path = air__sprintf("%s.count", log_path);
-
-	if (path)
-		air__lwrite_atomic(path, text, strlen(text), 0600, false);
+	if (path && w->fd >= 0 && !w->error && w->started_empty && n > 0)
+		air__lwrite_atomic(path, text, (size_t)n, 0600, false);
 	air__free(path);
-}
-
-void air__lwriter_finish(air__lwriter *w, const char *log_path)
-{
-	char text[48];
-
-	if (air__lwriter_count(w, text, sizeof(text)))
-		air__llog_write_count(log_path, text);
 }
 
 int64_t air__llog_count(const char *log_path, size_t size)

@@ -146,13 +146,8 @@ static int wait_launcher(pid_t pid, air__buf *why)
 	return AIR_EIO;
 }
 
-int air__lspawn_wait(pid_t launcher, air__buf *why)
-{
-	return wait_launcher(launcher, why);
-}
-
 int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
-                const json_t *secrets, pid_t *launcher, air__buf *why)
+                const json_t *secrets, air__buf *why)
 {
 	char id[24], *log = NULL, *run_dir = air__lrun_dir(ws->dir, run_id);
 	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING, NULL};
@@ -204,7 +199,7 @@ int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int l
 			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
 			rc = AIR_EIO;
 		} else {
-			*launcher = pid;
+			rc = wait_launcher(pid, why);
 		}
 	}
 	if (lock_hi >= 0)

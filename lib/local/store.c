@@ -106,10 +106,8 @@ static int sync_parent(const char *path)
 	return rc;
 }
 
-/* @data in a new temporary file beside @path (synced when @durable): its
- * name (air__free()), or NULL with errno. */
-static char *write_temporary(const char *path, const void *data, size_t len, mode_t mode,
-                             bool durable)
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                       bool durable)
 {
 	char suffix[17];
 	unsigned char rnd[8];
@@ -118,20 +116,20 @@ static char *write_temporary(const char *path, const void *data, size_t len, mod
 
 	if (air__random_bytes(rnd, sizeof(rnd)) != AIR_OK) {
 		errno = EIO;
-		return NULL;
+		return -1;
 	}
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(suffix + 2 * i, 3, "%02x", rnd[i]);
 	if (!(tmp = air__sprintf("%s.tmp-%s", path, suffix))) {
 		errno = ENOMEM;
-		return NULL;
+		return -1;
 	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0) {
 		saved = errno;
 		air__free(tmp);
 		errno = saved;
-		return NULL;
+		return -1;
 	}
 	if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0) || close(fd) != 0) {
 		saved = errno;
@@ -139,19 +137,8 @@ static char *write_temporary(const char *path, const void *data, size_t len, mod
 		unlink(tmp);
 		air__free(tmp);
 		errno = saved;
-		return NULL;
-	}
-	return tmp;
-}
-
-int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
-                       bool durable)
-{
-	char *tmp = write_temporary(path, data, len, mode, durable);
-	int saved;
-
-	if (!tmp)
 		return -1;
+	}
 	if (rename(tmp, path) != 0) {
 		saved = errno;
 		unlink(tmp);
@@ -161,25 +148,6 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 	}
 	air__free(tmp);
 	return durable ? sync_parent(path) : 0;
-}
-
-int air__lwrite_new(const char *path, const void *data, size_t len, mode_t mode)
-{
-	char *tmp = write_temporary(path, data, len, mode, false);
-	int rc, saved;
-
-	if (!tmp)
-		return -1;
-	rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE);
-	if (rc != 0) {
-		if (errno == EINVAL || errno == ENOSYS) /* a file system without it */
-			rc = link(tmp, path);
-		saved = errno;
-		unlink(tmp);
-		errno = saved;
-	}
-	air__free(tmp);
-	return rc;
 }
 
 int air__lwrite_json(const char *path, const json_t *v, bool durable)

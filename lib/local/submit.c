@@ -21,9 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
-#include <pthread.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -381,33 +379,26 @@ static void wipe(json_t *vals)
 	json_decref(vals);
 }
 
-/* Start the supervisor: the process that detaches it, to be reaped by
- * launched(), or -1 with the reason in @why. */
-static pid_t launch(air__lcall *c, const char *program, int64_t id, int lock_fd,
-                    const json_t *secrets, air__buf *why)
+/* Start the supervisor; when it cannot start, or fails at its start, the
+ * run ends with the reason, and its MLflow run with it. */
+static void launch(air__lcall *c, const char *program, int64_t id, const char *dir, int lock_fd,
+                   const json_t *secrets)
 {
-	pid_t launcher = -1;
-
-	if (air__lspawn(c->ws, program, id, lock_fd, secrets, &launcher, why) != AIR_OK)
-		return -1;
-	return launcher;
-}
-
-/* Reap what launch() started. A supervisor that could not start, or failed
- * at its start, ends the run (and its MLflow run) with the reason. */
-static void launched(const char *dir, pid_t launcher, air__buf *why)
-{
+	air__buf why = AIR__BUF_INIT;
 	json_t *status;
 
-	if (launcher > 0 && air__lspawn_wait(launcher, why) == AIR_OK)
+	if (air__lspawn(c->ws, program, id, lock_fd, secrets, &why) == AIR_OK) {
+		air__buf_dispose(&why);
 		return;
+	}
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
-	                                  air__buf_cstr(why)) == AIR_OK) {
+	                                  air__buf_cstr(&why)) == AIR_OK) {
 		air__lmlruns_finish(dir, "FAILED");
 		air__lstatus_write(dir, status, true);
 	}
 	json_decref(status);
+	air__buf_dispose(&why);
 }
 
 /* Under the state lock, no run folder is being built: a jobs/runs/.new-*
@@ -432,32 +423,11 @@ static void remove_unfinished(const air__local *ws)
 	air__free(runs);
 }
 
-static void *sync_path(void *path)
-{
-	air__lsync(path);
-	return NULL;
-}
-
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-/* A first sync quicker than this waited for no disk (tmpfs, a file system
- * without a journal to commit): the others will not either, and threads
- * would cost more than they save. */
-#define QUICK_SYNC_US 100
-
 /* The records of new run @id are written without waiting for the disk (the
  * renames keep them whole for every process); once its supervisor runs,
  * they are synced, so that runs/submit returns with the run on disk
- * (docs/local.md, "Crashes and durability"). After the first, which
- * commits the journal for all of them, the files and folders are synced at
- * once, each on its own thread, when the first had to wait. Best effort: a
- * failure here changes nothing for the run. */
+ * (docs/local.md, "Crashes and durability"). Best effort: a failure here
+ * changes nothing for the run. */
 static void make_durable(const air__local *ws, int64_t id, const char *record)
 {
 	char *dir = air__lrun_dir(ws->dir, id);
@@ -465,20 +435,9 @@ static void make_durable(const air__local *ws, int64_t id, const char *record)
 	                 dir ? air__lpath(dir, "status.json") : NULL, dir,
 	                 air__lpath(ws->dir, "jobs/runs"), record ? air__strdup(record) : NULL,
 	                 record ? air__lpath(ws->dir, "idempotency") : NULL};
-	pthread_t threads[AIR__ARRAY_SIZE(paths)];
-	bool started[AIR__ARRAY_SIZE(paths)] = {false}, parallel;
-	int64_t t0 = mono_us();
 
-	if (paths[0])
-		air__lsync(paths[0]);
-	parallel = mono_us() - t0 >= QUICK_SYNC_US;
-	for (size_t i = 1; parallel && i < AIR__ARRAY_SIZE(paths); i++)
-		if (paths[i])
-			started[i] = pthread_create(&threads[i], NULL, sync_path, paths[i]) == 0;
 	for (size_t i = 0; i < AIR__ARRAY_SIZE(paths); i++) {
-		if (started[i])
-			pthread_join(threads[i], NULL);
-		else if (i > 0 && paths[i]) /* sequentially, or a thread did not start */
+		if (paths[i])
 			air__lsync(paths[i]);
 		air__free(paths[i]);
 	}
@@ -496,7 +455,6 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	bool deleted = false;
 	int64_t id = 0;
 	int lock_fd = -1, rc = AIR_OK, r;
-	pid_t launcher;
 
 	*id_out = 0;
 	if (s->token && (id = token_run(c->ws, s->token, &record, &deleted)) > 0) {
@@ -531,8 +489,6 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		rc = air__lreply_io_error(c, "cannot create the run's folder");
 		goto out;
 	}
-	/* Before the run can start: a submission killed after this point
-	 * leaves a run that the same token gives back, never a second one. */
 	if (record && (idem_dir = air__lpath(c->ws->dir, "idempotency")) &&
 	    air__lmkdirs(idem_dir, 0700) == 0) {
 		snprintf(text, sizeof(text), "%lld\n", (long long)id);
@@ -541,16 +497,12 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	*id_out = id;
 	*created = record ? record : air__strdup("");
 	record = NULL;
-	/* The run exists and is locked: the state lock is no longer needed for
-	 * the start, but keeping it is simpler and short. The rest is written
-	 * while the supervisor's launcher detaches it: the MLflow run (best
-	 * effort: without it the run goes on, without metrics; a supervisor
-	 * that gets to its nodes first makes it) and the MLflow names' link. */
-	air__buf_clear(&why);
-	launcher = launch(c, program, id, lock_fd, vals, &why);
-	air__lmlruns_create(dir);
 	link_mlflow_names(c->ws, id);
-	launched(dir, launcher, &why);
+	/* Best effort too: without it the run goes on, without metrics. */
+	air__lmlruns_create(dir);
+	/* The run exists and is locked: the state lock is no longer needed for
+	 * the start, but keeping it is simpler and short. */
+	launch(c, program, id, dir, lock_fd, vals);
 out:
 	/* Closed, never unlocked: the lock belongs to the supervisor now (an
 	 * unlock would release it for every holder of the description). */

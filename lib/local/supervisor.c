@@ -61,7 +61,6 @@ typedef struct node_rt {
 
 typedef struct sup {
 	int64_t id;
-	const char *state_dir;
 	char *dir;           /* the run's folder */
 	char *tracking_uri;  /* file://<state>/mlruns */
 	json_t *rec, *status;
@@ -80,7 +79,6 @@ typedef struct sup {
 	json_t *env_vars;    /* [{"name", "value"}] */
 	int32_t *gpus;
 	size_t ngpus;
-	json_t *counts;      /* node log path -> its count file's text, written after the status */
 } sup;
 
 /* ---- status ------------------------------------------------------------------------- */
@@ -250,37 +248,7 @@ static bool prepare(sup *s)
 		}
 	}
 	s->gpus = air__lgpus(NULL, &s->ngpus);
-	/* The submission makes the MLflow run while this program starts; the
-	 * nodes log into it, so it is made here if it is not there yet (best
-	 * effort, as there: without it the run goes on, without metrics). */
-	if (!air__lmlruns_made(s->state_dir, s->rec))
-		air__lmlruns_create(s->dir);
 	return prepare_code(s);
-}
-
-/* ---- count files ---------------------------------------------------------------------- */
-
-/* A complete node log's count file is written once the status that ends the
- * attempt is (write_counts()): a reader that finds no count counts the
- * records itself, and the run's end is not held back by it. */
-static void keep_count(sup *s, const air__lwriter *w, const char *log_path)
-{
-	char text[48];
-
-	if (!s->counts)
-		s->counts = json_object();
-	if (s->counts && air__lwriter_count(w, text, sizeof(text)))
-		json_object_set_new(s->counts, log_path, json_string(text));
-}
-
-static void write_counts(sup *s)
-{
-	const char *path;
-	json_t *text;
-
-	json_object_foreach(s->counts, path, text)
-		air__llog_write_count(path, json_string_value(text));
-	json_object_clear(s->counts);
 }
 
 /* ---- a node's environment ------------------------------------------------------------- */
@@ -624,7 +592,7 @@ static void end_nodes(attempt *t)
 		if (nd->out >= 0)
 			close(nd->out); /* held open by a process that is not ours any more */
 		air__lwriter_flush(&nd->w);
-		keep_count(s, &nd->w, nd->log_path);
+		air__lwriter_finish(&nd->w, nd->log_path);
 		if (nd->w.error && !told) {
 			air__buf_printf(&t->msg, "%soutput of node %lld was lost: cannot write %s: %s",
 			                t->msg.len ? "; " : "", (long long)n, nd->log_path,
@@ -747,7 +715,6 @@ static void run_attempts(sup *s)
 			set_str(s->status, "status_message", "STATUS:Attempt %d failed; retrying in %lld s",
 			        (int)a + 1, (long long)wait);
 			save(s, false);
-			write_counts(s);
 			pause_before_retry(s, wait * minute_ms() / 60);
 		} else {
 			char *m = a > 0 ? air__sprintf("%s (attempt %d)", air__buf_cstr(&msg), (int)a + 1)
@@ -756,7 +723,6 @@ static void run_attempts(sup *s)
 			air__free(m);
 		}
 		air__buf_dispose(&msg);
-		write_counts(s);
 		if (!retry)
 			return;
 	}
@@ -771,7 +737,6 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 
 	memset(&s, 0, sizeof(s));
 	s.id = run_id;
-	s.state_dir = state_dir;
 	s.secrets = secrets;
 	s.wake = wake;
 	s.stop_signal = stop_signal;
@@ -797,7 +762,6 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 			run_attempts(&s);
 	}
 	release_reserve(&s);
-	json_decref(s.counts);
 	json_decref(s.rec);
 	json_decref(s.status);
 	json_decref(s.env_vars);

@@ -249,54 +249,6 @@ AIR_TEST(local_unit__a_finished_log_counts_its_records)
 	air__free(path);
 }
 
-/* The submission and the supervisor may both make a run's MLflow run; the
- * one who makes a file first keeps it, so a late maker never turns an
- * ended MLflow run back to RUNNING. */
-AIR_TEST(local_unit__a_late_mlflow_run_maker_keeps_the_run_ended)
-{
-	const char *state = air_test_tmpdir();
-	char *run = air__sprintf("%s/jobs/runs/7", state), *meta, *tag, *text;
-	json_t *rec = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I}", "run_id", (json_int_t)7,
-	                        "mlflow_experiment_id", "4242", "mlflow_run_id",
-	                        "0123456789abcdef0123456789abcdef", "experiment", "exp", "user",
-	                        "someone", "submit_time", (json_int_t)1700000000000);
-	char *rpath = air__lpath(run, "run.json");
-
-	ASSERT_EQ_INT(air__lmkdirs(run, 0700), 0);
-	ASSERT_EQ_INT(air__lwrite_json(rpath, rec, false), 0);
-	ASSERT_FALSE(air__lmlruns_made(state, rec));
-	ASSERT_EQ_INT(air__lmlruns_create(run), 0);
-	ASSERT_TRUE(air__lmlruns_made(state, rec));
-	meta = air__sprintf("%s/mlruns/4242/0123456789abcdef0123456789abcdef/meta.yaml", state);
-	tag = air__sprintf("%s/mlruns/4242/0123456789abcdef0123456789abcdef/tags/mlflow.user",
-	                   state);
-	text = air_test_read_file(meta, NULL);
-	ASSERT_CONTAINS(text, "\nstatus: 1\n");
-	free(text);
-	air__lmlruns_finish(run, "SUCCESS");
-	ASSERT_EQ_INT(air__lmlruns_create(run), 0); /* the late one */
-	text = air_test_read_file(meta, NULL);
-	ASSERT_CONTAINS(text, "\nstatus: 3\n");
-	ASSERT_NOT_CONTAINS(text, "end_time: null");
-	free(text);
-	text = air_test_read_file(tag, NULL);
-	ASSERT_EQ_STR(text, "someone");
-	free(text);
-
-	/* What makes each file: it writes a missing file whole, and leaves one
-	 * that exists as it is. */
-	ASSERT_EQ_INT(air__lwrite_new(tag, "other", 5, 0600), -1);
-	ASSERT_EQ_INT(errno, EEXIST);
-	text = air_test_read_file(tag, NULL);
-	ASSERT_EQ_STR(text, "someone");
-	free(text);
-	json_decref(rec);
-	air__free(rpath);
-	air__free(tag);
-	air__free(meta);
-	air__free(run);
-}
-
 AIR_TEST(local_unit__long_lines_are_split_and_partial_records_unseen)
 {
 	const char *dir = air_test_tmpdir();

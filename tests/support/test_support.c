@@ -42,16 +42,34 @@ void air_test_set_hooks(air_test_fn setup, air_test_fn teardown)
 	air_test_teardown_hook = teardown;
 }
 
-void air_test_fail(const char *file, int line, const char *fmt, ...)
+/* "# " and the formatted text, each of its lines a TAP comment (a value
+ * with line breaks in it must not read as TAP). */
+static void comment(const char *prefix, const char *fmt, va_list ap)
 {
-	va_list ap;
+	char *text = NULL;
 
-	printf("# %s:%d: ", file, line);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	printf("# %s", prefix);
+	for (const char *p = text ? text : "(no memory for the message)"; *p; p++) {
+		putchar(*p);
+		if (*p == '\n')
+			printf("# ");
+	}
 	printf("\n");
 	fflush(stdout);
+	free(text);
+}
+
+void air_test_fail(const char *file, int line, const char *fmt, ...)
+{
+	char where[4200];
+	va_list ap;
+
+	snprintf(where, sizeof(where), "%s:%d: ", file, line);
+	va_start(ap, fmt);
+	comment(where, fmt, ap);
+	va_end(ap);
 	if (!air_test_escape) {
 		fprintf(stderr, "%s:%d: fatal outside a test\n", file, line);
 		exit(1);
@@ -75,12 +93,9 @@ void air_test_note(const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("# ");
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	comment("", fmt, ap);
 	va_end(ap);
-	printf("\n");
-	fflush(stdout);
 }
 
 const char *air_test_source_root(void)
