@@ -1062,6 +1062,10 @@ static bool feed_deliver(engine *g)
 		x->state = X_DONE;
 		if (g->feed->done(g->feed->ud, g->tags[i], rc, e) != 0 && !g->aborted)
 			g->aborted = AIR_EABORTED;
+		/* A request ended by the call's deadline or interrupt ends the
+		 * call, even when it saw that a moment before the engine did. */
+		if ((rc == AIR_ETIMEOUT || rc == AIR_EINTERRUPTED) && !g->aborted)
+			g->aborted = rc;
 	}
 	return any;
 }
@@ -1115,6 +1119,8 @@ int air__http_run_feed(const air__http_env *env, const air__ctx *ctx, const air_
 	rc = g.aborted;
 	if (rc == AIR_EABORTED)
 		air__failf(err, rc, 0, "stopped by a callback");
+	else if (rc == AIR_ETIMEOUT)
+		air__fail(err, air__ctx_deadline_error(&g.ctx, NULL));
 	else if (rc != AIR_OK && air__ctx_check(&g.ctx, NULL, err) == AIR_OK)
 		air__failf(err, rc, 0, "interrupted");
 out:
