@@ -284,17 +284,26 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 		fprintf(stderr, "The runs have all ended.\n");
 }
 
-/* The table of a sweep submitted (each run's state read) or validated. */
+/* The table of a submitted sweep, each run's state read: whether one may
+ * still be going. */
+static bool print_run_states(air_client *client, const air_sweep *s)
+{
+	bool active = false;
+	char **states = read_states(client, s, &active);
+
+	print_table(s, false, states);
+	free_states(states, air_sweep_count(s));
+	return active;
+}
+
+/* The table of a sweep submitted or validated. */
 static int print_outcome(const cli_globals *g, const air_sweep *s, air_client *client,
                          bool dry_run)
 {
-	bool active = false;
-	char **states = dry_run ? NULL : read_states(client, s, &active);
-
-	print_table(s, dry_run, states);
-	if (!dry_run)
-		print_tips(g, s, false, active);
-	free_states(states, air_sweep_count(s));
+	if (dry_run)
+		print_table(s, true, NULL);
+	else
+		print_tips(g, s, false, print_run_states(client, s));
 	return air_sweep_failed_count(s) ? 1 : 0;
 }
 
@@ -329,12 +338,8 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 		rc = 1;
 	} else if (a->watch && !a->dry_run) {
 		if (!g->json) {
-			bool active = false;
-			char **states = read_states(client, s, &active);
-
 			fprintf(stderr, "Sweep %s\n", cli_clean(air_sweep_base_key(s)));
-			print_table(s, false, states);
-			free_states(states, air_sweep_count(s));
+			print_run_states(client, s);
 		}
 		rc = cli_sweep_watch(g, client, s, a->metric);
 		if (air_sweep_failed_count(s))

@@ -504,7 +504,7 @@ int air__log_page_take(air__log_page *p, air__buf *body, air_error **err)
 {
 	char *old = p->arena;
 	size_t old_cap = p->arena_cap, len = body->len;
-	scanner s;
+	const char *text = body->ptr ? body->ptr : ""; /* an empty reply never grew its buffer */
 
 	p->arena = body->ptr;
 	p->arena_cap = body->cap;
@@ -513,10 +513,7 @@ int air__log_page_take(air__log_page *p, air__buf *body, air_error **err)
 	body->len = 0;
 	if (body->ptr)
 		body->ptr[0] = '\0';
-	if (!p->arena) /* an empty reply never grew its buffer */
-		return parse(p, &(scanner){"", "", NULL, 0, NULL, true}, err);
-	s = (scanner){p->arena, p->arena + len, NULL, 0, NULL, true};
-	return parse(p, &s, err);
+	return parse(p, &(scanner){text, text + len, NULL, 0, NULL, true}, err);
 }
 
 void air__log_page_dispose(air__log_page *p)

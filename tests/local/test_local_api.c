@@ -538,15 +538,13 @@ AIR_TEST(local__an_idempotency_key_gives_back_the_same_run)
  * attempts of @nodes nodes has its count file: its size and its records. */
 static void check_count_files(const char *state, int64_t id, int attempts, int nodes)
 {
-	char run[2048], *status;
+	char run[2048];
 	json_t *st;
 
 	snprintf(run, sizeof(run), "%s/jobs/runs/%lld", state, (long long)id);
-	status = air_test_read_file(path_in(run, "status.json"), NULL);
-	ASSERT_NOT_NULL(st = json_loads(status ? status : "", 0, NULL));
+	ASSERT_NOT_NULL(st = json_load_file(path_in(run, "status.json"), 0, NULL));
 	local_wait_gone((long)json_integer_value(json_object_get(st, "supervisor_pid")));
 	json_decref(st);
-	free(status);
 	for (int a = 0; a < attempts; a++)
 		for (int n = 0; n < nodes; n++) {
 			char log[4200], name[4300];
@@ -1112,12 +1110,10 @@ AIR_TEST(local__a_supervisor_that_fails_at_its_start_ends_the_run)
 	ASSERT_CONTAINS(air_run_state_message(run), "the supervisor exited with status 3 at start");
 	air_run_free(run);
 	snprintf(rundir, sizeof(rundir), "%s/jobs/runs/%lld", state, (long long)id);
-	text = air_test_read_file(path_in(rundir, "run.json"), NULL);
-	ASSERT_NOT_NULL(rec = json_loads(text ? text : "", 0, NULL));
+	ASSERT_NOT_NULL(rec = json_load_file(path_in(rundir, "run.json"), 0, NULL));
 	snprintf(meta, sizeof(meta), "%.1024s/mlruns/%.64s/%.64s/meta.yaml", state,
 	         json_string_value(json_object_get(rec, "mlflow_experiment_id")),
 	         json_string_value(json_object_get(rec, "mlflow_run_id")));
-	free(text);
 	text = air_test_read_file(meta, NULL);
 	ASSERT_CONTAINS(text, "\nstatus: 4\n"); /* FAILED */
 	free(text);
