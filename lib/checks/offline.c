@@ -3,7 +3,8 @@
  * environment, pinned dependencies, a custom image used alone. Resource
  * sanity: the accelerator count against the type's GPUs per node, and a
  * multi-node command that uses the rendezvous variables. Each says only
- * what the configuration says.
+ * what the configuration says; where the workload's environment section is
+ * not used (a local workspace), its checks are skipped with the reason.
  */
 #include "checks/checks.h"
 
@@ -27,8 +28,11 @@ static const char *image_tag(const char *ref)
 int air__check_environment(air__checker *k)
 {
 	const air__workload *w = &k->w;
-	const char *runtime, *tag;
+	const char *runtime, *tag, *unused = air__client_runs_environment(k->c);
 
+	if (unused)
+		return air__check_add(k, "environment_pinned", AIR_CHECK_SKIPPED, "environment", "%s",
+		                      unused);
 	if (w->uc_image) {
 		tag = image_tag(w->uc_image);
 		if (tag && !strcmp(tag, "latest"))
@@ -137,9 +141,13 @@ bool air__requirement_pinned(const char *req, char **name)
 int air__check_dependencies(air__checker *k)
 {
 	const air__workload *w = &k->w;
+	const char *unused = air__client_runs_environment(k->c);
 	size_t pinned = 0, packages = 0;
 	int rc = AIR_OK;
 
+	if (unused && w->n_dependencies)
+		return air__check_add(k, "dependencies_pinned", AIR_CHECK_SKIPPED,
+		                      "environment.dependencies", "%s", unused);
 	for (size_t i = 0; rc == AIR_OK && i < w->n_dependencies; i++) {
 		const char *text = requirement_text(w->dependencies[i]);
 		char *name = NULL, field[64];
@@ -168,11 +176,15 @@ int air__check_dependencies(air__checker *k)
 int air__check_image_exclusive(air__checker *k)
 {
 	const char *image = k->w.uc_image ? k->w.uc_image : k->w.docker_image_url;
+	const char *unused = air__client_runs_environment(k->c);
 
 	/* The configuration's own rules refuse the mix; a custom image is
 	 * reported as used alone. */
 	if (!image)
 		return AIR_OK;
+	if (unused)
+		return air__check_add(k, "image_exclusive", AIR_CHECK_SKIPPED, "environment", "%s",
+		                      unused);
 	return air__check_add(k, "image_exclusive", AIR_CHECK_PASS, "environment",
 	                      "the image %s is used alone: no environment.version, no dependencies",
 	                      image);

@@ -91,6 +91,10 @@ typedef struct air__backend_kind {
 	 * this machine (a sweep then bounds the runs it has going), and how many
 	 * of those a sweep has at a time unless told otherwise. */
 	bool schedules_runs;
+	/* Where a run gets its environment when not from the workload's
+	 * environment section (version, dependencies, images): the reason the
+	 * checks of that section give for skipping; NULL when from the section. */
+	const char *runs_environment;
 	int64_t sweep_parallel;
 	/* The backend of @c, whose configuration is resolved. */
 	int (*open)(air_client *c, air__backend **out, air_error **err);

@@ -263,6 +263,8 @@ const air__backend_kind air__backend_local = {
 	/* A run starts at once and shares this machine (its GPUs too): a sweep
 	 * runs its variants one at a time unless told otherwise. */
 	.schedules_runs = false,
+	.runs_environment = "a local workspace runs the command in this machine's environment: "
+	                    "environment.version, dependencies and images are not used",
 	.sweep_parallel = 1,
 	.open = local_open,
 };

@@ -488,6 +488,11 @@ const char *air__client_checks_path(const air_client *c)
 	return resolved_ok(c) ? c->cfg.backend->checks_path : NULL;
 }
 
+const char *air__client_runs_environment(const air_client *c)
+{
+	return resolved_ok(c) ? c->cfg.backend->runs_environment : NULL;
+}
+
 bool air__client_schedules_runs(const air_client *c)
 {
 	return resolved_ok(c) ? c->cfg.backend->schedules_runs : air__backend_http.schedules_runs;

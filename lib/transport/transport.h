@@ -41,6 +41,10 @@ int64_t air__client_poll_ms(const air_client *c);
  * (POST the pre-flight body: air_client_check()), or NULL when the
  * workspace's APIs answer them all. After resolution. */
 const char *air__client_checks_path(const air_client *c);
+/* Why the workload's environment section (version, dependencies, images)
+ * is not used where @c runs workloads (a local workspace), or NULL. After
+ * resolution. */
+const char *air__client_runs_environment(const air_client *c);
 /* Whether the workspace queues submitted runs for capacity (a workspace)
  * or starts them at once on this machine (a local one), and how many
  * variants a sweep has going at a time by default: submissions in flight

@@ -146,6 +146,30 @@ AIR_TEST(local__checks_without_a_local_meaning_are_skipped)
 	air_check_report_free(r);
 }
 
+/* A local run takes this machine's environment: pinning the workload's
+ * environment section would change nothing, so its checks say so instead
+ * of warning (once each, whatever the section holds). */
+AIR_TEST(local__the_environment_section_is_not_checked)
+{
+	air_check_report *r = local_check(BASE COMPUTE "environment: {dependencies: [torch, "
+	                                  "numpy==1.26.4]}\n");
+
+	expect_check(r, "environment_pinned", "environment", AIR_CHECK_SKIPPED,
+	             "this machine's environment: environment.version, dependencies and images "
+	             "are not used");
+	expect_check(r, "dependencies_pinned", "environment.dependencies", AIR_CHECK_SKIPPED,
+	             "this machine's environment");
+	ASSERT_EQ_INT((int)count_checks(r, "environment_pinned"), 1);
+	ASSERT_EQ_INT((int)count_checks(r, "dependencies_pinned"), 1);
+	air_check_report_free(r);
+	r = local_check(BASE COMPUTE "environment: {unity_catalog_image: ml.img.t:latest}\n");
+	expect_check(r, "environment_pinned", "environment", AIR_CHECK_SKIPPED,
+	             "this machine's environment");
+	expect_check(r, "image_exclusive", "environment", AIR_CHECK_SKIPPED,
+	             "this machine's environment");
+	air_check_report_free(r);
+}
+
 AIR_TEST(local__code_outside_git_is_a_warning)
 {
 	char yaml[8192];
