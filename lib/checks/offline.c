@@ -4,7 +4,8 @@
  * sanity: the accelerator count against the type's GPUs per node, and a
  * multi-node command that uses the rendezvous variables. Each says only
  * what the configuration says; where the workload's environment section is
- * not used (a local workspace), its checks are skipped with the reason.
+ * not used (a local workspace), environment_pinned is skipped with the
+ * reason and the section's other checks are left out.
  */
 #include "checks/checks.h"
 
@@ -145,9 +146,8 @@ int air__check_dependencies(air__checker *k)
 	size_t pinned = 0, packages = 0;
 	int rc = AIR_OK;
 
-	if (unused && w->n_dependencies)
-		return air__check_add(k, "dependencies_pinned", AIR_CHECK_SKIPPED,
-		                      "environment.dependencies", "%s", unused);
+	if (unused) /* environment_pinned says why */
+		return AIR_OK;
 	for (size_t i = 0; rc == AIR_OK && i < w->n_dependencies; i++) {
 		const char *text = requirement_text(w->dependencies[i]);
 		char *name = NULL, field[64];
@@ -180,11 +180,8 @@ int air__check_image_exclusive(air__checker *k)
 
 	/* The configuration's own rules refuse the mix; a custom image is
 	 * reported as used alone. */
-	if (!image)
+	if (!image || unused) /* without an image, or where images are not used */
 		return AIR_OK;
-	if (unused)
-		return air__check_add(k, "image_exclusive", AIR_CHECK_SKIPPED, "environment", "%s",
-		                      unused);
 	return air__check_add(k, "image_exclusive", AIR_CHECK_PASS, "environment",
 	                      "the image %s is used alone: no environment.version, no dependencies",
 	                      image);
@@ -201,8 +198,8 @@ int air__check_num_accelerators(air__checker *k)
 		                      "%lld is not a multiple of the %d GPUs per node of %s",
 		                      (long long)w->num_accelerators, (int)per_node, w->accelerator_type);
 	return air__check_add(k, "num_accelerators", AIR_CHECK_PASS, "compute.num_accelerators",
-	                      "%lld GPUs: %lld node%s of %s (%d GPU%s per node)",
-	                      (long long)w->num_accelerators,
+	                      "%lld GPU%s: %lld node%s of %s (%d GPU%s per node)",
+	                      (long long)w->num_accelerators, w->num_accelerators == 1 ? "" : "s",
 	                      (long long)(w->num_accelerators / per_node),
 	                      w->num_accelerators / per_node == 1 ? "" : "s", w->accelerator_type,
 	                      (int)per_node, per_node == 1 ? "" : "s");

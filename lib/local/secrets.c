@@ -102,10 +102,16 @@ static int usable(const char *name, const char *ref, const char *value, air__buf
 	return AIR_OK;
 }
 
+/* @ref is "scope/key" (a scope has no '/'): the hint shows the file's entry
+ * for this very secret. */
 static void no_value(air__buf *why, const char *name, const char *ref, const char *fpath)
 {
+	const char *slash = strchr(ref, '/');
+	int scope_len = slash ? (int)(slash - ref) : (int)strlen(ref);
+
 	air__buf_printf(why, "secret %s (%s) has no local value: export %s, or add it to the "
-	                "secrets file %s as {\"scope\": {\"key\": \"value\"}}", name, ref, name, fpath);
+	                "secrets file %s as {\"%.*s\": {\"%s\": \"<value>\"}}", name, ref, name,
+	                fpath, scope_len, ref, slash ? slash + 1 : "key");
 }
 
 /* Remember @value of secret @name (@ref its "scope/key"): in @vals for the

@@ -159,7 +159,7 @@ AIR_TEST(offline__sanity)
 
 	r = offline(BASE COMPUTE, 0);
 	expect_check(r, "num_accelerators", "compute.num_accelerators", AIR_CHECK_PASS,
-	             "1 GPUs: 1 node of GPU_1xH100");
+	             "1 GPU: 1 node of GPU_1xH100");
 	ASSERT_NULL(find_check(r, "rendezvous", NULL)); /* one node */
 	air_check_report_free(r);
 	r = offline(BASE "compute: {accelerator_type: GPU_8xH100, num_accelerators: 16}\n", 0);
