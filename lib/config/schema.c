@@ -131,8 +131,9 @@ static const air__field top_fields[] = {
 	OBJ("compute", "yes",
 	    "The GPUs the workload runs on. Allocation is in whole nodes.", compute_fields),
 	OBJ("environment", "no",
-	    "The runtime the command runs in. Choose one: a managed environment (version and/or "
-	    "dependencies), a unity_catalog_image, or the legacy docker_image.",
+	    "The runtime the command runs in. Choose one: a managed environment (dependencies, "
+	    "with a version if wanted: a version requires dependencies, an empty list is fine), "
+	    "a unity_catalog_image, or the legacy docker_image.",
 	    environment_fields),
 	STR("command", "yes",
 	    "Shell command run on every node (uploaded as command.sh). At most 1000 lines; move "
