@@ -107,10 +107,11 @@ static int report(const cli_globals *g, const outcomes *o, bool all, const char 
 			if (it->ok)
 				fprintf(stderr, "Cancellation requested for run %s.\n", cli_clean(it->run_id));
 			else if (it->not_found)
-				fprintf(stderr, "Run %s not found: check that it is a Job Run ID (air list%s "
-				                "shows them). (%s)\n",
-				        cli_clean(it->run_id), cli_target_flags(),
-				        it->error ? cli_clean_lines(it->error) : "not found");
+				fprintf(stderr, "Run %s not found: %s; check that it is a Job Run ID (air "
+				                "list%s shows them).\n",
+				        cli_clean(it->run_id),
+				        it->error ? cli_clean_lines(it->error) : "not found",
+				        cli_target_flags());
 			else
 				fprintf(stderr, "Failed to cancel run %s: %s\n", cli_clean(it->run_id),
 				        it->error ? cli_clean_lines(it->error) : "failed");

@@ -524,6 +524,10 @@ class LocalTest(unittest.TestCase):
         # A run that is not there: the listing it points at is of this workspace.
         p = self.air("--local", "cancel", "999", env=dict(env, DATABRICKS_CONFIG_FILE="/dev/null"))
         self.assertIn("(air list --local shows them)", p.stderr)
+        # One sentence: the workspace's reason, then the hint (no nested parentheses).
+        self.assertRegex(p.stderr, r"(?m)^Run 999 not found: Run 999 does not exist\. "
+                         r"\(INVALID_PARAMETER_VALUE\); check that it is a Job Run ID "
+                         r"\(air list --local shows them\)\.$")
 
     def test_quickstart_local_demo(self):
         env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
