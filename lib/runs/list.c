@@ -216,9 +216,9 @@ static void parallel_get(air_run_iter *it, air_run **rows, size_t n, const char 
 static void resolve_mlflow(air_run_iter *it)
 {
 	/* Finished runs listed before with their MLflow ids need no request. */
-	for (size_t i = it->pos; it->cache_dir && i < it->n_ready; i++) {
+	for (size_t i = it->pos; it->cache && i < it->n_ready; i++) {
 		air_run *r = it->ready[i];
-		json_t *entry = r->terminal && !r->cache_mlflow ? air__list_cache_get(it->cache_dir, r->id)
+		json_t *entry = r->terminal && !r->cache_mlflow ? air__list_cache_get(it->cache, r->id)
 		                                                : NULL;
 		r->cache_mlflow = r->cache_mlflow ||
 		                  air__list_cache_apply_mlflow(entry, r, air__client_host(it->client));
@@ -235,12 +235,12 @@ static void resolve_mlflow(air_run_iter *it)
 /* Keep the finished runs of the batch just queued that the cache lacks. */
 static void remember(air_run_iter *it)
 {
-	for (size_t i = it->pos; it->cache_dir && i < it->n_ready; i++) {
+	for (size_t i = it->pos; it->cache && i < it->n_ready; i++) {
 		const air_run *r = it->ready[i];
 		bool fresh = r->from_get && !r->cache_hit;
 
 		if (r->terminal && (fresh || (r->cache_hit && it->opts.mlflow && !r->cache_mlflow)))
-			air__list_cache_put(it->cache_dir, r, it->opts.mlflow || r->cache_mlflow);
+			air__list_cache_put(it->cache, r, it->opts.mlflow || r->cache_mlflow);
 	}
 }
 
@@ -295,7 +295,7 @@ int air_client_list_runs(air_client *client, const air_list_options *opts, air_r
 	 *, so it cannot know the name is the caller's. */
 	it->use_index = it->opts.all_status && !it->opts.all_users && !it->opts.user;
 	if (it->opts.cache)
-		it->cache_dir = air__list_cache_dir(client);
+		it->cache = air__list_cache_open(client);
 	*out = it;
 	return AIR_OK;
 }
@@ -349,6 +349,6 @@ void air_run_iter_free(air_run_iter *iter)
 	air__free(iter->token);
 	json_decref(iter->seen_tokens);
 	air__free(iter->ids);
-	air__free(iter->cache_dir);
+	air__list_cache_close(iter->cache);
 	air__free(iter);
 }

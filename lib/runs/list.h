@@ -48,6 +48,8 @@ int air__list_skip_damaged(air_run_iter *it, int64_t run_id, air_error *e, air_e
 /* Start time of a list row: tasks[0].start_time when > 0, else start_time. */
 int64_t air__list_row_start_ms(const air_run *run);
 
+typedef struct air__list_cache air__list_cache; /* list_cache.c */
+
 typedef struct air__index_entry {
 	int64_t run_id;
 	int64_t submit_ns;   /* 0 when unparseable */
@@ -83,7 +85,7 @@ struct air_run_iter {
 	char *token;
 	json_t *seen_tokens;
 	int64_t inspected;
-	char *cache_dir;             /* the list cache of the host, or NULL (off) */
+	air__list_cache *cache;      /* the list cache of the host, or NULL (off) */
 	/* index strategy */
 	air__index_entry *ids;
 	size_t n_ids, id_pos;
@@ -100,15 +102,16 @@ int air__index_fill(air_run_iter *it, air_error **err);
 
 /* ---- the list cache (list_cache.c): finished runs kept on disk ---- */
 
-/* The host's cache folder (created 0700), or NULL when the cache is off
- * (DATABRICKS_CACHE_ENABLED=false, a local:// host) or unusable. */
-char *air__list_cache_dir(air_client *c);
+/* The host's cache folder, opened (created 0700), or NULL when the cache is
+ * off (DATABRICKS_CACHE_ENABLED=false, a local:// host) or unusable. */
+air__list_cache *air__list_cache_open(air_client *c);
+void air__list_cache_close(air__list_cache *cache);
 /* The entry of @run_id ({"run": runs/get object, "mlflow": {...}?}), or NULL
- * (a miss; a damaged or expired entry is removed). @dir may be NULL. */
-json_t *air__list_cache_get(const char *dir, int64_t run_id);
-/* Keep a terminal run (with its MLflow ids and name when @with_mlflow);
- * failures are silent. @dir may be NULL. */
-void air__list_cache_put(const char *dir, const air_run *run, bool with_mlflow);
+ * (a miss; a damaged or expired entry is removed). @cache may be NULL. */
+json_t *air__list_cache_get(const air__list_cache *cache, int64_t run_id);
+/* Keep a run whose life cycle has ended (with its MLflow ids and name when
+ * @with_mlflow); failures are silent. @cache may be NULL. */
+void air__list_cache_put(const air__list_cache *cache, const air_run *run, bool with_mlflow);
 /* Apply the MLflow part of @entry to @run; false when it has none. */
 bool air__list_cache_apply_mlflow(const json_t *entry, air_run *run, const char *host);
 

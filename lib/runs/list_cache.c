@@ -10,10 +10,17 @@
  * Databricks CLI keeps its own cache in (its exact default is unconfirmed;
  * this follows the XDG convention it uses on Linux). The directories are
  * 0700 and the files 0600; a file is written to a temporary name and
- * renamed, so concurrent listings never read half an entry. Entries expire
- * after 60 days; an unreadable or damaged one is a miss (and is replaced);
- * a directory is kept to MAX_ENTRIES files (the oldest go first) and an
- * entry to MAX_ENTRY_BYTES. DATABRICKS_CACHE_ENABLED=false (or 0) turns
+ * renamed, so concurrent listings never read half an entry. The folders
+ * under the cache dir are opened one by one without following a symbolic
+ * link, must be this user's and writable by no one else (the host's folder
+ * readable by no one else), and every entry is reached through the host
+ * folder's descriptor: a link or a folder planted by someone else is never
+ * written to or pruned. Entries expire after 60 days; an unreadable,
+ * damaged or special file (a FIFO) is a miss (and is replaced); a folder is
+ * kept to MAX_ENTRIES entries (the lowest run ids, the oldest runs, go
+ * first: a listing reads newest first, so the runs it reads first stay),
+ * an entry to MAX_ENTRY_BYTES, and a temporary file a killed listing left
+ * is removed after TMP_MAX_AGE_S. DATABRICKS_CACHE_ENABLED=false (or 0) turns
  * the cache off, as for the Databricks CLI, and so does AIR_LIST_CACHE 0.
  * Nothing here ever fails a listing: every problem is a miss.
  */
@@ -26,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +41,12 @@
 #define MAX_ENTRIES 2000
 #define MAX_ENTRY_BYTES ((size_t)1 << 20)
 #define ENTRY_VERSION 1
+#define TMP_MAX_AGE_S 3600
+#define TMP_INFIX ".json.tmp-"
+
+struct air__list_cache {
+	int fd; /* the host's folder */
+};
 
 static bool env_disabled(void)
 {
@@ -56,7 +70,7 @@ static char *base_dir(void)
 	return NULL;
 }
 
-/* mkdir -p of @path; the folders it creates are 0700. */
+/* mkdir -p of @path (the folders the user's setting names; created 0700). */
 static bool make_dirs(char *path)
 {
 	for (char *p = path + 1;; p++) {
@@ -74,39 +88,77 @@ static bool make_dirs(char *path)
 	}
 }
 
-char *air__list_cache_dir(air_client *c)
+/* Folder @name of folder @at, created 0700 when missing, opened without
+ * following a link: this user's, and writable by no one else (readable by
+ * no one else either when @private). Its descriptor (@at closed), or -1. */
+static int open_own_dir(int at, const char *name, bool private)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdirat(at, name, 0700) != 0 && errno != EEXIST)
+		fd = -1;
+	else
+		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(at);
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	                (st.st_mode & (private ? 077 : 022)))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+air__list_cache *air__list_cache_open(air_client *c)
 {
 	const char *host = air__client_host(c);
-	char hex[2 * AIR__SHA256_LEN + 1], *base, *dir = NULL;
-	struct stat st;
+	char hex[2 * AIR__SHA256_LEN + 1], *base;
+	air__list_cache *cache;
+	int fd;
 
 	if (env_disabled() || !host || !strncmp(host, "local:", 6) || !(base = base_dir()))
 		return NULL;
 	air__sha256_hex(host, strlen(host), hex);
-	dir = air__sprintf("%s/air/runs/%.32s", base, hex);
+	hex[32] = '\0';
+	fd = make_dirs(base) ? open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	air__free(base);
-	/* Ours must be private: a folder others can read is not used. */
-	if (!dir || !make_dirs(dir) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	    st.st_uid != geteuid() || (st.st_mode & 077)) {
-		air__free(dir);
+	if (fd >= 0)
+		fd = open_own_dir(fd, "air", false);
+	if (fd >= 0)
+		fd = open_own_dir(fd, "runs", false);
+	if (fd >= 0)
+		fd = open_own_dir(fd, hex, true);
+	if (fd < 0)
+		return NULL;
+	if (!(cache = air__calloc(1, sizeof(*cache)))) {
+		close(fd);
 		return NULL;
 	}
-	return dir;
+	cache->fd = fd;
+	return cache;
 }
 
-static char *entry_path(const char *dir, int64_t run_id)
+void air__list_cache_close(air__list_cache *cache)
 {
-	return air__sprintf("%s/%lld.json", dir, (long long)run_id);
+	if (!cache)
+		return;
+	close(cache->fd);
+	air__free(cache);
 }
 
-json_t *air__list_cache_get(const char *dir, int64_t run_id)
+json_t *air__list_cache_get(const air__list_cache *cache, int64_t run_id)
 {
-	char *path = dir ? entry_path(dir, run_id) : NULL;
+	char name[32];
 	json_t *doc = NULL, *run;
 	struct stat st;
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	int fd = -1;
 	int64_t saved;
 
+	if (!cache)
+		return NULL;
+	snprintf(name, sizeof(name), "%lld.json", (long long)run_id);
+	/* Non-blocking: a FIFO in an entry's place is opened at once, then left. */
+	fd = openat(cache->fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (size_t)st.st_size <= MAX_ENTRY_BYTES)
 		doc = json_loadfd(fd, 0, NULL);
@@ -117,67 +169,113 @@ json_t *air__list_cache_get(const char *dir, int64_t run_id)
 	if (!json_is_object(run) || air__json_int64_or(doc, "version", 0) != ENTRY_VERSION ||
 	    air__json_int64_or(run, "run_id", 0) != run_id || saved <= 0 ||
 	    air__now_ms() - saved > MAX_AGE_MS) {
-		if (doc && path)
-			unlink(path); /* damaged or expired: a miss, and gone */
+		if (fd >= 0)
+			unlinkat(cache->fd, name, 0); /* damaged, expired or not a file: gone */
 		json_decref(doc);
 		doc = NULL;
 	}
-	air__free(path);
 	return doc;
 }
 
-/* Remove expired entries and, past MAX_ENTRIES, the oldest ones. */
-static void prune(const char *dir)
+/* The run id an entry's name holds ("<id>.json"), or -1. */
+static int64_t entry_id(const char *name)
 {
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	struct { char name[32]; int64_t mtime_ms; } *ents = NULL, oldest;
-	size_t n = 0, cap = 0;
-	int64_t now = air__now_ms();
+	const char *dot = strchr(name, '.');
+	char digits[24];
+	int64_t id;
 
+	if (!dot || strcmp(dot, ".json") || dot == name || (size_t)(dot - name) >= sizeof(digits))
+		return -1;
+	memcpy(digits, name, (size_t)(dot - name));
+	digits[dot - name] = '\0';
+	return air__parse_int64(digits, &id) && id >= 0 ? id : -1;
+}
+
+/* Remove expired entries, temporary files a killed listing left, anything
+ * that is not a regular file, and past MAX_ENTRIES the lowest run ids. */
+static void prune(const air__list_cache *cache)
+{
+	int dfd = dup(cache->fd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+	int64_t *ids = NULL, now = air__now_ms();
+	size_t n = 0, cap = 0;
+
+	if (!d && dfd >= 0)
+		close(dfd);
 	while (d && (de = readdir(d)) != NULL) {
 		struct stat st;
-		size_t len = strlen(de->d_name);
+		int64_t id = entry_id(de->d_name);
+		bool tmp = strstr(de->d_name, TMP_INFIX) != NULL;
 
-		if (len < 6 || len >= sizeof(oldest.name) || strcmp(de->d_name + len - 5, ".json") ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		if ((id < 0 && !tmp) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		if (now - (int64_t)st.st_mtime * 1000 > MAX_AGE_MS) {
-			unlinkat(dirfd(d), de->d_name, 0);
+		if (!S_ISREG(st.st_mode) ||
+		    (tmp ? now / 1000 - (int64_t)st.st_mtime > TMP_MAX_AGE_S
+		         : now - (int64_t)st.st_mtime * 1000 > MAX_AGE_MS)) {
+			unlinkat(dfd, de->d_name, 0);
 			continue;
 		}
+		if (tmp)
+			continue;
 		if (n == cap) {
-			void *p = air__realloc(ents, (cap = cap ? cap * 2 : 256) * sizeof(*ents));
+			void *p = air__realloc(ids, (cap = cap ? cap * 2 : 256) * sizeof(*ids));
 			if (!p)
 				break;
-			ents = p;
+			ids = p;
 		}
-		memcpy(ents[n].name, de->d_name, len + 1);
-		ents[n++].mtime_ms = (int64_t)st.st_mtime * 1000;
+		ids[n++] = id;
 	}
-	/* Rarely more than a few over: drop the oldest one at a time. */
+	/* Rarely more than a few over: drop the lowest id one at a time. */
 	while (d && n > MAX_ENTRIES) {
+		char name[32];
 		size_t o = 0;
+
 		for (size_t i = 1; i < n; i++)
-			if (ents[i].mtime_ms < ents[o].mtime_ms)
+			if (ids[i] < ids[o])
 				o = i;
-		unlinkat(dirfd(d), ents[o].name, 0);
-		ents[o] = ents[--n];
+		snprintf(name, sizeof(name), "%lld.json", (long long)ids[o]);
+		unlinkat(dfd, name, 0);
+		ids[o] = ids[--n];
 	}
-	air__free(ents);
+	air__free(ids);
 	if (d)
 		closedir(d);
 }
 
-void air__list_cache_put(const char *dir, const air_run *run, bool with_mlflow)
+/* A new temporary file of @cache for entry @name: its descriptor, its name
+ * in @tmp; -1 when it cannot be made. */
+static int make_tmp(const air__list_cache *cache, const char *name, char *tmp, size_t size)
+{
+	uint8_t r[8];
+
+	for (int tries = 0; tries < 8; tries++) {
+		int fd;
+
+		if (air__random_bytes(r, sizeof(r)) != AIR_OK)
+			return -1;
+		snprintf(tmp, size, "%.*s" TMP_INFIX "%02x%02x%02x%02x%02x%02x%02x%02x",
+		         (int)(strlen(name) - strlen(".json")), name, r[0], r[1], r[2], r[3], r[4],
+		         r[5], r[6], r[7]);
+		fd = openat(cache->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+void air__list_cache_put(const air__list_cache *cache, const air_run *run, bool with_mlflow)
 {
 	json_t *doc, *ml = NULL;
-	char *path, *tmp = NULL, *text = NULL;
+	char name[32], tmp[96], *text = NULL;
 	size_t len;
 	int fd = -1;
 	bool ok = false;
 
-	if (!dir || !run->terminal || !run->json)
+	/* Only a run whose life cycle has ended: a result alone (a run still
+	 * terminating) may change yet. */
+	if (!cache || !run->terminal || !air__life_cycle_is_final(run->life_cycle) || !run->json)
 		return;
 	doc = json_pack("{s:i, s:I, s:O}", "version", ENTRY_VERSION, "saved_ms",
 	                (json_int_t)air__now_ms(), "run", run->json);
@@ -192,10 +290,10 @@ void air__list_cache_put(const char *dir, const air_run *run, bool with_mlflow)
 			air__json_set_str(ml, "run_name", run->mlflow_run_name);
 		json_object_set_new(doc, "mlflow", ml);
 	}
-	path = entry_path(dir, run->id);
-	if (doc && path && (text = json_dumps(doc, JSON_COMPACT)) != NULL &&
+	snprintf(name, sizeof(name), "%lld.json", (long long)run->id);
+	if (doc && (text = json_dumps(doc, JSON_COMPACT)) != NULL &&
 	    (len = strlen(text)) <= MAX_ENTRY_BYTES &&
-	    (tmp = air__sprintf("%s.tmp-XXXXXX", path)) != NULL && (fd = mkstemp(tmp)) >= 0) {
+	    (fd = make_tmp(cache, name, tmp, sizeof(tmp))) >= 0) {
 		size_t off = 0;
 		while (off < len) {
 			ssize_t w = write(fd, text + off, len - off);
@@ -205,17 +303,15 @@ void air__list_cache_put(const char *dir, const air_run *run, bool with_mlflow)
 				break;
 			off += (size_t)w;
 		}
-		ok = off == len && fchmod(fd, 0600) == 0;
+		ok = off == len;
 		ok = close(fd) == 0 && ok;
-		ok = ok && rename(tmp, path) == 0;
+		ok = ok && renameat(cache->fd, tmp, cache->fd, name) == 0;
 		if (!ok)
-			unlink(tmp);
+			unlinkat(cache->fd, tmp, 0);
 	}
 	if (ok)
-		prune(dir);
+		prune(cache);
 	free(text); /* jansson's allocator */
-	air__free(tmp);
-	air__free(path);
 	json_decref(doc);
 }
 

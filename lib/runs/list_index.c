@@ -190,7 +190,7 @@ static int hydrate_batch(air_run_iter *it, air_error **err)
 		int64_t id = it->ids[it->id_pos + k].run_id;
 
 		/* A finished run listed before is read from the list cache. */
-		if ((cached[k] = air__list_cache_get(it->cache_dir, id)) != NULL)
+		if ((cached[k] = air__list_cache_get(it->cache, id)) != NULL)
 			continue;
 		slot[k] = m;
 		air__buf_init(&qs[m]);

@@ -14,14 +14,22 @@ const char *air__display_state(const json_t *state)
 	return s ? s : "UNKNOWN";
 }
 
-bool air__state_is_terminal(const char *life_cycle, const char *result)
+bool air__life_cycle_is_final(const char *life_cycle)
 {
 	static const char *const final_cycles[] = {"TERMINATED", "SKIPPED", "INTERNAL_ERROR"};
-	static const char *const final_results[] = {"SUCCESS", "FAILED", "CANCELED"};
 
 	for (size_t i = 0; life_cycle && i < AIR__ARRAY_SIZE(final_cycles); i++)
 		if (!strcmp(life_cycle, final_cycles[i]))
 			return true;
+	return false;
+}
+
+bool air__state_is_terminal(const char *life_cycle, const char *result)
+{
+	static const char *const final_results[] = {"SUCCESS", "FAILED", "CANCELED"};
+
+	if (air__life_cycle_is_final(life_cycle))
+		return true;
 	for (size_t i = 0; result && i < AIR__ARRAY_SIZE(final_results); i++)
 		if (!strcmp(result, final_results[i]))
 			return true;

@@ -76,6 +76,9 @@ int32_t air__state_from_name(const char *name);
 const char *air__display_state(const json_t *state);
 /* Terminal rule of docs/runs-and-logs.md#reading-a-run (NULL/empty states allowed). */
 bool air__state_is_terminal(const char *life_cycle, const char *result);
+/* Whether life-cycle state @life_cycle is a final one (TERMINATED, SKIPPED,
+ * INTERNAL_ERROR): the run cannot change any more. */
+bool air__life_cycle_is_final(const char *life_cycle);
 /* the task that describes the workload (tasks[0], or its for-each inner task). */
 const json_t *air__run_workload_task(const json_t *run);
 /* ai_runtime_task, or legacy gen_ai_compute_task with a training script. */

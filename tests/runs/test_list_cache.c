@@ -1,12 +1,18 @@
 /* test_list_cache.c: the on-disk list cache of finished runs against the
  * fake workspace: a second listing asks nothing about a run that was already
  * terminal, the files are private, a damaged entry is a miss, and
- * DATABRICKS_CACHE_ENABLED=false or AIR_LIST_CACHE 0 turn it off. */
+ * DATABRICKS_CACHE_ENABLED=false or AIR_LIST_CACHE 0 turn it off; a link
+ * or a folder others can write is never used, a run still terminating is
+ * not kept, a FIFO is a miss, left temporary files go, and past the bound
+ * the lowest run ids go first. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fixture.h"
 #include "test.h"
@@ -186,4 +192,132 @@ AIR_TEST(list_cache__turned_off_by_the_environment_or_the_option)
 		ASSERT_NE_INT(stat(runs, &st), 0);
 	}
 	ASSERT_EQ_INT(air_list_options_set_int(NULL, AIR_LIST_CACHE, 1), AIR_EINVAL);
+}
+
+/* A file @path holding @text, last changed @age_s seconds ago. */
+static void write_aged(const char *path, const char *text, long age_s)
+{
+	struct timespec t[2];
+
+	air_test_write_file(path, text, strlen(text));
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= age_s;
+	t[1] = t[0];
+	ASSERT_EQ_INT(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+/* The host folder of the cache, after a first listing made it. */
+static void host_dir(char *out, size_t size)
+{
+	entry_path(1, out, size);
+	*strrchr(out, '/') = '\0';
+}
+
+AIR_TEST(list_cache__a_planted_link_or_a_folder_others_can_write_is_never_used)
+{
+	char names[5][32] = {{0}}, host[1400], victim[1100], path[4096], runs[1100];
+	struct stat st;
+
+	create_runs();
+	list_all(-1, names);
+	host_dir(host, sizeof(host));
+	/* The host folder replaced by a link to someone's folder with an old
+	 * entry-like file: never written to, never pruned. */
+	snprintf(victim, sizeof(victim), "%s/victim", air_test_tmpdir());
+	ASSERT_EQ_INT(mkdir(victim, 0700), 0);
+	snprintf(path, sizeof(path), "%s/9.json", victim);
+	write_aged(path, "keep me", 100L * 24 * 3600);
+	snprintf(path, sizeof(path), "rm -rf '%s' && ln -s '%s' '%s'", host, victim, host);
+	ASSERT_EQ_INT(system(path), 0);
+	fakews_clear_requests(fw);
+	list_all(-1, names);
+	ASSERT_TRUE(per_run_requests(1) > 0); /* no cache: the link is not followed */
+	snprintf(path, sizeof(path), "%s/9.json", victim);
+	ASSERT_EQ_INT(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/1.json", victim);
+	ASSERT_NE_INT(stat(path, &st), 0);
+	/* A folder on the way that others may write to: not used either. */
+	ASSERT_EQ_INT(unlink(host), 0);
+	snprintf(runs, sizeof(runs), "%s/air/runs", cache_dir);
+	ASSERT_EQ_INT(chmod(runs, 0777), 0);
+	list_all(-1, names);
+	ASSERT_NE_INT(stat(host, &st), 0);
+	ASSERT_EQ_INT(chmod(runs, 0700), 0);
+	list_all(-1, names);
+	fakews_clear_requests(fw);
+	list_all(-1, names);
+	ASSERT_EQ_INT(per_run_requests(1), 0); /* an own, private folder again */
+}
+
+AIR_TEST(list_cache__a_run_still_terminating_is_not_kept)
+{
+	char names[5][32] = {{0}}, path[1400];
+	struct stat st;
+
+	create_runs();
+	fakews_create_runf(fw, "{\"run_id\":5,\"start_time\":1700000009000,\"creator_user_name\":\""
+	                       ME "\",\"state\":{\"life_cycle_state\":\"TERMINATING\",\"result_state\":"
+	                       "\"CANCELED\"},\"tasks\":[" TASK "]}", 50LL);
+	{
+		air_list_options *o = NULL;
+		air_run_iter *it = NULL;
+		air_error *err = NULL;
+		const air_run *run;
+		int n = 0;
+
+		air_list_options_new(&o);
+		air_list_options_set_int(o, AIR_LIST_ALL_STATUS, 1);
+		ASSERT_OK(air_client_list_runs(client, o, &it, &err), err);
+		while (air_run_iter_next(it, &run, &err) == AIR_OK)
+			n++;
+		ASSERT_EQ_INT(n, 5);
+		air_run_iter_free(it);
+		air_list_options_free(o);
+	}
+	(void)names;
+	entry_path(5, path, sizeof(path));
+	ASSERT_NE_INT(stat(path, &st), 0); /* its result is known, its life cycle has not ended */
+	entry_path(3, path, sizeof(path));
+	ASSERT_EQ_INT(stat(path, &st), 0);
+}
+
+AIR_TEST(list_cache__a_fifo_left_temporary_files_and_the_bound)
+{
+	char names[5][32] = {{0}}, host[1400], path[1500];
+	struct stat st;
+
+	create_runs();
+	list_all(-1, names);
+	host_dir(host, sizeof(host));
+	/* A FIFO in an entry's place: a miss (not a wait), then a good entry. */
+	snprintf(path, sizeof(path), "%s/2.json", host);
+	ASSERT_EQ_INT(unlink(path), 0);
+	ASSERT_EQ_INT(mkfifo(path, 0600), 0);
+	/* What killed listings left: removed once an hour old. */
+	snprintf(path, sizeof(path), "%s/7.json.tmp-0011223344556677", host);
+	write_aged(path, "{", 2 * 3600);
+	snprintf(path, sizeof(path), "%s/8.json.tmp-8899aabbccddeeff", host);
+	write_aged(path, "{", 60);
+	/* 1998 entries of other runs (higher ids here): with runs 1-3 that is
+	 * 2001, and the lowest id goes. */
+	for (int id = 1000; id < 2998; id++) {
+		snprintf(path, sizeof(path), "%s/%d.json", host, id);
+		air_test_write_file(path, "{}", 2);
+	}
+	fakews_clear_requests(fw);
+	list_all(-1, names);
+	ASSERT_TRUE(per_run_requests(2) > 0);
+	snprintf(path, sizeof(path), "%s/7.json.tmp-0011223344556677", host);
+	ASSERT_NE_INT(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/8.json.tmp-8899aabbccddeeff", host);
+	ASSERT_EQ_INT(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/1000.json", host);
+	ASSERT_EQ_INT(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/1.json", host);
+	ASSERT_NE_INT(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/3.json", host);
+	ASSERT_EQ_INT(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/2.json", host);
+	ASSERT_EQ_INT(stat(path, &st), 0);
+	ASSERT_TRUE(S_ISREG(st.st_mode) ? 1 : 0);
 }
