@@ -488,9 +488,28 @@ const char *air__client_checks_path(const air_client *c)
 	return resolved_ok(c) ? c->cfg.backend->checks_path : NULL;
 }
 
+/* Whether @c will resolve to a local workspace, told without resolving
+ * (which may need credentials or a request): its host option, else
+ * DATABRICKS_HOST when no profile is named. False when only a profile
+ * could tell. */
+static bool configured_local(const air_client *c)
+{
+	const char *host = air__client_opt_str(c, AIR_OPT_HOST);
+
+	if (host && *host)
+		return air__backend_local.serves(host);
+	if ((air__client_opt_str(c, AIR_OPT_PROFILE) && *air__client_opt_str(c, AIR_OPT_PROFILE)) ||
+	    air__client_env(c, "DATABRICKS_CONFIG_PROFILE"))
+		return false;
+	host = air__client_env(c, "DATABRICKS_HOST");
+	return host && air__backend_local.serves(host);
+}
+
 const char *air__client_runs_environment(const air_client *c)
 {
-	return resolved_ok(c) ? c->cfg.backend->runs_environment : NULL;
+	if (resolved_ok(c))
+		return c->cfg.backend->runs_environment;
+	return configured_local(c) ? air__backend_local.runs_environment : NULL;
 }
 
 bool air__client_schedules_runs(const air_client *c)

@@ -42,8 +42,8 @@ int64_t air__client_poll_ms(const air_client *c);
  * workspace's APIs answer them all. After resolution. */
 const char *air__client_checks_path(const air_client *c);
 /* Why the workload's environment section (version, dependencies, images)
- * is not used where @c runs workloads (a local workspace), or NULL. After
- * resolution. */
+ * is not used where @c runs workloads (a local workspace), or NULL. Before
+ * resolution, from the host the options or DATABRICKS_HOST name. */
 const char *air__client_runs_environment(const air_client *c);
 /* Whether the workspace queues submitted runs for capacity (a workspace)
  * or starts them at once on this machine (a local one), and how many

@@ -26,8 +26,9 @@ static void setup(void)
 
 AIR_TEST_HOOKS(setup, NULL)
 
-/* Every check of @yaml on a local workspace in the test's directory. */
-static air_check_report *local_check(const char *yaml)
+/* The checks of @yaml on a local workspace in the test's directory, chosen
+ * by @opts (NULL: all of them). */
+static air_check_report *local_check_with(const char *yaml, const air_check_options *opts)
 {
 	air_client_options *o = NULL;
 	air_client *c = NULL;
@@ -40,9 +41,15 @@ static air_check_report *local_check(const char *yaml)
 	ASSERT_OK(air_client_options_set_str(o, AIR_OPT_HOST, host), err);
 	ASSERT_OK(air_client_new(o, &c, &err), err);
 	air_client_options_free(o);
-	r = check_yaml(c, yaml, NULL);
+	r = check_yaml(c, yaml, opts);
 	air_client_free(c);
 	return r;
+}
+
+/* Every check of @yaml on a local workspace in the test's directory. */
+static air_check_report *local_check(const char *yaml)
+{
+	return local_check_with(yaml, NULL);
 }
 
 /* A fake nvidia-smi on PATH listing @n GPUs. */
@@ -153,6 +160,7 @@ AIR_TEST(local__checks_without_a_local_meaning_are_skipped)
  * instead of warnings, whatever the section holds. */
 AIR_TEST(local__the_environment_section_is_not_checked)
 {
+	air_check_options *o;
 	air_check_report *r = local_check(BASE COMPUTE "environment: {dependencies: [torch, "
 	                                  "numpy==1.26.4]}\n");
 
@@ -165,6 +173,16 @@ AIR_TEST(local__the_environment_section_is_not_checked)
 	r = local_check(BASE COMPUTE "environment: {unity_catalog_image: ml.img.t:latest}\n");
 	expect_check(r, "environment_pinned", "environment", AIR_CHECK_SKIPPED,
 	             "this machine's environment");
+	air_check_report_free(r);
+	/* The same without the workspace's resources (air run --check --dry-run):
+	 * the client is not resolved, its host option tells. */
+	o = check_options(0, 0, 1, 1);
+	r = local_check_with(BASE COMPUTE "environment: {dependencies: [torch]}\n", o);
+	air_check_options_free(o);
+	expect_check(r, "environment_pinned", "environment", AIR_CHECK_SKIPPED,
+	             "this machine's environment");
+	ASSERT_EQ_INT((int)count_checks(r, "dependencies_pinned"), 0);
+	ASSERT_NULL(find_check(r, "local_secret", NULL)); /* no resources: nothing asked */
 	ASSERT_EQ_INT((int)count_checks(r, "environment_pinned"), 1);
 	ASSERT_EQ_INT((int)count_checks(r, "image_exclusive"), 0);
 	air_check_report_free(r);
