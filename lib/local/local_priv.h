@@ -76,8 +76,9 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 int air__lwrite_json(const char *path, const json_t *v, bool durable);
 /* fsync() of the file or directory @path: 0, or -1 with errno. */
 int air__lsync(const char *path);
-/* Read a whole file of at most @max bytes into @out: 0, or -1 with errno
- * (EFBIG when larger). */
+/* Read a whole regular file of at most @max bytes into @out: 0, or -1 with
+ * errno (EFBIG when larger, EISDIR for a folder, EINVAL for any other kind
+ * of file: a FIFO is never waited on). */
 int air__lread_file(const char *path, size_t max, air__buf *out);
 /* Open @rel ('/'-separated names) under the folder @root without following
  * a symbolic link anywhere in @rel: each folder with O_NOFOLLOW |

@@ -38,6 +38,8 @@ static json_t *load_file(const char *path, air__buf *why)
 	if (air__lread_file(path, MAX_SECRETS_FILE, &b) != 0) {
 		if (errno == ENOENT)
 			v = json_object();
+		else if (errno == EINVAL)
+			air__buf_printf(why, "cannot read the secrets file %s: not a regular file", path);
 		else
 			air__buf_printf(why, "cannot read the secrets file %s: %s", path, strerror(errno));
 		air__buf_dispose(&b);

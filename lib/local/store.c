@@ -196,12 +196,20 @@ int air__lread_fd(int fd, size_t max, air__buf *out)
 
 int air__lread_file(const char *path, size_t max, air__buf *out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO in a file's place is opened at once, then refused. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	int rc, saved;
 
 	air__buf_clear(out);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		saved = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
 	rc = air__lread_fd(fd, max, out);
 	saved = errno;
 	close(fd);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_test.h"
 #include "submit_test.h"
@@ -93,6 +94,27 @@ AIR_TEST(local__secrets_have_local_values)
 	ASSERT_NOT_CONTAINS(report_text(r), VALUE);
 	ASSERT_NOT_CONTAINS(report_text(r), "\"ab\"");
 	ASSERT_EQ_INT(air_check_report_ok(r), 0);
+	air_check_report_free(r);
+}
+
+/* A secrets file that is not a regular file (a FIFO nobody writes to, a
+ * folder) is reported, never waited on. */
+AIR_TEST(local__a_secrets_file_that_is_not_a_file)
+{
+	char fifo[4300];
+	air_check_report *r;
+
+	snprintf(fifo, sizeof(fifo), "%s/secrets.fifo", dir);
+	ASSERT_EQ_INT(mkfifo(fifo, 0600), 0);
+	setenv("AIR_LOCAL_SECRETS_FILE", fifo, 1);
+	r = local_check(BASE COMPUTE "secrets: {WANDB: ml/wandb}\n");
+	expect_check(r, "local_secret", "secrets.WANDB", AIR_CHECK_FAIL,
+	             "cannot read the secrets file");
+	expect_check(r, "local_secret", "secrets.WANDB", AIR_CHECK_FAIL, "not a regular file");
+	air_check_report_free(r);
+	setenv("AIR_LOCAL_SECRETS_FILE", dir, 1);
+	r = local_check(BASE COMPUTE "secrets: {WANDB: ml/wandb}\n");
+	expect_check(r, "local_secret", "secrets.WANDB", AIR_CHECK_FAIL, "Is a directory");
 	air_check_report_free(r);
 }
 
