@@ -48,7 +48,8 @@ void cli_client_free(air_client *c)
 }
 
 /* The workspace refused (403, not a disabled feature): the official tool's
- * identity block and next steps. */
+ * identity block and next steps (not for a local workspace, whose refusal
+ * is a state directory of another user). */
 void cli_print_access_hint(const air_error *err)
 {
 	const char *code = air_error_server_code(err);
@@ -58,6 +59,8 @@ void cli_print_access_hint(const air_error *err)
 
 	if (!err || air_error_http_status(err) != 403 || (code && strcmp(code, "PERMISSION_DENIED") != 0))
 		return;
+	if (auth && !strcmp(auth, "local"))
+		return; /* a local workspace has no identities: its message says it all */
 	fputc('\n', stderr);
 	if (profile && *profile)
 		fprintf(stderr, "Profile: %s\n", profile);

@@ -413,7 +413,16 @@ int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *
 		return air__failf(err, AIR_EINVAL, 0, "no workspace or request");
 	if ((rc = air__ctx_check(ctx, req->path, err)) != AIR_OK)
 		return rc;
-	rc = route(&c);
+	/* A state directory this user may not read (another user's) is said so,
+	 * never taken for an empty one; a missing one is a new workspace. */
+	if (access(ws->dir, R_OK | X_OK) != 0 && errno != ENOENT)
+		rc = errno == EACCES || errno == EPERM
+		         ? air__lreply_error(&c, 403, "PERMISSION_DENIED", "local workspace %s: %s "
+		                             "(its state directory is not yours to read)", ws->dir,
+		                             strerror(errno))
+		         : air__lreply_io_error(&c, ws->dir);
+	else
+		rc = route(&c);
 	if (rc != AIR_OK)
 		air__local_reply_clear(reply);
 	return rc;

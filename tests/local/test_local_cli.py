@@ -504,6 +504,29 @@ class LocalTest(unittest.TestCase):
         self.assertIn("local-test", listing)
         self.assertIn("SUCCESS", listing)
 
+    def test_a_state_directory_of_another_user_is_refused_not_taken_for_empty(self):
+        run_id = self.submit(yaml_of("true"))
+        self.wait_state(run_id, TERMINAL)
+        if os.geteuid() == 0:
+            # root without the capabilities that pass over file permissions
+            os.chown(self.state, 65534, 65534)
+            prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+        else:
+            prefix = []
+        os.chmod(self.state, 0o700 if prefix else 0)
+        try:
+            for args in (["list", "--all-status"], ["cancel", "--all", "--yes"], ["get", run_id]):
+                p = subprocess.run([*prefix, AIR, *args], env=self.env, stdin=subprocess.DEVNULL,
+                                   capture_output=True, text=True, timeout=PATIENCE_S)
+                self.assertEqual(p.returncode, 1, "%s: %s%s" % (args, p.stdout, p.stderr))
+                self.assertIn("local workspace %s: Permission denied (its state directory is "
+                              "not yours to read)" % self.state, p.stderr)
+                self.assertNotIn("No runs found", p.stdout + p.stderr)
+                self.assertNotIn("databricks auth describe", p.stderr)
+        finally:
+            os.chown(self.state, os.geteuid(), os.getegid())
+            os.chmod(self.state, 0o700)
+
     def test_suggested_commands_name_the_workspace_of_the_command_line(self):
         # The failure block's "whole log" command works as printed: it
         # carries --local, or the profile, of the command line it ends.
