@@ -50,6 +50,13 @@ static const char *const contract[] = {
 	"MLFLOW_TRACKING_URI", "MLFLOW_EXPERIMENT_ID",
 };
 
+/* What the submitter's environment holds that a node never gets: its
+ * Databricks credentials, and the file of every local secret. */
+static const char *const withheld[] = {
+	"DATABRICKS_TOKEN", "DATABRICKS_PASSWORD", "DATABRICKS_CLIENT_SECRET",
+	AIR__LOCAL_SECRETS_ENV,
+};
+
 typedef struct node_rt {
 	pid_t guard;         /* the node's process group; 0 once reaped */
 	int out;             /* read end of its output, -1 once closed */
@@ -268,6 +275,9 @@ static bool dropped(const sup *s, const char *assignment)
 
 	for (i = 0; i < AIR__ARRAY_SIZE(contract); i++)
 		if (named(assignment, contract[i]))
+			return true;
+	for (i = 0; i < AIR__ARRAY_SIZE(withheld); i++)
+		if (named(assignment, withheld[i]))
 			return true;
 	json_array_foreach(s->env_vars, i, v)
 		if ((name = air__json_str(v, "name")) && named(assignment, name))

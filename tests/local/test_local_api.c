@@ -160,7 +160,8 @@ AIR_TEST(local__environment_contract_on_two_nodes)
 		"[ -f \"$CODE_SOURCE_PATH/show_env.sh\" ] && echo SCRIPT_FOUND=yes\n"
 		"echo \"HYPER=$(tr '\\n' ' ' < \"$HYPERPARAMETERS_PATH\")\"\n"
 		"for v in CODE_SOURCE_PATH MASTER_ADDR MASTER_PORT NUM_NODES NODE_RANK WORLD_SIZE \\\n"
-		"         LOCAL_WORLD_SIZE MLFLOW_RUN_ID CUDA_VISIBLE_DEVICES MY_VAR AIR_TEST_INHERITED; do\n"
+		"         LOCAL_WORLD_SIZE MLFLOW_RUN_ID CUDA_VISIBLE_DEVICES MY_VAR AIR_TEST_INHERITED \\\n"
+		"         DATABRICKS_TOKEN DATABRICKS_CLIENT_SECRET AIR_LOCAL_SECRETS_FILE; do\n"
 		"  printf '%s=%s\\n' \"$v\" \"$(printenv \"$v\" || echo '<unset>')\"\n"
 		"done\n"
 		"echo \"SECRET_SHA=$(printf %s \"$MY_SECRET\" | sha256sum | cut -d' ' -f1)\"\n"
@@ -194,12 +195,18 @@ AIR_TEST(local__environment_contract_on_two_nodes)
 	setenv("AIR_TEST_INHERITED", "inherited", 1);
 	setenv("NODE_RANK", "99", 1);
 	setenv("MY_SECRET", "s3cret-value-42", 1);
+	setenv("DATABRICKS_TOKEN", "dapi-submitters-own-token", 1);
+	setenv("DATABRICKS_CLIENT_SECRET", "submitters-own-client-secret", 1);
+	setenv("AIR_LOCAL_SECRETS_FILE", path_in(dir, "no-secrets.json"), 1);
 	cfg = local_config(yaml, dir);
 	id = local_submit(c, cfg, NULL);
 	setenv("PATH", saved_path, 1);
 	unsetenv("AIR_TEST_INHERITED");
 	unsetenv("NODE_RANK");
 	unsetenv("MY_SECRET");
+	unsetenv("DATABRICKS_TOKEN");
+	unsetenv("DATABRICKS_CLIENT_SECRET");
+	unsetenv("AIR_LOCAL_SECRETS_FILE");
 
 	run = local_wait(c, id);
 	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
@@ -228,6 +235,10 @@ AIR_TEST(local__environment_contract_on_two_nodes)
 		ASSERT_EQ_STR(local_field(logs[n], "CUDA_VISIBLE_DEVICES"), n == 0 ? "7" : "");
 		ASSERT_EQ_STR(local_field(logs[n], "MY_VAR"), "hello world");
 		ASSERT_EQ_STR(local_field(logs[n], "AIR_TEST_INHERITED"), "inherited");
+		/* Never the submitter's credentials, nor the file of every secret. */
+		ASSERT_EQ_STR(local_field(logs[n], "DATABRICKS_TOKEN"), "<unset>");
+		ASSERT_EQ_STR(local_field(logs[n], "DATABRICKS_CLIENT_SECRET"), "<unset>");
+		ASSERT_EQ_STR(local_field(logs[n], "AIR_LOCAL_SECRETS_FILE"), "<unset>");
 		ASSERT_EQ_STR(local_field(logs[n], "SECRET_SHA"),
 		              "194b91bb657ba5ebcec402a4102c2ffd5949be0ee6048166878649f51ccb459c");
 		/* The node sees its secret; the log never shows it. */
