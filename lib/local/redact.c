@@ -7,7 +7,8 @@
  * merged) becomes one "[REDACTED]".
  *
  * Each value is looked for in the forms a program is likely to print it:
- * as it is, with its line endings as LF or as CRLF, and each of these
+ * as it is, with its line endings as LF, as CRLF or as lone CR (a file
+ * that went through `tr '\n' '\r'` or an old Mac tool), and each of these
  * without surrounding white space (a value read from a file usually ends
  * with a newline that `$(cat ...)` or strip() drops). Forms shorter than
  * AIR__LOCAL_MIN_SECRET bytes are not looked for: a local run refuses such
@@ -122,6 +123,9 @@ int air__lredact_new(const json_t *secrets, air__lredact **out)
 			with_line_endings(s, n, "\n", &form);
 			rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
 			with_line_endings(s, n, "\r\n", &form);
+			if (rc == AIR_OK)
+				rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
+			with_line_endings(s, n, "\r", &form);
 			if (rc == AIR_OK)
 				rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
 		}

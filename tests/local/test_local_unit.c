@@ -434,6 +434,7 @@ AIR_TEST(local_unit__secrets_in_other_line_endings_and_overlaps)
 		{"before -----BEGIN PRIVATE KEY-----\r\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\r\n"
 		 "q2Xr8b+0/ZtY==\r\n-----END PRIVATE KEY-----\r\n after\r\n", "before [REDACTED] after\n"},
 		{"x line one\nline two\ny\n", "x [REDACTED]y\n"},
+		{"x line one\rline two\ry\n", "x [REDACTED]y\n"},
 		{"tok=s3cr3t-value!\n", "tok=[REDACTED]!\n"},
 		{"xx abcdefghijkl yy\n", "xx [REDACTED] yy\n"},
 		{"token: hf_Tok3", "token: hf_Tok3\n"},
