@@ -281,10 +281,20 @@ AIR_TEST(list_cache__a_run_still_terminating_is_not_kept)
 	ASSERT_EQ_INT(stat(path, &st), 0);
 }
 
+/* Whether @name is in folder @dir (as a regular file), as @there says. */
+static void expect_file(const char *dir, const char *name, bool there)
+{
+	char path[1600];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (there != (lstat(path, &st) == 0 && S_ISREG(st.st_mode)))
+		FAIL("%s: %s", name, there ? "missing, or not a regular file" : "still there");
+}
+
 AIR_TEST(list_cache__a_fifo_left_temporary_files_and_the_bound)
 {
 	char names[5][32] = {{0}}, host[1400], path[1500];
-	struct stat st;
 
 	create_runs();
 	list_all(-1, names);
@@ -307,17 +317,10 @@ AIR_TEST(list_cache__a_fifo_left_temporary_files_and_the_bound)
 	fakews_clear_requests(fw);
 	list_all(-1, names);
 	ASSERT_TRUE(per_run_requests(2) > 0);
-	snprintf(path, sizeof(path), "%s/7.json.tmp-0011223344556677", host);
-	ASSERT_NE_INT(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/8.json.tmp-8899aabbccddeeff", host);
-	ASSERT_EQ_INT(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/1000.json", host);
-	ASSERT_EQ_INT(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/1.json", host);
-	ASSERT_NE_INT(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/3.json", host);
-	ASSERT_EQ_INT(stat(path, &st), 0);
-	snprintf(path, sizeof(path), "%s/2.json", host);
-	ASSERT_EQ_INT(stat(path, &st), 0);
-	ASSERT_TRUE(S_ISREG(st.st_mode) ? 1 : 0);
+	expect_file(host, "7.json.tmp-0011223344556677", false);
+	expect_file(host, "8.json.tmp-8899aabbccddeeff", true);
+	expect_file(host, "1000.json", true);
+	expect_file(host, "1.json", false);
+	expect_file(host, "3.json", true);
+	expect_file(host, "2.json", true); /* a regular file again */
 }
