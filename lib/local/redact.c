@@ -80,14 +80,15 @@ static int add_form(air__lredact *r, const char *v, size_t n)
 	return AIR_OK;
 }
 
-/* @v with its line endings rewritten: every CRLF and lone LF becomes @eol. */
+/* @v with its line endings rewritten: every CRLF, lone LF and lone CR
+ * becomes @eol. */
 static void with_line_endings(const char *v, size_t n, const char *eol, air__buf *out)
 {
 	air__buf_clear(out);
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] == '\r' && i + 1 < n && v[i + 1] == '\n')
 			continue; /* the LF that follows writes the ending */
-		if (v[i] == '\n')
+		if (v[i] == '\n' || v[i] == '\r')
 			air__buf_puts(out, eol);
 		else
 			air__buf_putc(out, v[i]);
@@ -119,7 +120,7 @@ int air__lredact_new(const json_t *secrets, air__lredact **out)
 		if (rc != AIR_OK || !s)
 			continue;
 		rc = add_forms(r, s, n);
-		if (rc == AIR_OK && memchr(s, '\n', n)) {
+		if (rc == AIR_OK && (memchr(s, '\n', n) || memchr(s, '\r', n))) {
 			with_line_endings(s, n, "\n", &form);
 			rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
 			with_line_endings(s, n, "\r\n", &form);
@@ -131,7 +132,7 @@ int air__lredact_new(const json_t *secrets, air__lredact **out)
 		}
 	}
 	if (form.ptr)
-		explicit_bzero(form.ptr, form.len);
+		explicit_bzero(form.ptr, form.cap); /* a longer form may have been there */
 	air__buf_dispose(&form);
 	if (rc != AIR_OK) {
 		air__lredact_free(r);

@@ -7,10 +7,12 @@
 #include "local/endpoints.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SCIM_ME "/api/2.0/preview/scim/v2/Me"
@@ -406,6 +408,7 @@ int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *
                      air__local_reply *reply, air_error **err)
 {
 	air__lcall c = {ws, ctx, req, reply, err};
+	struct stat st;
 	int rc;
 
 	air__local_reply_clear(reply);
@@ -415,7 +418,10 @@ int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *
 		return rc;
 	/* A state directory this user may not read (another user's) is said so,
 	 * never taken for an empty one; a missing one is a new workspace. */
-	if (access(ws->dir, R_OK | X_OK) != 0 && errno != ENOENT)
+	if (stat(ws->dir, &st) == 0 && !S_ISDIR(st.st_mode))
+		rc = air__lreply_error(&c, 500, "INTERNAL_ERROR", "local workspace %s: %s (the state "
+		                       "directory is a file)", ws->dir, strerror(ENOTDIR));
+	else if (faccessat(AT_FDCWD, ws->dir, R_OK | X_OK, AT_EACCESS) != 0 && errno != ENOENT)
 		rc = errno == EACCES || errno == EPERM
 		         ? air__lreply_error(&c, 403, "PERMISSION_DENIED", "local workspace %s: %s "
 		                             "(its state directory is not yours to read)", ws->dir,

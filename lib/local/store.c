@@ -204,8 +204,11 @@ int air__lread_file(const char *path, size_t max, air__buf *out)
 	air__buf_clear(out);
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		saved = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (fstat(fd, &st) != 0)
+		saved = errno;
+	else
+		saved = S_ISREG(st.st_mode) ? 0 : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (saved != 0) {
 		close(fd);
 		errno = saved;
 		return -1;

@@ -40,7 +40,9 @@
 #define MAX_AGE_MS (60LL * 24 * 3600 * 1000)
 #define MAX_ENTRIES 2000
 #define MAX_ENTRY_BYTES ((size_t)1 << 20)
-#define ENTRY_VERSION 1
+/* 2: only runs whose life cycle ended (version 1 kept runs still
+ * terminating, so its entries are misses). */
+#define ENTRY_VERSION 2
 #define TMP_MAX_AGE_S 3600
 #define TMP_INFIX ".json.tmp-"
 
@@ -121,15 +123,20 @@ air__list_cache *air__list_cache_open(air_client *c)
 	air__sha256_hex(host, strlen(host), hex);
 	hex[32] = '\0';
 	fd = make_dirs(base) ? open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	air__free(base);
 	if (fd >= 0)
 		fd = open_own_dir(fd, "air", false);
 	if (fd >= 0)
 		fd = open_own_dir(fd, "runs", false);
 	if (fd >= 0)
 		fd = open_own_dir(fd, hex, true);
-	if (fd < 0)
+	if (fd < 0) {
+		air__client_debug(c, AIR_DEBUG_INFO, "list cache off: %s/air/runs/%s is not a folder "
+		                  "of yours that only you can use (a link, another user's, or "
+		                  "writable by others)", base, hex);
+		air__free(base);
 		return NULL;
+	}
+	air__free(base);
 	if (!(cache = air__calloc(1, sizeof(*cache)))) {
 		close(fd);
 		return NULL;
@@ -168,6 +175,8 @@ json_t *air__list_cache_get(const air__list_cache *cache, int64_t run_id)
 	saved = air__json_int64_or(doc, "saved_ms", 0);
 	if (!json_is_object(run) || air__json_int64_or(doc, "version", 0) != ENTRY_VERSION ||
 	    air__json_int64_or(run, "run_id", 0) != run_id || saved <= 0 ||
+	    !air__life_cycle_is_final(air__json_str(json_object_get(run, "state"),
+	                                            "life_cycle_state")) ||
 	    air__now_ms() - saved > MAX_AGE_MS) {
 		if (fd >= 0)
 			unlinkat(cache->fd, name, 0); /* damaged, expired or not a file: gone */
@@ -177,25 +186,31 @@ json_t *air__list_cache_get(const air__list_cache *cache, int64_t run_id)
 	return doc;
 }
 
-/* The run id an entry's name holds ("<id>.json"), or -1. */
+/* The run id an entry's name holds ("<id>.json", written as this file
+ * writes it: no sign, no leading zero), or -1. */
 static int64_t entry_id(const char *name)
 {
 	const char *dot = strchr(name, '.');
-	char digits[24];
+	char digits[24], again[32];
 	int64_t id;
 
 	if (!dot || strcmp(dot, ".json") || dot == name || (size_t)(dot - name) >= sizeof(digits))
 		return -1;
 	memcpy(digits, name, (size_t)(dot - name));
 	digits[dot - name] = '\0';
-	return air__parse_int64(digits, &id) && id >= 0 ? id : -1;
+	if (!air__parse_int64(digits, &id) || id < 0)
+		return -1;
+	snprintf(again, sizeof(again), "%lld.json", (long long)id);
+	return strcmp(again, name) ? -1 : id;
 }
 
 /* Remove expired entries, temporary files a killed listing left, anything
  * that is not a regular file, and past MAX_ENTRIES the lowest run ids. */
 static void prune(const air__list_cache *cache)
 {
-	int dfd = dup(cache->fd);
+	/* A descriptor of its own: a dup() would share the read position, and
+	 * every prune after the first of a listing would see nothing. */
+	int dfd = openat(cache->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	struct dirent *de;
 	int64_t *ids = NULL, now = air__now_ms();

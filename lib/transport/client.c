@@ -490,16 +490,17 @@ const char *air__client_checks_path(const air_client *c)
 
 /* Whether @c will resolve to a local workspace, told without resolving
  * (which may need credentials or a request): its host option, else
- * DATABRICKS_HOST when no profile is named. False when only a profile
- * could tell. */
+ * DATABRICKS_HOST unless a profile option is given. False when only a
+ * profile could tell. */
 static bool configured_local(const air_client *c)
 {
 	const char *host = air__client_opt_str(c, AIR_OPT_HOST);
 
 	if (host && *host)
 		return air__backend_local.serves(host);
-	if ((air__client_opt_str(c, AIR_OPT_PROFILE) && *air__client_opt_str(c, AIR_OPT_PROFILE)) ||
-	    air__client_env(c, "DATABRICKS_CONFIG_PROFILE"))
+	/* A profile option wins over DATABRICKS_HOST; DATABRICKS_CONFIG_PROFILE
+	 * does not (lib/transport/resolve.c: the first value set wins). */
+	if (air__client_opt_str(c, AIR_OPT_PROFILE) && *air__client_opt_str(c, AIR_OPT_PROFILE))
 		return false;
 	host = air__client_env(c, "DATABRICKS_HOST");
 	return host && air__backend_local.serves(host);

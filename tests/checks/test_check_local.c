@@ -205,6 +205,31 @@ AIR_TEST(local__the_environment_section_is_not_checked)
 	             "this machine's environment");
 	ASSERT_EQ_INT((int)count_checks(r, "dependencies_pinned"), 0);
 	ASSERT_NULL(find_check(r, "local_secret", NULL)); /* no resources: nothing asked */
+	air_check_report_free(r);
+	/* DATABRICKS_HOST wins over the profile DATABRICKS_CONFIG_PROFILE names,
+	 * as when the client resolves. */
+	{
+		char cfgfile[4300], host[4300];
+		air_client *c = NULL;
+		air_error *err = NULL;
+
+		snprintf(cfgfile, sizeof(cfgfile), "%s/databrickscfg", dir);
+		air_test_write_file(cfgfile, "[p]\nhost = https://adb-1.azuredatabricks.net\n", 45);
+		snprintf(host, sizeof(host), "local://%s/state", dir);
+		setenv("DATABRICKS_CONFIG_FILE", cfgfile, 1);
+		setenv("DATABRICKS_CONFIG_PROFILE", "p", 1);
+		setenv("DATABRICKS_HOST", host, 1);
+		ASSERT_OK(air_client_new(NULL, &c, &err), err);
+		o = check_options(0, 0, 1, 1);
+		r = check_yaml(c, BASE COMPUTE, o);
+		air_check_options_free(o);
+		air_client_free(c);
+		unsetenv("DATABRICKS_CONFIG_FILE");
+		unsetenv("DATABRICKS_CONFIG_PROFILE");
+		unsetenv("DATABRICKS_HOST");
+		expect_check(r, "environment_pinned", "environment", AIR_CHECK_SKIPPED,
+		             "this machine's environment");
+	}
 	ASSERT_EQ_INT((int)count_checks(r, "environment_pinned"), 1);
 	ASSERT_EQ_INT((int)count_checks(r, "image_exclusive"), 0);
 	air_check_report_free(r);

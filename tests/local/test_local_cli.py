@@ -510,7 +510,8 @@ class LocalTest(unittest.TestCase):
         if os.geteuid() == 0:
             # root without the capabilities that pass over file permissions
             os.chown(self.state, 65534, 65534)
-            prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--"]
+            prefix = ["setpriv", "--inh-caps", "-all", "--bounding-set",
+                      "-dac_override,-dac_read_search", "--"]
         else:
             prefix = []
         os.chmod(self.state, 0o700 if prefix else 0)
@@ -526,6 +527,12 @@ class LocalTest(unittest.TestCase):
         finally:
             os.chown(self.state, os.geteuid(), os.getegid())
             os.chmod(self.state, 0o700)
+        # A file where the state directory should be: said so, not a refusal.
+        afile = self.write("not-a-folder", "x")
+        p = self.air("list", "--all-status", env=dict(self.env, DATABRICKS_HOST="local://" + afile),
+                     check=1)
+        self.assertIn("local workspace %s: Not a directory (the state directory is a file)" % afile,
+                      p.stderr)
 
     def test_suggested_commands_name_the_workspace_of_the_command_line(self):
         # The failure block's "whole log" command works as printed: it

@@ -343,10 +343,10 @@ static char *scrubbed(const air__lredact *r, const char *out, size_t n, const si
 
 static air__lredact *test_secrets(void)
 {
-	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "PEM", PEM, "SA",
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "PEM", PEM, "SA",
 	                      SERVICE_ACCOUNT, "TOKEN", TOKEN, "UTF", "\xC3\xA9-secret-\xC3\xA9",
 	                      "CRLF", "line one\r\nline two\r\n", "TRIMMED", "s3cr3t-value\n", "A",
-	                      "abcdefgh", "B", "efghijkl");
+	                      "abcdefgh", "B", "efghijkl", "CR", "cr one\rcr two\r");
 	air__lredact *r = NULL;
 
 	ASSERT_OK(air__lredact_new(v, &r), NULL);
@@ -435,6 +435,7 @@ AIR_TEST(local_unit__secrets_in_other_line_endings_and_overlaps)
 		 "q2Xr8b+0/ZtY==\r\n-----END PRIVATE KEY-----\r\n after\r\n", "before [REDACTED] after\n"},
 		{"x line one\nline two\ny\n", "x [REDACTED]y\n"},
 		{"x line one\rline two\ry\n", "x [REDACTED]y\n"},
+		{"x cr one\ncr two\ny\n", "x [REDACTED]y\n"}, /* stored with CR, printed with LF */
 		{"tok=s3cr3t-value!\n", "tok=[REDACTED]!\n"},
 		{"xx abcdefghijkl yy\n", "xx [REDACTED] yy\n"},
 		{"token: hf_Tok3", "token: hf_Tok3\n"},

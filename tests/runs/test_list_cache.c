@@ -324,3 +324,46 @@ AIR_TEST(list_cache__a_fifo_left_temporary_files_and_the_bound)
 	expect_file(host, "3.json", true);
 	expect_file(host, "2.json", true); /* a regular file again */
 }
+
+/* Every entry a listing writes keeps the bound, not only its first; an
+ * entry of the first version (which kept runs still terminating) is a miss. */
+AIR_TEST(list_cache__every_write_keeps_the_bound_and_old_entries_are_misses)
+{
+	char names[5][32] = {{0}}, host[1400], path[1500];
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	create_runs();
+	list_all(-1, names);
+	host_dir(host, sizeof(host));
+	for (int id = 1; id <= 3; id++) {
+		snprintf(path, sizeof(path), "%s/%d.json", host, id);
+		ASSERT_EQ_INT(unlink(path), 0);
+	}
+	for (int id = 1000; id < 2999; id++) { /* 1999 others */
+		snprintf(path, sizeof(path), "%s/%d.json", host, id);
+		air_test_write_file(path, "{}", 2);
+	}
+	list_all(-1, names); /* writes runs 1-3 again: three entries */
+	ASSERT_NOT_NULL(d = opendir(host));
+	while ((de = readdir(d)) != NULL)
+		n += strstr(de->d_name, ".json") != NULL;
+	closedir(d);
+	ASSERT_EQ_INT(n, 2000);
+	expect_file(host, "1000.json", true);
+	/* Version 1 wrote the same object: read now, it is a miss and replaced. */
+	snprintf(path, sizeof(path), "%s/3.json", host);
+	{
+		struct timespec now;
+		char text[256];
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(text, sizeof(text), "{\"version\":1,\"saved_ms\":%lld,\"run\":{\"run_id\":3,"
+		         "\"state\":{\"life_cycle_state\":\"TERMINATING\",\"result_state\":\"SUCCESS\"}}}",
+		         (long long)now.tv_sec * 1000);
+		air_test_write_file(path, text, strlen(text));
+	}
+	fakews_clear_requests(fw);
+	list_all(-1, names);
+	ASSERT_TRUE(per_run_requests(3) > 0);
+}
