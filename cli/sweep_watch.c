@@ -160,9 +160,11 @@ static void report_changes(const cli_globals *g, const air_sweep *s, const row *
 				json_object_set_new(e, metric, r->metric > 0 ? json_real(r->value) : json_null());
 			cli_print_jsonl(e);
 		} else {
-			printf("variant %zu (%s): run %s %s %s%s%s\n", i,
+			/* The metric named: "loss=0.42" ("-" before it is logged). */
+			printf("variant %zu (%s): run %s %s %s%s%s%s%s\n", i,
 			       cli_clean(cli_sweep_point_text(s, i)), id, r->state, dur,
-			       metric ? " " : "", metric ? val : "");
+			       metric ? " " : "", metric ? cli_clean(metric) : "", metric ? "=" : "",
+			       metric ? val : "");
 			fflush(stdout);
 		}
 	}

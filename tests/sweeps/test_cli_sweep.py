@@ -236,6 +236,17 @@ class Sweep(WorkspaceCase):
         self.assertIn("SUCCESS", term)
         self.assertIn("2 of 2 runs succeeded", err)
 
+    def test_watch_lines_name_the_metric(self):
+        self.fw.config(lifecycle={"pending_ms": 0, "running_ms": 200})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--watch", "--metric", "loss",
+                                  env={"AIR_LOGS_POLL_MS": "100"})
+        self.assertEqual(rc, 0, err)
+        done = [l for l in out.splitlines() if " SUCCESS " in l]
+        self.assertEqual(len(done), 2, out)
+        for line in done:
+            self.assertRegex(line, r"^variant [01] \(lr=[12]\): run \d+ SUCCESS "
+                                   r"\S+ loss=\S+$")
+
     def test_ctrl_c_stops_watching_not_the_runs(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
         p = subprocess.Popen([AIR, "sweep", "-f", self.yaml, "--grid", "parameters.lr=1,2",
