@@ -107,6 +107,7 @@ static int add_forms(air__lredact *r, const char *v, size_t n)
 
 int air__lredact_new(const json_t *secrets, air__lredact **out)
 {
+	static const char *const line_endings[] = {"\n", "\r\n", "\r"};
 	air__lredact *r = air__calloc(1, sizeof(*r));
 	air__buf form = AIR__BUF_INIT;
 	const char *name;
@@ -116,19 +117,14 @@ int air__lredact_new(const json_t *secrets, air__lredact **out)
 	json_object_foreach((json_t *)secrets, name, v) {
 		const char *s = json_string_value(v);
 		size_t n = json_string_length(v);
+		bool lines = s && (memchr(s, '\n', n) || memchr(s, '\r', n));
 
 		if (rc != AIR_OK || !s)
 			continue;
 		rc = add_forms(r, s, n);
-		if (rc == AIR_OK && (memchr(s, '\n', n) || memchr(s, '\r', n))) {
-			with_line_endings(s, n, "\n", &form);
+		for (size_t e = 0; lines && rc == AIR_OK && e < AIR__ARRAY_SIZE(line_endings); e++) {
+			with_line_endings(s, n, line_endings[e], &form);
 			rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
-			with_line_endings(s, n, "\r\n", &form);
-			if (rc == AIR_OK)
-				rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
-			with_line_endings(s, n, "\r", &form);
-			if (rc == AIR_OK)
-				rc = air__buf_oom(&form) ? AIR_ENOMEM : add_forms(r, form.ptr, form.len);
 		}
 	}
 	if (form.ptr)

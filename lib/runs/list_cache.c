@@ -145,6 +145,12 @@ air__list_cache *air__list_cache_open(air_client *c)
 	return cache;
 }
 
+/* The name of run @id's entry: "<id>.json". */
+static void entry_name(int64_t id, char out[32])
+{
+	snprintf(out, 32, "%lld.json", (long long)id);
+}
+
 void air__list_cache_close(air__list_cache *cache)
 {
 	if (!cache)
@@ -163,7 +169,7 @@ json_t *air__list_cache_get(const air__list_cache *cache, int64_t run_id)
 
 	if (!cache)
 		return NULL;
-	snprintf(name, sizeof(name), "%lld.json", (long long)run_id);
+	entry_name(run_id, name);
 	/* Non-blocking: a FIFO in an entry's place is opened at once, then left. */
 	fd = openat(cache->fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
@@ -191,7 +197,7 @@ json_t *air__list_cache_get(const air__list_cache *cache, int64_t run_id)
 static int64_t entry_id(const char *name)
 {
 	const char *dot = strchr(name, '.');
-	char digits[24], again[32];
+	char digits[24], canonical[32];
 	int64_t id;
 
 	if (!dot || strcmp(dot, ".json") || dot == name || (size_t)(dot - name) >= sizeof(digits))
@@ -200,8 +206,8 @@ static int64_t entry_id(const char *name)
 	digits[dot - name] = '\0';
 	if (!air__parse_int64(digits, &id) || id < 0)
 		return -1;
-	snprintf(again, sizeof(again), "%lld.json", (long long)id);
-	return strcmp(again, name) ? -1 : id;
+	entry_name(id, canonical);
+	return strcmp(canonical, name) ? -1 : id;
 }
 
 /* Remove expired entries, temporary files a killed listing left, anything
@@ -249,7 +255,7 @@ static void prune(const air__list_cache *cache)
 		for (size_t i = 1; i < n; i++)
 			if (ids[i] < ids[o])
 				o = i;
-		snprintf(name, sizeof(name), "%lld.json", (long long)ids[o]);
+		entry_name(ids[o], name);
 		unlinkat(dfd, name, 0);
 		ids[o] = ids[--n];
 	}
@@ -305,7 +311,7 @@ void air__list_cache_put(const air__list_cache *cache, const air_run *run, bool 
 			air__json_set_str(ml, "run_name", run->mlflow_run_name);
 		json_object_set_new(doc, "mlflow", ml);
 	}
-	snprintf(name, sizeof(name), "%lld.json", (long long)run->id);
+	entry_name(run->id, name);
 	if (doc && (text = json_dumps(doc, JSON_COMPACT)) != NULL &&
 	    (len = strlen(text)) <= MAX_ENTRY_BYTES &&
 	    (fd = make_tmp(cache, name, tmp, sizeof(tmp))) >= 0) {
