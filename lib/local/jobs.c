@@ -6,6 +6,7 @@
 #include "local/endpoints.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,7 +279,8 @@ static int cmp_desc(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Ids of every run folder, newest first. */
+/* Ids of every run folder, newest first (none when jobs/runs does not
+ * exist); NULL with errno when they cannot be read, ENOMEM included. */
 static int64_t *run_ids(const air__local *ws, size_t *n)
 {
 	char *path = air__lpath(ws->dir, "jobs/runs");
@@ -289,6 +291,8 @@ static int64_t *run_ids(const air__local *ws, size_t *n)
 
 	*n = 0;
 	air__free(path);
+	if (!d && errno != ENOENT)
+		return NULL; /* not readable: never taken for no runs */
 	if (!d)
 		return air__calloc(1, sizeof(*ids));
 	while ((e = readdir(d)) != NULL) {
@@ -296,8 +300,12 @@ static int64_t *run_ids(const air__local *ws, size_t *n)
 			continue;
 		if (*n == cap) {
 			int64_t *more = air__realloc(ids, (cap = cap ? 2 * cap : 64) * sizeof(*ids));
-			if (!more)
-				break;
+			if (!more) {
+				closedir(d);
+				air__free(ids);
+				errno = ENOMEM;
+				return NULL;
+			}
 			ids = more;
 		}
 		ids[(*n)++] = v;
@@ -322,9 +330,11 @@ int air__ljobs_list(air__lcall *c)
 		limit = 25;
 	if (!air__lquery_int(c, "page_token", &after, &bad))
 		after = INT64_MAX;
-	if (!runs || !(ids = run_ids(c->ws, &n))) {
-		json_decref(runs);
+	if (!runs)
 		return air__oom(c->err);
+	if (!(ids = run_ids(c->ws, &n))) {
+		json_decref(runs);
+		return errno == ENOMEM ? air__oom(c->err) : air__lreply_io_error(c, "cannot read its runs (jobs/runs)");
 	}
 	for (i = 0; i < n && (int64_t)json_array_size(runs) < limit; i++) {
 		json_t *run;
@@ -365,9 +375,11 @@ int air__ljobs_workflows(air__lcall *c)
 	int64_t *ids;
 	size_t n;
 
-	if (!list || !(ids = run_ids(c->ws, &n))) {
-		json_decref(list);
+	if (!list)
 		return air__oom(c->err);
+	if (!(ids = run_ids(c->ws, &n))) {
+		json_decref(list);
+		return errno == ENOMEM ? air__oom(c->err) : air__lreply_io_error(c, "cannot read its runs (jobs/runs)");
 	}
 	for (size_t i = 0; i < n; i++) {
 		char *dir = air__lrun_dir(c->ws->dir, ids[i]), *path = dir ? air__lpath(dir, "run.json")

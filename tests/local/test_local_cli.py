@@ -527,6 +527,22 @@ class LocalTest(unittest.TestCase):
         finally:
             os.chown(self.state, os.geteuid(), os.getegid())
             os.chmod(self.state, 0o700)
+        # Its runs folder alone unreadable: an error too, not an empty list.
+        runs = os.path.join(self.state, "jobs", "runs")
+        if prefix:
+            os.chown(runs, 65534, 65534)
+        os.chmod(runs, 0o700 if prefix else 0)
+        try:
+            for args in (["list", "--all-status"], ["cancel", "--all", "--yes"]):
+                p = subprocess.run([*prefix, AIR, *args], env=self.env, stdin=subprocess.DEVNULL,
+                                   capture_output=True, text=True, timeout=PATIENCE_S)
+                self.assertEqual(p.returncode, 1, "%s: %s%s" % (args, p.stdout, p.stderr))
+                self.assertIn("cannot read its runs (jobs/runs): Permission denied", p.stderr)
+                self.assertNotIn("No runs found", p.stdout + p.stderr)
+                self.assertNotIn("No active runs found", p.stdout + p.stderr)
+        finally:
+            os.chown(runs, os.geteuid(), os.getegid())
+            os.chmod(runs, 0o700)
         # A file where the state directory should be: said so, not a refusal.
         afile = self.write("not-a-folder", "x")
         p = self.air("list", "--all-status", env=dict(self.env, DATABRICKS_HOST="local://" + afile),
