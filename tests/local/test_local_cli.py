@@ -454,8 +454,12 @@ class LocalTest(unittest.TestCase):
         os.makedirs(disk)
         os.makedirs(out)
         state = os.path.join(disk, "state")
+        # The disk fills only once "before" is in the node log (however slowly
+        # the supervisor copies output), so that line is never one of the lost.
         yaml = self.write("full.yaml", yaml_of(
-            "echo before\nhead -c 16M /dev/zero > fill 2> /dev/null || true\n"
+            "echo before\n"
+            "until grep -qs ' before$' ../../logs/attempt_0/node_0.log; do sleep 0.05; done\n"
+            "head -c 16M /dev/zero > fill 2> /dev/null || true\n"
             "for i in $(seq 1 300); do echo \"after the fill $i\"; done\n",
             extra="max_retries: 0\n"))
         # Everything that sees the disk runs in the mount namespace it lives in.
