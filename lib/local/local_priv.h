@@ -74,6 +74,12 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
                        bool durable);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json(const char *path, const json_t *v, bool durable);
+/* Write @path, which must not exist yet, in a folder that no reader sees
+ * (one built under a temporary name, then renamed into place): no temporary
+ * file of its own. 0, or -1 with errno (a part written is removed). */
+int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mode);
+/* The same for a JSON value (compact, one line). */
+int air__lwrite_json_fresh(const char *path, const json_t *v);
 /* fsync() of the file or directory @path: 0, or -1 with errno. */
 int air__lsync(const char *path);
 /* Read a whole regular file of at most @max bytes into @out: 0, or -1 with
@@ -105,7 +111,8 @@ int air__llock(const char *path, bool wait, const air__ctx *ctx, int *fd);
 void air__lunlock(int fd);
 /* rm -rf; 0, or -1 with errno. */
 int air__lremove_tree(const char *path);
-/* Copy every regular file of @from into @to (created): 0, or -1 with errno. */
+/* Copy every regular file of @from into @to, a new folder (created) of a
+ * folder being built (air__lwrite_fresh()): 0, or -1 with errno. */
 int air__lcopy_dir_files(const char *from, const char *to);
 bool air__lexists(const char *path);
 
@@ -244,8 +251,11 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
 /* The node log complete (flushed, its node ended): beside it, how many
  * records it holds (<log>.count: "<size> <records>\n"), so that a reader of
  * its tail need not count them. Written only when the writer wrote the whole
- * log (it started empty and lost nothing). */
+ * log (it started empty and lost nothing), and only for a log of at least
+ * AIR__LOCAL_COUNTED_BYTES: a shorter one is counted faster than the file
+ * is made. */
 void air__lwriter_finish(air__lwriter *w, const char *log_path);
+#define AIR__LOCAL_COUNTED_BYTES (64 * 1024)
 /* The number of records of the complete log @log_path of @size bytes, from
  * its count file; -1 when there is none for that size. */
 int64_t air__llog_count(const char *log_path, size_t size);

@@ -278,12 +278,15 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
 
 void air__lwriter_finish(air__lwriter *w, const char *log_path)
 {
-	char *path = air__sprintf("%s.count", log_path), text[48];
-	int n = snprintf(text, sizeof(text), "%lld %llu\n", (long long)w->size,
-	                 (unsigned long long)w->records);
+	char *path, text[48];
+	int n;
 
 	/* The writer's count is the file's only when it wrote all of it. */
-	if (path && w->fd >= 0 && !w->error && w->started_empty && n > 0)
+	if (w->fd < 0 || w->error || !w->started_empty || w->size < AIR__LOCAL_COUNTED_BYTES)
+		return;
+	n = snprintf(text, sizeof(text), "%lld %llu\n", (long long)w->size,
+	             (unsigned long long)w->records);
+	if ((path = air__sprintf("%s.count", log_path)) != NULL && n > 0)
 		air__lwrite_atomic(path, text, (size_t)n, 0600, false);
 	air__free(path);
 }

@@ -150,7 +150,24 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 	return durable ? sync_parent(path) : 0;
 }
 
-int air__lwrite_json(const char *path, const json_t *v, bool durable)
+int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode), saved;
+
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, data, len) != 0 || close(fd) != 0) {
+		saved = errno;
+		close(fd);
+		unlink(path);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+/* @v as one compact line, written atomically (@durable) or @fresh. */
+static int write_json(const char *path, const json_t *v, bool durable, bool fresh)
 {
 	char *text = air__json_compact(v);
 	char *line = text ? air__sprintf("%s\n", text) : NULL;
@@ -161,9 +178,20 @@ int air__lwrite_json(const char *path, const json_t *v, bool durable)
 		errno = ENOMEM;
 		return -1;
 	}
-	rc = air__lwrite_atomic(path, line, strlen(line), 0600, durable);
+	rc = fresh ? air__lwrite_fresh(path, line, strlen(line), 0600)
+	           : air__lwrite_atomic(path, line, strlen(line), 0600, durable);
 	air__free(line);
 	return rc;
+}
+
+int air__lwrite_json(const char *path, const json_t *v, bool durable)
+{
+	return write_json(path, v, durable, false);
+}
+
+int air__lwrite_json_fresh(const char *path, const json_t *v)
+{
+	return write_json(path, v, false, true);
 }
 
 int air__lread_fd(int fd, size_t max, air__buf *out)
@@ -362,7 +390,7 @@ static int copy_file(const char *from, const char *to)
 	int rc = air__lread_file(from, SIZE_MAX / 2, &b);
 
 	if (rc == 0)
-		rc = air__lwrite_atomic(to, b.ptr, b.len, 0600, false);
+		rc = air__lwrite_fresh(to, b.ptr, b.len, 0600);
 	air__buf_dispose(&b);
 	return rc;
 }

@@ -311,8 +311,8 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 {
 	char *lock = air__lpath(tmp, "supervisor.lock"), *launch = air__lpath(tmp, "launch");
 	json_t *rec = run_record(c, s, id), *status = air__lstatus_new();
-	char *rpath = air__lpath(tmp, "run.json");
-	int rc = lock && launch && rec && status && rpath ? 0 : -1;
+	char *rpath = air__lpath(tmp, "run.json"), *spath = air__lpath(tmp, "status.json");
+	int rc = lock && launch && rec && status && rpath && spath ? 0 : -1;
 
 	*lock_fd = -1;
 	if (rc != 0)
@@ -323,10 +323,11 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 		rc = air__llock(lock, false, NULL, lock_fd);
 	if (rc == 0)
 		rc = air__lcopy_dir_files(s->launch_dir, launch);
+	/* Nobody sees @tmp: its files are written without temporary names. */
 	if (rc == 0)
-		rc = air__lwrite_json(rpath, rec, false);
+		rc = air__lwrite_json_fresh(rpath, rec);
 	if (rc == 0)
-		rc = air__lstatus_write(tmp, status, false);
+		rc = air__lwrite_json_fresh(spath, status);
 	if (rc == 0)
 		rc = rename(tmp, dir);
 	if (rc != 0) {
@@ -341,6 +342,7 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 	air__free(lock);
 	air__free(launch);
 	air__free(rpath);
+	air__free(spath);
 	return rc;
 }
 

@@ -134,12 +134,18 @@ static bool save(sup *s, bool durable)
 	return false;
 }
 
-/* Keep some space for the last status.json, should the disk fill up. */
+/* Keep some space for the last status.json, should the disk fill up: made
+ * once the nodes of an attempt started (off the way to their start), kept
+ * until the end. */
 static void keep_reserve(sup *s)
 {
-	char *path = air__lpath(s->dir, "status.reserve");
-	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+	char *path;
+	int fd;
 
+	if (s->reserve)
+		return;
+	path = air__lpath(s->dir, "status.reserve");
+	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
 	if (fd >= 0 && posix_fallocate(fd, 0, RESERVE_BYTES) == 0) {
 		s->reserve = path;
 		path = NULL;
@@ -650,6 +656,7 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	for (int64_t n = 0; n < s->nodes; n++)
 		if (!start_node(&t, n, a, port) && !t.stopping)
 			stop(&t, O_FAILED, false, "node %lld could not be started", (long long)n);
+	keep_reserve(s);
 	t.deadline = s->timeout_ms > 0 ? air__mono_ms() + s->timeout_ms : 0;
 	wait_nodes(&t);
 	end_nodes(&t);
@@ -764,7 +771,6 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		}
 		rc = 1;
 	} else if (!air__lstatus_terminal(s.status)) {
-		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
 		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
 		save(&s, false);
