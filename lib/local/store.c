@@ -131,9 +131,16 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 		errno = saved;
 		return -1;
 	}
-	if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0) || close(fd) != 0) {
+	if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0)) {
 		saved = errno;
 		close(fd);
+		unlink(tmp);
+		air__free(tmp);
+		errno = saved;
+		return -1;
+	}
+	if (close(fd) != 0) { /* the descriptor is released all the same */
+		saved = errno;
 		unlink(tmp);
 		air__free(tmp);
 		errno = saved;
@@ -156,9 +163,17 @@ int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mod
 
 	if (fd < 0)
 		return -1;
-	if (write_all(fd, data, len) != 0 || close(fd) != 0) {
+	if (write_all(fd, data, len) != 0) {
 		saved = errno;
 		close(fd);
+		unlink(path);
+		errno = saved;
+		return -1;
+	}
+	/* A failed close() has released the descriptor all the same: never
+	 * closed twice (another thread may have it by now). */
+	if (close(fd) != 0) {
+		saved = errno;
 		unlink(path);
 		errno = saved;
 		return -1;

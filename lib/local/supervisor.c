@@ -134,9 +134,7 @@ static bool save(sup *s, bool durable)
 	return false;
 }
 
-/* Keep some space for the last status.json, should the disk fill up: made
- * once the nodes of an attempt started (off the way to their start), kept
- * until the end. */
+/* Keep some space for the last status.json, should the disk fill up. */
 static void keep_reserve(sup *s)
 {
 	char *path;
@@ -656,7 +654,6 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	for (int64_t n = 0; n < s->nodes; n++)
 		if (!start_node(&t, n, a, port) && !t.stopping)
 			stop(&t, O_FAILED, false, "node %lld could not be started", (long long)n);
-	keep_reserve(s);
 	t.deadline = s->timeout_ms > 0 ? air__mono_ms() + s->timeout_ms : 0;
 	wait_nodes(&t);
 	end_nodes(&t);
@@ -771,6 +768,7 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		}
 		rc = 1;
 	} else if (!air__lstatus_terminal(s.status)) {
+		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
 		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
 		save(&s, false);
