@@ -80,6 +80,15 @@ int air__lwrite_json(const char *path, const json_t *v, bool durable);
 int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mode);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json_fresh(const char *path, const json_t *v);
+/* Space kept for a run's last status.json, should the disk fill up. */
+#define AIR__LOCAL_RESERVE_BYTES (256 * 1024)
+/* The file @path holding @bytes of disk space (made when missing, never
+ * truncated): 0, or -1 with errno (a file this call made is removed;
+ * EFBIG, without trying, beyond the file size limit). */
+int air__lreserve(const char *path, off_t bytes);
+/* Remove <run_dir>/status.reserve, once the run's last status is written or
+ * will never be. */
+void air__lreserve_drop(const char *run_dir);
 /* fsync() of the file or directory @path: 0, or -1 with errno. */
 int air__lsync(const char *path);
 /* Read a whole regular file of at most @max bytes into @out: 0, or -1 with
@@ -211,6 +220,9 @@ void air__lredact_free(air__lredact *r);
 /* Length of @v (@n bytes) without surrounding white space; *start (may be
  * NULL) gets where that part begins. */
 size_t air__lredact_significant(const char *v, size_t n, const char **start);
+/* Length of the shortest form of @v that redaction looks for: without
+ * surrounding white space, each CRLF one byte (its LF and lone-CR forms). */
+size_t air__lredact_shortest(const char *v, size_t n);
 /* Move the bytes of @raw that can no longer be part of a value to @out,
  * every occurrence replaced by "[REDACTED]"; the bytes that could still
  * begin one stay in @raw, unless @final (the end of the stream). @r may be
@@ -246,7 +258,8 @@ void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact);
 void air__lwriter_feed(air__lwriter *w, const char *data, size_t len);
 /* The end of the output: what is left (an unfinished last line) becomes records. */
 void air__lwriter_flush(air__lwriter *w);
-/* A line of the local runtime itself ("[air local] ..."). */
+/* A line of the local runtime itself ("[air local] ..."): one record, its
+ * line breaks made spaces. */
 void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
 /* The node log complete (flushed, its node ended): beside it, how many
  * records it holds (<log>.count: "<size> <records>\n"), so that a reader of

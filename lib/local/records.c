@@ -269,6 +269,11 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
 	va_start(ap, fmt);
 	air__buf_vprintf(&text, fmt, ap);
 	va_end(ap);
+	/* One record, whatever the text holds (a workload's dependency, say):
+	 * its line breaks become spaces. */
+	for (size_t i = 0; i < text.len; i++)
+		if (text.ptr[i] == '\n' || text.ptr[i] == '\r')
+			text.ptr[i] = ' ';
 	begin_batch(w, &out, &noting);
 	add_record(w, &out, air__buf_cstr(&text), text.len);
 	write_batch(w, &out, noting);

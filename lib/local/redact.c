@@ -55,6 +55,17 @@ size_t air__lredact_significant(const char *v, size_t n, const char **start)
 	return n;
 }
 
+size_t air__lredact_shortest(const char *v, size_t n)
+{
+	const char *start;
+	size_t m = air__lredact_significant(v, n, &start), len = m;
+
+	for (size_t i = 0; i + 1 < m; i++)
+		if (start[i] == '\r' && start[i + 1] == '\n')
+			len--;
+	return len;
+}
+
 /* Add @v (@n bytes) unless it is too short or already there. */
 static int add_form(air__lredact *r, const char *v, size_t n)
 {

@@ -122,6 +122,15 @@ int air__lstatus_write(const char *run_dir, const json_t *status, bool durable)
 	return rc;
 }
 
+void air__lreserve_drop(const char *run_dir)
+{
+	char *path = air__lpath(run_dir, "status.reserve");
+
+	if (path)
+		unlink(path);
+	air__free(path);
+}
+
 /* Under the supervisor's lock, which nobody else holds: the supervisor is
  * gone. Record how the run ended, unless it finished just before. */
 static json_t *record_crash(const char *run_dir, json_t *status)
@@ -136,6 +145,8 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 		json_decref(status);
 		status = fresh;
 	}
+	/* Its space is of no use any more, and may be what the write below needs. */
+	air__lreserve_drop(run_dir);
 	if (air__lstatus_terminal(status))
 		return status;
 	pid = air__json_int64_or(status, "supervisor_pid", 0);

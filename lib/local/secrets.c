@@ -86,14 +86,17 @@ static int sorted_names(const json_t *spec, const char ***out, size_t *n)
  * AIR_EINVAL with the reason in @why (never the value). */
 static int usable(const char *name, const char *ref, const char *value, air__buf *why)
 {
-	size_t len = air__lredact_significant(value, strlen(value), NULL);
+	size_t n = strlen(value), len = air__lredact_shortest(value, n);
+	/* Printed with other line endings, a value with CRLF is shorter. */
+	bool crlf = len < air__lredact_significant(value, n, NULL);
 	json_t *s;
 
 	if (len < AIR__LOCAL_MIN_SECRET) {
 		air__buf_printf(why, "secret %s (%s) is too short to be redacted reliably: its value "
-		                "has %zu byte%s (not counting surrounding white space), and a local "
+		                "has %zu byte%s%s (not counting surrounding white space), and a local "
 		                "run needs at least %d to tell it apart in the node logs",
-		                name, ref, len, len == 1 ? "" : "s", AIR__LOCAL_MIN_SECRET);
+		                name, ref, len, len == 1 ? "" : "s",
+		                crlf ? " with LF line endings" : "", AIR__LOCAL_MIN_SECRET);
 		return AIR_EINVAL;
 	}
 	if (!(s = json_string(value))) {

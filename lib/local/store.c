@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -179,6 +180,36 @@ int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mod
 		return -1;
 	}
 	return 0;
+}
+
+int air__lreserve(const char *path, off_t bytes)
+{
+	bool made = false;
+	struct rlimit lim;
+	int fd, e;
+
+	/* Beyond the file size limit, the calling program would get SIGXFSZ. */
+	if (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+	    lim.rlim_cur < (rlim_t)bytes) {
+		errno = EFBIG;
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		made = true;
+	else if (errno == EEXIST)
+		fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* posix_fallocate() returns its error instead of setting errno. */
+	if ((e = posix_fallocate(fd, 0, bytes)) != 0) {
+		close(fd);
+		if (made)
+			unlink(path);
+		errno = e;
+		return -1;
+	}
+	return close(fd);
 }
 
 /* @v as one compact line, written atomically (@durable) or @fresh. */

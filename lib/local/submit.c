@@ -312,7 +312,8 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 	char *lock = air__lpath(tmp, "supervisor.lock"), *launch = air__lpath(tmp, "launch");
 	json_t *rec = run_record(c, s, id), *status = air__lstatus_new();
 	char *rpath = air__lpath(tmp, "run.json"), *spath = air__lpath(tmp, "status.json");
-	int rc = lock && launch && rec && status && rpath && spath ? 0 : -1;
+	char *reserve = air__lpath(tmp, "status.reserve");
+	int rc = lock && launch && rec && status && rpath && spath && reserve ? 0 : -1;
 
 	*lock_fd = -1;
 	if (rc != 0)
@@ -323,6 +324,13 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 		rc = air__llock(lock, false, NULL, lock_fd);
 	if (rc == 0)
 		rc = air__lcopy_dir_files(s->launch_dir, launch);
+	/* A disk too full for the run's last status is found now, before the
+	 * run exists (the supervisor keeps the reserve until the run ends). A
+	 * reserve beyond the file size limit is left out, as the supervisor's
+	 * would be. */
+	if (rc == 0 && air__lreserve(reserve, AIR__LOCAL_RESERVE_BYTES) != 0 &&
+	    (errno == ENOSPC || errno == EDQUOT))
+		rc = -1;
 	/* Nobody sees @tmp: its files are written without temporary names. */
 	if (rc == 0)
 		rc = air__lwrite_json_fresh(rpath, rec);
@@ -343,6 +351,7 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 	air__free(launch);
 	air__free(rpath);
 	air__free(spath);
+	air__free(reserve);
 	return rc;
 }
 
@@ -393,6 +402,7 @@ static void launch(air__lcall *c, const char *program, int64_t id, const char *d
 		air__buf_dispose(&why);
 		return;
 	}
+	air__lreserve_drop(dir);
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
 	                                  air__buf_cstr(&why)) == AIR_OK) {

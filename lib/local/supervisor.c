@@ -35,7 +35,6 @@ extern char **environ;
 #define READ_CHUNK 65536
 /* Space kept for the last status.json (which holds at most
  * AIR__LOCAL_KEPT_ATTEMPTS attempts: a few KiB). */
-#define RESERVE_BYTES (256 * 1024)
 /* The longest back-off between attempts, in (local) seconds. */
 #define BACKOFF_CAP_S 60
 
@@ -134,24 +133,17 @@ static bool save(sup *s, bool durable)
 	return false;
 }
 
-/* Keep some space for the last status.json, should the disk fill up. */
+/* Keep some space for the last status.json, should the disk fill up: the
+ * reserve the submission made with the run's folder (made here when it is
+ * missing). */
 static void keep_reserve(sup *s)
 {
-	char *path;
-	int fd;
+	char *path = air__lpath(s->dir, "status.reserve");
 
-	if (s->reserve)
-		return;
-	path = air__lpath(s->dir, "status.reserve");
-	fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
-	if (fd >= 0 && posix_fallocate(fd, 0, RESERVE_BYTES) == 0) {
+	if (path && air__lreserve(path, AIR__LOCAL_RESERVE_BYTES) == 0) {
 		s->reserve = path;
 		path = NULL;
-	} else if (fd >= 0) {
-		unlink(path);
 	}
-	if (fd >= 0)
-		close(fd);
 	air__free(path);
 }
 
@@ -771,11 +763,17 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
 		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
-		save(&s, false);
-		if (prepare(&s))
+		/* A run whose state cannot be recorded is not started: it ends at
+		 * once, with the reserve given back for that. */
+		if (!save(&s, false))
+			finish(&s, AIR__L_INTERNAL_ERROR, "FAILED",
+			       "the local supervisor did not start the run: it cannot record its state");
+		else if (prepare(&s))
 			run_attempts(&s);
 	}
 	release_reserve(&s);
+	if (s.dir)
+		air__lreserve_drop(s.dir); /* also when it was not taken: the run had ended */
 	json_decref(s.rec);
 	json_decref(s.status);
 	json_decref(s.env_vars);

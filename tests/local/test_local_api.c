@@ -445,16 +445,20 @@ AIR_TEST(local__a_secret_too_short_to_redact_is_refused)
 	air_submission *sub = NULL;
 	air_error *err = NULL;
 
-	setenv("AIR_TEST_SHORT", " Qz\n", 1);
 	ASSERT_OK(air_submit_options_new(&o), err);
-	for (int skip = 0; skip < 2; skip++) {
-		ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, skip), err);
-		ASSERT_NE_INT(air_client_submit(c, cfg, o, &sub, &err), AIR_OK);
-		ASSERT_CONTAINS(air_error_message(err), "AIR_TEST_SHORT (team/short)");
-		ASSERT_CONTAINS(air_error_message(err), "too short to be redacted");
-		ASSERT_NOT_CONTAINS(air_error_message(err), "Qz");
-		air_error_free(err);
-		err = NULL;
+	/* 2 bytes; and 4 whose CRLF makes them 3 printed with LF line endings. */
+	for (int crlf = 0; crlf < 2; crlf++) {
+		setenv("AIR_TEST_SHORT", crlf ? "Q\r\nz" : " Qz\n", 1);
+		for (int skip = 0; skip < 2; skip++) {
+			ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, skip), err);
+			ASSERT_NE_INT(air_client_submit(c, cfg, o, &sub, &err), AIR_OK);
+			ASSERT_CONTAINS(air_error_message(err), "AIR_TEST_SHORT (team/short)");
+			ASSERT_CONTAINS(air_error_message(err), crlf ? "has 3 bytes with LF line endings"
+			                                             : "has 2 bytes (not counting");
+			ASSERT_NOT_CONTAINS(air_error_message(err), "Qz");
+			air_error_free(err);
+			err = NULL;
+		}
 	}
 	unsetenv("AIR_TEST_SHORT");
 	ASSERT_NULL(sub);

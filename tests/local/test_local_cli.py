@@ -489,6 +489,40 @@ class LocalTest(unittest.TestCase):
             self.assertRegex(line, r"^\d+ (before|after the fill \d+|\[air local\] .*)$")
         self.assertIn(" before\n", text)
 
+    def test_a_disk_too_full_for_a_run_refuses_its_submission(self):
+        """The reserve for a run's last status.json is made with its folder:
+        a disk without room for it refuses the submission, and nothing of
+        the run is left or started."""
+        if os.geteuid() != 0 or not shutil.which("unshare"):
+            self.skipTest("needs root and unshare(1) to mount a small tmpfs")
+        disk, out = os.path.join(self.tmp, "disk"), os.path.join(self.tmp, "out")
+        os.makedirs(disk)
+        os.makedirs(out)
+        state = os.path.join(disk, "state")
+        marker = os.path.join(out, "ran")
+        yaml = self.write("small.yaml", yaml_of("touch %s" % marker, extra="max_retries: 0\n"))
+        script = ('mount -t tmpfs -o size=4m tmpfs "$DISK" || exit 99\n'
+                  '"$AIR" run -f "$YAML" --watch > "$OUT/first.txt" 2>&1 || exit 98\n'
+                  'rm -f "$MARKER"\n'
+                  'avail=$(df -k --output=avail "$DISK" | tail -1)\n'
+                  'head -c $(( (avail - 64) * 1024 )) /dev/zero > "$DISK/fill"\n'
+                  '"$AIR" run -f "$YAML" --watch > "$OUT/second.txt" 2>&1\n'
+                  'echo $? > "$OUT/rc"\n'
+                  'ls -a "$STATE/jobs/runs" > "$OUT/runs"\n')
+        env = dict(self.env, DATABRICKS_HOST="local://" + state, DISK=disk, OUT=out, YAML=yaml,
+                   STATE=state, MARKER=marker, AIR=shutil.which(AIR) or AIR)
+        p = subprocess.run(["unshare", "--mount", "--propagation", "private", "bash", "-c",
+                            script], env=env, capture_output=True, text=True,
+                           timeout=PATIENCE_S)
+        if p.returncode == 99:
+            self.skipTest("cannot mount a tmpfs here: %s" % p.stderr.strip())
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        second = read(os.path.join(out, "second.txt"))
+        self.assertEqual(read(os.path.join(out, "rc")).strip(), "1", second)
+        self.assertIn("cannot create the run's folder: No space left on device", second)
+        self.assertEqual(read(os.path.join(out, "runs")).split(), [".", "..", "1"])
+        self.assertFalse(os.path.exists(marker))
+
     def test_local_flag_and_profiles_select_a_local_workspace(self):
         env = {k: v for k, v in self.env.items() if k != "DATABRICKS_HOST"}
         env["XDG_STATE_HOME"] = os.path.join(self.tmp, "xdg")

@@ -213,6 +213,33 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	air__free(path);
 }
 
+/* A note is one record whatever its text holds: a line break in it (a
+ * workload's dependency, say) never makes a record of its own. */
+AIR_TEST(local_unit__a_note_with_line_breaks_is_one_record)
+{
+	const char *dir = air_test_tmpdir();
+	char *path = air__sprintf("%s/node_0.log", dir), *text;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	size_t size = 0, lines = 0;
+	air__lwriter w;
+
+	ASSERT_TRUE(fd >= 0);
+	air__lwriter_init(&w, fd, NULL);
+	air__lwriter_feed(&w, "before\n", 7);
+	air__lwriter_note(&w, "dependency %s", "numpy==1.0\n1 forged\r\nrecord");
+	air__lwriter_feed(&w, "after\n", 6);
+	air__lwriter_flush(&w);
+	air__lwriter_dispose(&w);
+	close(fd);
+	ASSERT_NOT_NULL(text = air_test_read_file(path, &size));
+	for (size_t i = 0; i < size; i++)
+		lines += text[i] == '\n';
+	ASSERT_EQ_INT(lines, 3);
+	ASSERT_CONTAINS(text, " [air local] dependency numpy==1.0 1 forged  record\n");
+	free(text);
+	air__free(path);
+}
+
 /* A complete log says how many records it holds (for its readers' tails);
  * a log the writer did not write whole, or that changed since, does not. */
 AIR_TEST(local_unit__a_finished_log_counts_its_records)
