@@ -93,6 +93,10 @@ void cli_now_rfc3339(char out[32]);
 json_t *cli_json_time(int64_t epoch_ms);
 /* "1h 2m 3s" / "0s". */
 void cli_format_duration(int64_t seconds, char *out, size_t n);
+/* Whole seconds from @start_ms to @end_ms (now when <= 0), halves to the even
+ * neighbour (Python's round(), as the reference rounds `duration_seconds`):
+ * the one duration of `get`, `list` and `sweep --watch`. */
+int64_t cli_duration_s(int64_t start_ms, int64_t end_ms);
 /* "YYYY-MM-DD HH:MM UTC" */
 void cli_format_utc_minutes(int64_t epoch_ms, char *out, size_t n);
 /* ISO 8601 local time to the second with its offset: "2023-11-14T23:13:20+01:00". */

@@ -110,23 +110,9 @@ int cli_runs_open(const cli_globals *g, unsigned flags, air_client **out, char *
 
 static const char get_usage[] = "air get RUN_ID | air get pool POOL_ID";
 
-/* Python's round(): halves go to the even neighbour. */
-static int64_t round_half_even_ms(int64_t ms)
-{
-	int64_t q = ms / 1000, r = ms % 1000;
-
-	if (r > 500 || (r == 500 && (q % 2) != 0))
-		q++;
-	return q;
-}
-
 static int64_t duration_s(const air_run *run)
 {
-	int64_t start = air_run_start_time_ms(run), end = air_run_end_time_ms(run);
-
-	if (end <= 0)
-		end = (int64_t)time(NULL) * 1000;
-	return round_half_even_ms(end - start);
+	return cli_duration_s(air_run_start_time_ms(run), air_run_end_time_ms(run));
 }
 
 static json_t *str_or_null(const char *s) { return s ? json_string(s) : json_null(); }

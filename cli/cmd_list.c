@@ -90,10 +90,8 @@ void cli_list_table_add(cli_list_table *t, const air_run *run)
 	if (tm.start_ms > 0)
 		cli_format_local_iso(tm.start_ms, buf, sizeof(buf));
 	cells[t->n][3] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
-	if (tm.start_ms > 0) {
-		int64_t end = tm.end_ms > 0 ? tm.end_ms : (int64_t)time(NULL) * 1000;
-		cli_format_duration((end - tm.start_ms) / 1000, buf, sizeof(buf));
-	}
+	if (tm.start_ms > 0)
+		cli_format_duration(cli_duration_s(tm.start_ms, tm.end_ms), buf, sizeof(buf));
 	cells[t->n][4] = dup_or_dash(tm.start_ms > 0 ? buf : NULL);
 	if (mid && !(name && *name))
 		snprintf(buf, sizeof(buf), "...%s", cli_clean(strlen(mid) > 8 ? mid + strlen(mid) - 8 : mid));

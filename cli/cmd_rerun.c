@@ -12,7 +12,8 @@ static const char rerun_usage[] =
 static const char rerun_description[] =
 	"Submit the exact workload of a past run again: its config, code snapshot and\n"
 	"launch files, optionally with overrides. The same rerun submitted twice starts\n"
-	"one run; --idempotency-key KEY starts another.\n";
+	"one run; --idempotency-key KEY starts another. A run that `air run --override`\n"
+	"submitted keeps its config file as read, without those overrides: pass them again.\n";
 
 static int rerun_options(const cli_strlist *overrides, const char *key, air_rerun_options **out)
 {

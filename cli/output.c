@@ -182,6 +182,16 @@ json_t *cli_json_time(int64_t epoch_ms)
 	return json_string(buf);
 }
 
+int64_t cli_duration_s(int64_t start_ms, int64_t end_ms)
+{
+	int64_t ms = (end_ms > 0 ? end_ms : (int64_t)time(NULL) * 1000) - start_ms;
+	int64_t q = ms / 1000, r = ms % 1000;
+
+	if (r > 500 || (r == 500 && (q % 2) != 0))
+		q++;
+	return q;
+}
+
 void cli_format_duration(int64_t seconds, char *out, size_t n)
 {
 	int64_t h, m, s;

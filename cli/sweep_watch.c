@@ -53,12 +53,10 @@ static bool pause_ms(int64_t ms)
 
 static void duration_text(const row *r, char *out, size_t n)
 {
-	int64_t end = r->end_ms > 0 ? r->end_ms : (int64_t)time(NULL) * 1000;
-
 	if (r->start_ms <= 0)
 		snprintf(out, n, "-");
 	else
-		cli_format_duration((end - r->start_ms) / 1000, out, n);
+		cli_format_duration(cli_duration_s(r->start_ms, r->end_ms), out, n);
 }
 
 static void metric_text(const row *r, char *out, size_t n)
@@ -152,9 +150,7 @@ static void report_changes(const cli_globals *g, const air_sweep *s, const row *
 			json_object_set_new(e, "run_id", json_string(id));
 			json_object_set_new(e, "status", json_string(r->state));
 			json_object_set_new(e, "duration_seconds", r->start_ms > 0
-			                    ? json_integer((json_int_t)(((r->end_ms > 0 ? r->end_ms
-			                                   : (int64_t)time(NULL) * 1000) - r->start_ms) /
-			                                   1000))
+			                    ? json_integer((json_int_t)cli_duration_s(r->start_ms, r->end_ms))
 			                    : json_null());
 			if (metric)
 				json_object_set_new(e, metric, r->metric > 0 ? json_real(r->value) : json_null());

@@ -17,7 +17,7 @@ echo "== building libair and air in $build/ (about a minute the first time)"
 [ -f "$build/build.ninja" ] || meson setup "$build" >/dev/null
 ninja -C "$build" >/dev/null
 echo
-air="$root/$build/cli/air"
+case $build in /*) air="$build/cli/air" ;; *) air="$root/$build/cli/air" ;; esac
 
 echo "== air run --dry-run (offline validation)"
 "$air" run -f "$root/examples/local-train.yaml" --dry-run

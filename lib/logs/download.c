@@ -341,19 +341,6 @@ static int download_group(air_client *c, const air__ctx *ctx, const char *mlflow
 	return rc;
 }
 
-static int check_node(const air_run *run, const air_logs_options *o, int64_t nodes,
-                      air_error **err)
-{
-	if (o->node >= nodes)
-		return air__fail(err, air__error_set_field(
-			air__error_new(AIR_EINVAL, 0,
-			               "node %d is out of range for run %lld: it ran on %lld node%s (0..%lld)",
-			               o->node, (long long)run->id, (long long)nodes, nodes == 1 ? "" : "s",
-			               (long long)nodes - 1),
-			"node"));
-	return AIR_OK;
-}
-
 /* Every node failed and nothing was written: one error naming each failure. */
 static int all_failed(const air_download_report *rep, air_error **err)
 {
@@ -391,7 +378,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	if (rc == AIR_OK)
 		rc = air__logs_node_count(run, &nodes, err);
 	if (rc == AIR_OK)
-		rc = check_node(run, o, nodes, err);
+		rc = air__logs_check_node(run, o->node, err);
 	if (rc == AIR_OK) {
 		rep->count = o->node >= 0 ? 1 : (size_t)nodes;
 		rep->nodes = air__calloc(rep->count, sizeof(*rep->nodes));

@@ -31,6 +31,21 @@ int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err
 		"attempt"));
 }
 
+int air__logs_check_node(const air_run *run, int32_t node, air_error **err)
+{
+	int64_t nodes;
+
+	/* A run whose node count cannot be told is not checked here. */
+	if (node < 0 || air__logs_node_count(run, &nodes, NULL) != AIR_OK || node < nodes)
+		return AIR_OK;
+	return air__fail(err, air__error_set_field(
+		air__error_new(AIR_EINVAL, 0,
+		               "node %d is out of range for run %lld: it ran on %lld node%s (0..%lld)",
+		               node, (long long)run->id, (long long)nodes, nodes == 1 ? "" : "s",
+		               (long long)nodes - 1),
+		"node"));
+}
+
 int air_logs_options_new(air_logs_options **out)
 {
 	if (!out)
@@ -237,8 +252,20 @@ char *air__no_logs_message(const air_run *run)
 
 int air__stream_set_no_logs(air__stream *s, air_error **err)
 {
+	int64_t nodes;
+
 	air__free(s->no_logs);
 	s->no_logs = air__no_logs_message(s->run);
+	/* The node asked for is past the run's: the message says so (the
+	 * request was made all the same, as the reference makes it). */
+	if (s->no_logs && s->o.node > 0 && air__logs_node_count(s->run, &nodes, NULL) == AIR_OK &&
+	    s->o.node >= nodes) {
+		char *more = air__sprintf("%s (node %d is past its last: it ran on %lld node%s, "
+		                          "0..%lld)", s->no_logs, (int)s->o.node, (long long)nodes,
+		                          nodes == 1 ? "" : "s", (long long)nodes - 1);
+		air__free(s->no_logs);
+		s->no_logs = more;
+	}
 	return s->no_logs ? AIR_OK : air__oom(err);
 }
 

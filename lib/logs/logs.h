@@ -55,6 +55,10 @@ void air__logs_options_defaults(air_logs_options *o);
 int64_t air__logs_tail_target(const air_logs_options *o);
 /* an attempt beyond the latest is AIR_EINVAL naming 0..latest. */
 int air__logs_check_attempt(const air_run *run, int32_t attempt, air_error **err);
+/* AIR_OK unless @node (>= 0) is past the nodes @run ran on (AIR_EINVAL,
+ * field "node"); a run whose node count is unknown passes. Downloads only:
+ * a stream of such a node has no logs (its message says why). */
+int air__logs_check_node(const air_run *run, int32_t node, air_error **err);
 /* Nodes of @run: accelerators / GPUs per node of its type; AIR_EPROTO when
  * the run reports no compute, an unknown type or a remainder (download.c). */
 int air__logs_node_count(const air_run *run, int64_t *out, air_error **err);

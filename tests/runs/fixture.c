@@ -53,6 +53,11 @@ void fixture_teardown(void)
 
 int64_t fixture_std_run(int64_t id, const char *result)
 {
+	return fixture_std_run_on(id, result, 1);
+}
+
+int64_t fixture_std_run_on(int64_t id, const char *result, int nodes)
+{
 	return fakews_create_runf(
 		fw,
 		"{\"run_id\":%lld,\"run_name\":\"smoke-test\",\"creator_user_name\":\"tester@databricks.com\","
@@ -61,8 +66,8 @@ int64_t fixture_std_run(int64_t id, const char *result)
 		"\"attempt_number\":0,\"max_retries\":3,\"ai_runtime_task\":{\"experiment\":\"smoke-test\","
 		"\"deployments\":[{\"command_path\":\"/Workspace/Users/tester@databricks.com/.air/cli_launch/"
 		"smoke-test/smoke-test_0123456789abcdef/command.sh\",\"compute\":{\"accelerator_type\":"
-		"\"GPU_1xH100\",\"accelerator_count\":1}}]}}]}",
-		(long long)id, result, (long long)id + 1);
+		"\"GPU_1xH100\",\"accelerator_count\":%d}}]}}]}",
+		(long long)id, result, (long long)id + 1, nodes);
 }
 
 void fixture_post(const char *path, const char *fmt, ...)

@@ -28,6 +28,8 @@ void fixture_teardown(void);
 /* RUN(id, result): the standard terminal ai_runtime_task run started at
  * 1700000000000 and ended 12 s later, task run id id+1, GPU_1xH100 x1. */
 int64_t fixture_std_run(int64_t id, const char *result);
+/* The same run on @nodes nodes of GPU_1xH100. */
+int64_t fixture_std_run_on(int64_t id, const char *result, int nodes);
 /* POST a control call under /__fakews with a printf-formatted JSON body; the
  * reply is dropped. */
 void fixture_post(const char *path, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -152,6 +152,10 @@ class GetTest(CliCase):
         self.fw.create_run(std_run(200, start_time=1700000000000, end_time=1700000013500))
         data = self.envelope(self.air("get", "200", "-o", "json")[1])["data"]
         self.assertEqual(data["duration_seconds"], 14)  # 13.5 rounds to even
+        # `list` rounds the same way: a run has one duration.
+        listing = self.air("list", "--all-status")[1]
+        self.assertRegex(listing, r"\n123 .* 12s ")
+        self.assertRegex(listing, r"\n200 .* 14s ")
         self.fw.create_run({"run_id": 300, "state": {"life_cycle_state": "PENDING"}, "tasks": []})
         data = self.envelope(self.air("get", "300", "-o", "json")[1])["data"]
         self.assertEqual(data["status"], "PENDING")

@@ -224,7 +224,7 @@ AIR_TEST(logs__tail_options_lines_retry_node)
 	seen s = {0};
 	json_t *reqs;
 
-	fixture_std_run(123, "FAILED");
+	fixture_std_run_on(123, "FAILED", 3);
 	fixture_post("/__fakews/runs/123/logs", "%s", std_records);
 	fixture_post("/__fakews/runs/123/logs",
 	             "{\"records\":[{\"time_unix_nano\":1700000005000000000,\"body\":\"n2\","
@@ -246,6 +246,19 @@ AIR_TEST(logs__tail_options_lines_retry_node)
 	              "ascending=false&from=1700000000&to=1700000012&page_size=10000&"
 	              "ref.attempt_number=0&filter.node_index=2");
 	json_decref(reqs);
+	/* A node past the run's has no logs, and the message says why. */
+	air_logs_options_set_int(o, AIR_LOGS_NODE, 3);
+	{
+		air_logs_summary *sum = NULL;
+
+		memset(&s, 0, sizeof(s));
+		ASSERT_OK(stream(123, o, &s, &sum, NULL), NULL);
+		ASSERT_EQ_INT(s.n, 0);
+		ASSERT_CONTAINS(air_logs_summary_no_logs_message(sum), "No logs found for run 123");
+		ASSERT_CONTAINS(air_logs_summary_no_logs_message(sum),
+		                "(node 3 is past its last: it ran on 3 nodes, 0..2)");
+		air_logs_summary_free(sum);
+	}
 	air_logs_options_free(o);
 }
 
