@@ -197,6 +197,10 @@ char *air__lmlruns_uri(const char *state_dir);
 /* <state>/mlruns/<experiment id>/<run id> of run record @rec, or NULL when
  * it has no MLflow ids (or ids that could name another folder). */
 char *air__lmlruns_run_dir(const char *state_dir, const json_t *rec);
+/* The name of the MLflow run of run record @rec: the workload's
+ * mlflow_run_name, else the Jobs run name (a sweep's variant or a rerun is
+ * named after its overrides), else the experiment. */
+const char *air__lmlruns_run_name(const json_t *rec);
 /* Create the experiment (when new) and the MLflow run of the run in
  * @run_folder (<state>/jobs/runs/<id>), status RUNNING. 0, or -1 with errno. */
 int air__lmlruns_create(const char *run_folder);

@@ -187,10 +187,9 @@ int air__lmlflow_run(air__lcall *c)
 		air__free(id);
 		return rc;
 	}
-	name = air__json_str(rec, "mlflow_run_name");
+	name = air__lmlruns_run_name(rec);
 	run = json_pack("{s:{s:{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s}, s:{}}}", "run", "info",
-	                "run_id", id, "run_uuid", id, "run_name",
-	                name ? name : air__json_str(rec, "experiment"), "experiment_id",
+	                "run_id", id, "run_uuid", id, "run_name", name ? name : "", "experiment_id",
 	                air__json_str(rec, "mlflow_experiment_id"), "status", mlflow_status(status),
 	                "start_time", (json_int_t)air__json_int64_or(status, "start_time", 0),
 	                "end_time", (json_int_t)air__json_int64_or(status, "end_time", 0), "user_id",

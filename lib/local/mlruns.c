@@ -125,6 +125,17 @@ out:
 	return rc;
 }
 
+const char *air__lmlruns_run_name(const json_t *rec)
+{
+	const char *name = air__json_nonempty(rec, "mlflow_run_name");
+
+	/* Unconfirmed: what the platform names an MLflow run whose workload
+	 * names none. Its Jobs run name keeps the variants of a sweep apart. */
+	if (!name)
+		name = air__json_nonempty(json_object_get(rec, "payload"), "run_name");
+	return name ? name : air__json_nonempty(rec, "experiment");
+}
+
 /* A tag file of the run (what mlflow.set_tag() writes). */
 static void write_tag(const char *run_dir, const char *tag, const char *value)
 {
@@ -140,14 +151,12 @@ int air__lmlruns_create(const char *run_folder)
 	char *state = state_of(run_folder), *rpath = air__lpath(run_folder, "run.json");
 	json_t *rec = rpath ? air__lread_json(rpath) : NULL;
 	char *dir = state && rec ? air__lmlruns_run_dir(state, rec) : NULL, *uri = NULL;
-	const char *name = air__json_nonempty(rec, "mlflow_run_name");
+	const char *name = air__lmlruns_run_name(rec);
 	const char *user = air__json_nonempty(rec, "user");
 	int64_t now = air__now_ms();
 	air__buf b = AIR__BUF_INIT;
 	int rc = -1;
 
-	if (!name)
-		name = air__json_nonempty(rec, "experiment");
 	if (!dir || create_experiment(state, rec, now) != 0)
 		goto out;
 	for (size_t i = 0; i < 4; i++) {

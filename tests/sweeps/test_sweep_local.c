@@ -192,6 +192,18 @@ AIR_TEST(sweep_local__a_past_run_rerun_with_and_without_overrides)
 	ASSERT_TRUE(air_run_succeeded(run));
 	ASSERT_EQ_STR(air_run_name(run), "rerun-me lr=0.7");
 	air_run_free(run);
+	/* Its MLflow run is named after it too: a workload that names none
+	 * gets the Jobs run name, which tells the variants apart. */
+	{
+		air_get_options *g = NULL;
+
+		ASSERT_EQ_INT(air_get_options_new(&g), AIR_OK);
+		ASSERT_EQ_INT(air_get_options_set_int(g, AIR_GET_MLFLOW_NAME, 1), AIR_OK);
+		ASSERT_OK(air_client_get_run(c, air_submission_run_id(again), g, &run, &err), err);
+		ASSERT_EQ_STR(air_run_mlflow_run_name(run), "rerun-me lr=0.7");
+		air_run_free(run);
+		air_get_options_free(g);
+	}
 	logs = local_logs(c, air_submission_run_id(again), 0, -1);
 	ASSERT_CONTAINS(logs, "lr: 0.7");
 	free(logs);
