@@ -144,9 +144,11 @@ char *air__lsupervisor_missing(void);
 /*
  * Start the supervisor of @run_id: it inherits @lock_fd (the run's lock,
  * held) and receives @secrets; it detaches itself, so no child is left to
- * reap. AIR_OK once it runs; else an error code with the reason in @why.
+ * reap. @meanwhile (may be NULL) is called with @ud once the program was
+ * started, while it loads. AIR_OK once it runs; else an error code with the
+ * reason in @why.
  */
 int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
-                const json_t *secrets, air__buf *why);
+                const json_t *secrets, void (*meanwhile)(void *ud), void *ud, air__buf *why);
 
 #endif /* AIR_LOCAL_ENDPOINTS_H */

@@ -74,6 +74,10 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
                        bool durable);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json(const char *path, const json_t *v, bool durable);
+/* Write @path through a temporary file unless it exists: made whole or left
+ * as it is, never replaced (two writers: the first one's stays). 0 (written
+ * or already there), or -1 with errno. */
+int air__lwrite_once(const char *path, const void *data, size_t len, mode_t mode);
 /* Write @path, which must not exist yet, in a folder that no reader sees
  * (one built under a temporary name, then renamed into place): no temporary
  * file of its own. 0, or -1 with errno (a part written is removed). */
@@ -202,7 +206,10 @@ char *air__lmlruns_run_dir(const char *state_dir, const json_t *rec);
  * named after its overrides), else the experiment. */
 const char *air__lmlruns_run_name(const json_t *rec);
 /* Create the experiment (when new) and the MLflow run of the run in
- * @run_folder (<state>/jobs/runs/<id>), status RUNNING. 0, or -1 with errno. */
+ * @run_folder (<state>/jobs/runs/<id>), status RUNNING, unless they exist:
+ * the submission makes it while the supervisor starts, and the supervisor
+ * before the nodes start, should the submission not have (either may come
+ * first; neither replaces what the other made). 0, or -1 with errno. */
 int air__lmlruns_create(const char *run_folder);
 /* The run in @run_folder ended with Jobs result @result: its status
  * (FINISHED, FAILED, KILLED) and end time in its meta.yaml. Best effort. */

@@ -10,9 +10,12 @@
  *   <experiment id>/<run id>/metrics/<key>    one point per line: "<timestamp ms> <value> <step>"
  *   <experiment id>/<run id>/params/, tags/, artifacts/
  *
- * The submission creates the experiment (when new) and the run; the
- * supervisor records the run's end in its meta.yaml (a reader that finds
- * the supervisor gone does too). Shared by the library and the supervisor.
+ * The submission creates the experiment (when new) and the run while the
+ * supervisor loads, and the supervisor before the nodes start should the
+ * submission not have (their files are written once: neither replaces what
+ * the other made); the supervisor records the run's end in its meta.yaml (a
+ * reader that finds the supervisor gone does too). Shared by the library
+ * and the supervisor.
  */
 #include "local/local_priv.h"
 
@@ -80,11 +83,13 @@ static void put_str(air__buf *b, const char *key, const char *value)
 	air__buf_putc(b, '\n');
 }
 
-static int write_meta(const char *dir, air__buf *b)
+/* meta.yaml of @dir: replaced, or only made when missing (@once). */
+static int write_meta(const char *dir, air__buf *b, bool once)
 {
 	char *path = air__lpath(dir, "meta.yaml");
 	int rc = !path || air__buf_oom(b) ? (errno = ENOMEM, -1)
-	                                  : air__lwrite_atomic(path, b->ptr, b->len, 0600, false);
+	         : once ? air__lwrite_once(path, b->ptr, b->len, 0600)
+	                : air__lwrite_atomic(path, b->ptr, b->len, 0600, false);
 
 	air__free(path);
 	return rc;
@@ -115,7 +120,7 @@ static int create_experiment(const char *state_dir, const json_t *rec, int64_t n
 	air__buf_puts(&b, "lifecycle_stage: active\n");
 	put_str(&b, "name", name ? name : id);
 	air__free(uri);
-	rc = write_meta(dir, &b);
+	rc = write_meta(dir, &b, true);
 out:
 	air__buf_dispose(&b);
 	air__free(trash);
@@ -136,13 +141,14 @@ const char *air__lmlruns_run_name(const json_t *rec)
 	return name ? name : air__json_nonempty(rec, "experiment");
 }
 
-/* A tag file of the run (what mlflow.set_tag() writes). */
+/* A tag file of the run (what mlflow.set_tag() writes), unless it exists:
+ * one the workload set stays. */
 static void write_tag(const char *run_dir, const char *tag, const char *value)
 {
 	char *path = air__lpath(run_dir, "tags/%s", tag);
 
 	if (path && value)
-		air__lwrite_atomic(path, value, strlen(value), 0600, false);
+		air__lwrite_once(path, value, strlen(value), 0600);
 	air__free(path);
 }
 
@@ -153,11 +159,16 @@ int air__lmlruns_create(const char *run_folder)
 	char *dir = state && rec ? air__lmlruns_run_dir(state, rec) : NULL, *uri = NULL;
 	const char *name = air__lmlruns_run_name(rec);
 	const char *user = air__json_nonempty(rec, "user");
+	char *meta = dir ? air__lpath(dir, "meta.yaml") : NULL;
 	int64_t now = air__now_ms();
 	air__buf b = AIR__BUF_INIT;
 	int rc = -1;
 
-	if (!dir || create_experiment(state, rec, now) != 0)
+	if (meta && air__lexists(meta)) { /* made by the submission, or the supervisor */
+		rc = 0;
+		goto out;
+	}
+	if (!meta || create_experiment(state, rec, now) != 0)
 		goto out;
 	for (size_t i = 0; i < 4; i++) {
 		static const char *const sub[] = {"metrics", "params", "tags", "artifacts"};
@@ -182,13 +193,14 @@ int air__lmlruns_create(const char *run_folder)
 	air__buf_printf(&b, "start_time: %lld\nstatus: %d\ntags: []\n",
 	                (long long)air__json_int64_or(rec, "submit_time", now), MLFLOW_RUNNING);
 	put_str(&b, "user_id", user ? user : "");
-	if ((rc = write_meta(dir, &b)) == 0) {
-		write_tag(dir, "mlflow.runName", name);
-		write_tag(dir, "mlflow.user", user);
-	}
+	/* The tags first: whoever sees the run's meta.yaml sees them. */
+	write_tag(dir, "mlflow.runName", name);
+	write_tag(dir, "mlflow.user", user);
+	rc = write_meta(dir, &b, true);
 out:
 	air__buf_dispose(&b);
 	air__free(uri);
+	air__free(meta);
 	air__free(dir);
 	json_decref(rec);
 	air__free(rpath);
@@ -227,7 +239,7 @@ void air__lmlruns_finish(const char *run_folder, const char *result)
 				air__buf_put(&b, p, n);
 			p += n;
 		}
-		write_meta(dir, &b);
+		write_meta(dir, &b, false);
 	}
 	air__buf_dispose(&old);
 	air__buf_dispose(&b);

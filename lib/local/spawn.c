@@ -147,7 +147,7 @@ static int wait_launcher(pid_t pid, air__buf *why)
 }
 
 int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
-                const json_t *secrets, air__buf *why)
+                const json_t *secrets, void (*meanwhile)(void *ud), void *ud, air__buf *why)
 {
 	char id[24], *log = NULL, *run_dir = air__lrun_dir(ws->dir, run_id);
 	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING, NULL};
@@ -199,6 +199,8 @@ int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int l
 			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
 			rc = AIR_EIO;
 		} else {
+			if (meanwhile)
+				meanwhile(ud);
 			rc = wait_launcher(pid, why);
 		}
 	}

@@ -107,24 +107,32 @@ static int sync_parent(const char *path)
 	return rc;
 }
 
-int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
-                       bool durable)
+/* A temporary name beside @path ("<path>.tmp-<16 random hex>"), or NULL
+ * with errno. */
+static char *tmp_name(const char *path)
 {
-	char suffix[17];
 	unsigned char rnd[8];
-	char *tmp;
-	int fd, saved;
+	char suffix[17], *tmp;
 
 	if (air__random_bytes(rnd, sizeof(rnd)) != AIR_OK) {
 		errno = EIO;
-		return -1;
+		return NULL;
 	}
 	for (size_t i = 0; i < sizeof(rnd); i++)
 		snprintf(suffix + 2 * i, 3, "%02x", rnd[i]);
-	if (!(tmp = air__sprintf("%s.tmp-%s", path, suffix))) {
+	if (!(tmp = air__sprintf("%s.tmp-%s", path, suffix)))
 		errno = ENOMEM;
+	return tmp;
+}
+
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                       bool durable)
+{
+	char *tmp;
+	int fd, saved;
+
+	if (!(tmp = tmp_name(path)))
 		return -1;
-	}
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (fd < 0) {
 		saved = errno;
@@ -227,6 +235,25 @@ static int write_json(const char *path, const json_t *v, bool durable, bool fres
 	rc = fresh ? air__lwrite_fresh(path, line, strlen(line), 0600)
 	           : air__lwrite_atomic(path, line, strlen(line), 0600, durable);
 	air__free(line);
+	return rc;
+}
+
+int air__lwrite_once(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char *tmp;
+	int rc, saved;
+
+	if (!(tmp = tmp_name(path)))
+		return -1;
+	/* Whole under its temporary name, then linked: link() never replaces. */
+	if ((rc = air__lwrite_fresh(tmp, data, len, mode)) == 0) {
+		if (link(tmp, path) != 0 && errno != EEXIST)
+			rc = -1;
+		saved = errno;
+		unlink(tmp);
+		errno = saved;
+	}
+	air__free(tmp);
 	return rc;
 }
 

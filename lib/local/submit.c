@@ -390,18 +390,39 @@ static void wipe(json_t *vals)
 	json_decref(vals);
 }
 
-/* Start the supervisor; when it cannot start, or fails at its start, the
- * run ends with the reason, and its MLflow run with it. */
+typedef struct made_run {
+	const air__local *ws;
+	int64_t id;
+	const char *dir;
+} made_run;
+
+/* The run's MLflow links and MLflow run (best effort: without them the run
+ * goes on, without metrics). */
+static void make_mlflow_run(void *ud)
+{
+	const made_run *m = ud;
+
+	link_mlflow_names(m->ws, m->id);
+	air__lmlruns_create(m->dir);
+}
+
+/* Start the supervisor, and make the run's MLflow run while it loads (it
+ * makes the MLflow run itself before the nodes start, should this not be
+ * done yet). When it cannot start, or fails at its start, the run ends with
+ * the reason, and its MLflow run with it. */
 static void launch(air__lcall *c, const char *program, int64_t id, const char *dir, int lock_fd,
                    const json_t *secrets)
 {
+	made_run m = {c->ws, id, dir};
 	air__buf why = AIR__BUF_INIT;
 	json_t *status;
 
-	if (air__lspawn(c->ws, program, id, lock_fd, secrets, &why) == AIR_OK) {
+	if (air__lspawn(c->ws, program, id, lock_fd, secrets, make_mlflow_run, &m, &why) ==
+	    AIR_OK) {
 		air__buf_dispose(&why);
 		return;
 	}
+	make_mlflow_run(&m); /* made once: a second call finds it there */
 	air__lreserve_drop(dir);
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
@@ -509,9 +530,6 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	*id_out = id;
 	*created = record ? record : air__strdup("");
 	record = NULL;
-	link_mlflow_names(c->ws, id);
-	/* Best effort too: without it the run goes on, without metrics. */
-	air__lmlruns_create(dir);
 	/* The run exists and is locked: the state lock is no longer needed for
 	 * the start, but keeping it is simpler and short. */
 	launch(c, program, id, dir, lock_fd, vals);

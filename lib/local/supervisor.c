@@ -641,6 +641,9 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	set_str(s->status, "status_message", "STATUS:Running on %lld node(s), attempt %d",
 	        (long long)s->nodes, (int)a + 1);
 	save(s, false);
+	/* The workload logs into the run's MLflow run: made by the submission
+	 * while this program loaded, else now. */
+	air__lmlruns_create(s->dir);
 	for (int64_t n = 0; n < s->nodes; n++)
 		t.nd[n].out = -1;
 	for (int64_t n = 0; n < s->nodes; n++)

@@ -393,9 +393,13 @@ class LocalTest(unittest.TestCase):
     def test_a_submission_killed_as_its_supervisor_starts_keeps_its_key(self):
         """The idempotency record is written before the run can start: a
         submission killed as it launches the supervisor leaves a run that the
-        same key gives back, never a second one."""
+        same key gives back, never a second one. The submission makes the
+        run's MLflow run while the supervisor loads: killed before that, the
+        supervisor makes it before the nodes start."""
         shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
-        yaml = yaml_of("echo once")
+        meta = os.path.join(self.state, "mlruns", "$MLFLOW_EXPERIMENT_ID", "$MLFLOW_RUN_ID",
+                            "meta.yaml")
+        yaml = yaml_of("echo once\ngrep -q '^status: 1$' \"%s\" && echo mlflow-ready" % meta)
         # The shim comes before a sanitizer's runtime in the library list.
         env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
                    ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
@@ -404,6 +408,8 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
         again = self.submit(yaml, "--idempotency-key", "killed-1")
         self.assertEqual([r["run_id"] for r in self.runs()], [again])
+        self.assertEqual(self.wait_state(again, TERMINAL), "SUCCESS")
+        self.assertIn("mlflow-ready", self.air("logs", again, check=0).stdout)
 
     def test_a_killed_air_leaves_the_run_going(self):
         go = os.path.join(self.tmp, "go")

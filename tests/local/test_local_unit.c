@@ -6,6 +6,7 @@
  */
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -210,6 +211,30 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	air__llog_close(&l);
 	air__lredact_free(redact);
 	json_decref(secrets);
+	air__free(path);
+}
+
+/* A file written once is made whole when missing and never replaced: of
+ * two writers (the submission and the supervisor making a run's MLflow
+ * run), the first one's stays; no temporary file is left. */
+AIR_TEST(local_unit__a_file_written_once_is_never_replaced)
+{
+	const char *dir = air_test_tmpdir();
+	char *path = air__sprintf("%s/meta.yaml", dir), *text;
+	DIR *d;
+	struct dirent *e;
+	int entries = 0;
+
+	ASSERT_EQ_INT(air__lwrite_once(path, "first\n", 6, 0600), 0);
+	ASSERT_EQ_INT(air__lwrite_once(path, "second\n", 7, 0600), 0);
+	ASSERT_NOT_NULL(text = air_test_read_file(path, NULL));
+	ASSERT_EQ_STR(text, "first\n");
+	free(text);
+	ASSERT_NOT_NULL(d = opendir(dir));
+	while ((e = readdir(d)) != NULL)
+		entries += e->d_name[0] != '.';
+	closedir(d);
+	ASSERT_EQ_INT(entries, 1);
 	air__free(path);
 }
 
