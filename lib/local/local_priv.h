@@ -93,8 +93,10 @@ int air__lreserve(const char *path, off_t bytes);
 /* Remove <run_dir>/status.reserve, once the run's last status is written or
  * will never be. */
 void air__lreserve_drop(const char *run_dir);
-/* fsync() of the file or directory @path: 0, or -1 with errno. */
-int air__lsync(const char *path);
+/* fsync() of each of the @n @paths (files and folders, NULL ones skipped),
+ * the writeback of them all started first (Linux), so that their data goes
+ * to the disk together and fewer journal commits wait for it. Best effort. */
+void air__lsync_all(const char *const *paths, size_t n);
 /* Read a whole regular file of at most @max bytes into @out: 0, or -1 with
  * errno (EFBIG when larger, EISDIR for a folder, EINVAL for any other kind
  * of file: a FIFO is never waited on). */

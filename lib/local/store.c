@@ -83,7 +83,8 @@ static int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
-int air__lsync(const char *path)
+/* fsync() of the file or directory @path: 0, or -1 with errno. */
+static int sync_path(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), rc, saved;
 
@@ -96,12 +97,31 @@ int air__lsync(const char *path)
 	return rc;
 }
 
+void air__lsync_all(const char *const *paths, size_t n)
+{
+	int fds[16];
+
+	n = n < AIR__ARRAY_SIZE(fds) ? n : AIR__ARRAY_SIZE(fds);
+	for (size_t i = 0; i < n; i++) {
+		fds[i] = paths[i] ? open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
+#ifdef SYNC_FILE_RANGE_WRITE
+		if (fds[i] >= 0)
+			sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE); /* EINVAL on a folder */
+#endif
+	}
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0) {
+			fsync(fds[i]);
+			close(fds[i]);
+		}
+}
+
 /* The directory holding @path (its name's entry), synced. */
 static int sync_parent(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	char *dir = slash ? air__strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
-	int rc = dir ? air__lsync(dir) : -1;
+	int rc = dir ? sync_path(dir) : -1;
 
 	air__free(dir);
 	return rc;

@@ -469,11 +469,9 @@ static void make_durable(const air__local *ws, int64_t id, const char *record)
 	                 air__lpath(ws->dir, "jobs/runs"), record ? air__strdup(record) : NULL,
 	                 record ? air__lpath(ws->dir, "idempotency") : NULL};
 
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(paths); i++) {
-		if (paths[i])
-			air__lsync(paths[i]);
+	air__lsync_all((const char *const *)paths, AIR__ARRAY_SIZE(paths));
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(paths); i++)
 		air__free(paths[i]);
-	}
 }
 
 /* Under the state lock: the existing run of the token, or a new run
