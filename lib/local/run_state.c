@@ -158,6 +158,7 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 		msg = air__strdup("the run never started: the program that submitted it stopped before "
 		                  "the local supervisor took over");
 	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK) {
+		air__lmlruns_create(run_dir); /* when the submission died before making it */
 		air__lmlruns_finish(run_dir, "FAILED");
 		air__lstatus_write(run_dir, status, true); /* best effort: the answer is the same */
 	}

@@ -106,7 +106,7 @@ void air__lsync_all(const char *const *paths, size_t n)
 		fds[i] = paths[i] ? open(paths[i], O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
 #ifdef SYNC_FILE_RANGE_WRITE
 		if (fds[i] >= 0)
-			sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE); /* EINVAL on a folder */
+			sync_file_range(fds[i], 0, 0, SYNC_FILE_RANGE_WRITE); /* a folder: nothing to do */
 #endif
 	}
 	for (size_t i = 0; i < n; i++)

@@ -159,7 +159,10 @@ static void release_reserve(sup *s)
  * full disk gets the reserved space back for this last write. */
 static void finish(sup *s, const char *state, const char *result, const char *message)
 {
-	/* The MLflow run first: whoever sees the run ended sees it there too. */
+	/* The MLflow run first: whoever sees the run ended sees it there too.
+	 * Made first if it is not there yet (a run that ends before its nodes
+	 * start): the submission's, made later, cannot replace it. */
+	air__lmlruns_create(s->dir);
 	air__lmlruns_finish(s->dir, result);
 	for (int tries = 0; tries < 2; tries++) {
 		const char *m = message ? message : "";

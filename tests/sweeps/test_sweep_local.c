@@ -198,9 +198,22 @@ AIR_TEST(sweep_local__a_past_run_rerun_with_and_without_overrides)
 		air_get_options *g = NULL;
 
 		ASSERT_EQ_INT(air_get_options_new(&g), AIR_OK);
+		char path[4096], *text;
+
 		ASSERT_EQ_INT(air_get_options_set_int(g, AIR_GET_MLFLOW_NAME, 1), AIR_OK);
 		ASSERT_OK(air_client_get_run(c, air_submission_run_id(again), g, &run, &err), err);
 		ASSERT_EQ_STR(air_run_mlflow_run_name(run), "rerun-me lr=0.7");
+		/* And in the file store, as MLflow reads it: meta.yaml and the tag. */
+		snprintf(path, sizeof(path), "%s/mlruns/%s/%s/meta.yaml", state,
+		         air_run_mlflow_experiment_id(run), air_run_mlflow_run_id(run));
+		ASSERT_NOT_NULL(text = air_test_read_file(path, NULL));
+		ASSERT_CONTAINS(text, "\nrun_name: rerun-me lr=0.7\n");
+		free(text);
+		snprintf(path, sizeof(path), "%s/mlruns/%s/%s/tags/mlflow.runName", state,
+		         air_run_mlflow_experiment_id(run), air_run_mlflow_run_id(run));
+		ASSERT_NOT_NULL(text = air_test_read_file(path, NULL));
+		ASSERT_EQ_STR(text, "rerun-me lr=0.7");
+		free(text);
 		air_run_free(run);
 		air_get_options_free(g);
 	}
