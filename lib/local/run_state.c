@@ -155,8 +155,9 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 		                   "ended; its node processes were stopped with it",
 		                   (long long)pid);
 	else
-		msg = air__strdup("the run never started: the program that submitted it stopped before "
-		                  "the local supervisor took over");
+		msg = air__strdup("the run never started: the local supervisor did not take it over (the "
+		                  "program that submitted it stopped first, or the supervisor could not "
+		                  "record the run's state: see its supervisor.log)");
 	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK) {
 		air__lmlruns_create(run_dir); /* when the submission died before making it */
 		air__lmlruns_finish(run_dir, "FAILED");

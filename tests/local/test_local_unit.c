@@ -767,11 +767,20 @@ AIR_TEST(local_unit__a_run_nobody_owns_is_reported_as_ended)
 	ASSERT_EQ_INT(air__lmkdirs(run, 0700), 0);
 	air_test_write_file(rpath, "{\"run_id\": 5}", 13);
 	ASSERT_EQ_INT(air__lstatus_write(run, status, false), 0);
-	seen = air__lrun_load(run, &rec, NULL);
+	{
+		char *reserve = air__lpath(run, "status.reserve");
+
+		/* Its disk reserve, made with the folder, goes with the verdict. */
+		ASSERT_EQ_INT(air__lreserve(reserve, 4096), 0);
+		seen = air__lrun_load(run, &rec, NULL);
+		ASSERT_TRUE(access(reserve, F_OK) != 0);
+		air__free(reserve);
+	}
 	ASSERT_NOT_NULL(seen);
 	ASSERT_EQ_STR(air__json_str(seen, "state"), AIR__L_INTERNAL_ERROR);
 	ASSERT_EQ_STR(air__json_str(seen, "result"), "FAILED");
 	ASSERT_CONTAINS(air__json_str(seen, "message"), "never started");
+	ASSERT_CONTAINS(air__json_str(seen, "message"), "did not take it over");
 	ASSERT_EQ_INT(air__json_int64_or(rec, "run_id", 0), 5);
 	json_decref(seen);
 	json_decref(rec);

@@ -70,6 +70,13 @@ void air_test_fail(const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	comment(where, fmt, ap);
 	va_end(ap);
+	/* On stderr too: a failing run's log (meson --print-errorlogs, CI) shows
+	 * why without the TAP output. */
+	fprintf(stderr, "%s", where);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
 	if (!air_test_escape) {
 		fprintf(stderr, "%s:%d: fatal outside a test\n", file, line);
 		exit(1);
