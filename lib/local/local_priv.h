@@ -163,8 +163,15 @@ bool air__ltask_decode(int64_t task_id, int64_t *run_id, int32_t *attempt);
 json_t *air__lstatus_new(void);
 /* True once the run has ended (TERMINATED or INTERNAL_ERROR). */
 bool air__lstatus_terminal(const json_t *status);
+/* Now as the end of an attempt or a run, in ms: the millisecond after
+ * this one, so that it comes after every record its logs hold (their times
+ * are in ns). A reader bounds a finished run's log by its end's second
+ * rounded up; an end truncated to the ms could fall on a second and cut the
+ * records of its last partial millisecond. */
+int64_t air__lend_ms(void);
 /* End the run: @state (TERMINATED or INTERNAL_ERROR), @result, @message,
- * end_time now; the running attempt (if any) ends with the same result. */
+ * end_time now (air__lend_ms()); the running attempt (if any) ends with the
+ * same result. */
 int air__lstatus_finish(json_t *status, const char *state, const char *result,
                         const char *message);
 /* The number of entry @i of "attempts". */

@@ -657,7 +657,7 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	end_nodes(&t);
 	for (int64_t n = 0; n < s->nodes; n++)
 		json_array_append_new(json_object_get(entry, "exit_codes"), json_integer(t.nd[n].code));
-	air__json_set_int(entry, "end_time", air__now_ms());
+	air__json_set_int(entry, "end_time", air__lend_ms());
 	air__json_set_str(entry, "state", AIR__L_TERMINATED);
 	air__json_set_str(entry, "result", result_name[t.result]);
 	air__json_set_str(entry, "message", air__buf_cstr(&t.msg));

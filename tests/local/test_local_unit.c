@@ -8,6 +8,7 @@
 #include <archive_entry.h>
 #include <dirent.h>
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -212,6 +213,23 @@ AIR_TEST(local_unit__records_are_lines_with_increasing_times)
 	air__lredact_free(redact);
 	json_decref(secrets);
 	air__free(path);
+}
+
+/* The end of a run comes after every record of its logs: a reader bounds a
+ * finished log by the end's second rounded up, so an end truncated to the
+ * millisecond, falling on a second, cut the records of its last
+ * millisecond (a traceback written just before the end went missing). */
+AIR_TEST(local_unit__an_end_time_is_after_every_record)
+{
+	for (int i = 0; i < 1000; i++) {
+		struct timespec ts;
+		int64_t ns, end;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+		end = air__lend_ms();
+		ASSERT_TRUE(end * 1000000 > ns);
+	}
 }
 
 /* A file written once is made whole when missing and never replaced: of
