@@ -84,7 +84,8 @@ int air__lwrite_once(const char *path, const void *data, size_t len, mode_t mode
 int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mode);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json_fresh(const char *path, const json_t *v);
-/* Space kept for a run's last status.json, should the disk fill up. */
+/* Space kept for a run's last status.json, should the disk fill up (it
+ * holds at most AIR__LOCAL_KEPT_ATTEMPTS attempts: a few KiB). */
 #define AIR__LOCAL_RESERVE_BYTES (256 * 1024)
 /* The file @path holding @bytes of disk space (made when missing, never
  * truncated): 0, or -1 with errno (a file this call made is removed;

@@ -33,8 +33,6 @@ extern char **environ;
 
 #define POLL_MS 200
 #define READ_CHUNK 65536
-/* Space kept for the last status.json (which holds at most
- * AIR__LOCAL_KEPT_ATTEMPTS attempts: a few KiB). */
 /* The longest back-off between attempts, in (local) seconds. */
 #define BACKOFF_CAP_S 60
 
@@ -72,7 +70,7 @@ typedef struct sup {
 	json_t *rec, *status;
 	const json_t *secrets;
 	air__lredact *redact;
-	char *reserve;       /* status.reserve while it is kept, or NULL */
+	bool reserve;        /* status.reserve is kept */
 	air__buf trouble;    /* the first file that could not be written, for the final message */
 	int wake;
 	volatile sig_atomic_t *stop_signal;
@@ -140,19 +138,15 @@ static void keep_reserve(sup *s)
 {
 	char *path = air__lpath(s->dir, "status.reserve");
 
-	if (path && air__lreserve(path, AIR__LOCAL_RESERVE_BYTES) == 0) {
-		s->reserve = path;
-		path = NULL;
-	}
+	s->reserve = path && air__lreserve(path, AIR__LOCAL_RESERVE_BYTES) == 0;
 	air__free(path);
 }
 
+/* Give the reserve back (also one that was not kept: the run had ended). */
 static void release_reserve(sup *s)
 {
-	if (s->reserve)
-		unlink(s->reserve);
-	air__free(s->reserve);
-	s->reserve = NULL;
+	air__lreserve_drop(s->dir);
+	s->reserve = false;
 }
 
 /* End the run. Its message also names a file that could not be written; a
@@ -777,9 +771,8 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		else if (prepare(&s))
 			run_attempts(&s);
 	}
-	release_reserve(&s);
 	if (s.dir)
-		air__lreserve_drop(s.dir); /* also when it was not taken: the run had ended */
+		release_reserve(&s);
 	json_decref(s.rec);
 	json_decref(s.status);
 	json_decref(s.env_vars);
