@@ -158,6 +158,15 @@ static char *find_program(const char *name)
 	return NULL;
 }
 
+bool air__proc_found(const char *name)
+{
+	char *exe = find_program(name);
+	bool found = exe != NULL;
+
+	air__free(exe);
+	return found;
+}
+
 static int spawn(const char *const *argv, const air__proc_opts *o, int in_r, int out_w, int err_w,
                  pid_t *pid, air_error **err)
 {

@@ -47,6 +47,9 @@ int air__proc_run(const char *const *argv, const air__proc_opts *opts, air__proc
                   air_error **err);
 void air__proc_result_dispose(air__proc_result *r);
 
+/* True when air__proc_run() would find program @name (on PATH unless it
+ * names a path). */
+bool air__proc_found(const char *name);
 /* True when the program ran to completion with status 0. */
 bool air__proc_ok(const air__proc_result *r);
 /* The last non-empty line of stderr (else of stdout), trimmed, for messages; never NULL. */

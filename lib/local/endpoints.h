@@ -141,14 +141,30 @@ char *air__lsecrets_file(const air__local *ws);
 bool air__lsupervisor_path(const air__local *ws, char **path);
 /* Why it cannot, where it was looked for and how to fix it (air__free()). */
 char *air__lsupervisor_missing(void);
+/* A supervisor started ahead of its run's records: it loads while they are
+ * written, and waits for the go-ahead (the secret values) before it reads
+ * them. */
+typedef struct air__lstarting {
+	pid_t pid;  /* the launcher, reaped by air__lspawn_go() or _abandon() */
+	int sock;   /* the secrets' socket */
+} air__lstarting;
 /*
- * Start the supervisor of @run_id: it inherits @lock_fd (the run's lock,
- * held) and receives @secrets; it detaches itself, so no child is left to
- * reap. @meanwhile (may be NULL) is called with @ud once the program was
- * started, while it loads. AIR_OK once it runs; else an error code with the
- * reason in @why.
+ * Start the supervisor of @run_id, whose folder is being built as
+ * @build_dir (its supervisor.log is made there): it inherits @lock_fd (the
+ * run's lock, held), detaches itself, and waits. AIR_OK, or an error code
+ * with the reason in @why (nothing left to reap).
  */
-int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
-                const json_t *secrets, void (*meanwhile)(void *ud), void *ud, air__buf *why);
+int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
+                      const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why);
+/*
+ * The run is made: hand @secrets over, and the supervisor takes the run
+ * over. @meanwhile (may be NULL) is called with @ud once they are sent,
+ * while the supervisor prepares. AIR_OK once it runs; else an error code
+ * with the reason in @why (the supervisor has given the run up).
+ */
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, void (*meanwhile)(void *ud),
+                   void *ud, air__buf *why);
+/* The run was not made: the supervisor gets nothing and exits. */
+void air__lspawn_abandon(air__lstarting *st);
 
 #endif /* AIR_LOCAL_ENDPOINTS_H */

@@ -5,10 +5,16 @@
 #include <string.h>
 
 #define NVIDIA_SMI_TIMEOUT_MS 20000
+#define NVIDIA_SMI "nvidia-smi"
+
+bool air__lgpus_slow(void)
+{
+	return air__proc_found(NVIDIA_SMI);
+}
 
 int32_t *air__lgpus(const air__ctx *ctx, size_t *n)
 {
-	static const char *const argv[] = {"nvidia-smi", "--query-gpu=index",
+	static const char *const argv[] = {NVIDIA_SMI, "--query-gpu=index",
 	                                   "--format=csv,noheader", NULL};
 	air__proc_opts o = AIR__PROC_OPTS_INIT;
 	air__proc_result r;

@@ -17,7 +17,7 @@
  *     supervisor.lock              flock held by the run's supervisor while it lives
  *     supervisor.log               the supervisor's own messages
  *     cancel                       present once a cancellation was requested
- *     launch/                      the launch directory (command.sh, sidecars)
+ *     launch/                      the launch directory (command.sh, sidecars), linked
  *     code/<dir>/                  the extracted code snapshot ($CODE_SOURCE_PATH)
  *     work/node_<n>/               each node's working directory
  *     logs/attempt_<a>/node_<n>.log  node output, one record per line
@@ -67,11 +67,17 @@ char *air__lpath(const char *dir, const char *fmt, ...) AIR__PRINTF(2, 3);
 int air__lmkdirs(const char *path, mode_t mode);
 /* Write @path through a temporary file and rename(): readers, and a
  * process that dies half-way, see the old or the new content, never a part.
- * @durable: the content is also on disk (fsync) before the rename and the
- * new name after it (the directory synced), so that it survives a crash of
- * the machine (docs/local.md, "Crashes and durability"). 0, or -1 with errno. */
+ * @durable: once renamed, the content and the new name are also put on
+ * disk (the file and its directory synced) before this returns, so that it
+ * survives a crash of the machine (docs/local.md, "Crashes and durability").
+ * 0, or -1 with errno (a failed sync: the new content may be in place). */
 int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
                        bool durable);
+/* Write @path over its old content, made when missing (a regular file of
+ * its own). For a small record under the state lock, read by no one else
+ * while written: nothing made or deleted, unlike a rename. 0, or -1 with
+ * errno. */
+int air__lwrite_in_place(const char *path, const void *data, size_t len);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json(const char *path, const json_t *v, bool durable);
 /* Write @path through a temporary file unless it exists: made whole or left
@@ -127,8 +133,10 @@ int air__llock(const char *path, bool wait, const air__ctx *ctx, int *fd);
 void air__lunlock(int fd);
 /* rm -rf; 0, or -1 with errno. */
 int air__lremove_tree(const char *path);
-/* Copy every regular file of @from into @to, a new folder (created) of a
- * folder being built (air__lwrite_fresh()): 0, or -1 with errno. */
+/* Every regular file of @from into @to, a new folder (created) of a
+ * folder being built: a hard link, else a copy (air__lwrite_fresh()).
+ * Fit for files that are replaced, never written in place. 0, or -1 with
+ * errno. */
 int air__lcopy_dir_files(const char *from, const char *to);
 bool air__lexists(const char *path);
 
@@ -331,5 +339,8 @@ int air__lextract(const char *archive, const char *dest, char **top, air__buf *w
  * fails, or when @ctx, which may be NULL, stops it); *n gets their number.
  * air__free() the array. */
 int32_t *air__lgpus(const air__ctx *ctx, size_t *n);
+/* True when air__lgpus() runs a program (nvidia-smi is there), which can
+ * take seconds; false when it returns at once. */
+bool air__lgpus_slow(void);
 
 #endif /* AIR_LOCAL_LOCAL_PRIV_H */

@@ -10,6 +10,11 @@
  * the parent exits at once, so the caller reaps it here and is left with
  * no child. Its stdout and stderr go to the run's supervisor.log.
  *
+ * It is started as soon as the run's folder and lock exist, and loads
+ * while the submission writes the run's records; the secrets, sent once
+ * the run is made, are its go-ahead. A socket closed with less than a
+ * whole JSON object tells it the run was given up: it exits untouched.
+ *
  * Where the program is: $AIR_LOCAL_SUPERVISOR, else next to the loaded
  * libair (a build tree), else the libexec directory libair was installed
  * with.
@@ -119,6 +124,7 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 		explicit_bzero(text, len);
 		free(text); /* jansson's allocator */
 	}
+	/* A part of them is no go-ahead: the supervisor reads whole JSON only. */
 	shutdown(fd, SHUT_WR);
 	close(fd);
 	return rc;
@@ -146,22 +152,21 @@ static int wait_launcher(pid_t pid, air__buf *why)
 	return AIR_EIO;
 }
 
-int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int lock_fd,
-                const json_t *secrets, void (*meanwhile)(void *ud), void *ud, air__buf *why)
+int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
+                      const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why)
 {
-	char id[24], *log = NULL, *run_dir = air__lrun_dir(ws->dir, run_id);
+	char id[24], *log = air__lpath(build_dir, "supervisor.log");
 	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
 	int sv[2] = {-1, -1}, lock_hi = -1, sec_hi = -1, rc = AIR_OK, e;
-	pid_t pid;
 
+	st->pid = -1;
+	st->sock = -1;
 	snprintf(id, sizeof(id), "%lld", (long long)run_id);
-	if (!run_dir || !(log = air__lpath(run_dir, "supervisor.log"))) {
-		air__free(run_dir);
+	if (!log)
 		return AIR_ENOMEM;
-	}
 	/* Descriptors above the ones the program expects, so that dup2 always
 	 * copies (a dup2 onto itself would keep close-on-exec). */
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 ||
@@ -170,12 +175,6 @@ int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int l
 		air__buf_printf(why, "cannot prepare the supervisor's descriptors: %s", strerror(errno));
 		rc = AIR_EIO;
 	}
-	if (sv[1] >= 0)
-		close(sv[1]);
-	if (rc == AIR_OK)
-		rc = send_secrets(sv[0], secrets, why);
-	else if (sv[0] >= 0)
-		close(sv[0]);
 	if (rc == AIR_OK) {
 		posix_spawn_file_actions_init(&fa);
 		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -192,23 +191,55 @@ int air__lspawn(const air__local *ws, const char *program, int64_t run_id, int l
 		posix_spawnattr_setsigmask(&attr, &none);
 		posix_spawnattr_setsigdefault(&attr, &all);
 		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-		e = posix_spawn(&pid, program, &fa, &attr, argv, environ);
+		e = posix_spawn(&st->pid, program, &fa, &attr, argv, environ);
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);
 		if (e != 0) {
 			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
+			st->pid = -1;
 			rc = AIR_EIO;
-		} else {
-			if (meanwhile)
-				meanwhile(ud);
-			rc = wait_launcher(pid, why);
 		}
 	}
+	if (sv[1] >= 0)
+		close(sv[1]);
+	if (rc == AIR_OK)
+		st->sock = sv[0];
+	else if (sv[0] >= 0)
+		close(sv[0]);
 	if (lock_hi >= 0)
 		close(lock_hi);
 	if (sec_hi >= 0)
 		close(sec_hi);
 	air__free(log);
-	air__free(run_dir);
 	return rc;
+}
+
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, void (*meanwhile)(void *ud),
+                   void *ud, air__buf *why)
+{
+	air__buf sent = AIR__BUF_INIT;
+	int rc = send_secrets(st->sock, secrets, &sent), launched;
+
+	st->sock = -1;
+	if (rc == AIR_OK && meanwhile)
+		meanwhile(ud);
+	/* A launcher that failed also says why the secrets could not be sent. */
+	if ((launched = wait_launcher(st->pid, why)) != AIR_OK)
+		rc = launched;
+	else if (rc != AIR_OK)
+		air__buf_puts(why, air__buf_cstr(&sent));
+	st->pid = -1;
+	air__buf_dispose(&sent);
+	return rc;
+}
+
+void air__lspawn_abandon(air__lstarting *st)
+{
+	if (st->sock >= 0)
+		close(st->sock);
+	if (st->pid > 0)
+		while (waitpid(st->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	st->sock = -1;
+	st->pid = -1;
 }

@@ -149,41 +149,69 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
                        bool durable)
 {
 	char *tmp;
-	int fd, saved;
+	int fd, saved, rc;
 
 	if (!(tmp = tmp_name(path)))
 		return -1;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-	if (fd < 0) {
-		saved = errno;
-		air__free(tmp);
-		errno = saved;
-		return -1;
+	if (fd < 0)
+		goto fail;
+	if (write_all(fd, data, len) != 0)
+		goto fail;
+	if (!durable) {
+		rc = close(fd);
+		fd = -1; /* released even by a close() that failed */
+		if (rc != 0)
+			goto fail;
 	}
-	if (write_all(fd, data, len) != 0 || (durable && fsync(fd) != 0)) {
-		saved = errno;
-		close(fd);
-		unlink(tmp);
-		air__free(tmp);
-		errno = saved;
-		return -1;
-	}
-	if (close(fd) != 0) { /* the descriptor is released all the same */
-		saved = errno;
-		unlink(tmp);
-		air__free(tmp);
-		errno = saved;
-		return -1;
-	}
-	if (rename(tmp, path) != 0) {
-		saved = errno;
-		unlink(tmp);
-		air__free(tmp);
-		errno = saved;
-		return -1;
-	}
+	if (rename(tmp, path) != 0)
+		goto fail;
 	air__free(tmp);
-	return durable ? sync_parent(path) : 0;
+	if (!durable)
+		return 0;
+	/* Published first, then synced: its readers do not wait for the disk.
+	 * The content is whole for them either way (it was written before the
+	 * rename); only a crash of the machine in between can lose it. */
+	rc = fsync(fd);
+	saved = errno;
+	if (close(fd) != 0 && rc == 0) {
+		rc = -1;
+		saved = errno;
+	}
+	errno = saved;
+	return rc == 0 ? sync_parent(path) : -1;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	air__free(tmp);
+	errno = saved;
+	return -1;
+}
+
+int air__lwrite_in_place(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	struct stat st;
+	ssize_t w = 0;
+	int rc = -1, saved;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0)
+		rc = -1;
+	else if (!S_ISREG(st.st_mode))
+		errno = EINVAL;
+	else if ((w = pwrite(fd, data, len, 0)) != (ssize_t)len)
+		errno = w >= 0 ? ENOSPC : errno; /* a short write: out of room */
+	else if ((off_t)len >= st.st_size || ftruncate(fd, (off_t)len) == 0)
+		rc = 0;
+	saved = errno;
+	if (close(fd) != 0 && rc == 0)
+		return -1;
+	errno = saved;
+	return rc;
 }
 
 int air__lwrite_fresh(const char *path, const void *data, size_t len, mode_t mode)
@@ -507,7 +535,10 @@ int air__lcopy_dir_files(const char *from, const char *to)
 			errno = ENOMEM;
 			rc = -1;
 		} else if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
-			rc = copy_file(src, dst);
+			/* Linked where it can be: the same content, nothing copied.
+			 * Its writers replace a workspace file (a rename), never
+			 * change it in place, so the run keeps what it was given. */
+			rc = link(src, dst) == 0 ? 0 : copy_file(src, dst);
 		}
 		air__free(src);
 		air__free(dst);

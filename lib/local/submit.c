@@ -267,7 +267,7 @@ static int64_t next_run_id(const air__local *ws)
 		air__free(dir);
 	}
 	snprintf(text, sizeof(text), "%lld\n", (long long)last);
-	if (!path || taken || air__lwrite_atomic(path, text, strlen(text), 0600, false) != 0)
+	if (!path || taken || air__lwrite_in_place(path, text, strlen(text)) != 0)
 		last = 0;
 	air__free(path);
 	return last;
@@ -304,24 +304,36 @@ static json_t *run_record(const air__lcall *c, const lsub *s, int64_t id)
 	return rec;
 }
 
-/* Build the run's folder as @tmp and rename it to @dir; *lock_fd holds its
- * supervisor lock. Returns 0, or -1 with errno. */
-static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const char *tmp,
-                        const char *dir, int *lock_fd)
+/* Start building the run's folder as @tmp: the folder and its supervisor
+ * lock (*lock_fd, held). 0, or -1 with errno (nothing left). */
+static int begin_run_dir(const char *tmp, int *lock_fd)
 {
-	char *lock = air__lpath(tmp, "supervisor.lock"), *launch = air__lpath(tmp, "launch");
+	char *lock = air__lpath(tmp, "supervisor.lock");
+	int rc = lock ? air__lmkdirs(tmp, 0700) : (errno = ENOMEM, -1);
+
+	*lock_fd = -1;
+	if (rc == 0 && (rc = air__llock(lock, false, NULL, lock_fd)) != 0) {
+		int saved = errno;
+		air__lremove_tree(tmp);
+		errno = saved;
+	}
+	air__free(lock);
+	return rc;
+}
+
+/* Write the records of the run's folder @tmp and rename it to @dir. 0, or
+ * -1 with errno (then the caller removes @tmp). */
+static int end_run_dir(const air__lcall *c, const lsub *s, int64_t id, const char *tmp,
+                       const char *dir)
+{
+	char *launch = air__lpath(tmp, "launch");
 	json_t *rec = run_record(c, s, id), *status = air__lstatus_new();
 	char *rpath = air__lpath(tmp, "run.json"), *spath = air__lpath(tmp, "status.json");
 	char *reserve = air__lpath(tmp, "status.reserve");
-	int rc = lock && launch && rec && status && rpath && spath && reserve ? 0 : -1;
+	int rc = launch && rec && status && rpath && spath && reserve ? 0 : -1;
 
-	*lock_fd = -1;
 	if (rc != 0)
 		errno = ENOMEM;
-	if (rc == 0)
-		rc = air__lmkdirs(tmp, 0700);
-	if (rc == 0)
-		rc = air__llock(lock, false, NULL, lock_fd);
 	if (rc == 0)
 		rc = air__lcopy_dir_files(s->launch_dir, launch);
 	/* A disk too full for the run's last status is found now, before the
@@ -338,16 +350,8 @@ static int make_run_dir(const air__lcall *c, const lsub *s, int64_t id, const ch
 		rc = air__lwrite_json_fresh(spath, status);
 	if (rc == 0)
 		rc = rename(tmp, dir);
-	if (rc != 0) {
-		int saved = errno;
-		air__lunlock(*lock_fd);
-		*lock_fd = -1;
-		air__lremove_tree(tmp);
-		errno = saved;
-	}
 	json_decref(rec);
 	json_decref(status);
-	air__free(lock);
 	air__free(launch);
 	air__free(rpath);
 	air__free(spath);
@@ -406,32 +410,28 @@ static void make_mlflow_run(void *ud)
 	air__lmlruns_create(m->dir);
 }
 
-/* Start the supervisor, and make the run's MLflow run while it loads (it
- * makes the MLflow run itself before the nodes start, should this not be
- * done yet). When it cannot start, or fails at its start, the run ends with
- * the reason, and its MLflow run with it. */
-static void launch(air__lcall *c, const char *program, int64_t id, const char *dir, int lock_fd,
+/* Let the supervisor @st (started while the run was made; NULL: it could
+ * not be, for the reason in @why) take the run over, and make the run's
+ * MLflow run while it prepares (it makes the MLflow run itself before the
+ * nodes start, should this not be done yet). When it cannot start, or fails
+ * at its start, the run ends with the reason, and its MLflow run with it. */
+static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id, const char *dir,
                    const json_t *secrets)
 {
 	made_run m = {c->ws, id, dir};
-	air__buf why = AIR__BUF_INIT;
 	json_t *status;
 
-	if (air__lspawn(c->ws, program, id, lock_fd, secrets, make_mlflow_run, &m, &why) ==
-	    AIR_OK) {
-		air__buf_dispose(&why);
+	if (st && air__lspawn_go(st, secrets, make_mlflow_run, &m, why) == AIR_OK)
 		return;
-	}
 	make_mlflow_run(&m); /* made once: a second call finds it there */
 	air__lreserve_drop(dir);
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
-	                                  air__buf_cstr(&why)) == AIR_OK) {
+	                                  air__buf_cstr(why)) == AIR_OK) {
 		air__lmlruns_finish(dir, "FAILED");
 		air__lstatus_write(dir, status, true);
 	}
 	json_decref(status);
-	air__buf_dispose(&why);
 }
 
 /* Under the state lock, no run folder is being built: a jobs/runs/.new-*
@@ -483,7 +483,8 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	json_t *vals = NULL;
 	const char *missing = NULL;
 	air__buf why = AIR__BUF_INIT;
-	bool deleted = false;
+	bool deleted = false, started = false;
+	air__lstarting st;
 	int64_t id = 0;
 	int lock_fd = -1, rc = AIR_OK, r;
 
@@ -516,7 +517,22 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		rc = air__oom(c->err);
 		goto out;
 	}
-	if (make_run_dir(c, s, id, tmp, dir, &lock_fd) != 0) {
+	/* The supervisor loads while the run's records are written. */
+	air__buf_clear(&why);
+	if (begin_run_dir(tmp, &lock_fd) != 0) {
+		rc = air__lreply_io_error(c, "cannot create the run's folder");
+		goto out;
+	}
+	started = air__lspawn_start(c->ws, program, id, tmp, lock_fd, &st, &why) == AIR_OK;
+	if (end_run_dir(c, s, id, tmp, dir) != 0) {
+		int saved = errno;
+
+		if (started)
+			air__lspawn_abandon(&st);
+		air__lunlock(lock_fd);
+		lock_fd = -1;
+		air__lremove_tree(tmp);
+		errno = saved;
 		rc = air__lreply_io_error(c, "cannot create the run's folder");
 		goto out;
 	}
@@ -530,7 +546,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	record = NULL;
 	/* The run exists and is locked: the state lock is no longer needed for
 	 * the start, but keeping it is simpler and short. */
-	launch(c, program, id, dir, lock_fd, vals);
+	launch(c, started ? &st : NULL, &why, id, dir, vals);
 out:
 	/* Closed, never unlocked: the lock belongs to the supervisor now (an
 	 * unlock would release it for every holder of the description). */

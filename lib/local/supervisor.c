@@ -36,7 +36,10 @@ extern char **environ;
 /* The longest back-off between attempts, in (local) seconds. */
 #define BACKOFF_CAP_S 60
 
-typedef enum outcome { O_SUCCESS, O_FAILED, O_TIMEDOUT, O_CANCELED } outcome;
+/* O_UNRECORDED: the run's state could not be recorded, no node started. */
+typedef enum outcome { O_SUCCESS, O_FAILED, O_TIMEDOUT, O_CANCELED, O_UNRECORDED } outcome;
+
+#define UNRECORDED "the local supervisor did not start the run: it cannot record its state"
 
 static const char *const result_name[] = {"SUCCESS", "FAILED", "TIMEDOUT", "CANCELED"};
 
@@ -71,6 +74,7 @@ typedef struct sup {
 	const json_t *secrets;
 	air__lredact *redact;
 	bool reserve;        /* status.reserve is kept */
+	bool recorded;       /* a status.json of this supervisor was saved */
 	air__buf trouble;    /* the first file that could not be written, for the final message */
 	int wake;
 	volatile sig_atomic_t *stop_signal;
@@ -81,6 +85,7 @@ typedef struct sup {
 	char *script;
 	const char *shell;
 	json_t *env_vars;    /* [{"name", "value"}] */
+	bool look_for_gpus;  /* nvidia-smi is there: air__lgpus_slow() */
 	int32_t *gpus;
 	size_t ngpus;
 } sup;
@@ -121,8 +126,10 @@ static bool save(sup *s, bool durable)
 {
 	int e;
 
-	if (air__lstatus_write(s->dir, s->status, durable) == 0)
+	if (air__lstatus_write(s->dir, s->status, durable) == 0) {
+		s->recorded = true;
 		return true;
+	}
 	e = errno;
 	trouble(s, "cannot write %s/status.json: %s", s->dir, strerror(e));
 	fprintf(stderr, "air-local-supervisor: run %lld: cannot write status.json: %s\n",
@@ -247,7 +254,7 @@ static bool prepare(sup *s)
 			return false;
 		}
 	}
-	s->gpus = air__lgpus(NULL, &s->ngpus);
+	s->gpus = s->look_for_gpus ? air__lgpus(NULL, &s->ngpus) : NULL;
 	return prepare_code(s);
 }
 
@@ -637,7 +644,14 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 		air__json_set_int(s->status, "start_time", air__now_ms());
 	set_str(s->status, "status_message", "STATUS:Running on %lld node(s), attempt %d",
 	        (long long)s->nodes, (int)a + 1);
-	save(s, false);
+	/* No node starts in a run whose state was never recorded. */
+	if (!save(s, false) && !s->recorded) {
+		air__buf_puts(msg, UNRECORDED);
+		air__free(t.nd);
+		json_decref(entry);
+		air__free(logs);
+		return O_UNRECORDED;
+	}
 	/* The workload logs into the run's MLflow run: made by the submission
 	 * while this program loaded, else now. */
 	air__lmlruns_create(s->dir);
@@ -707,6 +721,11 @@ static void run_attempts(sup *s)
 			return;
 		}
 		o = run_attempt(s, a, &msg);
+		if (o == O_UNRECORDED) {
+			finish(s, AIR__L_INTERNAL_ERROR, "FAILED", air__buf_cstr(&msg));
+			air__buf_dispose(&msg);
+			return;
+		}
 		retry = (o == O_FAILED || (o == O_TIMEDOUT && s->retry_on_timeout)) &&
 		        (s->max_retries < 0 || a < s->max_retries) && a < AIR__LOCAL_MAX_ATTEMPT;
 		if (o == O_SUCCESS) {
@@ -763,11 +782,13 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 		keep_reserve(&s);
 		air__json_set_int(s.status, "supervisor_pid", (int64_t)getpid());
 		air__json_set_str(s.status, "status_message", "STATUS:Preparing the run");
-		/* A run whose state cannot be recorded is not started: it ends at
+		/* Said when preparing can take long (GPUs to look for, a code
+		 * snapshot to extract): otherwise the first state saved is RUNNING.
+		 * A run whose state cannot be recorded is not started: it ends at
 		 * once, with the reserve given back for that. */
-		if (!save(&s, false))
-			finish(&s, AIR__L_INTERNAL_ERROR, "FAILED",
-			       "the local supervisor did not start the run: it cannot record its state");
+		s.look_for_gpus = air__lgpus_slow();
+		if ((air__json_str(s.rec, "code_archive") || s.look_for_gpus) && !save(&s, false))
+			finish(&s, AIR__L_INTERNAL_ERROR, "FAILED", UNRECORDED);
 		else if (prepare(&s))
 			run_attempts(&s);
 	}

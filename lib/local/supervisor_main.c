@@ -6,7 +6,9 @@
  * Started by libair (spawn.c) with the run's lock held on fd 3 and the
  * secret values on fd 4. It forks at once: the parent exits (libair reaps
  * it), the child starts a new session (no terminal, no signal from the
- * caller's process group reaches it) and supervises the run until it ends.
+ * caller's process group reaches it), waits for the secrets (sent once the
+ * run's records are written; none: the run was given up, and it exits) and
+ * supervises the run until it ends.
  * SIGTERM, SIGINT and SIGHUP stop the run (CANCELED). Its messages go to
  * the run's supervisor.log. On Linux it is the subreaper of what its nodes
  * start (node.c).
@@ -58,7 +60,9 @@ static int install_signals(void)
 	return 0;
 }
 
-/* The secret values from fd 4, read to its end. */
+/* The secret values from fd 4, read to its end: the go-ahead, sent once the
+ * run's records are written. NULL when they are not a whole JSON object:
+ * the submission gave the run up (or died) before. */
 static json_t *read_secrets(void)
 {
 	air__buf b = AIR__BUF_INIT;
@@ -81,7 +85,7 @@ static json_t *read_secrets(void)
 	air__buf_dispose(&b);
 	if (!json_is_object(v)) {
 		json_decref(v);
-		v = json_object();
+		v = NULL;
 	}
 	return v;
 }
@@ -125,7 +129,8 @@ int main(int argc, char **argv)
 	setsid();
 	air__lnode_adopt_orphans();
 	fcntl(AIR__LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
-	secrets = read_secrets();
+	if (!(secrets = read_secrets()))
+		return 0; /* the run was not made: nothing to supervise */
 	if (install_signals() != 0) {
 		fprintf(stderr, "air-local-supervisor: cannot set up signals: %s\n", strerror(errno));
 		wipe(secrets);

@@ -3,13 +3,17 @@
  * a program whose path ends with $AIR_TEST_KILL_AFTER_SPAWN_OF through
  * posix_spawn() is killed (SIGKILL) as soon as the call returns: a
  * submission that dies right after it launched a run's supervisor, at a
- * point no signal sent from outside can hit reliably.
+ * point no signal sent from outside can hit reliably. With
+ * $AIR_TEST_KILL_AFTER_GO set, it is killed instead as soon as it has shut
+ * a socket's writing side down: a submission that dies right after it gave
+ * the supervisor its go-ahead (the secrets, sent once the run is made).
  */
 #include <dlfcn.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
@@ -27,7 +31,23 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	memcpy(&real, &sym, sizeof(real)); /* ISO C has no cast between the two */
 	rc = sym ? real(pid, path, actions, attr, argv, envp) : -1;
 
-	if (rc == 0 && n > 0 && len >= n && !strcmp(path + len - n, of))
+	if (rc == 0 && n > 0 && len >= n && !strcmp(path + len - n, of) &&
+	    !getenv("AIR_TEST_KILL_AFTER_GO"))
+		kill(getpid(), SIGKILL);
+	return rc;
+}
+
+typedef int (*shutdown_fn)(int, int);
+
+int shutdown(int fd, int how)
+{
+	void *sym = dlsym(RTLD_NEXT, "shutdown");
+	shutdown_fn real;
+	int rc;
+
+	memcpy(&real, &sym, sizeof(real));
+	rc = sym ? real(fd, how) : -1;
+	if (rc == 0 && how == SHUT_WR && getenv("AIR_TEST_KILL_AFTER_GO"))
 		kill(getpid(), SIGKILL);
 	return rc;
 }

@@ -333,6 +333,33 @@ class LocalTest(unittest.TestCase):
         self.wait_state(first, TERMINAL)
         self.assertEqual([r["run_id"] for r in self.runs()], [first])
 
+    def test_launch_files_are_linked_and_the_run_id_counter_written_in_place(self):
+        """A run's launch files are hard links to the uploaded ones (nothing
+        copied); the workspace's writers replace a file, never write it in
+        place, so a file replaced afterwards leaves the run's as it was given.
+        last_run_id is written in place: no file made or deleted."""
+        first = self.submit(yaml_of("echo one"))
+        counter = os.path.join(self.state, "last_run_id")
+        inode = os.stat(counter).st_ino
+        run_id = self.submit(yaml_of("echo two"))
+        self.assertEqual(os.stat(counter).st_ino, inode)
+        with open(counter) as f:
+            self.assertEqual(f.read(), "%s\n" % run_id)
+        self.assertEqual(int(run_id), int(first) + 1)
+        run_dir = os.path.join(self.state, "jobs", "runs", run_id)
+        with open(os.path.join(run_dir, "run.json")) as f:
+            command_path = json.load(f)["command_path"]
+        uploaded = os.path.join(self.state, "workspace", command_path.lstrip("/"))
+        launched = os.path.join(run_dir, "launch", "command.sh")
+        self.assertEqual(os.stat(uploaded).st_ino, os.stat(launched).st_ino)
+        with open(uploaded + ".new", "w") as f:
+            f.write("echo replaced\n")
+        os.rename(uploaded + ".new", uploaded)
+        with open(launched) as f:
+            self.assertIn("echo two", f.read())
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
+        self.assertIn("two", self.air("logs", run_id, check=0).stdout)
+
     def test_secrets_missing_fail_before_start_and_are_never_printed(self):
         yaml = yaml_of('echo "token is $AIR_TEST_TOKEN"', extra="secrets:\n"
                        "  AIR_TEST_TOKEN: ml-team/hf-token\n")
@@ -391,11 +418,13 @@ class LocalTest(unittest.TestCase):
                       self.status_file(run_id)["message"])
 
     def test_a_submission_killed_as_its_supervisor_starts_keeps_its_key(self):
-        """The idempotency record is written before the run can start: a
-        submission killed as it launches the supervisor leaves a run that the
-        same key gives back, never a second one. The submission makes the
-        run's MLflow run while the supervisor loads: killed before that, the
-        supervisor makes it before the nodes start."""
+        """The supervisor starts while the run is made, and waits for its
+        go-ahead: a submission killed as it launches the supervisor leaves no
+        run (the supervisor exits untouched), and the same key then makes
+        one. Killed just after the go-ahead, it leaves a run that the same key
+        gives back, never a second one: the idempotency record is written
+        before. The submission makes the run's MLflow run after the go-ahead:
+        killed before that, the supervisor makes it before the nodes start."""
         shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
         meta = os.path.join(self.state, "mlruns", "$MLFLOW_EXPERIMENT_ID", "$MLFLOW_RUN_ID",
                             "meta.yaml")
@@ -406,8 +435,16 @@ class LocalTest(unittest.TestCase):
                                                        "verify_asan_link_order=0"])))
         p = self.run_yaml(yaml, "--idempotency-key", "killed-1", env=env)
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
-        again = self.submit(yaml, "--idempotency-key", "killed-1")
-        self.assertEqual([r["run_id"] for r in self.runs()], [again])
+        self.assertEqual(self.runs(), [])
+        first = self.submit(yaml, "--idempotency-key", "killed-1")
+        self.assertEqual([r["run_id"] for r in self.runs()], [first])
+        self.assertEqual(self.wait_state(first, TERMINAL), "SUCCESS")
+
+        p = self.run_yaml(yaml, "--idempotency-key", "killed-2",
+                          env=dict(env, AIR_TEST_KILL_AFTER_GO="1"))
+        self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        again = self.submit(yaml, "--idempotency-key", "killed-2")
+        self.assertEqual([r["run_id"] for r in self.runs()], [again, first])
         self.assertEqual(self.wait_state(again, TERMINAL), "SUCCESS")
         self.assertIn("mlflow-ready", self.air("logs", again, check=0).stdout)
 
