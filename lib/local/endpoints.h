@@ -158,12 +158,10 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why);
 /*
  * The run is made: hand @secrets over, and the supervisor takes the run
- * over. @meanwhile (may be NULL) is called with @ud once they are sent,
- * while the supervisor prepares. AIR_OK once it runs; else an error code
- * with the reason in @why (the supervisor has given the run up).
+ * over. AIR_OK once it runs; else an error code with the reason in @why
+ * (the supervisor has given the run up).
  */
-int air__lspawn_go(air__lstarting *st, const json_t *secrets, void (*meanwhile)(void *ud),
-                   void *ud, air__buf *why);
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, air__buf *why);
 /* The run was not made: the supervisor gets nothing and exits. */
 void air__lspawn_abandon(air__lstarting *st);
 

@@ -265,6 +265,8 @@ void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool
 
 /* <run_dir>/logs/attempt_<attempt>/node_<node>.log; NULL on OOM. */
 char *air__lnode_log(const char *run_dir, int32_t attempt, int64_t node);
+/* <run_dir>/work/node_<node>, the node's working directory; NULL on OOM. */
+char *air__lnode_work(const char *run_dir, int64_t node);
 
 /* Longest text of one record; longer output lines are split. */
 #define AIR__LOCAL_MAX_RECORD (64 * 1024)

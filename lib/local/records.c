@@ -22,6 +22,11 @@ char *air__lnode_log(const char *run_dir, int32_t attempt, int64_t node)
 	                    (long long)node);
 }
 
+char *air__lnode_work(const char *run_dir, int64_t node)
+{
+	return air__sprintf("%s/work/node_%lld", run_dir, (long long)node);
+}
+
 /* ---- writing ---------------------------------------------------------------------- */
 
 void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact)

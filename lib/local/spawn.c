@@ -214,15 +214,12 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
 	return rc;
 }
 
-int air__lspawn_go(air__lstarting *st, const json_t *secrets, void (*meanwhile)(void *ud),
-                   void *ud, air__buf *why)
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, air__buf *why)
 {
 	air__buf sent = AIR__BUF_INIT;
 	int rc = send_secrets(st->sock, secrets, &sent), launched;
 
 	st->sock = -1;
-	if (rc == AIR_OK && meanwhile)
-		meanwhile(ud);
 	/* A launcher that failed also says why the secrets could not be sent. */
 	if ((launched = wait_launcher(st->pid, why)) != AIR_OK)
 		rc = launched;

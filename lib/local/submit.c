@@ -321,6 +321,24 @@ static int begin_run_dir(const char *tmp, int *lock_fd)
 	return rc;
 }
 
+/* The folders the supervisor needs first: the nodes' working directories
+ * and the first attempt's logs, made while it loads rather than on its way
+ * to the nodes (it makes what is missing). 0, or -1 with errno. */
+static int make_node_folders(const char *tmp, int64_t nodes)
+{
+	char *logs = air__lpath(tmp, "logs/attempt_0");
+	int rc = logs ? air__lmkdirs(logs, 0700) : (errno = ENOMEM, -1);
+
+	for (int64_t n = 0; rc == 0 && n < nodes; n++) {
+		char *work = air__lnode_work(tmp, n);
+
+		rc = work ? air__lmkdirs(work, 0700) : (errno = ENOMEM, -1);
+		air__free(work);
+	}
+	air__free(logs);
+	return rc;
+}
+
 /* Write the records of the run's folder @tmp and rename it to @dir. 0, or
  * -1 with errno (then the caller removes @tmp). */
 static int end_run_dir(const air__lcall *c, const lsub *s, int64_t id, const char *tmp,
@@ -336,6 +354,8 @@ static int end_run_dir(const air__lcall *c, const lsub *s, int64_t id, const cha
 		errno = ENOMEM;
 	if (rc == 0)
 		rc = air__lcopy_dir_files(s->launch_dir, launch);
+	if (rc == 0)
+		rc = make_node_folders(tmp, s->nodes);
 	/* A disk too full for the run's last status is found now, before the
 	 * run exists (the supervisor keeps the reserve until the run ends). A
 	 * reserve beyond the file size limit is left out, as the supervisor's
@@ -394,36 +414,22 @@ static void wipe(json_t *vals)
 	json_decref(vals);
 }
 
-typedef struct made_run {
-	const air__local *ws;
-	int64_t id;
-	const char *dir;
-} made_run;
-
-/* The run's MLflow links and MLflow run (best effort: without them the run
- * goes on, without metrics). */
-static void make_mlflow_run(void *ud)
-{
-	const made_run *m = ud;
-
-	link_mlflow_names(m->ws, m->id);
-	air__lmlruns_create(m->dir);
-}
-
-/* Let the supervisor @st (started while the run was made; NULL: it could
- * not be, for the reason in @why) take the run over, and make the run's
- * MLflow run while it prepares (it makes the MLflow run itself before the
- * nodes start, should this not be done yet). When it cannot start, or fails
- * at its start, the run ends with the reason, and its MLflow run with it. */
+/* Make the run's MLflow links and MLflow run (best effort: without them the
+ * run goes on, without metrics; the supervisor makes a missing MLflow run
+ * before the nodes start), then let the supervisor @st (started while the
+ * run was made; NULL: it could not be, for the reason in @why) take the run
+ * over. When it cannot start, or fails at its start, the run ends with the
+ * reason, and its MLflow run with it. */
 static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id, const char *dir,
                    const json_t *secrets)
 {
-	made_run m = {c->ws, id, dir};
 	json_t *status;
 
-	if (st && air__lspawn_go(st, secrets, make_mlflow_run, &m, why) == AIR_OK)
+	/* Still while the supervisor loads, most of the time. */
+	link_mlflow_names(c->ws, id);
+	air__lmlruns_create(dir);
+	if (st && air__lspawn_go(st, secrets, why) == AIR_OK)
 		return;
-	make_mlflow_run(&m); /* made once: a second call finds it there */
 	air__lreserve_drop(dir);
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",

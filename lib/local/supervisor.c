@@ -246,7 +246,7 @@ static bool prepare(sup *s)
 	if (!s->script)
 		return false;
 	for (int64_t n = 0; n < s->nodes; n++) {
-		char *work = air__sprintf("%s/work/node_%lld", s->dir, (long long)n);
+		char *work = air__lnode_work(s->dir, n);
 		int rc = work ? air__lmkdirs(work, 0700) : -1;
 		air__free(work);
 		if (rc != 0) {
@@ -554,7 +554,7 @@ static bool start_node(attempt *t, int64_t n, int32_t a, int port)
 	sup *s = t->s;
 	node_rt *nd = &t->nd[n];
 	air__buf cuda = AIR__BUF_INIT;
-	char *cwd = air__sprintf("%s/work/node_%lld", s->dir, (long long)n);
+	char *cwd = air__lnode_work(s->dir, n);
 	char **env;
 	int p[2] = {-1, -1};
 	air__lnode_spec spec;

@@ -422,9 +422,8 @@ class LocalTest(unittest.TestCase):
         go-ahead: a submission killed as it launches the supervisor leaves no
         run (the supervisor exits untouched), and the same key then makes
         one. Killed just after the go-ahead, it leaves a run that the same key
-        gives back, never a second one: the idempotency record is written
-        before. The submission makes the run's MLflow run after the go-ahead:
-        killed before that, the supervisor makes it before the nodes start."""
+        gives back, never a second one (the idempotency record is written
+        before), and whose MLflow run is there for its workload."""
         shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
         meta = os.path.join(self.state, "mlruns", "$MLFLOW_EXPERIMENT_ID", "$MLFLOW_RUN_ID",
                             "meta.yaml")
