@@ -17,7 +17,7 @@
  *     supervisor.lock              flock held by the run's supervisor while it lives
  *     supervisor.log               the supervisor's own messages
  *     cancel                       present once a cancellation was requested
- *     launch/                      the launch directory (command.sh, sidecars), linked
+ *     launch/                      the launch directory (command.sh, sidecars)
  *     code/<dir>/                  the extracted code snapshot ($CODE_SOURCE_PATH)
  *     work/node_<n>/               each node's working directory
  *     logs/attempt_<a>/node_<n>.log  node output, one record per line
@@ -41,6 +41,11 @@
  * the resolved secrets ({"NAME": "value"}, read to the end). */
 #define AIR__LOCAL_LOCK_FD 3
 #define AIR__LOCAL_SECRETS_FD 4
+/* The most the secrets may take on fd 4. */
+#define AIR__LOCAL_MAX_SECRETS (1u << 20)
+/* The supervisor's last argument: how it is started (the secrets are its
+ * go-ahead). One that speaks another way refuses to start. */
+#define AIR__LOCAL_PROTOCOL "go-ahead"
 
 /* inotify instances kept for the next watch (watch.c). */
 #define AIR__LOCAL_IDLE_WATCHES 4
@@ -67,10 +72,9 @@ char *air__lpath(const char *dir, const char *fmt, ...) AIR__PRINTF(2, 3);
 int air__lmkdirs(const char *path, mode_t mode);
 /* Write @path through a temporary file and rename(): readers, and a
  * process that dies half-way, see the old or the new content, never a part.
- * @durable: once renamed, the content and the new name are also put on
- * disk (the file and its directory synced) before this returns, so that it
- * survives a crash of the machine (docs/local.md, "Crashes and durability").
- * 0, or -1 with errno (a failed sync: the new content may be in place). */
+ * @durable: the content is also on disk (fsync) before the rename and the
+ * new name after it (the directory synced), so that it survives a crash of
+ * the machine (docs/local.md, "Crashes and durability"). 0, or -1 with errno. */
 int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
                        bool durable);
 /* Write @path over its old content, made when missing (a regular file of
@@ -133,10 +137,8 @@ int air__llock(const char *path, bool wait, const air__ctx *ctx, int *fd);
 void air__lunlock(int fd);
 /* rm -rf; 0, or -1 with errno. */
 int air__lremove_tree(const char *path);
-/* Every regular file of @from into @to, a new folder (created) of a
- * folder being built: a hard link, else a copy (air__lwrite_fresh()).
- * Fit for files that are replaced, never written in place. 0, or -1 with
- * errno. */
+/* Copy every regular file of @from into @to, a new folder (created) of a
+ * folder being built (air__lwrite_fresh()): 0, or -1 with errno. */
 int air__lcopy_dir_files(const char *from, const char *to);
 bool air__lexists(const char *path);
 

@@ -161,8 +161,8 @@ static json_t *record_crash(const char *run_dir, json_t *status)
 		                   (long long)pid);
 	else
 		msg = air__strdup("the run never started: the local supervisor did not take it over (the "
-		                  "program that submitted it stopped first, or the supervisor could not "
-		                  "record the run's state: see its supervisor.log)");
+		                  "program that submitted it stopped first, or the supervisor stopped or "
+		                  "could not record the run's state before: see its supervisor.log)");
 	if (msg && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED", msg) == AIR_OK) {
 		air__lmlruns_create(run_dir); /* when the submission died before making it */
 		air__lmlruns_finish(run_dir, "FAILED");

@@ -108,6 +108,12 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 	size_t len = text ? strlen(text) : 0, off = 0;
 	int rc = text ? AIR_OK : AIR_ENOMEM;
 
+	if (len > AIR__LOCAL_MAX_SECRETS) {
+		air__buf_printf(why, "cannot hand the secrets to the supervisor: too large (%zu bytes, "
+		                "at most %u)", len, AIR__LOCAL_MAX_SECRETS);
+		rc = AIR_EIO;
+	}
+
 	while (rc == AIR_OK && off < len) {
 		ssize_t n = send(fd, text + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
@@ -156,7 +162,8 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why)
 {
 	char id[24], *log = air__lpath(build_dir, "supervisor.log");
-	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING, NULL};
+	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING,
+	                (char *)AIR__LOCAL_PROTOCOL, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
@@ -232,8 +239,12 @@ int air__lspawn_go(air__lstarting *st, const json_t *secrets, air__buf *why)
 
 void air__lspawn_abandon(air__lstarting *st)
 {
-	if (st->sock >= 0)
+	/* Shut down, not only closed: a copy of the descriptor in a process
+	 * the caller forked meanwhile would keep the socket open. */
+	if (st->sock >= 0) {
+		shutdown(st->sock, SHUT_RDWR);
 		close(st->sock);
+	}
 	if (st->pid > 0)
 		while (waitpid(st->pid, NULL, 0) < 0 && errno == EINTR)
 			;

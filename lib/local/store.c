@@ -150,41 +150,31 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 {
 	char *tmp;
 	int fd, saved, rc;
+	bool made;
 
 	if (!(tmp = tmp_name(path)))
 		return -1;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-	if (fd < 0)
+	if (!(made = fd >= 0))
 		goto fail;
 	if (write_all(fd, data, len) != 0)
 		goto fail;
-	if (!durable) {
-		rc = close(fd);
-		fd = -1; /* released even by a close() that failed */
-		if (rc != 0)
-			goto fail;
-	}
-	if (rename(tmp, path) != 0)
+	/* On disk before it is named: a crash leaves the old content or the
+	 * new one, never an empty file. */
+	if (durable && fsync(fd) != 0)
+		goto fail;
+	rc = close(fd);
+	fd = -1; /* released even by a close() that failed */
+	if (rc != 0 || rename(tmp, path) != 0)
 		goto fail;
 	air__free(tmp);
-	if (!durable)
-		return 0;
-	/* Published first, then synced: its readers do not wait for the disk.
-	 * The content is whole for them either way (it was written before the
-	 * rename); only a crash of the machine in between can lose it. */
-	rc = fsync(fd);
-	saved = errno;
-	if (close(fd) != 0 && rc == 0) {
-		rc = -1;
-		saved = errno;
-	}
-	errno = saved;
-	return rc == 0 ? sync_parent(path) : -1;
+	return durable ? sync_parent(path) : 0;
 fail:
 	saved = errno;
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
+	if (made)
+		unlink(tmp);
 	air__free(tmp);
 	errno = saved;
 	return -1;
@@ -535,10 +525,7 @@ int air__lcopy_dir_files(const char *from, const char *to)
 			errno = ENOMEM;
 			rc = -1;
 		} else if (lstat(src, &st) == 0 && S_ISREG(st.st_mode)) {
-			/* Linked where it can be: the same content, nothing copied.
-			 * Its writers replace a workspace file (a rename), never
-			 * change it in place, so the run keeps what it was given. */
-			rc = link(src, dst) == 0 ? 0 : copy_file(src, dst);
+			rc = copy_file(src, dst);
 		}
 		air__free(src);
 		air__free(dst);

@@ -3,18 +3,19 @@
  *
  * runs/submit takes the payload a real workspace would get, finds the launch
  * directory and the code snapshot the submission uploaded into
- * <state>/workspace, and, under the state lock: returns the run of an
- * idempotency token already seen; resolves the secrets (a missing or too
- * short one fails the submission, nothing is created); removes what a
- * submission that was killed half-way left (jobs/runs/.new-*); gives out
- * the next run id; builds the
- * run's folder under a temporary name (the run's lock taken first, so that
- * the run is never visible without an owner) and renames it into place.
- * Then the supervisor is started with the lock and the secret values. A
- * supervisor that cannot start leaves the run ended INTERNAL_ERROR with the
- * reason, as a workspace does when it cannot launch a run. The new run's
- * records are written without waiting for the disk and synced once the
- * supervisor runs (docs/local.md, "Crashes and durability").
+ * <state>/workspace, and, under the state lock: removes what a submission
+ * that was killed half-way left (jobs/runs/.new-* and the idempotency record
+ * it wrote); returns the run of an idempotency token already seen; resolves
+ * the secrets (a missing or too short one fails the submission, nothing is
+ * created); gives out the next run id; makes the run's folder under a
+ * temporary name with the run's lock (so that the run is never visible
+ * without an owner) and starts the supervisor, which loads while the run's
+ * records and its token's record are written and the folder is renamed into
+ * place; makes the run's MLflow run; and gives the supervisor its go-ahead,
+ * the secret values. A supervisor that cannot start leaves the run ended
+ * INTERNAL_ERROR with the reason, as a workspace does when it cannot launch
+ * a run. The new run's records are written without waiting for the disk and
+ * synced once the supervisor runs (docs/local.md, "Crashes and durability").
  */
 #include "local/endpoints.h"
 
@@ -235,16 +236,23 @@ static int64_t read_id(const char *path)
 	return id;
 }
 
+/* The idempotency record of @token, or NULL on OOM. */
+static char *token_record(const air__local *ws, const char *token)
+{
+	char hex[2 * AIR__SHA256_LEN + 1];
+
+	air__sha256_hex(token, strlen(token), hex);
+	return air__sprintf("%s/idempotency/%s", ws->dir, hex);
+}
+
 /* The run id a token created, 0 when none; *deleted when its folder is gone. */
 static int64_t token_run(const air__local *ws, const char *token, char **record, bool *deleted)
 {
-	char hex[2 * AIR__SHA256_LEN + 1];
 	int64_t id;
 	char *dir;
 
 	*deleted = false;
-	air__sha256_hex(token, strlen(token), hex);
-	if (!(*record = air__sprintf("%s/idempotency/%s", ws->dir, hex)))
+	if (!(*record = token_record(ws, token)))
 		return 0;
 	if ((id = read_id(*record)) > 0) {
 		dir = air__lrun_dir(ws->dir, id);
@@ -254,13 +262,30 @@ static int64_t token_run(const air__local *ws, const char *token, char **record,
 	return id;
 }
 
-/* The next run id (recorded): one above the last given, and free. 0 on failure. */
-static int64_t next_run_id(const air__local *ws)
+/* Write @record, the idempotency record of run @id. 0, or -1 with errno. */
+static int write_record(const air__local *ws, const char *record, int64_t id)
+{
+	char *dir = air__lpath(ws->dir, "idempotency"), text[24];
+	int rc = dir ? air__lmkdirs(dir, 0700) : (errno = ENOMEM, -1);
+
+	snprintf(text, sizeof(text), "%lld\n", (long long)id);
+	if (rc == 0)
+		rc = air__lwrite_atomic(record, text, strlen(text), 0600, false);
+	air__free(dir);
+	return rc;
+}
+
+/* The next run id (recorded): one above the last given, never below
+ * @highest (the highest run there: a counter cut short by a crash does not
+ * go back), and free. 0 on failure. */
+static int64_t next_run_id(const air__local *ws, int64_t highest)
 {
 	char *path = air__lpath(ws->dir, "last_run_id"), text[24];
 	int64_t last = path ? read_id(path) : 0;
 	bool taken = true;
 
+	if (last < highest)
+		last = highest;
 	for (int tries = 0; path && taken && tries < 1000000; tries++) {
 		char *dir = air__lrun_dir(ws->dir, ++last);
 		taken = !dir || air__lexists(dir);
@@ -339,10 +364,11 @@ static int make_node_folders(const char *tmp, int64_t nodes)
 	return rc;
 }
 
-/* Write the records of the run's folder @tmp and rename it to @dir. 0, or
- * -1 with errno (then the caller removes @tmp). */
+/* Write the records of the run's folder @tmp, the token's idempotency
+ * @record (may be NULL), and rename the folder to @dir. 0, or -1 with errno
+ * (the record removed; the caller removes @tmp). */
 static int end_run_dir(const air__lcall *c, const lsub *s, int64_t id, const char *tmp,
-                       const char *dir)
+                       const char *dir, const char *record)
 {
 	char *launch = air__lpath(tmp, "launch");
 	json_t *rec = run_record(c, s, id), *status = air__lstatus_new();
@@ -368,8 +394,16 @@ static int end_run_dir(const air__lcall *c, const lsub *s, int64_t id, const cha
 		rc = air__lwrite_json_fresh(rpath, rec);
 	if (rc == 0)
 		rc = air__lwrite_json_fresh(spath, status);
-	if (rc == 0)
-		rc = rename(tmp, dir);
+	/* The record before the run is seen: a submission killed at any point
+	 * leaves the run with its record, or neither (the next one removes a
+	 * .new-<id> folder with its record). */
+	if (rc == 0 && record && (rc = write_record(c->ws, record, id)) != 0)
+		record = NULL;
+	if (rc == 0 && (rc = rename(tmp, dir)) != 0 && record) {
+		int saved = errno;
+		unlink(record);
+		errno = saved;
+	}
 	json_decref(rec);
 	json_decref(status);
 	air__free(launch);
@@ -440,21 +474,46 @@ static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id,
 	json_decref(status);
 }
 
-/* Under the state lock, no run folder is being built: a jobs/runs/.new-*
- * folder is what a submission killed half-way left. */
-static void remove_unfinished(const air__local *ws)
+/* The idempotency record that the unfinished folder @tmp of run @id wrote,
+ * removed with it. */
+static void forget_record(const air__local *ws, const char *tmp, int64_t id)
+{
+	char *rpath = air__lpath(tmp, "run.json");
+	json_t *rec = rpath ? air__lread_json(rpath) : NULL;
+	const char *token = air__json_str(rec, "idempotency_token");
+	char *record = token ? token_record(ws, token) : NULL;
+
+	if (record && read_id(record) == id)
+		unlink(record);
+	air__free(record);
+	json_decref(rec);
+	air__free(rpath);
+}
+
+/* Under the state lock, no run folder is being built: a jobs/runs/.new-<id>
+ * folder is what a submission killed half-way left, removed with the
+ * idempotency record it may have written. *highest gets the highest id of
+ * the runs there (0 when none). */
+static void tidy_runs(const air__local *ws, int64_t *highest)
 {
 	char *runs = air__lpath(ws->dir, "jobs/runs");
 	DIR *d = runs ? opendir(runs) : NULL;
 	struct dirent *e;
 
+	*highest = 0;
 	while (d && (e = readdir(d)) != NULL) {
+		int64_t id;
 		char *path;
 
+		if (air__parse_int64(e->d_name, &id) && id > *highest)
+			*highest = id;
 		if (!air__starts_with(e->d_name, ".new-"))
 			continue;
-		if ((path = air__lpath(runs, "%s", e->d_name)) != NULL)
+		if ((path = air__lpath(runs, "%s", e->d_name)) != NULL) {
+			if (air__parse_int64(e->d_name + 5, &id) && id > 0)
+				forget_record(ws, path, id);
 			air__lremove_tree(path);
+		}
 		air__free(path);
 	}
 	if (d)
@@ -485,16 +544,18 @@ static void make_durable(const air__local *ws, int64_t id, const char *record)
 static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_out,
                       char **created)
 {
-	char *record = NULL, *dir = NULL, *tmp = NULL, *idem_dir = NULL, text[24];
+	char *record = NULL, *dir = NULL, *tmp = NULL;
 	json_t *vals = NULL;
 	const char *missing = NULL;
 	air__buf why = AIR__BUF_INIT;
 	bool deleted = false, started = false;
 	air__lstarting st;
-	int64_t id = 0;
+	int64_t id = 0, highest;
 	int lock_fd = -1, rc = AIR_OK, r;
 
 	*id_out = 0;
+	/* First: what a killed submission left goes, its token's record too. */
+	tidy_runs(c->ws, &highest);
 	if (s->token && (id = token_run(c->ws, s->token, &record, &deleted)) > 0) {
 		if (deleted)
 			rc = air__lreply_bad_request(c, "the run created with this idempotency token "
@@ -512,8 +573,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
 		goto out;
 	}
-	remove_unfinished(c->ws);
-	if ((id = next_run_id(c->ws)) <= 0) {
+	if ((id = next_run_id(c->ws, highest)) <= 0) {
 		rc = air__lreply_io_error(c, "cannot give out a run id");
 		goto out;
 	}
@@ -530,7 +590,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		goto out;
 	}
 	started = air__lspawn_start(c->ws, program, id, tmp, lock_fd, &st, &why) == AIR_OK;
-	if (end_run_dir(c, s, id, tmp, dir) != 0) {
+	if (end_run_dir(c, s, id, tmp, dir, record) != 0) {
 		int saved = errno;
 
 		if (started)
@@ -541,11 +601,6 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		errno = saved;
 		rc = air__lreply_io_error(c, "cannot create the run's folder");
 		goto out;
-	}
-	if (record && (idem_dir = air__lpath(c->ws->dir, "idempotency")) &&
-	    air__lmkdirs(idem_dir, 0700) == 0) {
-		snprintf(text, sizeof(text), "%lld\n", (long long)id);
-		air__lwrite_atomic(record, text, strlen(text), 0600, false);
 	}
 	*id_out = id;
 	*created = record ? record : air__strdup("");
@@ -563,7 +618,6 @@ out:
 	air__free(record);
 	air__free(dir);
 	air__free(tmp);
-	air__free(idem_dir);
 	return rc;
 }
 

@@ -628,6 +628,8 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	char *logs = air__sprintf("%s/logs/attempt_%d", s->dir, (int)a);
 	int port = free_port();
 	bool no_logs = logs && air__lmkdirs(logs, 0700) != 0;
+	/* The state as it was, should this first one not be recorded. */
+	json_t *unrecorded = s->recorded ? NULL : json_deep_copy(s->status);
 
 	if (no_logs)
 		trouble(s, "cannot create %s: %s", logs, strerror(errno));
@@ -636,6 +638,7 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 		air__buf_puts(msg, "the local runtime could not start the attempt");
 		air__free(t.nd);
 		json_decref(entry);
+		json_decref(unrecorded);
 		air__free(logs);
 		return O_FAILED;
 	}
@@ -644,14 +647,20 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 		air__json_set_int(s->status, "start_time", air__now_ms());
 	set_str(s->status, "status_message", "STATUS:Running on %lld node(s), attempt %d",
 	        (long long)s->nodes, (int)a + 1);
-	/* No node starts in a run whose state was never recorded. */
+	/* No node starts in a run whose state was never recorded: it ends
+	 * without an attempt. */
 	if (!save(s, false) && !s->recorded) {
+		if (unrecorded) {
+			json_decref(s->status);
+			s->status = unrecorded;
+		}
 		air__buf_puts(msg, UNRECORDED);
 		air__free(t.nd);
 		json_decref(entry);
 		air__free(logs);
 		return O_UNRECORDED;
 	}
+	json_decref(unrecorded);
 	/* The workload logs into the run's MLflow run: made by the submission
 	 * while this program loaded, else now. */
 	air__lmlruns_create(s->dir);

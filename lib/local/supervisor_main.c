@@ -1,7 +1,7 @@
 /*
  * supervisor_main.c: the air-local-supervisor program.
  *
- *     air-local-supervisor STATE_DIR RUN_ID LIBAIR_VERSION
+ *     air-local-supervisor STATE_DIR RUN_ID LIBAIR_VERSION go-ahead
  *
  * Started by libair (spawn.c) with the run's lock held on fd 3 and the
  * secret values on fd 4. It forks at once: the parent exits (libair reaps
@@ -22,7 +22,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_SECRETS (1u << 20)
 
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stop_signal;
@@ -73,7 +72,7 @@ static json_t *read_secrets(void)
 	while ((r = read(AIR__LOCAL_SECRETS_FD, chunk, sizeof(chunk))) != 0) {
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 || b.len + (size_t)r > MAX_SECRETS)
+		if (r < 0 || b.len + (size_t)r > AIR__LOCAL_MAX_SECRETS)
 			break;
 		air__buf_put(&b, chunk, (size_t)r);
 	}
@@ -109,14 +108,14 @@ int main(int argc, char **argv)
 
 	/* Everything libair did not mean to hand over. */
 	air__lclose_from(AIR__LOCAL_SECRETS_FD + 1);
-	if (argc != 4 || !air__parse_int64(argv[2], &run_id) || run_id <= 0) {
-		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION (started by libair)\n",
-		        argv[0]);
+	if (argc != 5 || !air__parse_int64(argv[2], &run_id) || run_id <= 0) {
+		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION %s (started by libair)\n",
+		        argv[0], AIR__LOCAL_PROTOCOL);
 		return 2;
 	}
-	if (strcmp(argv[3], AIR_VERSION_STRING) != 0) {
-		fprintf(stderr, "air-local-supervisor %s cannot run a run of libair %s\n",
-		        AIR_VERSION_STRING, argv[3]);
+	if (strcmp(argv[3], AIR_VERSION_STRING) != 0 || strcmp(argv[4], AIR__LOCAL_PROTOCOL) != 0) {
+		fprintf(stderr, "air-local-supervisor %s (%s) cannot run a run of libair %s (%s)\n",
+		        AIR_VERSION_STRING, AIR__LOCAL_PROTOCOL, argv[3], argv[4]);
 		return 3;
 	}
 	pid = fork();
@@ -129,8 +128,11 @@ int main(int argc, char **argv)
 	setsid();
 	air__lnode_adopt_orphans();
 	fcntl(AIR__LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
-	if (!(secrets = read_secrets()))
-		return 0; /* the run was not made: nothing to supervise */
+	if (!(secrets = read_secrets())) {
+		fprintf(stderr, "air-local-supervisor: run %lld: no go-ahead from the submission (it "
+		        "gave the run up, or stopped): nothing done\n", (long long)run_id);
+		return 0;
+	}
 	if (install_signals() != 0) {
 		fprintf(stderr, "air-local-supervisor: cannot set up signals: %s\n", strerror(errno));
 		wipe(secrets);

@@ -7,10 +7,14 @@
  * $AIR_TEST_KILL_AFTER_GO set, it is killed instead as soon as it has shut
  * a socket's writing side down: a submission that dies right after it gave
  * the supervisor its go-ahead (the secrets, sent once the run is made).
+ * With $AIR_TEST_KILL_AFTER_RENAME_OF set, instead as soon as it has renamed
+ * a path holding that text: e.g. "/.new-", a run's folder put in place,
+ * before the go-ahead.
  */
 #include <dlfcn.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,7 +36,23 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	rc = sym ? real(pid, path, actions, attr, argv, envp) : -1;
 
 	if (rc == 0 && n > 0 && len >= n && !strcmp(path + len - n, of) &&
-	    !getenv("AIR_TEST_KILL_AFTER_GO"))
+	    !getenv("AIR_TEST_KILL_AFTER_GO") && !getenv("AIR_TEST_KILL_AFTER_RENAME_OF"))
+		kill(getpid(), SIGKILL);
+	return rc;
+}
+
+typedef int (*rename_fn)(const char *, const char *);
+
+int rename(const char *from, const char *to)
+{
+	void *sym = dlsym(RTLD_NEXT, "rename");
+	const char *of = getenv("AIR_TEST_KILL_AFTER_RENAME_OF");
+	rename_fn real;
+	int rc;
+
+	memcpy(&real, &sym, sizeof(real));
+	rc = sym ? real(from, to) : -1;
+	if (rc == 0 && of && *of && strstr(from, of))
 		kill(getpid(), SIGKILL);
 	return rc;
 }

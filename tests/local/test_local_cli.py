@@ -190,6 +190,24 @@ class LocalTest(unittest.TestCase):
             time.sleep(0.05)
         self.fail("process %d is still running" % pid)
 
+    def supervisors(self):
+        """The pids of the supervisor programs of this state directory."""
+        pids = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open("/proc/%s/cmdline" % entry, "rb") as f:
+                    args = f.read().split(b"\0")
+            except OSError:
+                continue
+            if (entry.isdigit() and len(args) > 2 and args[0].endswith(b"air-local-supervisor")
+                    and args[1] == self.state.encode()):
+                pids.append(int(entry))
+        return pids
+
+    def wait_no_supervisor(self):
+        for pid in self.supervisors():
+            self.wait_gone(pid)
+
     def status_file(self, run_id):
         with open(os.path.join(self.state, "jobs", "runs", str(run_id), "status.json")) as f:
             return json.load(f)
@@ -333,32 +351,26 @@ class LocalTest(unittest.TestCase):
         self.wait_state(first, TERMINAL)
         self.assertEqual([r["run_id"] for r in self.runs()], [first])
 
-    def test_launch_files_are_linked_and_the_run_id_counter_written_in_place(self):
-        """A run's launch files are hard links to the uploaded ones (nothing
-        copied); the workspace's writers replace a file, never write it in
-        place, so a file replaced afterwards leaves the run's as it was given.
+    def test_launch_files_are_the_runs_own_and_the_run_id_counter_written_in_place(self):
+        """A run's launch files are its own copies: a workload that writes its
+        script in place changes neither the uploaded file nor another run's.
         last_run_id is written in place: no file made or deleted."""
         first = self.submit(yaml_of("echo one"))
         counter = os.path.join(self.state, "last_run_id")
         inode = os.stat(counter).st_ino
-        run_id = self.submit(yaml_of("echo two"))
+        run_id = self.submit(yaml_of('echo "# touched $((6 * 7))" >> "$0"\necho two'))
         self.assertEqual(os.stat(counter).st_ino, inode)
         with open(counter) as f:
             self.assertEqual(f.read(), "%s\n" % run_id)
         self.assertEqual(int(run_id), int(first) + 1)
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
         run_dir = os.path.join(self.state, "jobs", "runs", run_id)
         with open(os.path.join(run_dir, "run.json")) as f:
             command_path = json.load(f)["command_path"]
-        uploaded = os.path.join(self.state, "workspace", command_path.lstrip("/"))
-        launched = os.path.join(run_dir, "launch", "command.sh")
-        self.assertEqual(os.stat(uploaded).st_ino, os.stat(launched).st_ino)
-        with open(uploaded + ".new", "w") as f:
-            f.write("echo replaced\n")
-        os.rename(uploaded + ".new", uploaded)
-        with open(launched) as f:
-            self.assertIn("echo two", f.read())
-        self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
-        self.assertIn("two", self.air("logs", run_id, check=0).stdout)
+        with open(os.path.join(run_dir, "launch", "command.sh")) as f:
+            self.assertIn("# touched 42", f.read())
+        with open(os.path.join(self.state, "workspace", command_path.lstrip("/"))) as f:
+            self.assertNotIn("# touched 42", f.read())
 
     def test_secrets_missing_fail_before_start_and_are_never_printed(self):
         yaml = yaml_of('echo "token is $AIR_TEST_TOKEN"', extra="secrets:\n"
@@ -395,9 +407,9 @@ class LocalTest(unittest.TestCase):
             self.wait_gone(pid)
 
     def test_a_supervisor_killed_while_it_prepares_is_reported_by_its_pid(self):
-        """The supervisor records its pid before it prepares the run (looking
-        for GPUs can take seconds): its death then is its own, not the
-        submitting program's."""
+        """When preparing can take long (looking for GPUs can take seconds),
+        the supervisor records its pid before it prepares the run: its death
+        then is its own, not the submitting program's."""
         bin_dir = os.path.join(self.tmp, "bin")
         os.makedirs(bin_dir)
         smi = self.write("bin/nvidia-smi", "#!/bin/sh\nsleep %d\necho 0\n" % PATIENCE_S)
@@ -420,10 +432,13 @@ class LocalTest(unittest.TestCase):
     def test_a_submission_killed_as_its_supervisor_starts_keeps_its_key(self):
         """The supervisor starts while the run is made, and waits for its
         go-ahead: a submission killed as it launches the supervisor leaves no
-        run (the supervisor exits untouched), and the same key then makes
-        one. Killed just after the go-ahead, it leaves a run that the same key
-        gives back, never a second one (the idempotency record is written
-        before), and whose MLflow run is there for its workload."""
+        run (the supervisor exits untouched, and says why), and the same key
+        then makes one. Killed once the run's folder is in place, before the
+        go-ahead, it leaves a run that never started, which the same key
+        gives back; killed just after the go-ahead, a run that the same key
+        gives back, whose MLflow run is there for its workload. Never a
+        second run: the idempotency record is written before the run's
+        folder is in place."""
         shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
         meta = os.path.join(self.state, "mlruns", "$MLFLOW_EXPERIMENT_ID", "$MLFLOW_RUN_ID",
                             "meta.yaml")
@@ -434,16 +449,32 @@ class LocalTest(unittest.TestCase):
                                                        "verify_asan_link_order=0"])))
         p = self.run_yaml(yaml, "--idempotency-key", "killed-1", env=env)
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        self.wait_no_supervisor()
         self.assertEqual(self.runs(), [])
+        unfinished = os.path.join(self.state, "jobs", "runs", ".new-1", "supervisor.log")
+        self.assertIn("no go-ahead from the submission", read(unfinished))
         first = self.submit(yaml, "--idempotency-key", "killed-1")
+        self.assertFalse(os.path.exists(unfinished))
         self.assertEqual([r["run_id"] for r in self.runs()], [first])
         self.assertEqual(self.wait_state(first, TERMINAL), "SUCCESS")
 
         p = self.run_yaml(yaml, "--idempotency-key", "killed-2",
+                          env=dict(env, AIR_TEST_KILL_AFTER_RENAME_OF="/.new-"))
+        self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        self.wait_no_supervisor()
+        never = self.submit(yaml, "--idempotency-key", "killed-2")
+        self.assertEqual(self.wait_state(never, TERMINAL), "FAILED")
+        self.assertIn("did not take it over", self.status_file(never)["message"])
+        log = os.path.join(self.state, "jobs", "runs", never, "supervisor.log")
+        self.assertIn("no go-ahead from the submission", read(log))
+        open(log, "w").close()  # said, and expected here
+
+        p = self.run_yaml(yaml, "--idempotency-key", "killed-3",
                           env=dict(env, AIR_TEST_KILL_AFTER_GO="1"))
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
-        again = self.submit(yaml, "--idempotency-key", "killed-2")
-        self.assertEqual([r["run_id"] for r in self.runs()], [again, first])
+        again = self.submit(yaml, "--idempotency-key", "killed-3")
+        self.assertEqual(sorted((r["run_id"] for r in self.runs()), key=int),
+                         [first, never, again])
         self.assertEqual(self.wait_state(again, TERMINAL), "SUCCESS")
         self.assertIn("mlflow-ready", self.air("logs", again, check=0).stdout)
 
