@@ -310,6 +310,30 @@ class Control(Base):
         self.assertEqual(self.fw.call("GET", "/__fakews/mlflow")["runs"], {})
         self.assertEqual(self.submit("t"), 555)
 
+    def test_connections_are_counted_per_reset(self):
+        """A connection open at a reset counts again only once it makes a
+        request after it: one that stays idle, or is closed, never counts
+        against what comes next, even before the server has seen it end."""
+        def used():
+            c = http.client.HTTPConnection("127.0.0.1", self.fw.port, timeout=5)
+            c.request("GET", ME, headers={"Authorization": "Bearer dapi-test"})
+            c.getresponse().read()
+            return c
+
+        idle, kept = used(), used()
+        before = self.fw.call("GET", "/__fakews/connections")
+        self.assertEqual((before["open"], before["max_open"], before["accepted"]), (2, 2, 2))
+        self.fw.reset()
+        self.assertEqual(self.fw.call("GET", "/__fakews/connections"),
+                         {"open": 0, "max_open": 0, "accepted": 0})
+        kept.request("GET", ME, headers={"Authorization": "Bearer dapi-test"})
+        kept.getresponse().read()
+        fresh = used()
+        now = self.fw.call("GET", "/__fakews/connections")
+        self.assertEqual((now["open"], now["max_open"], now["accepted"]), (2, 2, 2))
+        for c in (idle, kept, fresh):
+            c.close()
+
     def test_config_merges_and_rejects_unknown_keys(self):
         cfg = self.fw.config(features={"logs": False}, lifecycle={"running_ms": 5})
         self.assertEqual(cfg["features"], {"logs": False, "preflight": True, "workflows_index": True,

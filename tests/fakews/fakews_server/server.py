@@ -28,7 +28,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def setup(self):
         super().setup()
-        self.counted = False  # an API connection (control connections are not counted)
+        # The reset epoch this connection is counted in, once it made an API
+        # request (control connections are not counted); None: not counted.
+        self.epoch = None
         try:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
@@ -44,9 +46,9 @@ class Handler(BaseHTTPRequestHandler):
         """The connection is closed, or about to be (called before the reset
         that tells the client): no longer open, even before this handler's
         thread ends."""
-        if self.counted:
-            self.counted = False
-            self.server.state.connection_closed()
+        if self.epoch is not None:
+            self.server.state.connection_closed(self.epoch)
+            self.epoch = None
 
     def log_request(self, code="-", size="-"):
         pass
@@ -77,9 +79,7 @@ class Handler(BaseHTTPRequestHandler):
         if req.path.startswith("/__fakews/") or req.path == "/__fakews":
             self.control(req)
             return
-        if not self.counted:
-            self.counted = True
-            st.connection_opened()
+        self.epoch = st.connection_used(self.epoch)
         with st.lock:
             entry = st.record(req)
             rule, watchers = st.faults.match(req)

@@ -25,7 +25,7 @@ class State:
         self.lock = threading.RLock()
         self.defaults = defaults
         self.secret = os.urandom(16)      # signs pre-signed download URLs
-        self.conn_open = 0                # client connections open now (not reset)
+        self.conn_epoch = 0               # bumped by each reset
         self.reset()
 
     def reset(self):
@@ -56,19 +56,30 @@ class State:
             self.oauth_tokens = {}        # issued access token -> expiry (epoch ms)
             self.at_counter = 0
             self.rt_counter = 0
-            self.conn_max = self.conn_open  # most connections open at once since
-            self.conn_accepted = 0          # connections accepted since
+            # Connections are counted per reset: one a previous test's client
+            # closed, but whose end this server has not seen yet, is not
+            # counted against the next test.
+            self.conn_epoch += 1
+            self.conn_open = 0              # connections used since, open now
+            self.conn_max = 0               # most of them open at once
+            self.conn_accepted = 0          # connections used since
             self.base_dirs()
 
-    def connection_opened(self):
+    def connection_used(self, epoch):
+        """A connection made an API request: counted in this reset's epoch
+        (also one kept alive from before the reset). The epoch it is
+        counted in."""
         with self.lock:
-            self.conn_open += 1
-            self.conn_accepted += 1
-            self.conn_max = max(self.conn_max, self.conn_open)
+            if epoch != self.conn_epoch:
+                self.conn_open += 1
+                self.conn_accepted += 1
+                self.conn_max = max(self.conn_max, self.conn_open)
+            return self.conn_epoch
 
-    def connection_closed(self):
+    def connection_closed(self, epoch):
         with self.lock:
-            self.conn_open -= 1
+            if epoch == self.conn_epoch:
+                self.conn_open -= 1
 
     def base_dirs(self):
         for d in ("/Workspace", "/Workspace/Users", "/Workspace/Shared", "/Workspace/Repos",
