@@ -77,10 +77,10 @@ int air__lmkdirs(const char *path, mode_t mode);
  * the machine (docs/local.md, "Crashes and durability"). 0, or -1 with errno. */
 int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
                        bool durable);
-/* Write @path over its old content, made when missing (a regular file of
- * its own). For a small record under the state lock, read by no one else
- * while written: nothing made or deleted, unlike a rename. 0, or -1 with
- * errno. */
+/* Write @path over its old content, made when missing (a regular file; one
+ * with other names, hard links, is replaced instead: air__lwrite_atomic()).
+ * For a small record under the state lock, read by no one else while
+ * written: nothing made or deleted, unlike a rename. 0, or -1 with errno. */
 int air__lwrite_in_place(const char *path, const void *data, size_t len);
 /* The same for a JSON value (compact, one line). */
 int air__lwrite_json(const char *path, const json_t *v, bool durable);
@@ -241,6 +241,10 @@ void air__lmlruns_finish(const char *run_folder, const char *result);
  * white space): shorter ones would match ordinary text and could not be
  * told apart in the logs. */
 #define AIR__LOCAL_MIN_SECRET 4
+/* The longest NAME=value a node's environment can hold (Linux's
+ * MAX_ARG_STRLEN, its NUL included): a longer secret would make every
+ * start of the node fail (E2BIG). */
+#define AIR__LOCAL_MAX_ENV_ENTRY 131072
 
 /* The secret values of a run, as the forms looked for in its output. */
 typedef struct air__lredact air__lredact;

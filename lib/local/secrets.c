@@ -91,6 +91,12 @@ static int usable(const char *name, const char *ref, const char *value, air__buf
 	bool crlf = len < air__lredact_significant(value, n, NULL);
 	json_t *s;
 
+	if (strlen(name) + 1 + n + 1 > AIR__LOCAL_MAX_ENV_ENTRY) {
+		air__buf_printf(why, "secret %s (%s) is too long for a node's environment: %s=<value> "
+		                "takes %zu bytes, and a local run can give a node at most %d",
+		                name, ref, name, strlen(name) + 1 + n + 1, AIR__LOCAL_MAX_ENV_ENTRY);
+		return AIR_EINVAL;
+	}
 	if (len < AIR__LOCAL_MIN_SECRET) {
 		air__buf_printf(why, "secret %s (%s) is too short to be redacted reliably: its value "
 		                "has %zu byte%s%s (not counting surrounding white space), and a local "

@@ -24,6 +24,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -101,9 +102,14 @@ char *air__lsupervisor_missing(void)
 	return why;
 }
 
-/* Send the secret values into @fd (a socket) and close it. */
+/* How long the supervisor may take to read its secrets. */
+#define SECRETS_WAIT_MS 30000
+
+/* Send the secret values into @fd (a socket) and close it. The supervisor
+ * reads them as they come (they may be more than the socket holds). */
 static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 {
+	int64_t deadline = air__mono_ms() + SECRETS_WAIT_MS;
 	char *text = json_dumps(secrets, JSON_COMPACT);
 	size_t len = text ? strlen(text) : 0, off = 0;
 	int rc = text ? AIR_OK : AIR_ENOMEM;
@@ -118,9 +124,20 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 		ssize_t n = send(fd, text + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = {fd, POLLOUT, 0};
+			int64_t left = deadline - air__mono_ms();
+
+			if (left > 0 && (poll(&p, 1, (int)left) > 0 || errno == EINTR))
+				continue;
+			air__buf_printf(why, "cannot hand the secrets to the supervisor: it did not read "
+			                "them in %d s", SECRETS_WAIT_MS / 1000);
+			rc = AIR_EIO;
+			break;
+		}
 		if (n < 0) {
 			air__buf_printf(why, "cannot hand the secrets to the supervisor: %s",
-			                errno == EAGAIN ? "too large" : strerror(errno));
+			                strerror(errno));
 			rc = AIR_EIO;
 			break;
 		}
@@ -197,7 +214,13 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
 		sigdelset(&all, SIGSTOP);
 		posix_spawnattr_setsigmask(&attr, &none);
 		posix_spawnattr_setsigdefault(&attr, &all);
-		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		/* Its own session from the start: a Ctrl-C, or any signal to the
+		 * caller's process group, never reaches it while it loads. */
+		posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+#ifdef POSIX_SPAWN_SETSID
+		                                    | POSIX_SPAWN_SETSID
+#endif
+		);
 		e = posix_spawn(&st->pid, program, &fa, &attr, argv, environ);
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);

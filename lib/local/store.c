@@ -193,6 +193,10 @@ int air__lwrite_in_place(const char *path, const void *data, size_t len)
 		rc = -1;
 	else if (!S_ISREG(st.st_mode))
 		errno = EINVAL;
+	else if (st.st_nlink > 1) { /* a file shared with another name: replaced, never written */
+		close(fd);
+		return air__lwrite_atomic(path, data, len, 0600, false);
+	}
 	else if ((w = pwrite(fd, data, len, 0)) != (ssize_t)len)
 		errno = w >= 0 ? ENOSPC : errno; /* a short write: out of room */
 	else if ((off_t)len >= st.st_size || ftruncate(fd, (off_t)len) == 0)

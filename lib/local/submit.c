@@ -286,6 +286,11 @@ static int64_t next_run_id(const air__local *ws, int64_t highest)
 
 	if (last < highest)
 		last = highest;
+	if (last >= INT64_MAX - 1000000) { /* no room to give one out */
+		air__free(path);
+		errno = EOVERFLOW;
+		return 0;
+	}
 	for (int tries = 0; path && taken && tries < 1000000; tries++) {
 		char *dir = air__lrun_dir(ws->dir, ++last);
 		taken = !dir || air__lexists(dir);
@@ -453,17 +458,30 @@ static void wipe(json_t *vals)
  * before the nodes start), then let the supervisor @st (started while the
  * run was made; NULL: it could not be, for the reason in @why) take the run
  * over. When it cannot start, or fails at its start, the run ends with the
- * reason, and its MLflow run with it. */
+ * reason, and its MLflow run with it; unless a supervisor holds the run's
+ * lock all the same (*lock_fd, this call's, closed first): it had its
+ * go-ahead, and the run is its own. */
 static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id, const char *dir,
-                   const json_t *secrets)
+                   int *lock_fd, const json_t *secrets)
 {
+	char *lock = air__lpath(dir, "supervisor.lock");
 	json_t *status;
+	int fd = -1;
 
 	/* Still while the supervisor loads, most of the time. */
 	link_mlflow_names(c->ws, id);
 	air__lmlruns_create(dir);
-	if (st && air__lspawn_go(st, secrets, why) == AIR_OK)
+	if (st && air__lspawn_go(st, secrets, why) == AIR_OK) {
+		air__free(lock);
 		return;
+	}
+	close(*lock_fd); /* never unlocked: that would release the supervisor's too */
+	*lock_fd = -1;
+	if (!lock || air__llock(lock, false, NULL, &fd) != 0) {
+		air__free(lock);
+		return;
+	}
+	air__free(lock);
 	air__lreserve_drop(dir);
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
@@ -472,6 +490,7 @@ static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id,
 		air__lstatus_write(dir, status, true);
 	}
 	json_decref(status);
+	air__lunlock(fd);
 }
 
 /* The idempotency record that the unfinished folder @tmp of run @id wrote,
@@ -551,6 +570,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	bool deleted = false, started = false;
 	air__lstarting st;
 	int64_t id = 0, highest;
+	size_t secrets_size;
 	int lock_fd = -1, rc = AIR_OK, r;
 
 	*id_out = 0;
@@ -571,6 +591,11 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	}
 	if (r != AIR_OK) {
 		rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
+		goto out;
+	}
+	if ((secrets_size = json_dumpb(vals, NULL, 0, JSON_COMPACT)) > AIR__LOCAL_MAX_SECRETS) {
+		rc = air__lreply_bad_request(c, "the secrets take %zu bytes, and a local run can be "
+		                             "given at most %u", secrets_size, AIR__LOCAL_MAX_SECRETS);
 		goto out;
 	}
 	if ((id = next_run_id(c->ws, highest)) <= 0) {
@@ -607,7 +632,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	record = NULL;
 	/* The run exists and is locked: the state lock is no longer needed for
 	 * the start, but keeping it is simpler and short. */
-	launch(c, started ? &st : NULL, &why, id, dir, vals);
+	launch(c, started ? &st : NULL, &why, id, dir, &lock_fd, vals);
 out:
 	/* Closed, never unlocked: the lock belongs to the supervisor now (an
 	 * unlock would release it for every holder of the description). */

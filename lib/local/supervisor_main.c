@@ -17,11 +17,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+
+/* How often a supervisor waiting for its go-ahead checks that its
+ * submitter is still there. */
+#define GO_AHEAD_CHECK_MS 200
 
 static int wake_pipe[2] = {-1, -1};
 static volatile sig_atomic_t stop_signal;
@@ -60,17 +66,29 @@ static int install_signals(void)
 }
 
 /* The secret values from fd 4, read to its end: the go-ahead, sent once the
- * run's records are written. NULL when they are not a whole JSON object:
- * the submission gave the run up (or died) before. */
-static json_t *read_secrets(void)
+ * run's records are written by @submitter. NULL when they are not a whole
+ * JSON object: the submission gave the run up, or ended before (also when a
+ * copy of it, forked without exec, keeps the socket open). */
+static json_t *read_secrets(pid_t submitter)
 {
 	air__buf b = AIR__BUF_INIT;
 	char chunk[4096];
 	json_t *v = NULL;
 	ssize_t r;
 
-	while ((r = read(AIR__LOCAL_SECRETS_FD, chunk, sizeof(chunk))) != 0) {
-		if (r < 0 && errno == EINTR)
+	for (;;) {
+		struct pollfd p = {AIR__LOCAL_SECRETS_FD, POLLIN, 0};
+		int ready = poll(&p, 1, GO_AHEAD_CHECK_MS);
+
+		if (ready == 0 && kill(submitter, 0) != 0 && errno == ESRCH)
+			break;
+		if (ready < 0 && errno != EINTR)
+			break;
+		if (ready <= 0)
+			continue;
+		if ((r = read(AIR__LOCAL_SECRETS_FD, chunk, sizeof(chunk))) == 0)
+			break;
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0 || b.len + (size_t)r > AIR__LOCAL_MAX_SECRETS)
 			break;
@@ -103,7 +121,7 @@ int main(int argc, char **argv)
 {
 	int64_t run_id;
 	json_t *secrets;
-	pid_t pid;
+	pid_t pid, submitter = getppid();
 	int rc;
 
 	/* Everything libair did not mean to hand over. */
@@ -126,9 +144,13 @@ int main(int argc, char **argv)
 	if (pid > 0)
 		_exit(0); /* libair reaps this one; the child lives on */
 	setsid();
+	/* Not the submitter's working directory for the whole run (it would
+	 * keep that file system busy): paths here are absolute. */
+	if (argv[1][0] == '/' && chdir("/") != 0)
+		fprintf(stderr, "air-local-supervisor: chdir /: %s\n", strerror(errno));
 	air__lnode_adopt_orphans();
 	fcntl(AIR__LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
-	if (!(secrets = read_secrets())) {
+	if (!(secrets = read_secrets(submitter))) {
 		fprintf(stderr, "air-local-supervisor: run %lld: no go-ahead from the submission (it "
 		        "gave the run up, or stopped): nothing done\n", (long long)run_id);
 		return 0;

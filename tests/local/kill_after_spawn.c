@@ -9,7 +9,9 @@
  * the supervisor its go-ahead (the secrets, sent once the run is made).
  * With $AIR_TEST_KILL_AFTER_RENAME_OF set, instead as soon as it has renamed
  * a path holding that text: e.g. "/.new-", a run's folder put in place,
- * before the go-ahead.
+ * before the go-ahead. With $AIR_TEST_INT_GROUP_AFTER_SPAWN set, the
+ * process is not killed: SIGINT goes to its whole process group right after
+ * it started that program, as a Ctrl-C at that moment would.
  */
 #include <dlfcn.h>
 #include <signal.h>
@@ -35,9 +37,12 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	memcpy(&real, &sym, sizeof(real)); /* ISO C has no cast between the two */
 	rc = sym ? real(pid, path, actions, attr, argv, envp) : -1;
 
-	if (rc == 0 && n > 0 && len >= n && !strcmp(path + len - n, of) &&
-	    !getenv("AIR_TEST_KILL_AFTER_GO") && !getenv("AIR_TEST_KILL_AFTER_RENAME_OF"))
-		kill(getpid(), SIGKILL);
+	if (rc == 0 && n > 0 && len >= n && !strcmp(path + len - n, of)) {
+		if (getenv("AIR_TEST_INT_GROUP_AFTER_SPAWN"))
+			kill(0, SIGINT);
+		else if (!getenv("AIR_TEST_KILL_AFTER_GO") && !getenv("AIR_TEST_KILL_AFTER_RENAME_OF"))
+			kill(getpid(), SIGKILL);
+	}
 	return rc;
 }
 

@@ -467,6 +467,70 @@ AIR_TEST(local__a_secret_too_short_to_redact_is_refused)
 	air_config_free(cfg);
 }
 
+/* A value that `NAME=value` makes too long for a node's environment, or
+ * secrets that take more than a run can be given, are refused before
+ * anything is made; large ones within both limits (more than a socket
+ * buffer holds) reach the nodes whole, and are never printed. */
+AIR_TEST(local__secrets_too_long_are_refused_and_large_ones_reach_the_nodes)
+{
+	static const char *const names[] = {"AIR_TEST_BIG_A", "AIR_TEST_BIG_B", "AIR_TEST_BIG_C"};
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: big-secrets\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "secrets: {AIR_TEST_BIG_A: team/a, AIR_TEST_BIG_B: team/b,\n"
+	                               "          AIR_TEST_BIG_C: team/c}\n"
+	                               "command: |\n"
+	                               "  echo \"lengths=${#AIR_TEST_BIG_A} ${#AIR_TEST_BIG_B} "
+	                               "${#AIR_TEST_BIG_C}\"\n",
+	                               state);
+	air_submit_options *o = NULL;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	air_run *run;
+	char *value = malloc(140000), *logs;
+	int64_t id;
+
+	ASSERT_TRUE(value != NULL);
+	ASSERT_OK(air_submit_options_new(&o), err);
+	/* One value of 135 000 bytes: no environment holds it. */
+	memset(value, 'k', 135000);
+	value[135000] = '\0';
+	for (size_t i = 0; i < 3; i++)
+		setenv(names[i], "four", 1);
+	setenv(names[1], value, 1);
+	for (int skip = 0; skip < 2; skip++) {
+		ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, skip), err);
+		ASSERT_NE_INT(air_client_submit(c, cfg, o, &sub, &err), AIR_OK);
+		ASSERT_CONTAINS(air_error_message(err), "AIR_TEST_BIG_B (team/b) is too long");
+		ASSERT_NOT_CONTAINS(air_error_message(err), "kkkk");
+		air_error_free(err);
+		err = NULL;
+	}
+	ASSERT_EQ_INT(count_runs(c), 0);
+	/* Three of 100 000 bytes: more than the socket that hands them over
+	 * holds at once, within a run's 1 MiB. */
+	value[100000] = '\0';
+	for (size_t i = 0; i < 3; i++) {
+		value[0] = (char)('a' + i);
+		setenv(names[i], value, 1);
+	}
+	ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, 0), err);
+	id = local_submit(c, cfg, NULL);
+	run = local_wait(c, id);
+	ASSERT_TRUE(air_run_succeeded(run));
+	logs = local_logs(c, id, 0, -1);
+	ASSERT_EQ_STR(local_field(logs, "lengths"), "100000 100000 100000");
+	free(logs);
+	air_run_free(run);
+	for (size_t i = 0; i < 3; i++)
+		unsetenv(names[i]);
+	free(value);
+	ASSERT_NULL(sub);
+	air_submit_options_free(o);
+	air_config_free(cfg);
+}
+
 /* More nodes than this machine runs: refused before anything starts, by the
  * pre-flight and by runs/submit, naming the limit and the node count. */
 AIR_TEST(local__too_many_nodes_are_refused_before_anything_starts)

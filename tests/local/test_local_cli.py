@@ -362,6 +362,13 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(os.stat(counter).st_ino, inode)
         with open(counter) as f:
             self.assertEqual(f.read(), "%s\n" % run_id)
+        # A counter with another name (a hard link) is replaced, never written.
+        elsewhere = self.write("notes.txt", "my notes\n")
+        os.unlink(counter)
+        os.link(elsewhere, counter)
+        self.submit(yaml_of("echo three"))
+        self.assertEqual(read(elsewhere), "my notes\n")
+        self.assertEqual(read(counter), "%d\n" % (int(run_id) + 1))
         self.assertEqual(int(run_id), int(first) + 1)
         self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
         run_dir = os.path.join(self.state, "jobs", "runs", run_id)
@@ -477,6 +484,22 @@ class LocalTest(unittest.TestCase):
                          [first, never, again])
         self.assertEqual(self.wait_state(again, TERMINAL), "SUCCESS")
         self.assertIn("mlflow-ready", self.air("logs", again, check=0).stdout)
+
+    def test_a_ctrl_c_as_the_supervisor_starts_does_not_reach_it(self):
+        """The supervisor is in a session of its own from its start: a SIGINT
+        to the submitter's process group right after it was started (a
+        Ctrl-C at that moment) does not reach it, and the run goes on."""
+        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
+        env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
+                   AIR_TEST_INT_GROUP_AFTER_SPAWN="1",
+                   ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
+                                                       "verify_asan_link_order=0"])))
+        p = subprocess.run([AIR, "run", "-f", self.write("workload.yaml", yaml_of("echo went on"))],
+                           env=env, capture_output=True, text=True, timeout=PATIENCE_S,
+                           start_new_session=True)
+        run_id = re.search(r"Job Run ID: (\d+)", p.stdout + p.stderr).group(1)
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS", self.get(run_id))
+        self.assertIn("went on", self.air("logs", run_id, check=0).stdout)
 
     def test_a_killed_air_leaves_the_run_going(self):
         go = os.path.join(self.tmp, "go")
