@@ -158,10 +158,12 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why);
 /*
  * The run is made: hand @secrets over, and the supervisor takes the run
- * over. AIR_OK once it runs; else an error code with the reason in @why
- * (the supervisor has given the run up).
+ * over. AIR_OK once it runs; else an error code with the reason in @why.
+ * *whole: all of the secrets were sent, so that a supervisor whose launcher
+ * was reported failed may have them all the same (and the run with them);
+ * otherwise no supervisor takes the run.
  */
-int air__lspawn_go(air__lstarting *st, const json_t *secrets, air__buf *why);
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, bool *whole, air__buf *why);
 /* The run was not made: the supervisor gets nothing and exits. */
 void air__lspawn_abandon(air__lstarting *st);
 

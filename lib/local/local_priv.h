@@ -43,8 +43,10 @@
 #define AIR__LOCAL_SECRETS_FD 4
 /* The most the secrets may take on fd 4. */
 #define AIR__LOCAL_MAX_SECRETS (1u << 20)
-/* The supervisor's last argument: how it is started (the secrets are its
- * go-ahead). One that speaks another way refuses to start. */
+/* The supervisor's fourth argument (STATE_DIR RUN_ID LIBAIR_VERSION
+ * go-ahead SUBMITTER_PID): how it is started (the secrets are its go-ahead,
+ * awaited while the submitter lives). One that speaks another way refuses
+ * to start. */
 #define AIR__LOCAL_PROTOCOL "go-ahead"
 
 /* inotify instances kept for the next watch (watch.c). */

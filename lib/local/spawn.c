@@ -128,7 +128,9 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 			struct pollfd p = {fd, POLLOUT, 0};
 			int64_t left = deadline - air__mono_ms();
 
-			if (left > 0 && (poll(&p, 1, (int)left) > 0 || errno == EINTR))
+			int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
+
+			if (ready > 0 || (ready < 0 && errno == EINTR))
 				continue;
 			air__buf_printf(why, "cannot hand the secrets to the supervisor: it did not read "
 			                "them in %d s", SECRETS_WAIT_MS / 1000);
@@ -178,9 +180,9 @@ static int wait_launcher(pid_t pid, air__buf *why)
 int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why)
 {
-	char id[24], *log = air__lpath(build_dir, "supervisor.log");
+	char id[24], me[24], *log = air__lpath(build_dir, "supervisor.log");
 	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING,
-	                (char *)AIR__LOCAL_PROTOCOL, NULL};
+	                (char *)AIR__LOCAL_PROTOCOL, me, NULL};
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
@@ -189,6 +191,7 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
 	st->pid = -1;
 	st->sock = -1;
 	snprintf(id, sizeof(id), "%lld", (long long)run_id);
+	snprintf(me, sizeof(me), "%lld", (long long)getpid()); /* watched until the go-ahead */
 	if (!log)
 		return AIR_ENOMEM;
 	/* Descriptors above the ones the program expects, so that dup2 always
@@ -244,11 +247,12 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
 	return rc;
 }
 
-int air__lspawn_go(air__lstarting *st, const json_t *secrets, air__buf *why)
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, bool *whole, air__buf *why)
 {
 	air__buf sent = AIR__BUF_INIT;
 	int rc = send_secrets(st->sock, secrets, &sent), launched;
 
+	*whole = rc == AIR_OK;
 	st->sock = -1;
 	/* A launcher that failed also says why the secrets could not be sent. */
 	if ((launched = wait_launcher(st->pid, why)) != AIR_OK)

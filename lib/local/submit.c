@@ -453,35 +453,55 @@ static void wipe(json_t *vals)
 	json_decref(vals);
 }
 
+/* Whether the run of @dir is still as it was submitted (PENDING, no
+ * supervisor ever recorded in it). */
+static bool as_submitted(const char *dir)
+{
+	char *path = air__lpath(dir, "status.json");
+	json_t *status = path ? air__lread_json(path) : NULL;
+	const char *state = air__json_str(status, "state");
+	bool yes = state && !strcmp(state, AIR__L_PENDING) &&
+	           !json_object_get(status, "supervisor_pid");
+
+	json_decref(status);
+	air__free(path);
+	return yes;
+}
+
 /* Make the run's MLflow links and MLflow run (best effort: without them the
  * run goes on, without metrics; the supervisor makes a missing MLflow run
  * before the nodes start), then let the supervisor @st (started while the
  * run was made; NULL: it could not be, for the reason in @why) take the run
  * over. When it cannot start, or fails at its start, the run ends with the
- * reason, and its MLflow run with it; unless a supervisor holds the run's
- * lock all the same (*lock_fd, this call's, closed first): it had its
- * go-ahead, and the run is its own. */
+ * reason, and its MLflow run with it, under the run's lock (*lock_fd, held
+ * by this call). Unless all of the secrets were sent: then a supervisor may
+ * have had its go-ahead although its launcher failed (killed after its
+ * fork), and the run is its own while it holds the lock, or once it
+ * recorded a state. */
 static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id, const char *dir,
                    int *lock_fd, const json_t *secrets)
 {
-	char *lock = air__lpath(dir, "supervisor.lock");
+	char *lock = NULL;
 	json_t *status;
-	int fd = -1;
+	bool whole = false;
+	int fd = *lock_fd;
 
 	/* Still while the supervisor loads, most of the time. */
 	link_mlflow_names(c->ws, id);
 	air__lmlruns_create(dir);
-	if (st && air__lspawn_go(st, secrets, why) == AIR_OK) {
-		air__free(lock);
+	if (st && air__lspawn_go(st, secrets, &whole, why) == AIR_OK)
 		return;
-	}
-	close(*lock_fd); /* never unlocked: that would release the supervisor's too */
-	*lock_fd = -1;
-	if (!lock || air__llock(lock, false, NULL, &fd) != 0) {
+	if (whole) {
+		close(*lock_fd); /* never unlocked: that would release a supervisor's too */
+		*lock_fd = fd = -1;
+		lock = air__lpath(dir, "supervisor.lock");
+		if (!lock || air__llock(lock, false, NULL, &fd) != 0 || !as_submitted(dir)) {
+			air__lunlock(fd);
+			air__free(lock);
+			return;
+		}
 		air__free(lock);
-		return;
 	}
-	air__free(lock);
 	air__lreserve_drop(dir);
 	status = air__lstatus_new();
 	if (status && air__lstatus_finish(status, AIR__L_INTERNAL_ERROR, "FAILED",
@@ -490,7 +510,8 @@ static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id,
 		air__lstatus_write(dir, status, true);
 	}
 	json_decref(status);
-	air__lunlock(fd);
+	if (fd != *lock_fd)
+		air__lunlock(fd);
 }
 
 /* The idempotency record that the unfinished folder @tmp of run @id wrote,

@@ -1,7 +1,7 @@
 /*
  * supervisor_main.c: the air-local-supervisor program.
  *
- *     air-local-supervisor STATE_DIR RUN_ID LIBAIR_VERSION go-ahead
+ *     air-local-supervisor STATE_DIR RUN_ID LIBAIR_VERSION go-ahead SUBMITTER_PID
  *
  * Started by libair (spawn.c) with the run's lock held on fd 3 and the
  * secret values on fd 4. It forks at once: the parent exits (libair reaps
@@ -17,8 +17,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +67,34 @@ static int install_signals(void)
 	return 0;
 }
 
+/* A descriptor that becomes readable once @submitter has ended (-1 where
+ * the system has none: it is then polled). *gone: it had ended already,
+ * this launcher is no longer its child. */
+static int watch_submitter(pid_t submitter, bool *gone)
+{
+	int fd = -1;
+
+#ifdef SYS_pidfd_open
+	fd = (int)syscall(SYS_pidfd_open, submitter, 0);
+#endif
+	/* Checked after the open: a descriptor of the submitter itself, not of
+	 * a process that took its pid. */
+	*gone = getppid() != submitter;
+	if (fd >= 0 && *gone) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	return fd;
+}
+
 /* The secret values from fd 4, read to its end: the go-ahead, sent once the
- * run's records are written by @submitter. NULL when they are not a whole
- * JSON object: the submission gave the run up, or ended before (also when a
- * copy of it, forked without exec, keeps the socket open). */
-static json_t *read_secrets(pid_t submitter)
+ * run's records are written by @submitter (@watch: watch_submitter()).
+ * NULL when they are not a whole JSON object: the submission gave the run
+ * up, or ended before (also while a copy of it, forked without exec, keeps
+ * the socket open). */
+static json_t *read_secrets(pid_t submitter, int watch, bool gone)
 {
 	air__buf b = AIR__BUF_INIT;
 	char chunk[4096];
@@ -77,22 +102,27 @@ static json_t *read_secrets(pid_t submitter)
 	ssize_t r;
 
 	for (;;) {
-		struct pollfd p = {AIR__LOCAL_SECRETS_FD, POLLIN, 0};
-		int ready = poll(&p, 1, GO_AHEAD_CHECK_MS);
+		struct pollfd p[2] = {{AIR__LOCAL_SECRETS_FD, POLLIN, 0}, {watch, POLLIN, 0}};
+		int ready = poll(p, watch >= 0 ? 2 : 1, gone ? 0 : GO_AHEAD_CHECK_MS);
 
-		if (ready == 0 && kill(submitter, 0) != 0 && errno == ESRCH)
-			break;
 		if (ready < 0 && errno != EINTR)
 			break;
-		if (ready <= 0)
+		if (ready > 0 && p[0].revents) {
+			if ((r = read(AIR__LOCAL_SECRETS_FD, chunk, sizeof(chunk))) == 0)
+				break;
+			if (r < 0 && (errno == EINTR || errno == EAGAIN))
+				continue;
+			if (r < 0 || b.len + (size_t)r > AIR__LOCAL_MAX_SECRETS)
+				break;
+			air__buf_put(&b, chunk, (size_t)r);
 			continue;
-		if ((r = read(AIR__LOCAL_SECRETS_FD, chunk, sizeof(chunk))) == 0)
-			break;
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		}
+		if (ready < 0)
 			continue;
-		if (r < 0 || b.len + (size_t)r > AIR__LOCAL_MAX_SECRETS)
+		/* Nothing to read now: is the submitter there still to send it? */
+		if (gone || (watch >= 0 && ready > 0) ||
+		    (watch < 0 && kill(submitter, 0) != 0 && errno == ESRCH))
 			break;
-		air__buf_put(&b, chunk, (size_t)r);
 	}
 	close(AIR__LOCAL_SECRETS_FD);
 	if (b.len > 0 && !air__buf_oom(&b))
@@ -119,16 +149,18 @@ static void wipe(json_t *secrets)
 
 int main(int argc, char **argv)
 {
-	int64_t run_id;
+	int64_t run_id, submitter = 0;
 	json_t *secrets;
-	pid_t pid, submitter = getppid();
-	int rc;
+	pid_t pid;
+	bool gone;
+	int rc, watch;
 
 	/* Everything libair did not mean to hand over. */
 	air__lclose_from(AIR__LOCAL_SECRETS_FD + 1);
-	if (argc != 5 || !air__parse_int64(argv[2], &run_id) || run_id <= 0) {
-		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION %s (started by libair)\n",
-		        argv[0], AIR__LOCAL_PROTOCOL);
+	if (argc != 6 || !air__parse_int64(argv[2], &run_id) || run_id <= 0 ||
+	    !air__parse_int64(argv[5], &submitter) || submitter <= 0 || submitter > INT_MAX) {
+		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION %s SUBMITTER_PID (started "
+		        "by libair)\n", argv[0], AIR__LOCAL_PROTOCOL);
 		return 2;
 	}
 	if (strcmp(argv[3], AIR_VERSION_STRING) != 0 || strcmp(argv[4], AIR__LOCAL_PROTOCOL) != 0) {
@@ -136,6 +168,7 @@ int main(int argc, char **argv)
 		        AIR_VERSION_STRING, AIR__LOCAL_PROTOCOL, argv[3], argv[4]);
 		return 3;
 	}
+	watch = watch_submitter((pid_t)submitter, &gone);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "air-local-supervisor: fork: %s\n", strerror(errno));
@@ -150,7 +183,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "air-local-supervisor: chdir /: %s\n", strerror(errno));
 	air__lnode_adopt_orphans();
 	fcntl(AIR__LOCAL_LOCK_FD, F_SETFD, FD_CLOEXEC);
-	if (!(secrets = read_secrets(submitter))) {
+	secrets = read_secrets((pid_t)submitter, watch, gone);
+	if (watch >= 0)
+		close(watch);
+	if (!secrets) {
 		fprintf(stderr, "air-local-supervisor: run %lld: no go-ahead from the submission (it "
 		        "gave the run up, or stopped): nothing done\n", (long long)run_id);
 		return 0;

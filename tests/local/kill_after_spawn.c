@@ -9,11 +9,15 @@
  * the supervisor its go-ahead (the secrets, sent once the run is made).
  * With $AIR_TEST_KILL_AFTER_RENAME_OF set, instead as soon as it has renamed
  * a path holding that text: e.g. "/.new-", a run's folder put in place,
- * before the go-ahead. With $AIR_TEST_INT_GROUP_AFTER_SPAWN set, the
+ * before the go-ahead. With $AIR_TEST_FORKED_PID_FILE set, a child forked
+ * without exec (it sleeps, holding every descriptor) is left behind by the
+ * kill after posix_spawn(), its pid written to that file. With
+ * $AIR_TEST_INT_GROUP_AFTER_SPAWN set, the
  * process is not killed: SIGINT goes to its whole process group right after
  * it started that program, as a Ctrl-C at that moment would.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -40,8 +44,29 @@ int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *
 	if (rc == 0 && n > 0 && len >= n && !strcmp(path + len - n, of)) {
 		if (getenv("AIR_TEST_INT_GROUP_AFTER_SPAWN"))
 			kill(0, SIGINT);
-		else if (!getenv("AIR_TEST_KILL_AFTER_GO") && !getenv("AIR_TEST_KILL_AFTER_RENAME_OF"))
+		else if (!getenv("AIR_TEST_KILL_AFTER_GO") && !getenv("AIR_TEST_KILL_AFTER_RENAME_OF")) {
+			const char *pid_file = getenv("AIR_TEST_FORKED_PID_FILE");
+
+			if (pid_file) {
+				pid_t copy = fork();
+				FILE *f;
+
+				if (copy == 0) { /* not its output: whoever reads it would wait */
+					int nul = open("/dev/null", O_RDWR);
+
+					dup2(nul, 0);
+					dup2(nul, 1);
+					dup2(nul, 2);
+					sleep(600);
+					_exit(0);
+				}
+				if ((f = fopen(pid_file, "w")) != NULL) {
+					fprintf(f, "%d\n", (int)copy);
+					fclose(f);
+				}
+			}
 			kill(getpid(), SIGKILL);
+		}
 	}
 	return rc;
 }

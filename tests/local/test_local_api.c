@@ -484,6 +484,15 @@ AIR_TEST(local__secrets_too_long_are_refused_and_large_ones_reach_the_nodes)
 	                               "  echo \"lengths=${#AIR_TEST_BIG_A} ${#AIR_TEST_BIG_B} "
 	                               "${#AIR_TEST_BIG_C}\"\n",
 	                               state);
+	air_config *many = local_config("experiment_name: many-secrets\n"
+	                                "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                                "secrets: {AIR_TEST_MANY_0: t/0, AIR_TEST_MANY_1: t/1,\n"
+	                                "  AIR_TEST_MANY_2: t/2, AIR_TEST_MANY_3: t/3,\n"
+	                                "  AIR_TEST_MANY_4: t/4, AIR_TEST_MANY_5: t/5,\n"
+	                                "  AIR_TEST_MANY_6: t/6, AIR_TEST_MANY_7: t/7,\n"
+	                                "  AIR_TEST_MANY_8: t/8}\n"
+	                                "command: echo never\n",
+	                                state);
 	air_submit_options *o = NULL;
 	air_submission *sub = NULL;
 	air_error *err = NULL;
@@ -508,14 +517,34 @@ AIR_TEST(local__secrets_too_long_are_refused_and_large_ones_reach_the_nodes)
 		err = NULL;
 	}
 	ASSERT_EQ_INT(count_runs(c), 0);
+	/* Nine of 120 000 bytes: each fits an environment, together more than a
+	 * run's 1 MiB. */
+	value[120000] = '\0';
+	for (size_t i = 0; i < 9; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "AIR_TEST_MANY_%zu", i);
+		setenv(name, value, 1);
+	}
+	ASSERT_NE_INT(air_client_submit(c, many, NULL, &sub, &err), AIR_OK);
+	ASSERT_CONTAINS(air_error_message(err), "and a local run can be given at most 1048576");
+	ASSERT_NOT_CONTAINS(air_error_message(err), "kkkk");
+	air_error_free(err);
+	err = NULL;
+	for (size_t i = 0; i < 9; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "AIR_TEST_MANY_%zu", i);
+		unsetenv(name);
+	}
+	ASSERT_EQ_INT(count_runs(c), 0);
 	/* Three of 100 000 bytes: more than the socket that hands them over
-	 * holds at once, within a run's 1 MiB. */
+	 * holds at once (by default), within a run's 1 MiB. */
 	value[100000] = '\0';
 	for (size_t i = 0; i < 3; i++) {
 		value[0] = (char)('a' + i);
 		setenv(names[i], value, 1);
 	}
-	ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, 0), err);
 	id = local_submit(c, cfg, NULL);
 	run = local_wait(c, id);
 	ASSERT_TRUE(air_run_succeeded(run));
@@ -528,6 +557,7 @@ AIR_TEST(local__secrets_too_long_are_refused_and_large_ones_reach_the_nodes)
 	free(value);
 	ASSERT_NULL(sub);
 	air_submit_options_free(o);
+	air_config_free(many);
 	air_config_free(cfg);
 }
 

@@ -379,6 +379,17 @@ class LocalTest(unittest.TestCase):
         with open(os.path.join(self.state, "workspace", command_path.lstrip("/"))) as f:
             self.assertNotIn("# touched 42", f.read())
 
+    def test_run_ids_never_wrap_around(self):
+        """A counter at the end of the run ids refuses the submission, saying
+        so, instead of wrapping around to negative ids."""
+        self.submit(yaml_of("echo one"))
+        with open(os.path.join(self.state, "last_run_id"), "w") as f:
+            f.write("9223372036854775000\n")
+        p = self.run_yaml(yaml_of("echo two"), check=None)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("cannot give out a run id", p.stderr)
+        self.assertEqual(len(self.runs()), 1)
+
     def test_secrets_missing_fail_before_start_and_are_never_printed(self):
         yaml = yaml_of('echo "token is $AIR_TEST_TOKEN"', extra="secrets:\n"
                        "  AIR_TEST_TOKEN: ml-team/hf-token\n")
@@ -484,6 +495,31 @@ class LocalTest(unittest.TestCase):
                          [first, never, again])
         self.assertEqual(self.wait_state(again, TERMINAL), "SUCCESS")
         self.assertIn("mlflow-ready", self.air("logs", again, check=0).stdout)
+
+    def test_a_supervisor_stops_waiting_once_its_submitter_is_gone(self):
+        """A submission killed as it launched the supervisor, but whose copy
+        forked without exec keeps the supervisor's socket open: the
+        supervisor sees the submitter gone and exits without a go-ahead,
+        instead of waiting for that copy."""
+        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
+        pid_file = os.path.join(self.tmp, "copy.pid")
+        env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
+                   AIR_TEST_FORKED_PID_FILE=pid_file,
+                   ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
+                                                       "verify_asan_link_order=0"])))
+        p = self.run_yaml(yaml_of("echo never"), env=env)
+        self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        copy = int(self.wait_file(pid_file))
+        try:
+            self.wait_no_supervisor()
+            self.assertIn("no go-ahead from the submission",
+                          read(os.path.join(self.state, "jobs", "runs", ".new-1",
+                                            "supervisor.log")))
+        finally:
+            os.kill(copy, signal.SIGKILL)
+        self.wait_gone(copy)
+        run_id = self.submit(yaml_of("echo after"))
+        self.assertEqual(self.wait_state(run_id, TERMINAL), "SUCCESS")
 
     def test_a_ctrl_c_as_the_supervisor_starts_does_not_reach_it(self):
         """The supervisor is in a session of its own from its start: a SIGINT
