@@ -205,8 +205,17 @@ class LocalTest(unittest.TestCase):
         return pids
 
     def wait_no_supervisor(self):
-        for pid in self.supervisors():
-            self.wait_gone(pid)
+        """Until no supervisor of this state directory is left (scanned again
+        after each one ends: a launcher forks the supervisor before it
+        exits)."""
+        deadline = time.monotonic() + PATIENCE_S
+        while time.monotonic() < deadline:
+            pids = self.supervisors()
+            if not pids:
+                return
+            for pid in pids:
+                self.wait_gone(pid)
+        self.fail("a supervisor of %s is still running" % self.state)
 
     def status_file(self, run_id):
         with open(os.path.join(self.state, "jobs", "runs", str(run_id), "status.json")) as f:
