@@ -481,10 +481,9 @@ static bool as_submitted(const char *dir)
 static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id, const char *dir,
                    int *lock_fd, const json_t *secrets)
 {
-	char *lock = NULL;
 	json_t *status;
 	bool whole = false;
-	int fd = *lock_fd;
+	int taken = -1; /* the lock taken again, when *lock_fd was let go */
 
 	/* Still while the supervisor loads, most of the time. */
 	link_mlflow_names(c->ws, id);
@@ -492,15 +491,17 @@ static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id,
 	if (st && air__lspawn_go(st, secrets, &whole, why) == AIR_OK)
 		return;
 	if (whole) {
+		char *lock = air__lpath(dir, "supervisor.lock");
+		bool ours;
+
 		close(*lock_fd); /* never unlocked: that would release a supervisor's too */
-		*lock_fd = fd = -1;
-		lock = air__lpath(dir, "supervisor.lock");
-		if (!lock || air__llock(lock, false, NULL, &fd) != 0 || !as_submitted(dir)) {
-			air__lunlock(fd);
-			air__free(lock);
+		*lock_fd = -1;
+		ours = lock && air__llock(lock, false, NULL, &taken) == 0 && as_submitted(dir);
+		air__free(lock);
+		if (!ours) {
+			air__lunlock(taken);
 			return;
 		}
-		air__free(lock);
 	}
 	air__lreserve_drop(dir);
 	status = air__lstatus_new();
@@ -510,8 +511,7 @@ static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id,
 		air__lstatus_write(dir, status, true);
 	}
 	json_decref(status);
-	if (fd != *lock_fd)
-		air__lunlock(fd);
+	air__lunlock(taken);
 }
 
 /* The idempotency record that the unfinished folder @tmp of run @id wrote,

@@ -20,12 +20,11 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
-
 
 /* How often a supervisor waiting for its go-ahead checks that its
  * submitter is still there. */
