@@ -3,6 +3,7 @@ workspace: it submits a shipped workload, streams the run's logs to the end
 and exits with the run's outcome."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ class CExampleTest(unittest.TestCase):
         self.fw = FakeWS()
         self.fw.start()
         self.home = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.home, True)
         self.env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": self.home,

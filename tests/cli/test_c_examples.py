@@ -6,6 +6,7 @@ usage: test_c_examples.py CHECK_WORKLOAD WAIT_RUNS
 """
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -55,6 +56,7 @@ class WaitRuns(unittest.TestCase):
         self.fw = FakeWS()
         self.fw.start()
         self.home = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.home, True)
         self.env = sanitizer_env({
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
             "HOME": self.home,

@@ -178,6 +178,7 @@ class StartStop(unittest.TestCase):
 
     def test_options_token_user_config_and_log(self):
         d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d, True)
         log = os.path.join(d, "log")
         p, port = self.start_raw("--quiet", "--token", "t1", "--token", "t2", "--user", "u@x.com",
                                     "--config", '{"latency_ms": 1, "features": {"logs": false}}',

@@ -390,8 +390,11 @@ AIR_TEST(flow__unreadable_file_stops_before_any_request)
 	}
 	/* root reads anything: submit as an unprivileged user in a child */
 	sh("chmod -R a+rX '%s/..' && chmod 000 '%s/src/train.py'", dir, dir);
+	/* Its own temporary folder: $TMPDIR may be root's alone. */
+	sh("mkdir -m 1777 '%s/tmp'", dir);
 	pid = fork();
 	if (pid == 0) {
+		char tmp[4200];
 		air_config *cfg = NULL;
 		air_client *c;
 		air_submission *sub = NULL;
@@ -399,6 +402,8 @@ AIR_TEST(flow__unreadable_file_stops_before_any_request)
 		int rc;
 		if (setgid(65534) != 0 || setuid(65534) != 0)
 			_exit(77);
+		snprintf(tmp, sizeof(tmp), "%s/tmp", dir);
+		setenv("TMPDIR", tmp, 1);
 		if (air_config_load_file(yaml, &cfg, NULL) != AIR_OK)
 			_exit(2);
 		c = fakews_client(flow_fw);

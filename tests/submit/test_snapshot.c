@@ -267,13 +267,18 @@ AIR_TEST(snapshot__unreadable_file_is_refused)
 	}
 	/* root reads anything: package as an unprivileged user in a child. */
 	sh("chmod -R a+rX '%s/..' && chmod 755 '%s/../..' && chmod 000 '%s/train.py'", root, root, root);
+	/* Its own temporary folder: $TMPDIR may be root's alone. */
+	sh("mkdir -m 1777 '%s/../tmp'", root);
 	pid = fork();
 	if (pid == 0) {
+		char tmp[4200];
 		air__buf out;
 		air_error *err = NULL;
 		int rc;
 		if (setgid(65534) != 0 || setuid(65534) != 0)
 			_exit(77);
+		snprintf(tmp, sizeof(tmp), "%s/../tmp", root);
+		setenv("TMPDIR", tmp, 1);
 		rc = package(root, NULL, 0, &out, &err);
 		_exit(rc == AIR_ESNAPSHOT && strstr(air_error_message(err), "train.py") ? 0 : 1);
 	}
