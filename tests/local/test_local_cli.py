@@ -207,7 +207,8 @@ class LocalTest(unittest.TestCase):
     def wait_no_supervisor(self):
         """Until no supervisor of this state directory is left (scanned again
         after each one ends: a launcher forks the supervisor before it
-        exits)."""
+        exits). One still in its exec has no command line yet and is not
+        seen: wait first for something it does."""
         deadline = time.monotonic() + PATIENCE_S
         while time.monotonic() < deadline:
             pids = self.supervisors()
@@ -476,10 +477,12 @@ class LocalTest(unittest.TestCase):
                                                        "verify_asan_link_order=0"])))
         p = self.run_yaml(yaml, "--idempotency-key", "killed-1", env=env)
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
+        # Its line is waited for: a supervisor still in its exec has no
+        # command line yet, and a scan of the processes can miss it.
+        unfinished = os.path.join(self.state, "jobs", "runs", ".new-1", "supervisor.log")
+        self.assertIn("no go-ahead from the submission", self.wait_file(unfinished))
         self.wait_no_supervisor()
         self.assertEqual(self.runs(), [])
-        unfinished = os.path.join(self.state, "jobs", "runs", ".new-1", "supervisor.log")
-        self.assertIn("no go-ahead from the submission", read(unfinished))
         first = self.submit(yaml, "--idempotency-key", "killed-1")
         self.assertFalse(os.path.exists(unfinished))
         self.assertEqual([r["run_id"] for r in self.runs()], [first])
@@ -520,10 +523,12 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
         copy = int(self.wait_file(pid_file))
         try:
-            self.wait_no_supervisor()
+            # Its line is waited for: a supervisor still in its exec has no
+            # command line yet, and a scan of the processes can miss it.
             self.assertIn("no go-ahead from the submission",
-                          read(os.path.join(self.state, "jobs", "runs", ".new-1",
-                                            "supervisor.log")))
+                          self.wait_file(os.path.join(self.state, "jobs", "runs", ".new-1",
+                                                      "supervisor.log")))
+            self.wait_no_supervisor()
         finally:
             os.kill(copy, signal.SIGKILL)
         self.wait_gone(copy)
