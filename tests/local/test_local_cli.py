@@ -229,6 +229,15 @@ class LocalTest(unittest.TestCase):
         return [os.path.join(runs, d, "supervisor.log") for d in os.listdir(runs)
                 if os.path.exists(os.path.join(runs, d, "supervisor.log"))]
 
+    def shim_env(self, **extra):
+        """This test's environment with tests/local/kill_after_spawn.so, set
+        on the supervisor (its variables in @extra)."""
+        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
+        # The shim comes before a sanitizer's runtime in the library list.
+        return dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
+                    ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
+                                                        "verify_asan_link_order=0"])), **extra)
+
     def long_command(self):
         """A node that records the pid of a background child, then waits on it."""
         pids = os.path.join(self.tmp, "pid-")
@@ -467,14 +476,10 @@ class LocalTest(unittest.TestCase):
         gives back, whose MLflow run is there for its workload. Never a
         second run: the idempotency record is written before the run's
         folder is in place."""
-        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
         meta = os.path.join(self.state, "mlruns", "$MLFLOW_EXPERIMENT_ID", "$MLFLOW_RUN_ID",
                             "meta.yaml")
         yaml = yaml_of("echo once\ngrep -q '^status: 1$' \"%s\" && echo mlflow-ready" % meta)
-        # The shim comes before a sanitizer's runtime in the library list.
-        env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
-                   ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
-                                                       "verify_asan_link_order=0"])))
+        env = self.shim_env()
         p = self.run_yaml(yaml, "--idempotency-key", "killed-1", env=env)
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
         # Its line is waited for: a supervisor still in its exec has no
@@ -513,12 +518,8 @@ class LocalTest(unittest.TestCase):
         forked without exec keeps the supervisor's socket open: the
         supervisor sees the submitter gone and exits without a go-ahead,
         instead of waiting for that copy."""
-        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
         pid_file = os.path.join(self.tmp, "copy.pid")
-        env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
-                   AIR_TEST_FORKED_PID_FILE=pid_file,
-                   ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
-                                                       "verify_asan_link_order=0"])))
+        env = self.shim_env(AIR_TEST_FORKED_PID_FILE=pid_file)
         p = self.run_yaml(yaml_of("echo never"), env=env)
         self.assertEqual(p.returncode, -signal.SIGKILL, p.stderr)
         copy = int(self.wait_file(pid_file))
@@ -539,11 +540,7 @@ class LocalTest(unittest.TestCase):
         """The supervisor is in a session of its own from its start: a SIGINT
         to the submitter's process group right after it was started (a
         Ctrl-C at that moment) does not reach it, and the run goes on."""
-        shim = os.path.join(os.environ["AIR_BUILD_ROOT"], "tests", "local", "kill_after_spawn.so")
-        env = dict(self.env, LD_PRELOAD=shim, AIR_TEST_KILL_AFTER_SPAWN_OF="air-local-supervisor",
-                   AIR_TEST_INT_GROUP_AFTER_SPAWN="1",
-                   ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"),
-                                                       "verify_asan_link_order=0"])))
+        env = self.shim_env(AIR_TEST_INT_GROUP_AFTER_SPAWN="1")
         p = subprocess.run([AIR, "run", "-f", self.write("workload.yaml", yaml_of("echo went on"))],
                            env=env, capture_output=True, text=True, timeout=PATIENCE_S,
                            start_new_session=True)
