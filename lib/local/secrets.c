@@ -87,14 +87,15 @@ static int sorted_names(const json_t *spec, const char ***out, size_t *n)
 static int usable(const char *name, const char *ref, const char *value, air__buf *why)
 {
 	size_t n = strlen(value), len = air__lredact_shortest(value, n);
+	size_t entry = strlen(name) + 1 + n + 1; /* NAME=value and its NUL */
 	/* Printed with other line endings, a value with CRLF is shorter. */
 	bool crlf = len < air__lredact_significant(value, n, NULL);
 	json_t *s;
 
-	if (strlen(name) + 1 + n + 1 > AIR__LOCAL_MAX_ENV_ENTRY) {
+	if (entry > AIR__LOCAL_MAX_ENV_ENTRY) {
 		air__buf_printf(why, "secret %s (%s) is too long for a node's environment: %s=<value> "
 		                "takes %zu bytes, and a local run can give a node at most %d",
-		                name, ref, name, strlen(name) + 1 + n + 1, AIR__LOCAL_MAX_ENV_ENTRY);
+		                name, ref, name, entry, AIR__LOCAL_MAX_ENV_ENTRY);
 		return AIR_EINVAL;
 	}
 	if (len < AIR__LOCAL_MIN_SECRET) {

@@ -127,7 +127,6 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			struct pollfd p = {fd, POLLOUT, 0};
 			int64_t left = deadline - air__mono_ms();
-
 			int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
 
 			if (ready > 0 || (ready < 0 && errno == EINTR))
