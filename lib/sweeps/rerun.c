@@ -231,25 +231,58 @@ static int identify(rerun *r, air_error **err)
 	return r->name && r->key ? AIR_OK : air__oom(err);
 }
 
+/* Whether every launch file of the config (command.sh, and
+ * hyperparameters.yaml, env_vars.json, secret_env_vars.json when it has
+ * them) is still in the past run's launch directory; its
+ * training_config.yaml was read already. */
+static int launch_files_there(rerun *r, bool *there, air_error **err)
+{
+	air__artifact arts[AIR__MAX_ARTIFACTS];
+	size_t n = 0;
+	int rc = air__artifacts_build(&r->f.w, arts, &n, err);
+
+	*there = rc == AIR_OK;
+	for (size_t i = 0; rc == AIR_OK && *there && i < n; i++) {
+		char *path, *type = NULL;
+
+		if (!strcmp(arts[i].name, "training_config.yaml"))
+			continue;
+		if (!(path = air__sprintf("%s/%s", r->launch_dir, arts[i].name))) {
+			rc = air__oom(err);
+			break;
+		}
+		rc = air__ws_get_status(r->c, &r->ctx, path, false, &type, err);
+		if (rc == AIR_ENOTFOUND) {
+			*there = false;
+			rc = AIR_OK;
+		}
+		air__free(type);
+		air__free(path);
+	}
+	air__artifacts_dispose(arts, n);
+	return rc;
+}
+
 /* The launch directory: the past run's as it is (*upload false), or a new
- * one for the overridden config's files. */
+ * one for the overridden config's files, or for the config's files again
+ * when one of the past run's was deleted. */
 static int launch_dir(rerun *r, bool *upload, air_error **err)
 {
-	char *type = NULL;
+	bool there = false;
 	int rc;
 
 	*upload = true;
 	if (!r->n_over) {
-		rc = air__ws_get_status(r->c, &r->ctx, r->run->command_path, false, &type, err);
-		air__free(type);
-		if (rc == AIR_OK) {
+		if ((rc = launch_files_there(r, &there, err)) != AIR_OK)
+			return rc;
+		if (there) {
 			*upload = false;
 			r->f.launch_dir = air__strdup(r->launch_dir);
 			r->f.command_path = air__strdup(r->run->command_path);
 			return r->f.launch_dir && r->f.command_path ? AIR_OK : air__oom(err);
 		}
-		/* command.sh is gone but the config is there: write them again */
-		if (rc != AIR_ENOTFOUND || (rc = air_config_to_yaml(r->cfg, &r->yaml, err)) != AIR_OK)
+		/* a launch file is gone but the config is there: write them again */
+		if ((rc = air_config_to_yaml(r->cfg, &r->yaml, err)) != AIR_OK)
 			return rc;
 	}
 	r->f.w.source_bytes = r->yaml;

@@ -1,7 +1,8 @@
 /* test_rerun_api.c: air_client_rerun() against the fake workspace — the same
  * launch directory and snapshot without overrides (nothing uploaded), a new
  * launch directory with them, the derived key (the same rerun twice is one
- * run), deleted launch files or snapshot, and runs that cannot be rerun. */
+ * run), deleted launch files (the config: an error; another: written again
+ * from the config) or snapshot, and runs that cannot be rerun. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,34 @@ AIR_TEST(rerun__deleted_launch_files_are_a_clear_error)
 	ASSERT_TRUE(strstr(air_error_message(err), "training_config.yaml"));
 	air_error_free(err);
 	air_submission_free(first);
+	air_client_free(c);
+}
+
+AIR_TEST(rerun__a_deleted_launch_file_is_written_again_from_the_config)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL;
+	air_error *err = NULL;
+	char q[2048], path[1024], *text;
+
+	snprintf(q, sizeof(q), "/__fakews/file?path=%s/hyperparameters.yaml",
+	         air_submission_launch_dir(first));
+	json_decref(fakews_call(flow_fw, "DELETE", q, NULL));
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
+	/* not the past run's directory, which lacks the file: a new one, whole */
+	ASSERT_TRUE(strcmp(air_submission_launch_dir(again), air_submission_launch_dir(first)) != 0);
+	snprintf(path, sizeof(path), "%s/hyperparameters.yaml", air_submission_launch_dir(again));
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_TRUE(text && strstr(text, "lr: 0.01"));
+	free(text);
+	snprintf(path, sizeof(path), "%s/command.sh", air_submission_launch_dir(again));
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_TRUE(text && strstr(text, "python train.py"));
+	free(text);
+	ASSERT_TRUE(has_prefix(submitted_str("command_path"), air_submission_launch_dir(again)));
+	ASSERT_EQ_STR(submitted_str("code_source_path"), air_submission_code_source_path(first));
+	air_submission_free(first);
+	air_submission_free(again);
 	air_client_free(c);
 }
 
