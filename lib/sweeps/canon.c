@@ -17,15 +17,17 @@
 
 #include "config/config.h"
 
-/* A double in its shortest round-trip form, e.g. "0.001", "1e-10", "2.0". */
-static void put_double(air__buf *b, const char *text)
+/* @d (or, with @text, the double it reads as) in its shortest round-trip
+ * form, in the C locale whatever the program's. */
+static void put_number(air__buf *b, const char *text, double d)
 {
 	locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
 	locale_t old = c ? uselocale(c) : (locale_t)0;
 	char out[400];
-	double d = strtod(text, NULL);
 	int prec = 1, exp10;
 
+	if (text)
+		d = strtod(text, NULL);
 	/* the fewest significant digits that read back as @d */
 	for (; prec < 17; prec++) {
 		snprintf(out, sizeof(out), "%.*e", prec - 1, d);
@@ -46,6 +48,17 @@ static void put_double(air__buf *b, const char *text)
 	air__buf_puts(b, out);
 	if (!strpbrk(out, ".eE"))
 		air__buf_puts(b, ".0");
+}
+
+void air__sweep_put_double(air__buf *b, double d)
+{
+	put_number(b, NULL, d);
+}
+
+/* The double that @text reads as, e.g. "0.001", "1e-10", "2.0". */
+static void put_double(air__buf *b, const char *text)
+{
+	put_number(b, text, 0);
 }
 
 static int cmp_pair(const void *a, const void *b)

@@ -85,6 +85,68 @@ static void free_assigns(air__assign *a, size_t n)
 
 /* ---- JSON Lines --------------------------------------------------------- */
 
+/* @v as JSON text, its floats in their shortest round-trip form (0.15, not
+ * jansson's 0.14999999999999999): the override's text is what the run's
+ * files show. */
+static bool put_json(air__buf *b, const json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+	char *text;
+
+	if (json_is_real(v)) {
+		air__sweep_put_double(b, json_real_value(v));
+		return true;
+	}
+	if (json_is_array(v)) {
+		air__buf_putc(b, '[');
+		json_array_foreach(v, i, item) {
+			if (i)
+				air__buf_putc(b, ',');
+			if (!put_json(b, item))
+				return false;
+		}
+		air__buf_putc(b, ']');
+		return true;
+	}
+	if (json_is_object(v)) {
+		bool first = true;
+
+		air__buf_putc(b, '{');
+		json_object_foreach((json_t *)v, key, item) {
+			json_t *name = json_string(key);
+
+			text = name ? air__json_compact(name) : NULL;
+			json_decref(name);
+			if (!text)
+				return false;
+			air__buf_printf(b, "%s%s:", first ? "" : ",", text);
+			air__free(text);
+			first = false;
+			if (!put_json(b, item))
+				return false;
+		}
+		air__buf_putc(b, '}');
+		return true;
+	}
+	if (!(text = air__json_compact(v))) /* a string, an integer, true, false, null */
+		return false;
+	air__buf_puts(b, text);
+	air__free(text);
+	return true;
+}
+
+/* put_json() into a new string, or NULL. */
+static char *json_text(const json_t *v)
+{
+	air__buf b = AIR__BUF_INIT;
+	char *text = put_json(&b, v) && !air__buf_oom(&b) ? air__strdup(air__buf_cstr(&b)) : NULL;
+
+	air__buf_dispose(&b);
+	return text;
+}
+
 static int json_line(air_sweep_points *p, const char *text, size_t len, const char *file,
                      int32_t line, air_error **err)
 {
@@ -107,7 +169,7 @@ static int json_line(air_sweep_points *p, const char *text, size_t len, const ch
 	}
 	json_object_foreach(obj, key, v) {
 		a[n].path = air__strdup(key);
-		a[n].value = air__json_compact(v);
+		a[n].value = json_text(v);
 		if (!a[n].path || !a[n].value) {
 			free_assigns(a, n + 1);
 			json_decref(obj);

@@ -69,6 +69,9 @@ int air__points_add_owned(air_sweep_points *p, air__assign *a, size_t n, air_err
  * in their shortest round-trip form with a fraction or an exponent, strings
  * as given, mappings with sorted keys. AIR_ECONFIG when it is no YAML. */
 int air__canon_value(const char *yaml, air__buf *out, air_error **err);
+/* @d in its shortest round-trip form, with a fraction or an exponent
+ * ("0.15", "1e-10", "2.0"), in the C locale whatever the program's. */
+void air__sweep_put_double(air__buf *b, double d);
 /* The point as a canonical JSON object (paths sorted); *out air__free(). */
 int air__canon_point(const air__assign *a, size_t n, char **out, air_error **err);
 /* The idempotency key of a point: <base, cut to AIR__SWEEP_KEY_BASE bytes>-<16 hex

@@ -224,6 +224,18 @@ AIR_TEST(points__json_lines_file)
 	ASSERT_EQ_STR(air_sweep_points_value(p, 1, 1), "\"adam\"");
 	air_sweep_points_free(p);
 
+	/* floats as short as they read back, nested ones too (not 0.14999999999999999) */
+	text = "{\"parameters.lr\": 0.15, \"parameters.b\": [0.1, {\"x\": 1e-7, \"y\": 2}],"
+	       " \"parameters.c\": 1000.0, \"parameters.d\": 0.30000000000000004}\n";
+	air_test_write_file(path, text, strlen(text));
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_load_file(p, path, &err), err);
+	ASSERT_EQ_STR(air_sweep_points_value(p, 0, 0), "0.15");
+	ASSERT_EQ_STR(air_sweep_points_value(p, 0, 1), "[0.1,{\"x\":1e-07,\"y\":2}]");
+	ASSERT_EQ_STR(air_sweep_points_value(p, 0, 2), "1000.0");
+	ASSERT_EQ_STR(air_sweep_points_value(p, 0, 3), "0.30000000000000004");
+	air_sweep_points_free(p);
+
 	text = "{\"parameters.lr\": 1}\n[1, 2]\n";
 	air_test_write_file(path, text, strlen(text));
 	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
