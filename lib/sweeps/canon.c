@@ -306,7 +306,8 @@ int air__sweep_derived_base(const air_config *cfg, const char *user, int64_t now
 	return *out ? AIR_OK : air__oom(err);
 }
 
-char *air__point_brief(const char *text)
+/* A copy of @text for a message, cut as air__point_text() says. */
+static char *point_brief(const char *text)
 {
 	size_t len = strlen(text), keep;
 
@@ -326,7 +327,7 @@ char *air__point_text(const air__assign *a, size_t n)
 	if (n == 0)
 		air__buf_puts(&b, "the base config");
 	full = air__buf_detach(&b);
-	out = full ? air__point_brief(full) : NULL;
+	out = full ? point_brief(full) : NULL;
 	air__free(full);
 	return out;
 }

@@ -85,14 +85,12 @@ char *air__sweep_run_name(const char *experiment, const air__assign *a, size_t n
  * "<user name before '@'>-<experiment>-<YYYYMMDD UTC of @now_ms>-<8 hex of SHA-256 of @cfg's JSON>". */
 int air__sweep_derived_base(const air_config *cfg, const char *user, int64_t now_ms, char **out,
                             air_error **err);
-/* "PATH=VALUE PATH=VALUE" of a point, for messages, cut by air__point_brief()
- * (freed with air__free()). */
-char *air__point_text(const air__assign *a, size_t n);
 /* The longest point text a message carries, in bytes. */
 #define AIR__SWEEP_POINT_TEXT_MAX 200
-/* A copy of @text for a message: beyond AIR__SWEEP_POINT_TEXT_MAX bytes, cut
- * at a UTF-8 boundary and followed by "… (N bytes)". */
-char *air__point_brief(const char *text);
+/* "PATH=VALUE PATH=VALUE" of a point, for messages: beyond
+ * AIR__SWEEP_POINT_TEXT_MAX bytes, cut at a UTF-8 boundary and followed by
+ * "… (N bytes)" (freed with air__free()). */
+char *air__point_text(const air__assign *a, size_t n);
 
 /* ---- sweep.c: the public objects ---- */
 struct air_sweep_options {

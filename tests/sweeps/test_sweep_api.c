@@ -1,6 +1,6 @@
 /* test_sweep_api.c: air_client_submit_sweep() against the fake workspace —
  * variants, keys and run names, exactly once when submitted again, one
- * changed point, a bad point, shared uploads, per-variant failures, lost
+ * changed point, a bad point, a pre-flight rejection, shared uploads, per-variant failures, lost
  * replies and 503s, progress, interrupts and the sweep filter of listings. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +190,23 @@ AIR_TEST(sweep__without_a_key_the_base_comes_from_user_experiment_date_and_confi
 	/* -YYYYMMDD-<8 hex> */
 	ASSERT_EQ_INT(strlen(base), strlen("tester-lr-sweep-") + 8 + 1 + 8);
 	air_sweep_free(s);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__a_preflight_rejection_names_the_variant_as_offline_checks_do)
+{
+	air_sweep_points *p = grid("1e-3,3e-4", "32");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	fakews_configf(flow_fw, "{\"preflight\":{\"errors\":[{\"path\":\"experiment\","
+	               "\"message\":\"only letters\",\"code\":\"DISALLOWED_CHARACTERS\"}]}}");
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, NULL, &s, &err), AIR_EREJECTED);
+	ASSERT_TRUE(s == NULL);
+	ASSERT_CONTAINS(air_error_message(err), "variant 0 (parameters.lr=1e-3 parameters.batch_size=32)");
+	ASSERT_CONTAINS(air_error_message(err), "experiment: only letters");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", SUBMIT), 0);
+	air_error_free(err);
 	air_sweep_points_free(p);
 }
 
