@@ -65,16 +65,28 @@ static char *shown(const char *s, size_t len)
 	return out;
 }
 
+/* The length of @msg without a last " (attempt N)" that says what the
+ * line's place says already (a local run's message ends so). */
+static int message_len(const air_failure *f, const char *msg)
+{
+	char tail[40];
+	size_t len = strlen(msg), t;
+
+	snprintf(tail, sizeof(tail), " (attempt %d)", (int)air_failure_attempt(f) + 1);
+	t = strlen(tail);
+	return (int)(len > t && !strcmp(msg + len - t, tail) ? len - t : len);
+}
+
 void cli_failure_lines(const air_failure *f, void (*emit)(const char *line, void *ud), void *ud)
 {
-	const char *msg = air_failure_message(f), *problem = air_failure_excerpt_problem(f);
+	const char *msg = cli_clean(air_failure_message(f)), *problem = air_failure_excerpt_problem(f);
 	size_t n = air_failure_excerpt_count(f);
 	char place[96], *line = NULL;
 
 	where(f, place, sizeof(place));
-	if (asprintf(&line, "Run %" PRId64 " %s (%s)%s%s", air_failure_run_id(f),
+	if (asprintf(&line, "Run %" PRId64 " %s (%s)%s%.*s", air_failure_run_id(f),
 	             cli_clean(air_failure_state_name(f)), place, msg ? ": " : "",
-	             msg ? cli_clean(msg) : "") >= 0)
+	             msg ? message_len(f, msg) : 0, msg ? msg : "") >= 0)
 		emit(line, ud);
 	free(line);
 	if (n > 0) {

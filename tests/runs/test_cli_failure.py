@@ -111,6 +111,24 @@ class FailureCli(CliCase):
         self.assertIn("  again", panel[3])
         self.assertIn("The whole log: air logs 123 --node 0 --retry 2", panel[4])
 
+    def test_a_message_ending_with_its_attempt_names_it_once(self):
+        # a local run's message ends with "(attempt N)": the line's place says it already
+        msg = "node 0 exited with status 1"
+        for rid, tail, shown in ((125, " (attempt 3)", msg),
+                                 (127, " (attempt 2)", msg + " (attempt 2)")):
+            self.failed_run(rid, max_retries=2, state={
+                "life_cycle_state": "TERMINATED", "result_state": "FAILED",
+                "state_message": msg + tail}, tasks=[{
+                    "run_id": rid + 1000, "attempt_number": 2, "max_retries": 2,
+                    "ai_runtime_task": {"experiment": "smoke-test"}}])
+            rc, out, err = self.air("get", str(rid))
+            self.assertEqual(rc, 0, err)
+            panel = out[out.index("Failure"):].splitlines()
+            self.assertEqual(panel[1].strip("│ "),
+                             "Run %d FAILED (attempt 3 of 3, node 0): %s" % (rid, shown))
+            data = self.envelope(self.air("get", str(rid), "-o", "json")[1])["data"]
+            self.assertEqual(data["failure"]["message"], msg + tail)
+
     def test_a_followed_logs_ends_with_the_block(self):
         self.failed_run(state={"life_cycle_state": "RUNNING"}, sequence=[
             {}, {"state": {"life_cycle_state": "TERMINATED", "result_state": "FAILED",
