@@ -55,7 +55,13 @@ func (f *Failure) String() string {
 	}
 	b.WriteString(")")
 	if f.Message != "" {
-		b.WriteString(": " + f.Message)
+		// A local run's message ends with "(attempt N)": the place says it already.
+		tail := fmt.Sprintf(" (attempt %d)", f.Attempt+1)
+		msg := f.Message
+		if len(msg) > len(tail) {
+			msg = strings.TrimSuffix(msg, tail)
+		}
+		b.WriteString(": " + msg)
 	}
 	for _, line := range f.Excerpt {
 		b.WriteString("\n  " + line)

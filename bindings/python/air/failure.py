@@ -68,7 +68,12 @@ class Failure:
         if self.node is not None:
             place += ", node %d" % self.node
         head = "Run %d %s (%s)" % (self.run_id, self.state_name, place)
-        return "\n".join([head + (": " + self.message if self.message else "")] +
+        message = self.message
+        # a local run's message ends with "(attempt N)": the place says it already
+        tail = " (attempt %d)" % (self.attempt + 1)
+        if message and message.endswith(tail) and len(message) > len(tail):
+            message = message[:-len(tail)]
+        return "\n".join([head + (": " + message if message else "")] +
                          ["  " + line for line in self.excerpt])
 
     @classmethod

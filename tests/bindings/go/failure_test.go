@@ -65,6 +65,15 @@ func TestFailure(t *testing.T) {
 		fmt.Sprintf("Run %d FAILED (attempt 1 of 3, node 1): node 1 exited with status 1", id) {
 		t.Fatalf("String: %q", first)
 	}
+	// A message ending with its attempt names it once (a local run's do).
+	for tail, shown := range map[string]string{" (attempt 1)": "", " (attempt 2)": " (attempt 2)"} {
+		g := *f
+		g.Message = "node 1 exited with status 1" + tail
+		if first := strings.SplitN(g.String(), "\n", 2)[0]; first != fmt.Sprintf(
+			"Run %d FAILED (attempt 1 of 3, node 1): node 1 exited with status 1%s", id, shown) {
+			t.Fatalf("String with %q: %q", tail, first)
+		}
+	}
 	if air.AlertLabel(f.AlertPattern) != "CUDA error" || air.AlertLabel(0) != "" {
 		t.Fatalf("AlertLabel")
 	}
