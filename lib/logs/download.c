@@ -5,7 +5,8 @@
  * over it only once every chunk arrived: a failed or interrupted download
  * leaves an earlier file as it was. Chunks stream from the connection to
  * the file (never whole in memory); a chunk cut short is fetched again from
- * its start. */
+ * its start. <dir>/logs is opened once, never through a symbolic link, and
+ * every file is made, renamed and removed relative to it. */
 #include "logs/logs.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@ typedef struct dl_node {
 	/* while downloading */
 	char *final;          /* <dir>/logs/node_<n>.log */
 	char *tmp;            /* the temporary file renamed to @final at the end */
+	int at;               /* the logs folder (borrowed), where both are */
 	air__chunk *chunks;
 	size_t nchunks;
 	FILE *fp;
@@ -63,6 +65,39 @@ static int make_dirs(const char *dir, air_error **err)
 		rc = air__failf(err, AIR_EIO, 0, "%s is not a directory", p);
 	air__free(p);
 	return rc;
+}
+
+/* <dir>/logs opened once into *fd, never through a symbolic link
+ * (whatever it points to, and whoever made the folder first): every node
+ * file is then made, renamed and removed in that folder. */
+static int open_logs_dir(const char *logs_dir, int *fd, air_error **err)
+{
+	struct stat st;
+	int rc;
+
+	*fd = -1;
+	if (lstat(logs_dir, &st) == 0 && S_ISLNK(st.st_mode))
+		goto link;
+	if ((rc = make_dirs(logs_dir, err)) != AIR_OK)
+		return rc;
+	if ((*fd = open(logs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+		return AIR_OK;
+	if ((errno == ELOOP || errno == ENOTDIR) && lstat(logs_dir, &st) == 0 && S_ISLNK(st.st_mode))
+		goto link;
+	return air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot open %s: %s", logs_dir,
+	                  strerror(errno));
+link:
+	return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+	                  "%s is a symbolic link: libair writes the logs into a folder of its own "
+	                  "there, never through a link (replace the link with a directory)", logs_dir);
+}
+
+/* The last component of @path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
 }
 
 /* Record a failure of node @n ("; "-separated after the first). */
@@ -117,7 +152,7 @@ static void drop_node(dl_node *n)
 		fclose(n->fp);
 	n->fp = NULL;
 	if (n->tmp)
-		unlink(n->tmp);
+		unlinkat(n->at, base_name(n->tmp), 0);
 	air__free(n->tmp);
 	n->tmp = NULL;
 }
@@ -241,12 +276,13 @@ static FILE *open_tmp(dl_node *n, air_error **err)
 		air__free(n->tmp);
 		if (!(n->tmp = air__sprintf("%s.%.8s.part", n->final, id)))
 			return air__oom(err), NULL;
-		fd = open(n->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		fd = openat(n->at, base_name(n->tmp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		            0666);
 		if (fd >= 0) {
 			FILE *fp = fdopen(fd, "wb");
 			if (!fp) {
 				close(fd);
-				unlink(n->tmp);
+				unlinkat(n->at, base_name(n->tmp), 0);
 			}
 			return fp;
 		}
@@ -263,7 +299,7 @@ static FILE *open_tmp(dl_node *n, air_error **err)
  * node without bytes writes none). */
 static void finish_node(dl_node *n, bool ok)
 {
-	bool had_file = n->final && access(n->final, F_OK) == 0;
+	bool had_file = n->final && faccessat(n->at, base_name(n->final), F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (n->fp && ok) {
 		if (fflush(n->fp) != 0 || fsync(fileno(n->fp)) != 0)
@@ -272,7 +308,7 @@ static void finish_node(dl_node *n, bool ok)
 			note_error(n, "writing %s: %s", n->tmp, strerror(errno));
 		n->fp = NULL;
 		if (!n->error && n->bytes > 0) {
-			if (rename(n->tmp, n->final) == 0) {
+			if (renameat(n->at, base_name(n->tmp), n->at, base_name(n->final)) == 0) {
 				n->path = n->final;
 				n->final = NULL;
 			} else {
@@ -362,6 +398,7 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 	air_run *run = NULL;
 	char *me = NULL, *logs_dir = NULL;
 	int64_t nodes = 0;
+	int at = -1;
 	int32_t attempt = o->attempt < 0 ? 0 : o->attempt;
 	bool any_file = false, any_error = false, layout;
 	json_t *output;
@@ -407,7 +444,12 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		return rc;
 	}
 	logs_dir = air__sprintf("%s/logs", dir);
-	rc = rc == AIR_OK ? (logs_dir ? make_dirs(logs_dir, err) : air__oom(err)) : rc;
+	if (rc == AIR_OK && !logs_dir)
+		rc = air__oom(err);
+	if (rc == AIR_OK)
+		rc = open_logs_dir(logs_dir, &at, err);
+	for (size_t i = 0; rc == AIR_OK && i < rep->count; i++)
+		rep->nodes[i].at = at;
 	if (rc == AIR_OK) {
 		layout = air__mlflow_attempt_layout(c, ctx, run->mlflow_run_id, attempt);
 		for (size_t i = 0; rc == AIR_OK && i < rep->count; i += PARALLEL_NODES) {
@@ -428,6 +470,8 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		rc = all_failed(rep, err);
 	else if (rc == AIR_OK && !any_file)
 		rc = (rep->no_logs = air__no_logs_message(run)) ? AIR_OK : air__oom(err);
+	if (at >= 0)
+		close(at);
 	air__free(logs_dir);
 	air_run_free(run);
 	return rc;

@@ -1177,6 +1177,62 @@ AIR_TEST(download__a_failed_chunk_leaves_the_earlier_file_as_it_was)
 	ASSERT_EQ_INT(stray_files(logs), 0);
 }
 
+/* Entries of @dir, whatever their name. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	ASSERT_NOT_NULL(d);
+	while ((de = readdir(d)) != NULL)
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+AIR_TEST(download__never_through_a_symbolic_link)
+{
+	air_download_report *rep = NULL;
+	air_error *err = NULL;
+	char out[512], logs[600], away[600], inside[600];
+
+	one_node_run(false);
+	snprintf(out, sizeof(out), "%s/shared", air_test_tmpdir());
+	snprintf(logs, sizeof(logs), "%s/logs", out);
+	snprintf(away, sizeof(away), "%s/elsewhere", air_test_tmpdir());
+	snprintf(inside, sizeof(inside), "%s/real", out);
+	ASSERT_EQ_INT(mkdir(out, 0700), 0);
+	ASSERT_EQ_INT(mkdir(away, 0700), 0);
+	ASSERT_EQ_INT(mkdir(inside, 0700), 0);
+	/* <dir>/logs made first by someone else, leading out: refused, nothing written there */
+	ASSERT_EQ_INT(symlink(away, logs), 0);
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "is a symbolic link");
+	ASSERT_CONTAINS(air_error_message(err), logs);
+	ASSERT_TRUE(rep == NULL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(entries(away), 0);
+	/* leading nowhere, or inside the folder: refused the same */
+	ASSERT_EQ_INT(unlink(logs), 0);
+	ASSERT_EQ_INT(symlink("missing", logs), 0);
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(unlink(logs), 0);
+	ASSERT_EQ_INT(symlink(inside, logs), 0);
+	ASSERT_EQ_INT(air_client_download_logs(client, 123, out, NULL, &rep, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(entries(inside), 0);
+	/* a folder of its own: written */
+	ASSERT_EQ_INT(unlink(logs), 0);
+	ASSERT_OK(air_client_download_logs(client, 123, out, NULL, &rep, &err), err);
+	ASSERT_TRUE(air_download_report_complete(rep, 0));
+	air_download_report_free(rep);
+}
+
 AIR_TEST(download__a_failed_node_is_incomplete_and_keeps_its_file)
 {
 	air_download_report *rep = NULL;
