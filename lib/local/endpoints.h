@@ -124,7 +124,9 @@ int64_t air__lmlflow_run_of(const char *mlflow_run_id);
 /* The values of the secrets @spec ({"NAME": "scope/key"}) into *out
  * ({"NAME": "value"}); each is also added to the client's secret set. On a
  * missing secret returns AIR_ENOTFOUND with *missing = its NAME (borrowed)
- * and the reason in @why (never a value). */
+ * and the reason in @why (never a value); on an unusable one AIR_EINVAL
+ * with *missing; when together they are more than a run can be given,
+ * AIR_EINVAL with *missing NULL. */
 int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out,
                           const char **missing, air__buf *why);
 /* Where secret @name (@ref "scope/key") has its local value, into @where

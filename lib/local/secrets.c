@@ -161,7 +161,7 @@ int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out
 	const char **names = NULL;
 	json_t *file = NULL, *vals = json_object();
 	char *fpath = NULL;
-	size_t n = 0;
+	size_t n = 0, size;
 	int rc = vals ? sorted_names(spec, &names, &n) : AIR_ENOMEM;
 
 	*out = NULL;
@@ -196,6 +196,12 @@ int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out
 	air__free(names);
 	air__free(fpath);
 	json_decref(file);
+	if (rc == AIR_OK && (size = json_dumpb(vals, NULL, 0, JSON_COMPACT)) > AIR__LOCAL_MAX_SECRETS) {
+		/* what the supervisor reads at most (docs/local.md#secrets) */
+		air__buf_printf(why, "the secrets take %zu bytes, and a local run can be given at "
+		                "most %u", size, AIR__LOCAL_MAX_SECRETS);
+		rc = AIR_EINVAL;
+	}
 	if (rc != AIR_OK) {
 		json_decref(vals);
 		return rc;

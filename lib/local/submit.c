@@ -93,11 +93,12 @@ int air__lsubmit_preflight(air__lcall *c)
 		r = air__lsecrets_resolve(c->ws, spec, &vals, &missing, &why);
 		if (r == AIR_ENOMEM)
 			rc = air__oom(c->err);
-		else if (r != AIR_OK && missing) {
-			char *path = air__sprintf("secrets.%s", missing);
+		else if (r != AIR_OK) {
+			char *path = missing ? air__sprintf("secrets.%s", missing) : air__strdup("secrets");
 			if (!path || add_finding(errors, path, air__buf_cstr(&why),
 			                         r == AIR_ENOTFOUND ? "SECRET_NOT_FOUND"
-			                                            : "INVALID_SECRET") != AIR_OK)
+			                         : missing          ? "INVALID_SECRET"
+			                                            : "SECRETS_TOO_LARGE") != AIR_OK)
 				rc = air__oom(c->err);
 			air__free(path);
 		}
@@ -591,7 +592,6 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	bool deleted = false, started = false;
 	air__lstarting st;
 	int64_t id = 0, highest;
-	size_t secrets_size;
 	int lock_fd = -1, rc = AIR_OK, r;
 
 	*id_out = 0;
@@ -612,11 +612,6 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	}
 	if (r != AIR_OK) {
 		rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
-		goto out;
-	}
-	if ((secrets_size = json_dumpb(vals, NULL, 0, JSON_COMPACT)) > AIR__LOCAL_MAX_SECRETS) {
-		rc = air__lreply_bad_request(c, "the secrets take %zu bytes, and a local run can be "
-		                             "given at most %u", secrets_size, AIR__LOCAL_MAX_SECRETS);
 		goto out;
 	}
 	if ((id = next_run_id(c->ws, highest)) <= 0) {

@@ -526,7 +526,26 @@ AIR_TEST(local__secrets_too_long_are_refused_and_large_ones_reach_the_nodes)
 		snprintf(name, sizeof(name), "AIR_TEST_MANY_%zu", i);
 		setenv(name, value, 1);
 	}
-	ASSERT_NE_INT(air_client_submit(c, many, NULL, &sub, &err), AIR_OK);
+	/* refused by the pre-flight, before anything is uploaded */
+	ASSERT_EQ_INT(air_client_submit(c, many, NULL, &sub, &err), AIR_EREJECTED);
+	ASSERT_CONTAINS(air_error_message(err), "secrets: the secrets take");
+	ASSERT_CONTAINS(air_error_message(err), "and a local run can be given at most 1048576");
+	ASSERT_NOT_CONTAINS(air_error_message(err), "kkkk");
+	air_error_free(err);
+	err = NULL;
+	{
+		char *user = NULL, path[4300];
+		struct stat st;
+
+		ASSERT_OK(air_client_current_user(c, NULL, &user, &err), err);
+		snprintf(path, sizeof(path), "%s/workspace/Workspace/Users/%s/.air/cli_launch/"
+		         "many-secrets", state, user);
+		ASSERT_TRUE(stat(path, &st) != 0 && errno == ENOENT);
+		air_free(user);
+	}
+	/* and by runs/submit without it */
+	ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, 1), err);
+	ASSERT_NE_INT(air_client_submit(c, many, o, &sub, &err), AIR_OK);
 	ASSERT_CONTAINS(air_error_message(err), "and a local run can be given at most 1048576");
 	ASSERT_NOT_CONTAINS(air_error_message(err), "kkkk");
 	air_error_free(err);
