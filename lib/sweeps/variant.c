@@ -6,6 +6,7 @@
  */
 #include "sweeps/sweeps.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -97,6 +98,55 @@ int air__variant_config(const air_config *base, const air_sweep_points *points, 
 	return rc;
 }
 
+static int by_point(const void *x, const void *y)
+{
+	const air__variant *a = *(const air__variant *const *)x, *b = *(const air__variant *const *)y;
+	int c = strcmp(a->point, b->point);
+
+	return c ? c : (a > b) - (a < b); /* the same point: in variant order */
+}
+
+/* "PATH=VALUE ..." of variant @i as written. */
+static char *written(const air_sweep_points *points, size_t i, air__assign *a)
+{
+	return air__point_text(a, air__points_get(points, i, a));
+}
+
+/* Two variants of one point would share one key, so one run: refused,
+ * naming both (a grid "1,0x1" or a points file that repeats a line). */
+static int refuse_duplicates(const air_sweep_points *points, const air_sweep *s, air__assign *a,
+                             air_error **err)
+{
+	const air__variant **sorted = air__calloc(s->n + 1, sizeof(*sorted));
+	size_t first = 0, second = 0;
+	char *one, *two;
+	int rc = AIR_OK;
+
+	if (!sorted)
+		return air__oom(err);
+	for (size_t i = 0; i < s->n; i++)
+		sorted[i] = &s->v[i];
+	qsort(sorted, s->n, sizeof(*sorted), by_point);
+	for (size_t i = 1; i < s->n && !second; i++)
+		if (!strcmp(sorted[i - 1]->point, sorted[i]->point)) {
+			first = (size_t)(sorted[i - 1] - s->v);
+			second = (size_t)(sorted[i] - s->v);
+		}
+	air__free(sorted);
+	if (!second)
+		return AIR_OK;
+	one = written(points, first, a);
+	two = written(points, second, a);
+	rc = one && two ? air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+	                             "variants %zu (%s) and %zu (%s) are the same point: a sweep "
+	                             "runs each point once (remove one of them)", first, one,
+	                             second, two)
+	                : air__oom(err);
+	air__free(one);
+	air__free(two);
+	return rc;
+}
+
 int air__variants_check(const air_config *base, const air_sweep_points *points, air__ctx *ctx,
                         air_sweep *s, air_error **err)
 {
@@ -116,6 +166,8 @@ int air__variants_check(const air_config *base, const air_sweep_points *points, 
 			rc = air__oom(err);
 		air_config_free(cfg);
 	}
+	if (rc == AIR_OK)
+		rc = refuse_duplicates(points, s, a, err);
 	air__free(a);
 	return rc;
 }

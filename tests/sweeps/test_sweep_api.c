@@ -1,6 +1,6 @@
 /* test_sweep_api.c: air_client_submit_sweep() against the fake workspace —
  * variants, keys and run names, exactly once when submitted again, one
- * changed point, a bad point, a pre-flight rejection, shared uploads, per-variant failures, lost
+ * changed point, a bad point, a repeated point, a pre-flight rejection, shared uploads, per-variant failures, lost
  * replies and 503s, progress, interrupts and the sweep filter of listings. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,6 +190,24 @@ AIR_TEST(sweep__without_a_key_the_base_comes_from_user_experiment_date_and_confi
 	/* -YYYYMMDD-<8 hex> */
 	ASSERT_EQ_INT(strlen(base), strlen("tester-lr-sweep-") + 8 + 1 + 8);
 	air_sweep_free(s);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__two_variants_of_one_point_are_refused_before_any_request)
+{
+	air_sweep_points *p = NULL;
+	const char *lrs[] = {"0.5", "1", "2", "0x1"};
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.lr", lrs, 4, &err), err);
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, NULL, &s, &err), AIR_EINVAL);
+	ASSERT_TRUE(s == NULL);
+	ASSERT_CONTAINS(air_error_message(err),
+	                "variants 1 (parameters.lr=1) and 3 (parameters.lr=0x1) are the same point");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "*", "/api/*"), 0);
+	air_error_free(err);
 	air_sweep_points_free(p);
 }
 
