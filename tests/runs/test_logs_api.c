@@ -1120,7 +1120,6 @@ static void one_node_run(bool big)
 	}
 }
 
-/* Entries of @dir other than "node_0.log" (temporary files left behind). */
 /* Entries of @dir other than @but (NULL: every entry). */
 static int entries_but(const char *dir, const char *but)
 {
@@ -1136,6 +1135,7 @@ static int entries_but(const char *dir, const char *but)
 	return n;
 }
 
+/* Entries of @dir other than "node_0.log" (temporary files left behind). */
 static int stray_files(const char *dir)
 {
 	return entries_but(dir, "node_0.log");
