@@ -19,6 +19,13 @@
 
 #define PARALLEL_NODES 8
 
+/* The logs folder is only a place to make files in: no read permission needed. */
+#ifdef O_PATH
+#define LOGS_DIR_OPEN O_PATH
+#else
+#define LOGS_DIR_OPEN O_RDONLY
+#endif
+
 typedef struct dl_node {
 	int32_t node;
 	char *path;           /* file written; NULL when nothing was */
@@ -80,7 +87,7 @@ static int open_logs_dir(const char *logs_dir, int *fd, air_error **err)
 		goto link;
 	if ((rc = make_dirs(logs_dir, err)) != AIR_OK)
 		return rc;
-	if ((*fd = open(logs_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
+	if ((*fd = open(logs_dir, LOGS_DIR_OPEN | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) >= 0)
 		return AIR_OK;
 	if ((errno == ELOOP || errno == ENOTDIR) && lstat(logs_dir, &st) == 0 && S_ISLNK(st.st_mode))
 		goto link;
@@ -151,7 +158,7 @@ static void drop_node(dl_node *n)
 	if (n->fp)
 		fclose(n->fp);
 	n->fp = NULL;
-	if (n->tmp)
+	if (n->tmp && n->at >= 0)
 		unlinkat(n->at, base_name(n->tmp), 0);
 	air__free(n->tmp);
 	n->tmp = NULL;
@@ -299,7 +306,8 @@ static FILE *open_tmp(dl_node *n, air_error **err)
  * node without bytes writes none). */
 static void finish_node(dl_node *n, bool ok)
 {
-	bool had_file = n->final && faccessat(n->at, base_name(n->final), F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	struct stat st;
+	bool had_file = n->final && fstatat(n->at, base_name(n->final), &st, AT_SYMLINK_NOFOLLOW) == 0;
 
 	if (n->fp && ok) {
 		if (fflush(n->fp) != 0 || fsync(fileno(n->fp)) != 0)
@@ -421,8 +429,10 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		rep->nodes = air__calloc(rep->count, sizeof(*rep->nodes));
 		if (!rep->nodes)
 			rc = air__oom(err);
-		for (size_t i = 0; rc == AIR_OK && i < rep->count; i++)
+		for (size_t i = 0; rc == AIR_OK && i < rep->count; i++) {
 			rep->nodes[i].node = o->node >= 0 ? o->node : (int32_t)i;
+			rep->nodes[i].at = -1;
+		}
 	}
 	if (rc != AIR_OK) {
 		air_run_free(run);
@@ -472,6 +482,8 @@ static int run_download(air_client *c, const air__ctx *ctx, int64_t run_id, cons
 		rc = (rep->no_logs = air__no_logs_message(run)) ? AIR_OK : air__oom(err);
 	if (at >= 0)
 		close(at);
+	for (size_t i = 0; i < rep->count; i++)
+		rep->nodes[i].at = -1; /* closed: nothing more is made there */
 	air__free(logs_dir);
 	air_run_free(run);
 	return rc;

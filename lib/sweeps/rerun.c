@@ -3,9 +3,10 @@
  * of a past run submitted again. The run's task names its launch directory
  * (command_path) and code snapshot (code_source_path); the directory's
  * training_config.yaml is its effective config. Without overrides the new
- * run uses the same launch directory and snapshot, uploading nothing; with
- * them, a new launch directory holds the overridden config's files and the
- * snapshot is the same. Either way the snapshot must still exist.
+ * run uses the same launch directory and snapshot, uploading nothing, unless
+ * one of its launch files was deleted: then, as with overrides, a new launch
+ * directory holds the config's files and the snapshot is the same. Either
+ * way the snapshot must still exist.
  */
 #include "sweeps/sweeps.h"
 
@@ -247,7 +248,11 @@ static int launch_files_there(rerun *r, bool *there, air_error **err)
 
 		if (!strcmp(arts[i].name, "training_config.yaml"))
 			continue;
-		if (!(path = air__sprintf("%s/%s", r->launch_dir, arts[i].name))) {
+		/* the run's own command_path, which names its command.sh */
+		path = !strcmp(arts[i].name, "command.sh")
+		           ? air__strdup(r->run->command_path)
+		           : air__sprintf("%s/%s", r->launch_dir, arts[i].name);
+		if (!path) {
 			rc = air__oom(err);
 			break;
 		}

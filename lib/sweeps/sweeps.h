@@ -133,7 +133,8 @@ int air__sweep_set_keys(air_sweep *s, char *base, air_error **err);
  * what the variants of a sweep share; errors name the variant. */
 int air__variant_config(const air_config *base, const air_sweep_points *points, size_t i,
                         air_config **out, air_error **err);
-/* Validate every variant of @base into @s (points, run names). */
+/* Validate every variant of @base into @s (points, run names); two
+ * variants of one canonical point are AIR_EINVAL, naming both. */
 int air__variants_check(const air_config *base, const air_sweep_points *points, air__ctx *ctx,
                         air_sweep *s, air_error **err);
 /* Validate the sweep (@snapshot: with the shared snapshot's offline checks,

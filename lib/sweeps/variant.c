@@ -98,6 +98,7 @@ int air__variant_config(const air_config *base, const air_sweep_points *points, 
 	return rc;
 }
 
+/* qsort() of variant pointers: by canonical point, then in variant order. */
 static int by_point(const void *x, const void *y)
 {
 	const air__variant *a = *(const air__variant *const *)x, *b = *(const air__variant *const *)y;
