@@ -156,6 +156,59 @@ static int print_text(const reader *r, const cli_strlist *names, bool watch)
 	return 0;
 }
 
+/* The run's metric keys, up to 10, as "a, b, c" (and how many more); NULL
+ * when it has none or they cannot be read. */
+static char *known_keys(air_client *c, int64_t run_id)
+{
+	air_metrics_options *o = NULL;
+	air_metrics *m = NULL;
+	char *list = NULL, *grown;
+	size_t n = 0;
+	int rc = air_metrics_options_new(&o);
+
+	if (rc == AIR_OK)
+		rc = air_metrics_options_set_interrupt(o, cli_interrupt());
+	if (rc == AIR_OK)
+		rc = air_client_get_metrics(c, run_id, o, &m, NULL);
+	air_metrics_options_free(o);
+	if (rc == AIR_OK)
+		n = air_metrics_count(m);
+	for (size_t i = 0; i < n && i < 10; i++, list = grown)
+		if (asprintf(&grown, "%s%s%s", list ? list : "", list ? ", " : "",
+		             cli_clean(air_metrics_key(m, i))) < 0) {
+			grown = list;
+			break;
+		}
+	if (list && n > 10 && asprintf(&grown, "%s and %zu more", list, n - 10) >= 0) {
+		free(list);
+		list = grown;
+	}
+	air_metrics_free(m);
+	return list;
+}
+
+/* A --metric the ended run never logged is named on stderr with the metrics
+ * it has (a typo, most often); the exit status is unchanged. */
+static void note_unknown(const reader *r, const cli_strlist *names)
+{
+	char *known = NULL;
+	bool looked = false;
+
+	if (!air_state_is_terminal(r->state) || !r->has_mlflow)
+		return;
+	for (size_t i = 0; i < r->set->n && i < (size_t)names->count; i++) {
+		if (r->set->items[i].n > 0)
+			continue;
+		if (!looked)
+			known = known_keys(r->c, r->run_id);
+		looked = true;
+		fprintf(stderr, "Note: run %" PRId64 " has no metric \"%s\"; %s%s.\n", r->run_id,
+		        cli_clean(r->set->items[i].key), known ? "its metrics: " : "it has none",
+		        known ? known : "");
+	}
+	free(known);
+}
+
 int cmd_metrics(int argc, char **argv, cli_globals *g)
 {
 	cli_strlist names = {NULL, 0}, pos = {NULL, 0};
@@ -207,6 +260,8 @@ int cmd_metrics(int argc, char **argv, cli_globals *g)
 		/* Watching ends with the run: its outcome is the exit status. */
 		else
 			rc = watch && r.state != AIR_STATE_SUCCESS ? 1 : 0;
+		if (rc == 0 || (watch && air_state_is_terminal(r.state)))
+			note_unknown(&r, &names);
 	}
 	air_error_free(err);
 	cli_metric_set_free(&set);

@@ -93,11 +93,19 @@ class MetricsTest(WorkspaceCase):
         metrics = json.loads(out)["data"]["metrics"]
         self.assertEqual(list(metrics.keys()), ["loss", "acc", "nope"])
         self.assertEqual(metrics["nope"], [])
-        rc, out, err = self.air("metrics", "123", "--metric", "nope")
-        self.assertEqual((rc, out), (0, "nope  (no points)\n"))
+        self.assertEqual(err, 'Note: run 123 has no metric "nope"; its metrics: acc, loss, lr.\n')
         # Only the named histories are read.
         keys = {r["query"]["metric_key"][0] for r in self.fw.requests("GET", HISTORY, bodies=False)}
         self.assertEqual(keys, {"loss", "acc", "nope"})
+        # a name the ended run never logged: said on stderr with what it has (a typo?)
+        rc, out, err = self.air("metrics", "123", "--metric", "nope")
+        self.assertEqual((rc, out), (0, "nope  (no points)\n"))
+        self.assertEqual(err, 'Note: run 123 has no metric "nope"; its metrics: acc, loss, lr.\n')
+        rc, out, err = self.air("metrics", "123", "--metric", "loss")
+        self.assertEqual((rc, err), (0, ""))
+        self.run_with_metrics(rid=124)
+        rc, out, err = self.air("metrics", "124", "--metric", "loss")
+        self.assertEqual((rc, err), (0, 'Note: run 124 has no metric "loss"; it has none.\n'))
 
     def test_a_run_without_metrics_says_so_and_exits_0(self):
         self.run_with_metrics()
