@@ -162,8 +162,9 @@ static char *known_keys(air_client *c, int64_t run_id)
 {
 	air_metrics_options *o = NULL;
 	air_metrics *m = NULL;
-	char *list = NULL, *grown;
-	size_t n = 0;
+	char *list = NULL;
+	size_t n = 0, len = 0;
+	FILE *f;
 	int rc = air_metrics_options_new(&o);
 
 	if (rc == AIR_OK)
@@ -173,15 +174,15 @@ static char *known_keys(air_client *c, int64_t run_id)
 	air_metrics_options_free(o);
 	if (rc == AIR_OK)
 		n = air_metrics_count(m);
-	for (size_t i = 0; i < n && i < 10; i++, list = grown)
-		if (asprintf(&grown, "%s%s%s", list ? list : "", list ? ", " : "",
-		             cli_clean(air_metrics_key(m, i))) < 0) {
-			grown = list;
-			break;
+	if (n > 0 && (f = open_memstream(&list, &len)) != NULL) {
+		for (size_t i = 0; i < n && i < 10; i++)
+			fprintf(f, "%s%s", i ? ", " : "", cli_clean(air_metrics_key(m, i)));
+		if (n > 10)
+			fprintf(f, " and %zu more", n - 10);
+		if (fclose(f) != 0) {
+			free(list);
+			list = NULL;
 		}
-	if (list && n > 10 && asprintf(&grown, "%s and %zu more", list, n - 10) >= 0) {
-		free(list);
-		list = grown;
 	}
 	air_metrics_free(m);
 	return list;
