@@ -163,9 +163,11 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
  * over. AIR_OK once it runs; else an error code with the reason in @why.
  * *whole: all of the secrets were sent, so that a supervisor whose launcher
  * was reported failed may have them all the same (and the run with them);
- * otherwise no supervisor takes the run.
+ * otherwise no supervisor takes the run. @ctx's interrupt and deadline stop
+ * both waits (the secrets' reading, the launcher's exit).
  */
-int air__lspawn_go(air__lstarting *st, const json_t *secrets, bool *whole, air__buf *why);
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ctx, bool *whole,
+                   air__buf *why);
 /* The run was not made: the supervisor gets nothing and exits. */
 void air__lspawn_abandon(air__lstarting *st);
 

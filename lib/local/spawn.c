@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -105,9 +106,42 @@ char *air__lsupervisor_missing(void)
 /* How long the supervisor may take to read its secrets. */
 #define SECRETS_WAIT_MS 30000
 
+/* Wait until @fd (-1: none) has @events, @ms pass (cut to @ctx's deadline)
+ * or one of @ctx's interrupts is raised: 1 ready, 0 after @ms, -1
+ * interrupted or past the deadline. */
+static int wait_for(int fd, short events, int64_t ms, const air__ctx *ctx)
+{
+	struct pollfd p[3] = {{fd, events, 0}};
+	int intr[2];
+	size_t n = 1 + air__ctx_fds(ctx, intr);
+	int64_t span = ms < air__ctx_remaining(ctx) ? ms : air__ctx_remaining(ctx);
+	int64_t now = air__mono_ms(), end = span > INT64_MAX - now ? INT64_MAX : now + span;
+
+	for (size_t i = 1; i < n; i++)
+		p[i] = (struct pollfd){intr[i - 1], POLLIN, 0};
+	for (;;) {
+		int r;
+
+		if (air__ctx_interrupted(ctx) || air__ctx_remaining(ctx) == 0)
+			return -1;
+		if ((now = air__mono_ms()) >= end)
+			return 0;
+		r = poll(p, n, end - now > INT32_MAX ? INT32_MAX : (int)(end - now));
+		if (r > 0 && (p[0].revents & (events | POLLERR | POLLHUP)))
+			return air__ctx_interrupted(ctx) ? -1 : 1;
+	}
+}
+
+/* "interrupted" or "past its deadline", after wait_for() returned -1. */
+static const char *stopped(const air__ctx *ctx)
+{
+	return air__ctx_interrupted(ctx) ? "interrupted" : "past its deadline";
+}
+
 /* Send the secret values into @fd (a socket) and close it. The supervisor
- * reads them as they come (they may be more than the socket holds). */
-static int send_secrets(int fd, const json_t *secrets, air__buf *why)
+ * reads them as they come (they may be more than the socket holds); the
+ * call's interrupt and deadline stop the wait. */
+static int send_secrets(int fd, const json_t *secrets, const air__ctx *ctx, air__buf *why)
 {
 	int64_t deadline = air__mono_ms() + SECRETS_WAIT_MS;
 	char *text = json_dumps(secrets, JSON_COMPACT);
@@ -125,14 +159,17 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd p = {fd, POLLOUT, 0};
 			int64_t left = deadline - air__mono_ms();
-			int ready = left > 0 ? poll(&p, 1, (int)left) : 0;
+			int ready = left > 0 ? wait_for(fd, POLLOUT, left, ctx) : 0;
 
-			if (ready > 0 || (ready < 0 && errno == EINTR))
+			if (ready > 0)
 				continue;
-			air__buf_printf(why, "cannot hand the secrets to the supervisor: it did not read "
-			                "them in %d s", SECRETS_WAIT_MS / 1000);
+			if (ready < 0)
+				air__buf_printf(why, "cannot hand the secrets to the supervisor: the "
+				                "submission was %s", stopped(ctx));
+			else
+				air__buf_printf(why, "cannot hand the secrets to the supervisor: it did not "
+				                "read them in %d s", SECRETS_WAIT_MS / 1000);
 			rc = AIR_EIO;
 			break;
 		}
@@ -154,17 +191,43 @@ static int send_secrets(int fd, const json_t *secrets, air__buf *why)
 	return rc;
 }
 
-static int wait_launcher(pid_t pid, air__buf *why)
-{
-	int st;
+/* How often a launcher is looked at where there is no pidfd. */
+#define LAUNCHER_POLL_MS 10
 
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno == EINTR)
+/* Reap the launcher @pid, which exits once the supervisor has detached:
+ * AIR_OK, or AIR_EIO when it failed. The call's interrupt and deadline stop
+ * the wait (a stopped or hung launcher: AIR_EINTERRUPTED, AIR_ETIMEOUT),
+ * and it is then left, unreaped, to start the run on its own. */
+static int wait_launcher(pid_t pid, const air__ctx *ctx, air__buf *why)
+{
+	int st, pfd = -1;
+	pid_t r;
+
+#ifdef SYS_pidfd_open
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#endif
+	/* readable once it has ended; without one (an old kernel, valgrind),
+	 * looked at every LAUNCHER_POLL_MS */
+	while ((r = waitpid(pid, &st, WNOHANG)) != pid) {
+		if (r < 0 && errno == EINTR)
 			continue;
-		/* SIGCHLD ignored or reaped by the caller's handler: the outcome is
-		 * unknown here, and the run's status will tell. */
-		return AIR_OK;
+		if (r < 0) {
+			/* SIGCHLD ignored or reaped by the caller's handler: the
+			 * outcome is unknown here, and the run's status will tell. */
+			if (pfd >= 0)
+				close(pfd);
+			return AIR_OK;
+		}
+		if (wait_for(pfd, POLLIN, pfd >= 0 ? INT64_MAX : LAUNCHER_POLL_MS, ctx) < 0) {
+			if (pfd >= 0)
+				close(pfd);
+			air__buf_printf(why, "the submission was %s while the supervisor started",
+			                stopped(ctx));
+			return air__ctx_interrupted(ctx) ? AIR_EINTERRUPTED : AIR_ETIMEOUT;
+		}
 	}
+	if (pfd >= 0)
+		close(pfd);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return AIR_OK;
 	if (WIFEXITED(st))
@@ -246,20 +309,26 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
 	return rc;
 }
 
-int air__lspawn_go(air__lstarting *st, const json_t *secrets, bool *whole, air__buf *why)
+int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ctx, bool *whole,
+                   air__buf *why)
 {
-	air__buf sent = AIR__BUF_INIT;
-	int rc = send_secrets(st->sock, secrets, &sent), launched;
+	air__buf sent = AIR__BUF_INIT, exited = AIR__BUF_INIT;
+	int rc = send_secrets(st->sock, secrets, ctx, &sent), launched;
 
 	*whole = rc == AIR_OK;
 	st->sock = -1;
-	/* A launcher that failed also says why the secrets could not be sent. */
-	if ((launched = wait_launcher(st->pid, why)) != AIR_OK)
+	launched = wait_launcher(st->pid, ctx, &exited);
+	/* A launcher that failed also says why the secrets could not be sent;
+	 * a wait stopped by the call says less than the secrets' reason. */
+	if (launched == AIR_EIO || (launched != AIR_OK && rc == AIR_OK)) {
 		rc = launched;
-	else if (rc != AIR_OK)
+		air__buf_puts(why, air__buf_cstr(&exited));
+	} else if (rc != AIR_OK) {
 		air__buf_puts(why, air__buf_cstr(&sent));
+	}
 	st->pid = -1;
 	air__buf_dispose(&sent);
+	air__buf_dispose(&exited);
 	return rc;
 }
 

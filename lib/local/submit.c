@@ -489,7 +489,7 @@ static void launch(air__lcall *c, air__lstarting *st, air__buf *why, int64_t id,
 	/* Still while the supervisor loads, most of the time. */
 	link_mlflow_names(c->ws, id);
 	air__lmlruns_create(dir);
-	if (st && air__lspawn_go(st, secrets, &whole, why) == AIR_OK)
+	if (st && air__lspawn_go(st, secrets, c->ctx, &whole, why) == AIR_OK)
 		return;
 	if (whole) {
 		char *lock = air__lpath(dir, "supervisor.lock");

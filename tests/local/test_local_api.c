@@ -6,6 +6,7 @@
  * states and files, with a bound that only ends a hang.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1264,6 +1265,124 @@ AIR_TEST(local__a_supervisor_that_fails_at_its_start_ends_the_run)
 	free(text);
 	json_decref(rec);
 	air_config_free(cfg);
+}
+
+/* The pid a stand-in supervisor wrote to @path, killed. */
+static void kill_hung(const char *path)
+{
+	char *text = air_test_read_file(path, NULL);
+	int pid = text ? atoi(text) : 0;
+
+	ASSERT_TRUE(pid > 1);
+	ASSERT_EQ_INT(kill(pid, SIGKILL), 0);
+	free(text);
+	unlink(path);
+}
+
+typedef struct trip {
+	const char *pidfile;
+	air_interrupt *intr;
+} trip;
+
+/* Raise the interrupt once the stand-in supervisor runs (its pid written). */
+static void *interrupt_once_started(void *arg)
+{
+	const trip *t = arg;
+	struct stat st;
+
+	while (stat(t->pidfile, &st) != 0 || st.st_size == 0)
+		usleep(10000);
+	air_interrupt_trigger(t->intr);
+	return NULL;
+}
+
+/* Submit @cfg with an interrupt raised once the supervisor has started. */
+static int submit_interrupted(air_client *c, const air_config *cfg, const char *pidfile,
+                              air_submission **sub, air_error **err)
+{
+	air_submit_options *o = NULL;
+	trip t = {pidfile, NULL};
+	pthread_t th;
+	int rc;
+
+	ASSERT_EQ_INT(air_interrupt_new(&t.intr), AIR_OK);
+	ASSERT_EQ_INT(air_submit_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_submit_options_set_interrupt(o, t.intr), AIR_OK);
+	ASSERT_EQ_INT(pthread_create(&th, NULL, interrupt_once_started, &t), 0);
+	rc = air_client_submit(c, cfg, o, sub, err);
+	pthread_join(th, NULL);
+	air_submit_options_free(o);
+	air_interrupt_free(t.intr);
+	return rc;
+}
+
+/* A supervisor program that hangs (here, never reads its secrets nor
+ * exits) holds the submission no longer than the call lets it: without
+ * secrets the run is left to it, and with more secrets than the socket
+ * holds the run ends FAILED with the reason. */
+AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrupted)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *plain = local_config("experiment_name: hung\n"
+	                                 "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                                 "command: echo never\n",
+	                                 state);
+	air_config *secret = local_config("experiment_name: hung-secret\n"
+	                                  "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                                  "secrets: {AIR_TEST_HUNG_0: team/h0, AIR_TEST_HUNG_1: team/h1,\n"
+	                                  "          AIR_TEST_HUNG_2: team/h2}\n"
+	                                  "command: echo never\n",
+	                                  state);
+	char *program = path_in(state, "hung-supervisor"), *pidfile = path_in(state, "hung.pid");
+	char script[4400], name[32], *value = malloc(120001);
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	air_run *run;
+	int rc;
+
+	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 600\n", pidfile);
+	air_test_write_file(program, script, strlen(script));
+	ASSERT_EQ_INT(chmod(program, 0700), 0);
+	setenv("AIR_LOCAL_SUPERVISOR", program, 1);
+	/* nothing to hand over: the wait for it to detach ends at the interrupt */
+	rc = submit_interrupted(c, plain, pidfile, &sub, &err);
+	if (rc != AIR_OK && rc != AIR_EINTERRUPTED)
+		unsetenv("AIR_LOCAL_SUPERVISOR");
+	ASSERT_TRUE(rc == AIR_OK || rc == AIR_EINTERRUPTED);
+	air_error_free(err);
+	err = NULL;
+	air_submission_free(sub);
+	sub = NULL;
+	ASSERT_EQ_INT(count_runs(c), 1);
+	kill_hung(pidfile);
+	/* 360 000 bytes of secrets: more than the socket holds while no one reads */
+	memset(value, 's', 120000);
+	value[120000] = '\0';
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "AIR_TEST_HUNG_%d", i);
+		setenv(name, value, 1);
+	}
+	rc = submit_interrupted(c, secret, pidfile, &sub, &err);
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "AIR_TEST_HUNG_%d", i);
+		unsetenv(name);
+	}
+	unsetenv("AIR_LOCAL_SUPERVISOR");
+	ASSERT_TRUE(rc == AIR_OK || rc == AIR_EINTERRUPTED);
+	ASSERT_EQ_INT(count_runs(c), 2);
+	run = local_wait(c, 2);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_FAILED);
+	ASSERT_CONTAINS(air_run_state_message(run),
+	                "cannot hand the secrets to the supervisor: the submission was interrupted");
+	ASSERT_NOT_CONTAINS(air_run_state_message(run), "sss");
+	air_run_free(run);
+	kill_hung(pidfile);
+	air_error_free(err);
+	air_submission_free(sub);
+	free(value);
+	air_config_free(plain);
+	air_config_free(secret);
 }
 
 /* The MLflow links of a run just submitted come as soon as its first attempt
