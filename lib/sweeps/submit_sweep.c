@@ -69,16 +69,6 @@ static int sweep_dir(sweep_call *k, air_error **err)
 	return k->sweep_dir ? AIR_OK : air__oom(err);
 }
 
-/* "PATH=VALUE ..." of variant @i, as the offline checks name it. */
-static char *variant_text(const sweep_call *k, size_t i)
-{
-	air__assign *a = air__calloc(air__points_width(k->points) + 1, sizeof(*a));
-	char *text = a ? air__point_text(a, air__points_get(k->points, i, a)) : NULL;
-
-	air__free(a);
-	return text;
-}
-
 /* One pre-flight per distinct variant (bodies compared without their
  * command_path); a finding fails the sweep, naming the variant. */
 static int preflights(sweep_call *k, air_error **err)
@@ -121,7 +111,7 @@ static int preflights(sweep_call *k, air_error **err)
 		} else if (!dup) {
 			n_seen++;
 			if ((rc = air__preflight(k->c, &k->ctx, body, &e)) != AIR_OK) {
-				char *point = variant_text(k, i);
+				char *point = air__variant_text(k->points, i);
 
 				rc = air__fail(err, air__error_prefix(e, "variant %zu (%s)", i,
 				                                      point ? point : "?"));

@@ -133,6 +133,9 @@ int air__sweep_set_keys(air_sweep *s, char *base, air_error **err);
  * what the variants of a sweep share; errors name the variant. */
 int air__variant_config(const air_config *base, const air_sweep_points *points, size_t i,
                         air_config **out, air_error **err);
+/* "PATH=VALUE ..." of variant @i of @points as written, as messages name it
+ * (air__point_text()); NULL when out of memory. */
+char *air__variant_text(const air_sweep_points *points, size_t i);
 /* Validate every variant of @base into @s (points, run names); two
  * variants of one canonical point are AIR_EINVAL, naming both. */
 int air__variants_check(const air_config *base, const air_sweep_points *points, air__ctx *ctx,

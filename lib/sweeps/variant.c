@@ -107,15 +107,18 @@ static int by_point(const void *x, const void *y)
 	return c ? c : (a > b) - (a < b); /* the same point: in variant order */
 }
 
-/* "PATH=VALUE ..." of variant @i as written. */
-static char *written(const air_sweep_points *points, size_t i, air__assign *a)
+char *air__variant_text(const air_sweep_points *points, size_t i)
 {
-	return air__point_text(a, air__points_get(points, i, a));
+	air__assign *a = air__calloc(air__points_width(points) + 1, sizeof(*a));
+	char *text = a ? air__point_text(a, air__points_get(points, i, a)) : NULL;
+
+	air__free(a);
+	return text;
 }
 
 /* Two variants of one point would share one key, so one run: refused,
  * naming both (a grid "1,0x1" or a points file that repeats a line). */
-static int refuse_duplicates(const air_sweep_points *points, const air_sweep *s, air__assign *a,
+static int refuse_duplicates(const air_sweep_points *points, const air_sweep *s,
                              air_error **err)
 {
 	const air__variant **sorted = air__calloc(s->n + 1, sizeof(*sorted));
@@ -136,8 +139,8 @@ static int refuse_duplicates(const air_sweep_points *points, const air_sweep *s,
 	air__free(sorted);
 	if (!second)
 		return AIR_OK;
-	one = written(points, first, a);
-	two = written(points, second, a);
+	one = air__variant_text(points, first);
+	two = air__variant_text(points, second);
 	rc = one && two ? air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 	                             "variants %zu (%s) and %zu (%s) are the same point: a sweep "
 	                             "runs each point once (remove one of them)", first, one,
@@ -168,7 +171,7 @@ int air__variants_check(const air_config *base, const air_sweep_points *points, 
 		air_config_free(cfg);
 	}
 	if (rc == AIR_OK)
-		rc = refuse_duplicates(points, s, a, err);
+		rc = refuse_duplicates(points, s, err);
 	air__free(a);
 	return rc;
 }
