@@ -229,11 +229,13 @@ air_error *air__ctx_deadline_error(const air__ctx *ctx, const char *what);
  * AIR_OK after the full sleep; AIR_EINTERRUPTED or AIR_ETIMEOUT (with an
  * error naming @what) otherwise. */
 int air__ctx_sleep(const air__ctx *ctx, int64_t ms, const char *what, air_error **err);
-/* Wait until @fd is readable, @ms pass (cut to the deadline) or an interrupt
- * is raised: AIR_OK with *ready telling whether @fd is readable; else
- * AIR_EINTERRUPTED or AIR_ETIMEOUT (with an error naming @what). */
-int air__ctx_wait_fd(const air__ctx *ctx, int fd, int64_t ms, bool *ready, const char *what,
-                     air_error **err);
+/* Wait until @fd has one of poll()'s @events (POLLIN, POLLOUT; an error or
+ * hang-up counts too), @ms pass (cut to the deadline) or an interrupt is
+ * raised: AIR_OK with *ready telling whether @fd is ready; else
+ * AIR_EINTERRUPTED or AIR_ETIMEOUT (with an error naming @what). @fd -1: a
+ * sleep that the interrupts end. */
+int air__ctx_wait_fd(const air__ctx *ctx, int fd, short events, int64_t ms, bool *ready,
+                     const char *what, air_error **err);
 /* The read ends of the ctx's interrupts into @fds (up to 2); their number. */
 size_t air__ctx_fds(const air__ctx *ctx, int fds[2]);
 

@@ -77,19 +77,20 @@ int air__ctx_sleep(const air__ctx *ctx, int64_t ms, const char *what, air_error 
 	return AIR_OK;
 }
 
-int air__ctx_wait_fd(const air__ctx *ctx, int fd, int64_t ms, bool *ready, const char *what,
-                     air_error **err)
+int air__ctx_wait_fd(const air__ctx *ctx, int fd, short events, int64_t ms, bool *ready,
+                     const char *what, air_error **err)
 {
-	struct pollfd p[3] = {{fd, POLLIN, 0}};
+	struct pollfd p[3] = {{fd, events, 0}};
 	int intr[2];
 	size_t n = 1 + air__ctx_fds(ctx, intr);
-	int64_t left = air__ctx_remaining(ctx), end;
+	int64_t left = air__ctx_remaining(ctx), span = ms < left ? ms : left;
+	int64_t start = air__mono_ms(), end = span > INT64_MAX - start ? INT64_MAX : start + span;
 
 	*ready = false;
 	for (size_t i = 1; i < n; i++)
 		p[i] = (struct pollfd){intr[i - 1], POLLIN, 0};
-	/* A wait that would outlast the deadline ends at it, with its error. */
-	end = air__mono_ms() + (ms < left ? ms : left);
+	/* A wait that would outlast the deadline ends at it, with its error
+	 * (@end: INT64_MAX for a wait without end). */
 	for (;;) {
 		int64_t now = air__mono_ms();
 		int r;
@@ -99,7 +100,7 @@ int air__ctx_wait_fd(const air__ctx *ctx, int fd, int64_t ms, bool *ready, const
 		if (now >= end)
 			return ms < left ? AIR_OK : air__ctx_check(ctx, what, err);
 		r = poll(p, n, end - now > INT32_MAX ? INT32_MAX : (int)(end - now));
-		if (r > 0 && (p[0].revents & (POLLIN | POLLERR | POLLHUP))) {
+		if (r > 0 && (p[0].revents & (events | POLLERR | POLLHUP))) {
 			*ready = !air__ctx_interrupted(ctx);
 			return *ready ? AIR_OK : air__ctx_check(ctx, what, err);
 		}

@@ -108,28 +108,14 @@ char *air__lsupervisor_missing(void)
 
 /* Wait until @fd (-1: none) has @events, @ms pass (cut to @ctx's deadline)
  * or one of @ctx's interrupts is raised: 1 ready, 0 after @ms, -1
- * interrupted or past the deadline. */
+ * interrupted or past the deadline (the callers say which, in their words). */
 static int wait_for(int fd, short events, int64_t ms, const air__ctx *ctx)
 {
-	struct pollfd p[3] = {{fd, events, 0}};
-	int intr[2];
-	size_t n = 1 + air__ctx_fds(ctx, intr);
-	int64_t span = ms < air__ctx_remaining(ctx) ? ms : air__ctx_remaining(ctx);
-	int64_t now = air__mono_ms(), end = span > INT64_MAX - now ? INT64_MAX : now + span;
+	bool ready;
 
-	for (size_t i = 1; i < n; i++)
-		p[i] = (struct pollfd){intr[i - 1], POLLIN, 0};
-	for (;;) {
-		int r;
-
-		if (air__ctx_interrupted(ctx) || air__ctx_remaining(ctx) == 0)
-			return -1;
-		if ((now = air__mono_ms()) >= end)
-			return 0;
-		r = poll(p, n, end - now > INT32_MAX ? INT32_MAX : (int)(end - now));
-		if (r > 0 && (p[0].revents & (events | POLLERR | POLLHUP)))
-			return air__ctx_interrupted(ctx) ? -1 : 1;
-	}
+	if (air__ctx_wait_fd(ctx, fd, events, ms, &ready, NULL, NULL) != AIR_OK)
+		return -1;
+	return ready ? 1 : 0;
 }
 
 /* "interrupted" or "past its deadline", after wait_for() returned -1. */

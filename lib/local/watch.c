@@ -16,6 +16,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,7 +189,7 @@ int air__local_watch_wait(air__local_watch *w, const air__ctx *ctx, int64_t ms, 
 
 		if (now >= stop)
 			return AIR_OK;
-		if ((rc = air__ctx_wait_fd(ctx, w->fd, stop - now, &ready, what, err)) != AIR_OK ||
+		if ((rc = air__ctx_wait_fd(ctx, w->fd, POLLIN, stop - now, &ready, what, err)) != AIR_OK ||
 		    !ready)
 			return rc;
 		if ((seen = read_events(w)) == STATE)
