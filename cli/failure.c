@@ -25,19 +25,6 @@ int cli_failure_read(air_client *c, int64_t run_id, air_failure **out, air_error
 	return rc;
 }
 
-/* "attempt 3 of 3, node 0" ("attempt 3" when retries are unlimited; no
- * node when the run never started). */
-static void where(const air_failure *f, char *out, size_t n)
-{
-	int32_t allowed = air_failure_attempts_allowed(f), node = air_failure_node(f);
-	size_t at = (size_t)snprintf(out, n, "attempt %d", (int)air_failure_attempt(f) + 1);
-
-	if (allowed > 0 && at < n)
-		at += (size_t)snprintf(out + at, n - at, " of %d", (int)allowed);
-	if (node >= 0 && at < n)
-		snprintf(out + at, n - at, ", node %d", (int)node);
-}
-
 /* What the excerpt is, as the line that introduces it. */
 static void excerpt_title(const air_failure *f, char *out, size_t n)
 {
@@ -65,30 +52,14 @@ static char *shown(const char *s, size_t len)
 	return out;
 }
 
-/* The length of @msg without a last " (attempt N)" that says what the
- * line's place says already (a local run's message ends so). */
-static int message_len(const air_failure *f, const char *msg)
-{
-	char tail[40];
-	size_t len = strlen(msg), t;
-
-	snprintf(tail, sizeof(tail), " (attempt %d)", (int)air_failure_attempt(f) + 1);
-	t = strlen(tail);
-	return (int)(len > t && !strcmp(msg + len - t, tail) ? len - t : len);
-}
-
 void cli_failure_lines(const air_failure *f, void (*emit)(const char *line, void *ud), void *ud)
 {
-	const char *msg = cli_clean(air_failure_message(f)), *problem = air_failure_excerpt_problem(f);
+	const char *problem = air_failure_excerpt_problem(f), *summary = air_failure_summary(f);
 	size_t n = air_failure_excerpt_count(f);
-	char place[96], *line = NULL;
+	char *line = NULL;
 
-	where(f, place, sizeof(place));
-	if (asprintf(&line, "Run %" PRId64 " %s (%s)%s%.*s", air_failure_run_id(f),
-	             cli_clean(air_failure_state_name(f)), place, msg ? ": " : "",
-	             msg ? message_len(f, msg) : 0, msg ? msg : "") >= 0)
-		emit(line, ud);
-	free(line);
+	if (summary)
+		emit(cli_clean(summary), ud);
 	if (n > 0) {
 		char title[160];
 

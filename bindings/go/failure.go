@@ -8,7 +8,6 @@ import "C"
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 )
 
@@ -40,29 +39,18 @@ type Failure struct {
 	TerminationCode    string // status.termination_details.code ("RUN_EXECUTION_ERROR")
 	TerminationType    string // status.termination_details.type ("CLIENT_ERROR")
 	TerminationMessage string // status.termination_details.message
+
+	// Summary is the report's first line, as air prints it: "Run 7 FAILED
+	// (attempt 2 of 2, node 0): <Message>" (a last "(attempt N)" of the
+	// message, which the place says already, left out).
+	Summary string
 }
 
-// String is the report as air prints it: "Run 7 FAILED (attempt 1 of 1,
-// node 0): <message>", then the excerpt, indented.
+// String is the report as air prints it: Summary, then the excerpt,
+// indented.
 func (f *Failure) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Run %d %s (attempt %d", f.RunID, f.StateName, f.Attempt+1)
-	if f.AttemptsAllowed > 0 {
-		fmt.Fprintf(&b, " of %d", f.AttemptsAllowed)
-	}
-	if f.Node >= 0 {
-		fmt.Fprintf(&b, ", node %d", f.Node)
-	}
-	b.WriteString(")")
-	if f.Message != "" {
-		// A local run's message ends with "(attempt N)": the place says it already.
-		tail := fmt.Sprintf(" (attempt %d)", f.Attempt+1)
-		msg := f.Message
-		if len(msg) > len(tail) {
-			msg = strings.TrimSuffix(msg, tail)
-		}
-		b.WriteString(": " + msg)
-	}
+	b.WriteString(f.Summary)
 	for _, line := range f.Excerpt {
 		b.WriteString("\n  " + line)
 	}
@@ -169,6 +157,7 @@ func failureFromC(f *C.air_failure) *Failure {
 		TerminationCode:    gostr(C.air_failure_termination_code(f)),
 		TerminationType:    gostr(C.air_failure_termination_type(f)),
 		TerminationMessage: gostr(C.air_failure_termination_message(f)),
+		Summary:            gostr(C.air_failure_summary(f)),
 	}
 	n := C.air_failure_excerpt_count(f)
 	for i := C.size_t(0); i < n; i++ {

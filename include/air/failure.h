@@ -167,6 +167,16 @@ AIR_EXTERN const char *air_failure_excerpt_problem(const air_failure *failure);
 AIR_EXTERN int32_t air_failure_alert_pattern(const air_failure *failure);
 /** The label of that pattern (air_log_alert_label(): "CUDA out of memory"), or NULL. @since 1.2 */
 AIR_EXTERN const char *air_failure_alert_label(const air_failure *failure);
+/**
+ * The report's first line, as `air` prints it: "Run 7 FAILED (attempt 2 of
+ * 2, node 0): <air_failure_message()>" ("attempt 2" when retries are
+ * unlimited; no node when the run never started; no ": ..." without a
+ * message). A last " (attempt N)" of the message, which the place says
+ * already, is left out. The message is the platform's, control characters
+ * included: clean it before it reaches a terminal. Borrowed from
+ * @p failure; NULL only for a NULL @p failure. @since 1.2
+ */
+AIR_EXTERN const char *air_failure_summary(const air_failure *failure);
 
 AIR_END_DECLS
 

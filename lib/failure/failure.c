@@ -311,6 +311,8 @@ int air_client_get_failure(air_client *client, int64_t run_id, const air_failure
 		                           err);
 	if (rc == AIR_OK)
 		rc = find_excerpt(client, &ctx, run, &o, f, err);
+	if (rc == AIR_OK)
+		rc = air__failure_summarize(f, err);
 	air_run_free(run);
 	if (rc != AIR_OK) {
 		air_failure_free(f);

@@ -118,11 +118,15 @@ struct air_failure {
 	air__lines excerpt;
 	int64_t omitted;
 	char *problem;           /* why there is no excerpt */
+	char *summary;           /* air_failure_summary(), made once the report is whole */
 };
 
 /* A report of what @run (terminal, not succeeded) says, without an excerpt. */
 int air__failure_from_run(const air_run *run, int32_t attempt, air_failure **out,
                           air_error **err);
+/* Make @f's summary from what it holds (its node and attempt known). AIR_OK
+ * or AIR_ENOMEM. */
+int air__failure_summarize(air_failure *f, air_error **err);
 /* The node named by the termination message, the state message or the
  * last task's, or -1. */
 int32_t air__failure_reported_node(const air_run *run);

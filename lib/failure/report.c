@@ -6,6 +6,7 @@
  */
 #include "failure/failure.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static bool word_char(char c)
@@ -105,6 +106,40 @@ int air__failure_from_run(const air_run *run, int32_t attempt, air_failure **out
 	return AIR_OK;
 }
 
+/* The length of @msg without a last " (attempt N)" (N: @attempt + 1), which
+ * the summary's place says already (a local run's message ends so). */
+static size_t without_attempt(const char *msg, int32_t attempt)
+{
+	char tail[40];
+	size_t len = strlen(msg), t;
+
+	snprintf(tail, sizeof(tail), " (attempt %d)", (int)attempt + 1);
+	t = strlen(tail);
+	return len > t && !strcmp(msg + len - t, tail) ? len - t : len;
+}
+
+int air__failure_summarize(air_failure *f, air_error **err)
+{
+	const char *msg = air_failure_message(f);
+	air__buf b = AIR__BUF_INIT;
+
+	air__buf_printf(&b, "Run %lld %s (attempt %d", (long long)f->run_id,
+	                air_failure_state_name(f), (int)f->attempt + 1);
+	if (f->attempts_allowed > 0)
+		air__buf_printf(&b, " of %d", (int)f->attempts_allowed);
+	if (f->node >= 0)
+		air__buf_printf(&b, ", node %d", (int)f->node);
+	air__buf_putc(&b, ')');
+	if (msg && *msg) {
+		air__buf_puts(&b, ": ");
+		air__buf_put(&b, msg, without_attempt(msg, f->attempt));
+	}
+	air__free(f->summary);
+	f->summary = air__buf_oom(&b) ? NULL : air__buf_detach(&b);
+	air__buf_dispose(&b);
+	return f->summary ? AIR_OK : air__oom(err);
+}
+
 /* ---- getters ---------------------------------------------------------------------- */
 
 void air_failure_free(air_failure *f)
@@ -118,6 +153,7 @@ void air_failure_free(air_failure *f)
 	air__free(f->term_message);
 	air__lines_dispose(&f->excerpt);
 	air__free(f->problem);
+	air__free(f->summary);
 	air__free(f);
 }
 
@@ -170,6 +206,8 @@ const char *air_failure_excerpt_line(const air_failure *f, size_t i, size_t *len
 int64_t air_failure_excerpt_omitted(const air_failure *f) { return f ? f->omitted : 0; }
 const char *air_failure_excerpt_problem(const air_failure *f) { return f ? f->problem : NULL; }
 int32_t air_failure_alert_pattern(const air_failure *f) { return f ? f->pattern : 0; }
+
+const char *air_failure_summary(const air_failure *f) { return f ? f->summary : NULL; }
 
 const char *air_failure_alert_label(const air_failure *f)
 {

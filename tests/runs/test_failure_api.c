@@ -126,6 +126,9 @@ AIR_TEST(failure__the_node_the_platform_names_and_its_traceback)
 	ASSERT_EQ_INT(air_failure_node_source(f), AIR_NODE_SOURCE_REPORTED);
 	ASSERT_EQ_INT(air_failure_attempt(f), 2);
 	ASSERT_EQ_INT(air_failure_attempts_allowed(f), 3);
+	ASSERT_EQ_STR(air_failure_summary(f),
+	              "Run 300 FAILED (attempt 3 of 3, node 1): Workload failed: node 1 exited with "
+	              "code 1");
 	ASSERT_EQ_INT(air_failure_excerpt_kind(f), AIR_EXCERPT_TRACEBACK);
 	ASSERT_EQ_INT(air_failure_excerpt_count(f), 4);
 	ASSERT_EQ_STR(air_failure_excerpt_line(f, 0, NULL), traceback[1]);
@@ -370,6 +373,44 @@ AIR_TEST(failure__a_log_that_cannot_be_read_leaves_the_message)
 	ASSERT_CONTAINS(air_failure_excerpt_problem(f), "never started");
 	ASSERT_EQ_INT(fakews_count(fw, "GET", LOGS(342)), 0);
 	air_failure_free(f);
+}
+
+/* The summary is the report's first line, as air prints it: the place
+ * (attempt of attempts, node), then the message without a last "(attempt N)"
+ * that names the same attempt (a local run's message ends so). */
+AIR_TEST(failure__the_summary_names_the_attempt_once)
+{
+	static const struct {
+		const char *message, *summary;
+	} cases[] = {
+		{"node 0 exited with status 1 (attempt 3)",
+		 "Run 360 FAILED (attempt 3 of 3, node 0): node 0 exited with status 1"},
+		{"node 0 exited with status 1 (attempt 2)",
+		 "Run 362 FAILED (attempt 3 of 3, node 0): node 0 exited with status 1 (attempt 2)"},
+		{" (attempt 3)", "Run 364 FAILED (attempt 3 of 3, node 0):  (attempt 3)"},
+		{"", "Run 366 FAILED (attempt 3 of 3, node 0)"},
+	};
+	air_failure *f;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t id = 360 + 2 * (int64_t)i;
+		char path[64];
+
+		finished_run(id, 1, "FAILED", cases[i].message, 2);
+		snprintf(path, sizeof(path), "/__fakews/runs/%lld/output", (long long)id);
+		fixture_post(path, "%s", "{}");
+		f = get_failure(id, NULL);
+		ASSERT_EQ_STR(air_failure_summary(f), cases[i].summary);
+		air_failure_free(f);
+	}
+	/* Unlimited retries: no "of"; a run that never started: no node. */
+	fakews_create_runf(fw, "{\"run_id\":369,\"state\":{\"life_cycle_state\":\"TERMINATED\","
+	                       "\"result_state\":\"CANCELED\",\"state_message\":\"Run cancelled.\"},"
+	                       "\"tasks\":[{\"max_retries\":-1,\"ai_runtime_task\":{}}]}");
+	f = get_failure(369, NULL);
+	ASSERT_EQ_STR(air_failure_summary(f), "Run 369 CANCELED (attempt 1): Run cancelled.");
+	air_failure_free(f);
+	ASSERT_NULL(air_failure_summary(NULL));
 }
 
 /* A run that succeeded or is still going has no failure: AIR_OK, NULL,

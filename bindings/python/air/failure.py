@@ -61,20 +61,13 @@ class Failure:
     termination_message: Optional[str]
     """status.termination_details.message."""
 
+    summary: str
+    """The report's first line, as ``air`` prints it: "Run 7 FAILED (attempt 2
+    of 2, node 0): <message>" (a last "(attempt N)" of the message, which the
+    place says already, left out)."""
+
     def __str__(self) -> str:
-        place = "attempt %d" % (self.attempt + 1)
-        if self.attempts_allowed is not None:
-            place += " of %d" % self.attempts_allowed
-        if self.node is not None:
-            place += ", node %d" % self.node
-        head = "Run %d %s (%s)" % (self.run_id, self.state_name, place)
-        message = self.message
-        # a local run's message ends with "(attempt N)": the place says it already
-        tail = " (attempt %d)" % (self.attempt + 1)
-        if message and message.endswith(tail) and len(message) > len(tail):
-            message = message[:-len(tail)]
-        return "\n".join([head + (": " + message if message else "")] +
-                         ["  " + line for line in self.excerpt])
+        return "\n".join([self.summary] + ["  " + line for line in self.excerpt])
 
     @classmethod
     def _from_c(cls, f: int) -> "Failure":
@@ -100,7 +93,8 @@ class Failure:
             node_source=_enum(NodeSource, lib.air_failure_node_source(f), NodeSource.NONE),
             attempts_allowed=allowed if allowed >= 0 else None,
             state_message=s("state_message"), termination_code=s("termination_code"),
-            termination_type=s("termination_type"), termination_message=s("termination_message"))
+            termination_type=s("termination_type"), termination_message=s("termination_message"),
+            summary=s("summary") or "")
 
 
 E = TypeVar("E", ExcerptKind, NodeSource)
