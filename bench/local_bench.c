@@ -18,8 +18,9 @@
  *   the same file (128 KiB buffer, what cat did before) is printed beside it
  *   (`rw_s`) with the ratios against it.
  * Each figure is the fastest of ROUNDS rounds (other load shares the
- * machine; CPU times are the rounds' median). The last line is one JSON
- * object with every figure.
+ * machine; CPU times are the rounds' median). Beside them, the file system
+ * of the state directory (`fs`: the start's figures depend on it, see
+ * docs/local.md). The last line is one JSON object with every figure.
  * Usage: [TMPDIR=dir] local_bench [lines (default 1000000)]
  */
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,6 +109,26 @@ static double run_cmd(char *const argv[], const char *out, char *const env[])
 		die(argv[0], NULL);
 	posix_spawn_file_actions_destroy(&fa);
 	return now_s() - t0;
+}
+
+/* The file system of @dir, by name where known (statfs's magic numbers). */
+static const char *fs_name(const char *dir)
+{
+	static char other[32];
+	struct statfs sf;
+
+	if (statfs(dir, &sf) != 0)
+		return "unknown";
+	switch ((unsigned long)sf.f_type) {
+	case 0xEF53UL: return "ext4"; /* also ext2/ext3 */
+	case 0x01021994UL: return "tmpfs";
+	case 0x58465342UL: return "xfs";
+	case 0x9123683EUL: return "btrfs";
+	case 0x794C7630UL: return "overlay";
+	default:
+		snprintf(other, sizeof(other), "0x%lx", (unsigned long)sf.f_type);
+		return other;
+	}
 }
 
 typedef struct start_round {
@@ -288,6 +310,7 @@ int main(int argc, char **argv)
 	double stream_cpu[ROUNDS], text_cpu[ROUNDS], iter_cpu[ROUNDS], cli_cpu[ROUNDS],
 		cat_cpu[ROUNDS];
 	char **env, *host_var = NULL;
+	const char *fs;
 	int64_t id;
 	FILE *f;
 
@@ -305,6 +328,7 @@ int main(int argc, char **argv)
 	snprintf(out, sizeof(out), "%s/out.txt", dir);
 	if (!(f = fopen(script, "w")) || fputs("true\n", f) < 0 || fclose(f) != 0)
 		die("command.sh", NULL);
+	fs = fs_name(dir);
 	air_client_options_new(&o);
 	air_client_options_set_str(o, AIR_OPT_HOST, host);
 	air_client_options_set_int(o, AIR_OPT_USE_ENVIRONMENT, 0);
@@ -334,6 +358,7 @@ int main(int argc, char **argv)
 	printf("  CPU per run: client %.1f ms, supervisor and nodes %.1f ms; bash twice %.1f ms; "
 	       "cpu_ratio %.2f\n",
 	       ccpu * 1e3, rcpu * 1e3, dcpu * 1e3, (ccpu + rcpu) / dcpu);
+	printf("  state directory on %s\n", fs);
 
 	snprintf(cmd, sizeof(cmd), "seq %ld", lines);
 	id = run_workload(c, cmd, &(start_round){0});
@@ -399,13 +424,14 @@ int main(int argc, char **argv)
 	       "\"logs_ratio\":%.3f,\"cli_ratio\":%.3f,\"text_ratio\":%.3f,\"stream_ratio\":%.3f,"
 	       "\"iter_ratio\":%.3f,\"logs_ratio_rw\":%.3f,\"text_ratio_rw\":%.3f,"
 	       "\"stream_ratio_rw\":%.3f,\"iter_ratio_rw\":%.3f,\"cli_cpu_s\":%.4f,"
-	       "\"text_cpu_s\":%.4f,\"stream_cpu_s\":%.4f,\"iter_cpu_s\":%.4f,\"cat_cpu_s\":%.4f}\n",
+	       "\"text_cpu_s\":%.4f,\"stream_cpu_s\":%.4f,\"iter_cpu_s\":%.4f,\"cat_cpu_s\":%.4f,"
+	       "\"fs\":\"%s\"}\n",
 	       start_s, start_med, submit_s, direct_s, start_s / direct_s, ccpu, rcpu, dcpu,
 	       (ccpu + rcpu) / dcpu, lines, cli_s, text_s, stream_s, iter_s, cat_s, rw_s,
 	       cli_s / cat_s, cli_s / cat_s, text_s / cat_s, stream_s / cat_s, iter_s / cat_s,
 	       cli_s / rw_s, text_s / rw_s, stream_s / rw_s, iter_s / rw_s,
 	       median(cli_cpu, ROUNDS), median(text_cpu, ROUNDS), median(stream_cpu, ROUNDS),
-	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS));
+	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS), fs);
 	air_logs_options_free(lo);
 	air_client_free(c);
 	air_client_options_free(o);
