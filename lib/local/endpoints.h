@@ -147,6 +147,7 @@ char *air__lsupervisor_missing(void);
  * written, and waits for the go-ahead (the secret values) before it reads
  * them. */
 typedef struct air__lstarting {
+	air__local *ws;
 	pid_t pid;  /* the launcher, reaped by air__lspawn_go() or _abandon() */
 	int sock;   /* the secrets' socket */
 } air__lstarting;
@@ -156,7 +157,7 @@ typedef struct air__lstarting {
  * run's lock, held), detaches itself, and waits. AIR_OK, or an error code
  * with the reason in @why (nothing left to reap).
  */
-int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
+int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why);
 /*
  * The run is made: hand @secrets over, and the supervisor takes the run
@@ -164,11 +165,17 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
  * *whole: all of the secrets were sent, so that a supervisor whose launcher
  * was reported failed may have them all the same (and the run with them);
  * otherwise no supervisor takes the run. @ctx's interrupt and deadline stop
- * both waits (the secrets' reading, the launcher's exit).
+ * both waits (the secrets' reading, the launcher's exit); a launcher left
+ * then is reaped by a later air__lspawn_reap_left() once it has ended.
  */
 int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ctx, bool *whole,
                    air__buf *why);
 /* The run was not made: the supervisor gets nothing and exits. */
 void air__lspawn_abandon(air__lstarting *st);
+/* Reap the launchers @ws's interrupted submissions left, those that have
+ * ended (never one the caller reaped: each is watched through its pidfd). */
+void air__lspawn_reap_left(air__local *ws);
+/* air__lspawn_reap_left(), then forget the rest (the workspace is freed). */
+void air__lspawn_forget_left(air__local *ws);
 
 #endif /* AIR_LOCAL_ENDPOINTS_H */

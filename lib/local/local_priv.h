@@ -51,6 +51,9 @@
 
 /* inotify instances kept for the next watch (watch.c). */
 #define AIR__LOCAL_IDLE_WATCHES 4
+/* Launchers left unreaped that a workspace keeps track of; older ones are
+ * left to the process's end. */
+#define AIR__LOCAL_LEFT_LAUNCHERS 8
 
 struct air__local {
 	char *dir;            /* the state directory */
@@ -61,6 +64,12 @@ struct air__local {
 	pthread_mutex_t watch_lock;
 	int idle_watch_fds[AIR__LOCAL_IDLE_WATCHES];
 	int n_idle_watch_fds;
+	/* pidfds of supervisor launchers an interrupted submission left
+	 * unreaped (spawn.c): reaped once they end, at the next submission or
+	 * when the workspace is freed. */
+	pthread_mutex_t left_lock;
+	int left_launchers[AIR__LOCAL_LEFT_LAUNCHERS];
+	int n_left_launchers;
 };
 
 /* Close the inotify instances @ws keeps for its next watches (watch.c). */

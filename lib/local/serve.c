@@ -46,6 +46,7 @@ int air__local_new(const char *state_dir, const air__local_env *env, air__local 
 	if (!ws)
 		return air__oom(err);
 	pthread_mutex_init(&ws->watch_lock, NULL);
+	pthread_mutex_init(&ws->left_lock, NULL);
 	ws->dir = air__strdup(state_dir);
 	ws->user = local_user();
 	if (env)
@@ -63,7 +64,9 @@ void air__local_free(air__local *ws)
 	if (!ws)
 		return;
 	air__local_watch_close_idle(ws);
+	air__lspawn_forget_left(ws);
 	pthread_mutex_destroy(&ws->watch_lock);
+	pthread_mutex_destroy(&ws->left_lock);
 	air__free(ws->dir);
 	air__free(ws->user);
 	air__free(ws);

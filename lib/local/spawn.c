@@ -180,11 +180,59 @@ static int send_secrets(int fd, const json_t *secrets, const air__ctx *ctx, air_
 /* How often a launcher is looked at where there is no pidfd. */
 #define LAUNCHER_POLL_MS 10
 
+/* Keep @pidfd, the launcher an interrupted submission leaves, to reap it
+ * later (the oldest is let go when too many are kept). */
+static void leave(air__local *ws, int pidfd)
+{
+	air__lspawn_reap_left(ws);
+	pthread_mutex_lock(&ws->left_lock);
+	if (ws->n_left_launchers == AIR__LOCAL_LEFT_LAUNCHERS) {
+		close(ws->left_launchers[0]);
+		memmove(ws->left_launchers, ws->left_launchers + 1,
+		        (size_t)(--ws->n_left_launchers) * sizeof(int));
+	}
+	ws->left_launchers[ws->n_left_launchers++] = pidfd;
+	pthread_mutex_unlock(&ws->left_lock);
+}
+
+void air__lspawn_reap_left(air__local *ws)
+{
+	pthread_mutex_lock(&ws->left_lock);
+	for (int i = 0; i < ws->n_left_launchers;) {
+		siginfo_t info;
+		int r;
+
+		memset(&info, 0, sizeof(info));
+		do
+			r = waitid(P_PIDFD, (id_t)ws->left_launchers[i], &info, WEXITED | WNOHANG);
+		while (r < 0 && errno == EINTR);
+		if (r == 0 && info.si_pid == 0) { /* still running */
+			i++;
+			continue;
+		}
+		/* reaped here, or already (by the caller: ECHILD) */
+		close(ws->left_launchers[i]);
+		ws->left_launchers[i] = ws->left_launchers[--ws->n_left_launchers];
+	}
+	pthread_mutex_unlock(&ws->left_lock);
+}
+
+void air__lspawn_forget_left(air__local *ws)
+{
+	air__lspawn_reap_left(ws);
+	pthread_mutex_lock(&ws->left_lock);
+	while (ws->n_left_launchers > 0)
+		close(ws->left_launchers[--ws->n_left_launchers]);
+	pthread_mutex_unlock(&ws->left_lock);
+}
+
 /* Reap the launcher @pid, which exits once the supervisor has detached:
  * AIR_OK, or AIR_EIO when it failed. The call's interrupt and deadline stop
  * the wait (a stopped or hung launcher: AIR_EINTERRUPTED, AIR_ETIMEOUT),
- * and it is then left, unreaped, to start the run on its own. */
-static int wait_launcher(pid_t pid, const air__ctx *ctx, air__buf *why)
+ * and it is then left to start the run on its own: watched through its
+ * pidfd, @ws reaps it once it has ended (leave()); without one (an old
+ * kernel, valgrind) it stays unreaped until the caller's process ends. */
+static int wait_launcher(air__local *ws, pid_t pid, const air__ctx *ctx, air__buf *why)
 {
 	int st, pfd = -1;
 	pid_t r;
@@ -206,7 +254,7 @@ static int wait_launcher(pid_t pid, const air__ctx *ctx, air__buf *why)
 		}
 		if (wait_for(pfd, POLLIN, pfd >= 0 ? INT64_MAX : LAUNCHER_POLL_MS, ctx) < 0) {
 			if (pfd >= 0)
-				close(pfd);
+				leave(ws, pfd);
 			air__buf_printf(why, "the submission was %s while the supervisor started",
 			                stopped(ctx));
 			return air__ctx_interrupted(ctx) ? AIR_EINTERRUPTED : AIR_ETIMEOUT;
@@ -225,7 +273,7 @@ static int wait_launcher(pid_t pid, const air__ctx *ctx, air__buf *why)
 	return AIR_EIO;
 }
 
-int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
+int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why)
 {
 	char id[24], me[24], *log = air__lpath(build_dir, "supervisor.log");
@@ -236,6 +284,7 @@ int air__lspawn_start(const air__local *ws, const char *program, int64_t run_id,
 	sigset_t none, all;
 	int sv[2] = {-1, -1}, lock_hi = -1, sec_hi = -1, rc = AIR_OK, e;
 
+	st->ws = ws;
 	st->pid = -1;
 	st->sock = -1;
 	snprintf(id, sizeof(id), "%lld", (long long)run_id);
@@ -303,7 +352,7 @@ int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ct
 
 	*whole = rc == AIR_OK;
 	st->sock = -1;
-	launched = wait_launcher(st->pid, ctx, &exited);
+	launched = wait_launcher(st->ws, st->pid, ctx, &exited);
 	/* A launcher that failed also says why the secrets could not be sent;
 	 * a wait stopped by the call says less than the secrets' reason. */
 	if (launched == AIR_EIO || (launched != AIR_OK && rc == AIR_OK)) {

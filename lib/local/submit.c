@@ -670,6 +670,8 @@ int air__lsubmit_run(air__lcall *c)
 	int rc = AIR_OK, fd = -1;
 
 	memset(&s, 0, sizeof(s));
+	/* What an earlier interrupted submission left to reap, if it ended. */
+	air__lspawn_reap_left(c->ws);
 	if (!(s.body = air__lbody_json(c, &rc)))
 		return rc;
 	if (!read_payload(c, &s, &rc))

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1279,6 +1280,36 @@ static void kill_hung(const char *path)
 	unlink(path);
 }
 
+/* The state letter of process @pid in /proc ('Z': ended, not reaped), or 0
+ * when there is no such process. */
+static char proc_state(int pid)
+{
+	char path[64], text[512], *paren;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+	fclose(f);
+	paren = strrchr(text, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
+/* Whether this kernel has pidfds (valgrind answers ENOSYS). */
+static bool have_pidfd(void)
+{
+#ifdef SYS_pidfd_open
+	int fd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+#else
+	return false;
+#endif
+}
+
 typedef struct trip {
 	const char *pidfile;
 	air_interrupt *intr;
@@ -1319,7 +1350,8 @@ static int submit_interrupted(air_client *c, const air_config *cfg, const char *
 /* A supervisor program that hangs (here, never reads its secrets nor
  * exits) holds the submission no longer than the call lets it: without
  * secrets the run is left to it, and with more secrets than the socket
- * holds the run ends FAILED with the reason. */
+ * holds the run ends FAILED with the reason. The program left, once it
+ * ends, is reaped by the client's next submission. */
 AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrupted)
 {
 	const char *state;
@@ -1339,7 +1371,7 @@ AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrup
 	air_submission *sub = NULL;
 	air_error *err = NULL;
 	air_run *run;
-	int rc;
+	int rc, left;
 
 	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 600\n", pidfile);
 	air_test_write_file(program, script, strlen(script));
@@ -1355,7 +1387,17 @@ AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrup
 	air_submission_free(sub);
 	sub = NULL;
 	ASSERT_EQ_INT(count_runs(c), 1);
+	{
+		char *text = air_test_read_file(pidfile, NULL);
+		left = text ? atoi(text) : 0;
+		free(text);
+	}
 	kill_hung(pidfile);
+	/* Ended, and left unreaped by the interrupted submission: the next
+	 * submission of the client reaps it. */
+	while (proc_state(left) != 'Z' && proc_state(left) != 0)
+		usleep(10000);
+	ASSERT_EQ_INT(proc_state(left), 'Z');
 	/* 360 000 bytes of secrets: more than the socket holds while no one reads */
 	memset(value, 's', 120000);
 	value[120000] = '\0';
@@ -1370,6 +1412,8 @@ AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrup
 	}
 	unsetenv("AIR_LOCAL_SUPERVISOR");
 	ASSERT_TRUE(rc == AIR_OK || rc == AIR_EINTERRUPTED);
+	if (have_pidfd()) /* else (valgrind) it stays, unwatched, until this process ends */
+		ASSERT_EQ_INT(proc_state(left), 0);
 	ASSERT_EQ_INT(count_runs(c), 2);
 	run = local_wait(c, 2);
 	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_FAILED);
