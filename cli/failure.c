@@ -66,7 +66,6 @@ void cli_failure_lines(const air_failure *f, void (*emit)(const char *line, void
 		excerpt_title(f, title, sizeof(title));
 		emit(title, ud);
 	} else if (problem) {
-		line = NULL;
 		if (asprintf(&line, "No log excerpt: %s", cli_clean(problem)) >= 0)
 			emit(line, ud);
 		free(line);

@@ -42,7 +42,8 @@ type Failure struct {
 
 	// Summary is the report's first line, as air prints it: "Run 7 FAILED
 	// (attempt 2 of 2, node 0): <Message>" (a last "(attempt N)" of the
-	// message, which the place says already, left out).
+	// message, which the place says already, left out). The library makes
+	// it when it reads the report: a copy with another Message keeps it.
 	Summary string
 }
 

@@ -170,7 +170,7 @@ AIR_EXTERN const char *air_failure_alert_label(const air_failure *failure);
 /**
  * The report's first line, as `air` prints it: "Run 7 FAILED (attempt 2 of
  * 2, node 0): <air_failure_message()>" ("attempt 2" when retries are
- * unlimited; no node when the run never started; no ": ..." without a
+ * unlimited; no node when air_failure_node() is -1; no ": ..." without a
  * message). A last " (attempt N)" of the message, which the place says
  * already, is left out. The message is the platform's, control characters
  * included: clean it before it reaches a terminal. Borrowed from

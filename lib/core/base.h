@@ -137,6 +137,9 @@ air_error *air__secrets_redact(air__secrets *s, air_error *e);
 /* ---- time and sleeping (util.c) ------------------------------------------ */
 int64_t air__now_ms(void);      /* wall clock, epoch ms UTC */
 int64_t air__mono_ms(void);     /* monotonic ms */
+/* air__mono_ms() @ms from now: INT64_MAX when that is beyond it (a wait
+ * without end), now for a negative @ms. */
+int64_t air__mono_after(int64_t ms);
 /* "2024-01-15T14:30:45Z" for epoch seconds @t (whole seconds) (time.c). */
 void air__format_rfc3339(int64_t t, char out[32]);
 /* "YYYY-MM-DD(T|t| )HH:MM:SS[.frac](Z|z|+HH:MM|-HH:MM)" -> epoch seconds and

@@ -83,8 +83,7 @@ int air__ctx_wait_fd(const air__ctx *ctx, int fd, short events, int64_t ms, bool
 	struct pollfd p[3] = {{fd, events, 0}};
 	int intr[2];
 	size_t n = 1 + air__ctx_fds(ctx, intr);
-	int64_t left = air__ctx_remaining(ctx), span = ms < left ? ms : left;
-	int64_t start = air__mono_ms(), end = span > INT64_MAX - start ? INT64_MAX : start + span;
+	int64_t left = air__ctx_remaining(ctx), end = air__mono_after(ms < left ? ms : left);
 
 	*ready = false;
 	for (size_t i = 1; i < n; i++)

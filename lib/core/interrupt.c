@@ -101,7 +101,7 @@ int air__wait_interrupts(air_interrupt *const *intrs, size_t n, int64_t ms)
 {
 	struct pollfd p[4];
 	size_t np = 0;
-	int64_t end = air__mono_ms() + (ms > 0 ? ms : 0);
+	int64_t end = air__mono_after(ms);
 
 	for (size_t i = 0; i < n; i++) {
 		if (!intrs[i])

@@ -27,6 +27,15 @@ int64_t air__mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t air__mono_after(int64_t ms)
+{
+	int64_t now = air__mono_ms();
+
+	if (ms <= 0)
+		return now;
+	return ms > INT64_MAX - now ? INT64_MAX : now + ms;
+}
+
 static int urandom_fill(unsigned char *p, size_t n)
 {
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);

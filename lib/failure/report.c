@@ -113,7 +113,7 @@ static size_t without_attempt(const char *msg, int32_t attempt)
 	char tail[40];
 	size_t len = strlen(msg), t;
 
-	snprintf(tail, sizeof(tail), " (attempt %d)", (int)attempt + 1);
+	snprintf(tail, sizeof(tail), " (attempt %lld)", (long long)attempt + 1);
 	t = strlen(tail);
 	return len > t && !strcmp(msg + len - t, tail) ? len - t : len;
 }
@@ -123,8 +123,8 @@ int air__failure_summarize(air_failure *f, air_error **err)
 	const char *msg = air_failure_message(f);
 	air__buf b = AIR__BUF_INIT;
 
-	air__buf_printf(&b, "Run %lld %s (attempt %d", (long long)f->run_id,
-	                air_failure_state_name(f), (int)f->attempt + 1);
+	air__buf_printf(&b, "Run %lld %s (attempt %lld", (long long)f->run_id,
+	                air_failure_state_name(f), (long long)f->attempt + 1);
 	if (f->attempts_allowed > 0)
 		air__buf_printf(&b, " of %d", (int)f->attempts_allowed);
 	if (f->node >= 0)

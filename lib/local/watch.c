@@ -181,7 +181,7 @@ int air__local_watch_wait(air__local_watch *w, const air__ctx *ctx, int64_t ms, 
 
 	if (!w || w->fd < 0)
 		return air__ctx_sleep(ctx, ms, what, err);
-	end = air__mono_ms() + ms;
+	end = air__mono_after(ms);
 	for (;;) {
 		int64_t now = air__mono_ms(), stop = end < gather_end ? end : gather_end;
 		bool ready;

@@ -61,10 +61,11 @@ class Failure:
     termination_message: Optional[str]
     """status.termination_details.message."""
 
-    summary: str
+    summary: str = ""
     """The report's first line, as ``air`` prints it: "Run 7 FAILED (attempt 2
     of 2, node 0): <message>" (a last "(attempt N)" of the message, which the
-    place says already, left out)."""
+    place says already, left out). Made by the library when it reads the
+    report: a copy with another ``message`` keeps it."""
 
     def __str__(self) -> str:
         return "\n".join([self.summary] + ["  " + line for line in self.excerpt])
