@@ -1,6 +1,9 @@
 /* test_core.c: version, buffers, strings, randomness, interrupts. */
+#include <poll.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "test.h"
@@ -147,6 +150,59 @@ AIR_TEST(interrupt__wakes_a_sleep_from_another_thread)
 	ASSERT_EQ_INT(air__sleep_ms(intr, 5), AIR_OK);
 	air_interrupt_free(intr);
 	air_interrupt_free(NULL);
+}
+
+/* A call's wait on a descriptor: for any poll() events, for ever without
+ * overflowing, or cut by the call's interrupt or deadline; fd -1 is a sleep
+ * that only these end. */
+AIR_TEST(ctx__wait_fd_waits_for_any_events_and_stops_at_the_call)
+{
+	air__call_opts call = AIR__CALL_OPTS_INIT;
+	air_interrupt *intr = NULL;
+	air_error *err = NULL;
+	air__ctx ctx;
+	pthread_t t;
+	bool ready;
+	int sv[2];
+
+	ASSERT_EQ_INT(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	air__ctx_init(&ctx, NULL, NULL);
+	/* an endless wait: ready at once for writing, then for reading */
+	ASSERT_EQ_INT(air__ctx_wait_fd(&ctx, sv[0], POLLOUT, INT64_MAX, &ready, "w", NULL), AIR_OK);
+	ASSERT_TRUE(ready);
+	ASSERT_EQ_INT(air__ctx_wait_fd(&ctx, sv[0], POLLIN, 1, &ready, "r", NULL), AIR_OK);
+	ASSERT_FALSE(ready);
+	ASSERT_EQ_INT(write(sv[1], "x", 1), 1);
+	ASSERT_EQ_INT(air__ctx_wait_fd(&ctx, sv[0], POLLIN, INT64_MAX, &ready, "r", NULL), AIR_OK);
+	ASSERT_TRUE(ready);
+	/* no descriptor, no end: the interrupt ends it, raised before or during */
+	ASSERT_EQ_INT(air_interrupt_new(&intr), AIR_OK);
+	call.intr = intr;
+	air__ctx_init(&ctx, &call, NULL);
+	pthread_create(&t, NULL, trigger_later, intr);
+	ASSERT_EQ_INT(air__ctx_wait_fd(&ctx, -1, POLLIN, INT64_MAX, &ready, "the wait", &err),
+	              AIR_EINTERRUPTED);
+	pthread_join(t, NULL);
+	ASSERT_FALSE(ready);
+	ASSERT_EQ_STR(air_error_message(err), "the wait: interrupted");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air__ctx_wait_fd(&ctx, sv[0], POLLOUT, INT64_MAX, &ready, NULL, NULL),
+	              AIR_EINTERRUPTED);
+	/* ... and the deadline */
+	call.intr = NULL;
+	call.deadline_ms = 20;
+	air__ctx_init(&ctx, &call, NULL);
+	ASSERT_EQ_INT(air__ctx_wait_fd(&ctx, -1, POLLIN, INT64_MAX, &ready, "the wait", &err),
+	              AIR_ETIMEOUT);
+	ASSERT_CONTAINS(air_error_message(err), "deadline of 20 ms");
+	air_error_free(err);
+	/* the end of a wait never overflows */
+	ASSERT_EQ_INT(air__mono_after(INT64_MAX), INT64_MAX);
+	ASSERT_TRUE(air__mono_after(-5) <= air__mono_ms());
+	air_interrupt_free(intr);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 AIR_TEST(core__rfc3339)
