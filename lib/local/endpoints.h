@@ -170,8 +170,10 @@ int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
  */
 int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ctx, bool *whole,
                    air__buf *why);
-/* The run was not made: the supervisor gets nothing and exits. */
-void air__lspawn_abandon(air__lstarting *st);
+/* The run was not made: the supervisor gets nothing and exits. It is
+ * waited for until @ctx's interrupt or deadline (a hung one is then left to
+ * air__lspawn_reap_left()). */
+void air__lspawn_abandon(air__lstarting *st, const air__ctx *ctx);
 /* Reap the launchers @ws's interrupted submissions left, those that have
  * ended (never one the caller reaped: each is watched through its pidfd). */
 void air__lspawn_reap_left(air__local *ws);

@@ -210,9 +210,11 @@ void air__lspawn_reap_left(air__local *ws)
 			i++;
 			continue;
 		}
-		/* reaped here, or already (by the caller: ECHILD) */
+		/* reaped here, or already (by the caller: ECHILD); the others keep
+		 * their order, oldest first */
 		close(ws->left_launchers[i]);
-		ws->left_launchers[i] = ws->left_launchers[--ws->n_left_launchers];
+		memmove(ws->left_launchers + i, ws->left_launchers + i + 1,
+		        (size_t)(--ws->n_left_launchers - i) * sizeof(int));
 	}
 	pthread_mutex_unlock(&ws->left_lock);
 }
@@ -367,17 +369,22 @@ int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ct
 	return rc;
 }
 
-void air__lspawn_abandon(air__lstarting *st)
+void air__lspawn_abandon(air__lstarting *st, const air__ctx *ctx)
 {
+	air__buf why = AIR__BUF_INIT;
+
 	/* Shut down, not only closed: a copy of the descriptor in a process
 	 * the caller forked meanwhile would keep the socket open. */
 	if (st->sock >= 0) {
 		shutdown(st->sock, SHUT_RDWR);
 		close(st->sock);
 	}
+	/* A supervisor told nothing exits at once; one that hangs is waited
+	 * for only until the call's interrupt or deadline (then left, and
+	 * reaped later). */
 	if (st->pid > 0)
-		while (waitpid(st->pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		wait_launcher(st->ws, st->pid, ctx, &why);
+	air__buf_dispose(&why);
 	st->sock = -1;
 	st->pid = -1;
 }

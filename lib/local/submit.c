@@ -635,7 +635,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 		int saved = errno;
 
 		if (started)
-			air__lspawn_abandon(&st);
+			air__lspawn_abandon(&st, c->ctx);
 		air__lunlock(lock_fd);
 		lock_fd = -1;
 		air__lremove_tree(tmp);

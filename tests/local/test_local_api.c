@@ -5,6 +5,7 @@
  * Nothing here depends on how fast the machine is: the tests wait for
  * states and files, with a bound that only ends a hang.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -1427,6 +1428,55 @@ AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrup
 	free(value);
 	air_config_free(plain);
 	air_config_free(secret);
+}
+
+/* A run that cannot be made after its supervisor was started (here the
+ * file size limit refuses run.json) gives the supervisor up; one that hangs
+ * holds the submission only until the call's interrupt, and the state
+ * directory is left as it was: no run, no half-made folder, the lock free. */
+AIR_TEST(local__a_hung_supervisor_of_a_run_not_made_is_left_at_the_interrupt)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: not-made\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: echo never\n",
+	                               state);
+	char *program = path_in(state, "hung-supervisor"), *pidfile = path_in(state, "hung.pid");
+	char *runs = path_in(state, "jobs/runs"), script[4400];
+	struct rlimit saved, small;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	struct dirent *e;
+	DIR *d;
+	int rc;
+
+	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 600\n", pidfile);
+	air_test_write_file(program, script, strlen(script));
+	ASSERT_EQ_INT(chmod(program, 0700), 0);
+	ASSERT_EQ_INT(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	small = saved;
+	small.rlim_cur = 700; /* the launch files fit; the run's record does not */
+	signal(SIGXFSZ, SIG_IGN);
+	setenv("AIR_LOCAL_SUPERVISOR", program, 1);
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+	rc = submit_interrupted(c, cfg, pidfile, &sub, &err);
+	setrlimit(RLIMIT_FSIZE, &saved);
+	signal(SIGXFSZ, SIG_DFL);
+	unsetenv("AIR_LOCAL_SUPERVISOR");
+	ASSERT_TRUE(rc != AIR_OK);
+	ASSERT_NULL(sub);
+	air_error_free(err);
+	err = NULL;
+	kill_hung(pidfile);
+	ASSERT_EQ_INT(count_runs(c), 0);
+	ASSERT_NOT_NULL(d = opendir(runs));
+	while ((e = readdir(d)) != NULL)
+		ASSERT_TRUE(strncmp(e->d_name, ".new-", 5) != 0);
+	closedir(d);
+	/* the state directory's lock was let go: the next run goes through */
+	ASSERT_TRUE(local_submit(c, cfg, NULL) > 0);
+	air_config_free(cfg);
 }
 
 /* The MLflow links of a run just submitted come as soon as its first attempt
