@@ -1270,7 +1270,20 @@ AIR_TEST(local__a_supervisor_that_fails_at_its_start_ends_the_run)
 }
 
 /* The pid a stand-in supervisor wrote to @path, killed. */
-static void kill_hung(const char *path)
+/* A stand-in supervisor program in @state that writes its pid to @pidfile
+ * and hangs: it never reads its secrets nor exits. Its path. */
+static char *hung_supervisor(const char *state, const char *pidfile)
+{
+	char *program = path_in(state, "hung-supervisor"), script[4400];
+
+	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 600\n", pidfile);
+	air_test_write_file(program, script, strlen(script));
+	ASSERT_EQ_INT(chmod(program, 0700), 0);
+	return program;
+}
+
+/* Kill the hung supervisor whose pid is in @path; its pid. */
+static int kill_hung(const char *path)
 {
 	char *text = air_test_read_file(path, NULL);
 	int pid = text ? atoi(text) : 0;
@@ -1279,6 +1292,7 @@ static void kill_hung(const char *path)
 	ASSERT_EQ_INT(kill(pid, SIGKILL), 0);
 	free(text);
 	unlink(path);
+	return pid;
 }
 
 /* The state letter of process @pid in /proc ('Z': ended, not reaped), or 0
@@ -1367,16 +1381,13 @@ AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrup
 	                                  "          AIR_TEST_HUNG_2: team/h2}\n"
 	                                  "command: echo never\n",
 	                                  state);
-	char *program = path_in(state, "hung-supervisor"), *pidfile = path_in(state, "hung.pid");
-	char script[4400], name[32], *value = malloc(120001);
+	char *pidfile = path_in(state, "hung.pid"), *program = hung_supervisor(state, pidfile);
+	char name[32], *value = malloc(120001);
 	air_submission *sub = NULL;
 	air_error *err = NULL;
 	air_run *run;
 	int rc, left;
 
-	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 600\n", pidfile);
-	air_test_write_file(program, script, strlen(script));
-	ASSERT_EQ_INT(chmod(program, 0700), 0);
 	setenv("AIR_LOCAL_SUPERVISOR", program, 1);
 	/* nothing to hand over: the wait for it to detach ends at the interrupt */
 	rc = submit_interrupted(c, plain, pidfile, &sub, &err);
@@ -1388,12 +1399,7 @@ AIR_TEST(local__a_hung_supervisor_holds_the_submission_only_until_it_is_interrup
 	air_submission_free(sub);
 	sub = NULL;
 	ASSERT_EQ_INT(count_runs(c), 1);
-	{
-		char *text = air_test_read_file(pidfile, NULL);
-		left = text ? atoi(text) : 0;
-		free(text);
-	}
-	kill_hung(pidfile);
+	left = kill_hung(pidfile);
 	/* Ended, and left unreaped by the interrupted submission: the next
 	 * submission of the client reaps it. */
 	while (proc_state(left) != 'Z' && proc_state(left) != 0)
@@ -1442,8 +1448,8 @@ AIR_TEST(local__a_hung_supervisor_of_a_run_not_made_is_left_at_the_interrupt)
 	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
 	                               "command: echo never\n",
 	                               state);
-	char *program = path_in(state, "hung-supervisor"), *pidfile = path_in(state, "hung.pid");
-	char *runs = path_in(state, "jobs/runs"), script[4400];
+	char *pidfile = path_in(state, "hung.pid"), *program = hung_supervisor(state, pidfile);
+	char *runs = path_in(state, "jobs/runs");
 	struct rlimit saved, small;
 	air_submission *sub = NULL;
 	air_error *err = NULL;
@@ -1451,9 +1457,6 @@ AIR_TEST(local__a_hung_supervisor_of_a_run_not_made_is_left_at_the_interrupt)
 	DIR *d;
 	int rc;
 
-	snprintf(script, sizeof(script), "#!/bin/sh\necho $$ > %s\nexec sleep 600\n", pidfile);
-	air_test_write_file(program, script, strlen(script));
-	ASSERT_EQ_INT(chmod(program, 0700), 0);
 	ASSERT_EQ_INT(getrlimit(RLIMIT_FSIZE, &saved), 0);
 	small = saved;
 	small.rlim_cur = 700; /* the launch files fit; the run's record does not */
