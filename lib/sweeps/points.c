@@ -218,14 +218,23 @@ int air_sweep_points_add_axis(air_sweep_points *p, const char *path, const char 
 		rc = invalid(err, "%s: the path is already an axis of the grid", x.path);
 		goto out;
 	}
-	for (x.n = 0; x.n < n; x.n++)
-		if (!values[x.n] || !(x.values[x.n] = air__strdup(values[x.n]))) {
-			if (!values[x.n]) {
-				rc = invalid(err, "%s: a NULL value", x.path);
-				goto out;
-			}
-			goto oom;
+	for (x.n = 0; x.n < n; x.n++) {
+		size_t len = 0;
+
+		if (!values[x.n]) {
+			rc = invalid(err, "%s: a NULL value", x.path);
+			goto out;
 		}
+		/* "lr=1,,2" or "lr=": a typo far more often than a null. */
+		if (air__trim(values[x.n], &len), len == 0) {
+			rc = air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+			                "%s: value %zu of the axis is empty (write null for a null value)",
+			                x.path, x.n + 1);
+			goto out;
+		}
+		if (!(x.values[x.n] = air__strdup(values[x.n])))
+			goto oom;
+	}
 	if (!(grown = air__realloc(p->axes, (p->n_axes + 1) * sizeof(*p->axes))))
 		goto oom;
 	p->axes = grown;

@@ -157,10 +157,10 @@ static int json_line(air_sweep_points *p, const char *text, size_t len, const ch
 	size_t n = 0;
 
 	if (!obj)
-		return bad_file(err, file, line, ": not JSON: %s", je.text);
+		return bad_file(err, file, line, "not JSON: %s", je.text);
 	if (!json_is_object(obj)) {
 		json_decref(obj);
-		return bad_file(err, file, line, ": %s", "a point must be a JSON object of "
+		return bad_file(err, file, line, "%s", "a point must be a JSON object of "
 		                "\"PATH\": value pairs");
 	}
 	if (!(a = air__calloc(json_object_size(obj) + 1, sizeof(*a)))) {
@@ -214,7 +214,7 @@ static int yaml_point(air_sweep_points *p, const air__ynode *map, const char *fi
 	air__assign *a;
 
 	if (map->kind != AIR__Y_MAP)
-		return bad_file(err, file, map->line, ": %s", "a point must be a mapping of PATH: value");
+		return bad_file(err, file, map->line, "%s", "a point must be a mapping of PATH: value");
 	if (!(a = air__calloc(map->len + 1, sizeof(*a))))
 		return air__oom(err);
 	for (size_t i = 0; i < map->len; i++) {
@@ -240,14 +240,14 @@ static int load_yaml(air_sweep_points *p, const char *data, size_t len, const ch
 	int rc = air__yaml_parse(&arena, data, len, file, true, &root, err);
 
 	if (rc == AIR_OK && (!root || air__ynode_is_null(root)))
-		rc = bad_file(err, file, 0, ": %s", "no points");
+		rc = bad_file(err, file, 0, "%s", "no points");
 	else if (rc == AIR_OK && root->kind == AIR__Y_MAP)
 		rc = yaml_point(p, root, file, err);
 	else if (rc == AIR_OK && root->kind == AIR__Y_SEQ)
 		for (size_t i = 0; i < root->len && rc == AIR_OK; i++)
 			rc = yaml_point(p, root->u.items[i], file, err);
 	else if (rc == AIR_OK)
-		rc = bad_file(err, file, root->line, ": %s",
+		rc = bad_file(err, file, root->line, "%s",
 		              "expected a list of points, each a mapping of PATH: value");
 	air__arena_dispose(&arena);
 	return rc;

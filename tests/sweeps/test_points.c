@@ -143,6 +143,30 @@ AIR_TEST(points__a_grid_is_the_cartesian_product_first_axis_slowest)
 	air_sweep_points_free(p);
 }
 
+/* An empty value ("--grid lr=1,,2", "--grid lr=") is refused, naming the
+ * axis and the value; the points are left as they were. */
+AIR_TEST(points__an_empty_axis_value_is_refused)
+{
+	air_sweep_points *p = NULL;
+	const char *gap[] = {"1", " ", "2"}, *none[] = {""}, *null[] = {"null", "''"};
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_points_add_axis(p, "parameters.lr", gap, 3, &err), AIR_EINVAL);
+	ASSERT_EQ_STR(air_error_message(err),
+	              "parameters.lr: value 2 of the axis is empty (write null for a null value)");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air_sweep_points_add_axis(p, "parameters.lr", none, 1, &err), AIR_EINVAL);
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air_sweep_points_count(p), 0);
+	/* null and an empty string, written out, are values */
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.lr", null, 2, &err), err);
+	ASSERT_EQ_INT(air_sweep_points_count(p), 2);
+	air_sweep_points_free(p);
+}
+
 AIR_TEST(points__explicit_points)
 {
 	air_sweep_points *p = NULL;
@@ -240,8 +264,19 @@ AIR_TEST(points__json_lines_file)
 	air_test_write_file(path, text, strlen(text));
 	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_points_load_file(p, path, &err), AIR_ECONFIG);
-	ASSERT_TRUE(strstr(air_error_message(err), "points.jsonl:2"));
+	ASSERT_TRUE(strstr(air_error_message(err), "points.jsonl:2: a point must be a JSON object"));
 	ASSERT_EQ_INT(air_error_line(err), 2);
+	air_error_free(err);
+	err = NULL;
+	air_sweep_points_free(p);
+
+	/* A line that is not JSON: the file's line, then why (no empty part). */
+	text = "{\"parameters.lr\": 1}\n{bad\n";
+	air_test_write_file(path, text, strlen(text));
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_points_load_file(p, path, &err), AIR_ECONFIG);
+	ASSERT_TRUE(strstr(air_error_message(err), "points.jsonl:2: not JSON: "));
+	ASSERT_NULL(strstr(air_error_message(err), ": :"));
 	air_error_free(err);
 	air_sweep_points_free(p);
 }
@@ -269,7 +304,7 @@ AIR_TEST(points__yaml_file)
 	air_test_write_file(path, text, strlen(text));
 	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_points_load_file(p, path, &err), AIR_ECONFIG);
-	ASSERT_TRUE(strstr(air_error_message(err), "points.yaml:2"));
+	ASSERT_TRUE(strstr(air_error_message(err), "points.yaml:2: a point must be a mapping"));
 	air_error_free(err);
 	err = NULL;
 	ASSERT_EQ_INT(air_sweep_points_load_file(p, "/nonexistent/points.yaml", &err), AIR_EIO);
