@@ -31,11 +31,19 @@ int air__cfg_fail(air_error **err, const char *file, const air__ynode *at, const
                   const char *fmt, ...)
 {
 	va_list ap;
+	char *shown = NULL;
 	int rc;
 
+	/* A node without a position is an override's value: the file alone
+	 * would blame a text that does not hold it. */
+	if (file && at && at->line == 0 && !(shown = air__sprintf("%s (overridden)", file)))
+		return air__oom(err);
 	va_start(ap, fmt);
-	rc = fail_v(err, file, at ? at->line : 0, at ? at->column : 0, field, fmt, ap);
+	rc = fail_v(err, shown ? shown : file, at ? at->line : 0, at ? at->column : 0, field, fmt, ap);
 	va_end(ap);
+	if (shown && err && *err)
+		air__error_set_position(*err, file, 0, 0);
+	air__free(shown);
 	return rc;
 }
 

@@ -329,8 +329,10 @@ AIR_TEST(override__value_errors_from_validation_have_no_position)
 	ASSERT_EQ_INT(air_config_validate(cfg, &err), AIR_ECONFIG);
 	ASSERT_EQ_STR(air_error_field(err), "compute.num_accelerators");
 	ASSERT_EQ_INT(air_error_line(err), 0);
-	ASSERT_EQ_STR(air_error_message(err),
-	              "w.yaml: compute.num_accelerators: expected an integer, got the string \"abc\"");
+	ASSERT_EQ_STR(air_error_file(err), "w.yaml");
+	/* The file's text does not hold the value: the message says so. */
+	ASSERT_EQ_STR(air_error_message(err), "w.yaml (overridden): compute.num_accelerators: "
+	                                      "expected an integer, got the string \"abc\"");
 	air_error_free(err);
 	air_config_free(cfg);
 }
