@@ -69,7 +69,7 @@ void cli_chart_value(double v, char *out, size_t n)
 	if (isnan(v))
 		snprintf(out, n, "NaN");
 	else if (isinf(v))
-		snprintf(out, n, "%s", v > 0 ? "inf" : "-inf");
+		snprintf(out, n, "%s", v > 0 ? "Infinity" : "-Infinity"); /* as in JSON */
 	else
 		snprintf(out, n, "%.4g", v == 0 ? 0.0 : v); /* no "-0" */
 }

@@ -43,9 +43,9 @@ AIR_TEST(chart__values_read_like_numbers)
 	cli_chart_value(NAN, b, sizeof(b));
 	ASSERT_EQ_STR(b, "NaN");
 	cli_chart_value(INFINITY, b, sizeof(b));
-	ASSERT_EQ_STR(b, "inf");
+	ASSERT_EQ_STR(b, "Infinity");
 	cli_chart_value(-INFINITY, b, sizeof(b));
-	ASSERT_EQ_STR(b, "-inf");
+	ASSERT_EQ_STR(b, "-Infinity");
 }
 
 AIR_TEST(chart__a_falling_line_with_min_max_and_last)
