@@ -163,8 +163,9 @@ static int shared(sweep_call *k, air_error **err)
 	return rc;
 }
 
-/* Whether run @id has ended; a run that cannot be read counts as ended. */
-static int has_ended(sweep_call *k, int64_t id, bool *ended, air_error **err)
+/* Whether run @id has ended (*canceled: cancelled); a run that cannot be
+ * read counts as ended. */
+static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, air_error **err)
 {
 	air_run *run = NULL;
 	air_error *e = NULL;
@@ -176,30 +177,37 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, air_error **err)
 		air__client_debug(k->c, AIR_DEBUG_INFO, "sweep: run %lld not read (%s); not waited for",
 		                  (long long)id, air_error_message(e));
 	*ended = rc != AIR_OK || run->terminal;
+	*canceled = rc == AIR_OK && run->result && !strcmp(run->result, "CANCELED");
 	air_error_free(e);
 	air_run_free(run);
 	return AIR_OK;
 }
 
-/* Where runs start at once: at most @e->max_parallel of the sweep's going. */
+/* Where runs start at once: at most @e->max_parallel of the sweep's going.
+ * A run of the sweep that ends cancelled (`air cancel --sweep` while the
+ * sweep waits) stops it: the variants not yet sent are not submitted. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {
-	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going));
+	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going)), canceled = 0;
 	size_t n_going = 0, i = 0;
 	int rc = going ? AIR_OK : air__oom(err);
 
-	while (rc == AIR_OK && i < k->s->n) {
+	while (rc == AIR_OK && i < k->s->n && !canceled) {
 		size_t room = (size_t)pe->max_parallel - n_going, end;
 
 		if (room == 0) {
 			for (size_t g = 0; g < n_going && rc == AIR_OK;) {
-				bool ended = false;
-				if ((rc = has_ended(k, going[g], &ended, err)) == AIR_OK && ended)
+				bool ended = false, was_canceled = false;
+				if ((rc = has_ended(k, going[g], &ended, &was_canceled, err)) == AIR_OK &&
+				    ended) {
+					if (was_canceled && !canceled)
+						canceled = going[g];
 					going[g] = going[--n_going];
-				else
+				} else {
 					g++;
+				}
 			}
-			if (rc == AIR_OK && n_going == (size_t)pe->max_parallel)
+			if (rc == AIR_OK && !canceled && n_going == (size_t)pe->max_parallel)
 				rc = air__ctx_sleep(&k->ctx, air__client_poll_ms(k->c),
 				                    "waiting for a run of the sweep to end", err);
 			continue;
@@ -215,6 +223,10 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 			if (k->s->v[i].status == AIR_VARIANT_VALID)
 				air__sweep_fail(k->s, i, air__error_new(rc, 0, "not submitted: the sweep "
 				                "stopped before it"));
+	for (; canceled && i < k->s->n; i++)
+		if (k->s->v[i].status == AIR_VARIANT_VALID)
+			air__sweep_fail(k->s, i, air__error_new(AIR_EABORTED, 0, "not submitted: run %lld "
+			                "of the sweep was cancelled", (long long)canceled));
 	air__free(going);
 	return rc;
 }

@@ -130,6 +130,66 @@ AIR_TEST(sweep_local__at_most_max_parallel_at_a_time)
 	local_check_supervisors(state);
 }
 
+/* Cancels the run of variant 0 once it is submitted, through a client of
+ * its own (as `air cancel --sweep` would from another terminal). */
+static int cancel_first(const air_sweep *s, size_t i, void *state)
+{
+	air_client *other;
+	air_error *err = NULL;
+	int rc;
+
+	if (i != 0 || air_sweep_variant_status(s, 0) != AIR_VARIANT_SUBMITTED)
+		return 0;
+	other = local_client(state);
+	rc = air_client_cancel_run(other, air_sweep_variant_run_id(s, 0), NULL, &err);
+	air_error_free(err);
+	air_client_free(other);
+	return rc == AIR_OK ? 0 : 1; /* a failed cancel stops the sweep: the test fails */
+}
+
+/* A run of the sweep cancelled while the sweep waits for it stops the
+ * sweep: the variants not yet sent are not submitted, and say why. */
+AIR_TEST(sweep_local__a_cancelled_run_stops_the_sweep)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = logging_workload(state);
+	static const char *const v[] = {"a", "b", "c"};
+	air_sweep_points *p = values("env_variables.V", v, 3);
+	air_sweep_options *o = NULL;
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	air_run *run;
+	const air_error *why;
+
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, cancel_first, (void *)state), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_variant_status(s, 0), AIR_VARIANT_SUBMITTED);
+	run = local_wait(c, air_sweep_variant_run_id(s, 0));
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_CANCELED);
+	air_run_free(run);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 2);
+	for (size_t i = 1; i < 3; i++) {
+		ASSERT_EQ_INT(air_sweep_variant_status(s, i), AIR_VARIANT_FAILED);
+		ASSERT_EQ_INT(air_sweep_variant_run_id(s, i), 0);
+		why = air_sweep_variant_error(s, i);
+		ASSERT_EQ_INT(air_error_code(why), AIR_EABORTED);
+		ASSERT_TRUE(strstr(air_error_message(why), "of the sweep was cancelled") != NULL);
+	}
+	/* only variant a ever started */
+	{
+		char *text = air_test_read_file(log_path(state), NULL);
+		ASSERT_TRUE(text == NULL || (strstr(text, " b") == NULL && strstr(text, " c") == NULL));
+		free(text);
+	}
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 AIR_TEST(sweep_local__a_variant_beyond_the_node_limit_fails_before_anything_starts)
 {
 	const char *state;
