@@ -108,6 +108,7 @@ int cli_failure_print_block(air_client *c, int64_t run_id)
 	air_error *err = NULL;
 	int rc = cli_failure_read(c, run_id, &f, &err);
 
+	fflush(stdout); /* the log lines before it, also through a pipe */
 	if (rc == AIR_EINTERRUPTED || cli_interrupted()) {
 		cli_report_interrupted();
 	} else if (rc != AIR_OK) {

@@ -362,6 +362,20 @@ class LocalTest(unittest.TestCase):
         self.assertIn("ZeroDivisionError: division by zero", text)
         self.assertIn("node 0 exited with status 1", text)
 
+    def test_the_failure_block_follows_the_log_through_one_pipe(self):
+        # `air run --watch 2>&1 | tee log` in CI: stdout is a pipe, fully
+        # buffered; the block on stderr must still come after the last line.
+        command = 'for i in 1 2 3; do echo "line $i"; done\nexit 3\n'
+        path = self.write("workload.yaml", yaml_of(command, extra="max_retries: 0\n"))
+        p = subprocess.run([AIR, "run", "-f", path, "--watch"], env=self.env,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=PATIENCE_S)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        lines = p.stdout.splitlines()
+        last_log = max(i for i, line in enumerate(lines) if line == "line 3")
+        block = next(i for i, line in enumerate(lines) if " FAILED (attempt 1 of 1" in line)
+        self.assertLess(last_log, block, p.stdout)
+
     def test_an_idempotency_key_gives_back_the_same_run(self):
         yaml = yaml_of("echo once")
         first = self.submit(yaml, "--idempotency-key", "nightly-1")
