@@ -87,6 +87,8 @@ int cli_print_error_envelope(const char *code, const char *kind, const char *mes
                              bool retryable);
 /* One compact JSON line on stdout (JSON-lines events). Steals @obj. */
 void cli_print_jsonl(json_t *obj);
+/* "====== label ======" on stdout, 60 columns (the label longer: as is). */
+void cli_print_rule(const char *label);
 /* Current time as RFC 3339 UTC seconds ("2024-01-15T14:30:45Z"). */
 void cli_now_rfc3339(char out[32]);
 /* "2023-11-14T22:13:20+00:00" (with .ffffff when sub-second), or NULL json for 0. */

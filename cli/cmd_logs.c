@@ -91,6 +91,7 @@ void cli_logs_sanitize(bool on)
 
 typedef struct printer {
 	const cli_globals *g;
+	int64_t run_id;
 	int32_t node;
 	bool watch;          /* STATUS events (JSON) */
 	bool ended;          /* the run was seen in a final state */
@@ -166,6 +167,35 @@ static int on_status(const char *current, const char *previous, void *ud)
 	return 0;
 }
 
+/* A followed run began another attempt: an ATTEMPT event (--watch, JSON), a
+ * rule among the lines (--watch), or a note on stderr (`air logs`, whose
+ * stdout is the log alone). */
+static int on_attempt(int32_t attempt, void *ud)
+{
+	const printer *p = ud;
+	char label[96];
+
+	if (p->g->json) {
+		if (p->watch) {
+			json_t *e = cli_run_event("ATTEMPT", p->run_id);
+			json_object_set_new(e, "attempt", json_integer(attempt));
+			cli_print_jsonl(e);
+		}
+		return 0;
+	}
+	snprintf(label, sizeof(label), " Attempt %d (--retry %d) ", (int)attempt + 1, (int)attempt);
+	if (p->watch) {
+		cli_print_rule(label);
+		fflush(stdout);
+	} else {
+		fflush(stdout);
+		fprintf(stderr, "Run %" PRId64 ": attempt %d begins (air logs%s %" PRId64
+		        " --retry %d shows it alone).\n", p->run_id, (int)attempt + 1,
+		        cli_target_flags(), p->run_id, (int)attempt);
+	}
+	return 0;
+}
+
 int cli_report_follow_interrupted(int64_t run_id, bool ended)
 {
 	cli_report_interrupted();
@@ -191,7 +221,7 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
                     air_logs_options *opts, int32_t node, bool watch,
                     air_logs_summary **summary, bool *followed, air_error **err)
 {
-	printer p = {g, node, watch, false, false};
+	printer p = {g, run_id, node, watch, false, false};
 	cli_waiting w = {false};
 	/* The waiting message is for people: text mode on a terminal only (it
 	 * costs a runs/get-output every fifth poll until lines arrive). */
@@ -207,12 +237,15 @@ int cli_logs_stream(const cli_globals *g, air_client *c, int64_t run_id,
 	if (rc == AIR_OK)
 		rc = air_logs_options_set_waiting_cb(opts, waiting, &w);
 	if (rc == AIR_OK)
+		rc = air_logs_options_set_attempt_cb(opts, on_attempt, &p);
+	if (rc == AIR_OK)
 		rc = air_client_stream_logs(c, run_id, opts, summary, err);
 	/* @p and @w die here: leave no dangling pointer in @opts. */
 	air_logs_options_set_record_cb(opts, NULL, NULL);
 	air_logs_options_set_text_cb(opts, NULL, NULL);
 	air_logs_options_set_status_cb(opts, NULL, NULL);
 	air_logs_options_set_waiting_cb(opts, NULL, NULL);
+	air_logs_options_set_attempt_cb(opts, NULL, NULL);
 	/* Ctrl-C: following stops, the run does not. */
 	if (rc == AIR_EINTERRUPTED || cli_interrupted()) {
 		cli_report_follow_interrupted(run_id, p.ended);

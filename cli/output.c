@@ -147,6 +147,21 @@ int cli_print_error_envelope(const char *code, const char *kind, const char *mes
 	return 1;
 }
 
+#define RULE_WIDTH 60
+
+void cli_print_rule(const char *label)
+{
+	size_t n = strlen(label), left = n < RULE_WIDTH ? (RULE_WIDTH - n) / 2 : 0;
+	size_t right = n < RULE_WIDTH ? RULE_WIDTH - n - left : 0;
+
+	for (size_t i = 0; i < left; i++)
+		putchar('=');
+	fputs(label, stdout);
+	for (size_t i = 0; i < right; i++)
+		putchar('=');
+	putchar('\n');
+}
+
 void cli_print_jsonl(json_t *obj)
 {
 	char *s = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER);

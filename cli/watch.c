@@ -4,20 +4,6 @@
 
 #include "runs_cli.h"
 
-#define RULE_WIDTH 60
-
-static void print_rule(const char *label)
-{
-	size_t n = strlen(label), left = (RULE_WIDTH - n) / 2, right = RULE_WIDTH - n - left;
-
-	for (size_t i = 0; i < left; i++)
-		putchar('=');
-	fputs(label, stdout);
-	for (size_t i = 0; i < right; i++)
-		putchar('=');
-	putchar('\n');
-}
-
 static void print_submitted(int64_t run_id, const char *dashboard_url)
 {
 	json_t *e = cli_run_event("SUBMITTED", run_id);
@@ -65,7 +51,7 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const ch
 		printf("\nMonitoring run %" PRId64 " until it finishes (Ctrl-C stops watching; the run "
 		       "keeps going).\n",
 		       run_id);
-		print_rule(" Logs ");
+		cli_print_rule(" Logs ");
 		fflush(stdout);
 	}
 	/* Node 0, latest attempt, no tail or window: follow until terminal. */

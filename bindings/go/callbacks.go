@@ -26,6 +26,7 @@ type callState struct {
 	onText     func([]byte) error // lines as text (CopyLogs); the bytes are libair's
 	onStatus   func(current, previous string) error
 	onWaiting  func(message string) error
+	onAttempt  func(attempt int) error
 	onProgress func(Progress) error
 	onState    func(*Run) error
 	client     *Client // the client of the runs given to onState
@@ -41,7 +42,8 @@ type callState struct {
 
 // callbacks is s as the state of a call, or nil when it has no callback.
 func callbacks(s callState) *callState {
-	if s.onRecord == nil && s.onText == nil && s.onStatus == nil && s.onWaiting == nil && s.onProgress == nil &&
+	if s.onRecord == nil && s.onText == nil && s.onStatus == nil && s.onWaiting == nil && s.onAttempt == nil &&
+		s.onProgress == nil &&
 		s.onState == nil && s.onPoll == nil && s.onCheck == nil && s.onVariant == nil {
 		return nil
 	}
@@ -114,6 +116,12 @@ func airgoLogStatus(current, previous *C.char, h C.uintptr_t) C.int {
 func airgoLogWaiting(message *C.char, h C.uintptr_t) C.int {
 	s := stateOf(h)
 	return s.invoke(func() error { return s.onWaiting(gostr(message)) })
+}
+
+//export airgoLogAttempt
+func airgoLogAttempt(attempt C.int32_t, h C.uintptr_t) C.int {
+	s := stateOf(h)
+	return s.invoke(func() error { return s.onAttempt(int(attempt)) })
 }
 
 //export airgoProgress

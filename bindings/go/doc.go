@@ -129,7 +129,7 @@
 //
 // # Callbacks
 //
-// Callbacks (SubmitOptions.OnProgress, LogsOptions.OnStatus and OnWaiting,
+// Callbacks (SubmitOptions.OnProgress, LogsOptions.OnStatus, OnWaiting and OnAttempt,
 // WaitOptions.OnState, the record function of StreamLogs) run
 // synchronously on the goroutine that made the call. A callback that
 // returns an error stops the call, which fails with EABORTED and that error

@@ -68,6 +68,9 @@ type LogsOptions struct {
 	// runs/get-output request, none when OnWaiting is nil), then "" once
 	// the wait is over.
 	OnWaiting func(message string) error
+	// OnAttempt receives the attempt (0-based) a followed run has just
+	// started, before that attempt's records: where a retry begins.
+	OnAttempt func(attempt int) error
 }
 
 // The callbacks of LogsOptions and StreamLogs run on the calling goroutine
@@ -116,14 +119,15 @@ func setLogsCall(o *C.air_logs_options, opts *LogsOptions, state *callState, h c
 		return err
 	}
 	return check(C.airgo_logs_options_set_callbacks(o, flag(state.onRecord != nil),
-		flag(state.onStatus != nil), flag(state.onWaiting != nil), C.uintptr_t(h)), nil)
+		flag(state.onStatus != nil), flag(state.onWaiting != nil), flag(state.onAttempt != nil),
+		C.uintptr_t(h)), nil)
 }
 
 // logCallbacks is the callState of opts' callbacks plus record, or nil.
 func logCallbacks(opts *LogsOptions, record func(LogRecord) error) *callState {
 	s := callState{onRecord: record, alerts: wantAlerts(opts)}
 	if opts != nil {
-		s.onStatus, s.onWaiting = opts.OnStatus, opts.OnWaiting
+		s.onStatus, s.onWaiting, s.onAttempt = opts.OnStatus, opts.OnWaiting, opts.OnAttempt
 	}
 	return callbacks(s)
 }

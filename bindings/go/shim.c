@@ -23,6 +23,11 @@ static int log_waiting_cb(const char *message, void *userdata)
 	return airgoLogWaiting((char *)message, (uintptr_t)userdata);
 }
 
+static int log_attempt_cb(int32_t attempt, void *userdata)
+{
+	return airgoLogAttempt(attempt, (uintptr_t)userdata);
+}
+
 static int progress_cb(const air_progress *ev, void *userdata)
 {
 	return airgoProgress((air_progress *)ev, (uintptr_t)userdata);
@@ -80,7 +85,7 @@ int airgo_check_options_set_cb(air_check_options *opts, uintptr_t handle)
 }
 
 int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int status, int waiting,
-                                     uintptr_t handle)
+                                     int attempt, uintptr_t handle)
 {
 	int rc = air_logs_options_set_record_cb(opts, record ? log_record_cb : NULL, (void *)handle);
 
@@ -88,6 +93,9 @@ int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int sta
 		rc = air_logs_options_set_status_cb(opts, status ? log_status_cb : NULL, (void *)handle);
 	if (rc == AIR_OK)
 		rc = air_logs_options_set_waiting_cb(opts, waiting ? log_waiting_cb : NULL,
+		                                     (void *)handle);
+	if (rc == AIR_OK)
+		rc = air_logs_options_set_attempt_cb(opts, attempt ? log_attempt_cb : NULL,
 		                                     (void *)handle);
 	return rc;
 }

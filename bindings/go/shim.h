@@ -12,7 +12,7 @@ int airgo_wait_options_set_state(air_wait_options *opts, uintptr_t handle);
 int airgo_check_options_set_cb(air_check_options *opts, uintptr_t handle);
 int airgo_sweep_options_set_progress(air_sweep_options *opts, uintptr_t handle);
 int airgo_logs_options_set_callbacks(air_logs_options *opts, int record, int status, int waiting,
-                                     uintptr_t handle);
+                                     int attempt, uintptr_t handle);
 int airgo_logs_options_set_text(air_logs_options *opts, uintptr_t handle);
 int airgo_metrics_options_set_poll(air_metrics_options *opts, uintptr_t handle);
 

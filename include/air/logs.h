@@ -54,6 +54,14 @@ typedef int (*air_log_text_cb)(const char *text, size_t len, void *userdata);
  */
 typedef int (*air_log_status_cb)(const char *current, const char *previous, void *userdata);
 /**
+ * Called while following a run's latest attempt when the run has started
+ * another one: @p attempt (0-based, the `--retry` of `air logs`). Records
+ * delivered after the call are that attempt's, but for the first lines of
+ * one that began between a poll's runs/get and its log read (then the call
+ * comes at the next poll). Return non-zero to stop (AIR_EABORTED).
+ */
+typedef int (*air_log_attempt_cb)(int32_t attempt, void *userdata);
+/**
  * Called while a followed run has delivered no line yet, with what it is
  * waiting for (see air_logs_options_set_waiting_cb()), and with @p message
  * NULL once the wait is over, so that a display can erase the message.
@@ -105,6 +113,15 @@ AIR_EXTERN int air_logs_options_set_text_cb(air_logs_options *opts, air_log_text
  */
 AIR_EXTERN int air_logs_options_set_status_cb(air_logs_options *opts, air_log_status_cb cb,
                                               void *userdata);
+/**
+ * Report each new attempt of a followed run to @p cb (stream and iterator,
+ * following the latest attempt: AIR_LOGS_ATTEMPT not set; NULL removes it),
+ * so that a display can mark where a retry begins. Costs no request. Runs on
+ * the calling thread.
+ * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.2
+ */
+AIR_EXTERN int air_logs_options_set_attempt_cb(air_logs_options *opts, air_log_attempt_cb cb,
+                                               void *userdata);
 /**
  * Report the waiting state of a followed run. While the run is active and no
  * record has been delivered, on polls 0, 5, 10, ... of the follow loop (after

@@ -352,6 +352,20 @@ static int tail(air_log_iter *it, air_error **err)
 
 /* ---- the follow loop ------------------------------------------------------------ */
 
+/* Following the latest attempt: a newer one than the run had when last
+ * read goes to the attempt callback, before the records of its poll. */
+static int report_attempt(air__stream *s, air_error **err)
+{
+	int32_t before = s->seen_attempt, now = s->run->latest_attempt;
+
+	s->seen_attempt = now;
+	if (before < 0 || now <= before || s->o.attempt >= 0 || !s->o.on_attempt)
+		return AIR_OK;
+	if (s->o.on_attempt(now, s->o.attempt_ud) != 0)
+		return air__failf(err, AIR_EABORTED, 0, "the attempt callback stopped the log stream");
+	return AIR_OK;
+}
+
 /* Re-read runs/get; transient failures wait a poll interval and try again. */
 static int reread(air__stream *s, air_error **err)
 {
@@ -385,7 +399,8 @@ static int start_poll(air_log_iter *it, air_error **err)
 
 	/* A terminal run no longer changes: only its log is read again. */
 	if (it->poll > 0 && !s->run->terminal &&
-	    ((rc = reread(s, err)) != AIR_OK || (rc = report_status(s, err)) != AIR_OK))
+	    ((rc = reread(s, err)) != AIR_OK || (rc = report_status(s, err)) != AIR_OK ||
+	     (rc = report_attempt(s, err)) != AIR_OK))
 		return rc;
 	air__logs_bounds(0, s->run->run_end_ms, s->run->terminal, 0, 0, &unused_from, &it->to);
 	json_decref(it->seen);
@@ -793,6 +808,8 @@ static int open_run(air_log_iter *it, air_error **err)
 		rc = air__logs_check_attempt(s->run, s->o.attempt, err);
 	if (rc == AIR_OK)
 		rc = report_status(s, err);
+	if (rc == AIR_OK)
+		rc = report_attempt(s, err); /* the first read: nothing to report */
 	if (rc != AIR_OK)
 		return rc;
 	if (!(it->path = air__sprintf("/api/2.0/ai-training/workflows/by-run-id/%lld/logs",
@@ -836,6 +853,7 @@ int air_client_open_logs(air_client *client, int64_t run_id, const air_logs_opti
 	air__client_ctx(client, &s->o.call, &s->ctx);
 	s->node = s->o.node < 0 ? 0 : s->o.node;
 	s->source = AIR_LOG_SOURCE_ENDPOINT;
+	s->seen_attempt = -1;
 	it->sum.source = AIR_LOG_SOURCE_ENDPOINT;
 	air__dedup_init(&it->dd, AIR__LOGS_DEDUP_MAX);
 	if ((rc = open_run(it, err)) != AIR_OK) {

@@ -143,6 +143,16 @@ int air_logs_options_set_status_cb(air_logs_options *opts, air_log_status_cb cb,
 	return AIR_OK;
 }
 
+int air_logs_options_set_attempt_cb(air_logs_options *opts, air_log_attempt_cb cb,
+                                    void *userdata)
+{
+	if (!opts)
+		return AIR_EINVAL;
+	opts->on_attempt = cb;
+	opts->attempt_ud = cb ? userdata : NULL;
+	return AIR_OK;
+}
+
 int air_logs_options_set_waiting_cb(air_logs_options *opts, air_log_waiting_cb cb,
                                     void *userdata)
 {

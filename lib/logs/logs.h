@@ -31,6 +31,8 @@ struct air_logs_options {
 	air_log_text_cb on_text;       /* the callback stream only (1.2: last, the layout of
 	                                  1.1's fields is kept) */
 	void *text_ud;
+	air_log_attempt_cb on_attempt; /* 1.2 */
+	void *attempt_ud;
 };
 
 struct air_log_record {
@@ -145,6 +147,7 @@ typedef struct air__stream {
 	int32_t node;            /* effective node */
 	air_run *run;            /* latest runs/get */
 	char *reported_state;    /* last state given to on_status */
+	int32_t seen_attempt;    /* the run's latest attempt when last read; -1 before */
 	int64_t delivered;       /* records queued so far */
 	int32_t source;
 	int32_t failures;        /* consecutive page failures */

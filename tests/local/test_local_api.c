@@ -1121,6 +1121,93 @@ AIR_TEST(local__a_followed_stream_wakes_for_output_and_the_end)
 	local_check_supervisors(state);
 }
 
+/* What a follower of a retried run saw, in order: "R:<line>" per record
+ * (the supervisor's own lines left out), "A:<attempt>" per attempt call. */
+typedef struct follower {
+	const char *state;
+	char order[256];
+} follower;
+
+static void note(follower *f, const char *what)
+{
+	size_t n = strlen(f->order);
+
+	snprintf(f->order + n, sizeof(f->order) - n, "%s%s", n ? " " : "", what);
+}
+
+static int on_retried_line(const air_log_record *rec, void *ud)
+{
+	follower *f = ud;
+	const char *line = air_log_record_line(rec, NULL);
+	char what[64];
+
+	if (!strncmp(line, "[air local]", 11))
+		return 0;
+	snprintf(what, sizeof(what), "R:%.40s", line);
+	note(f, what);
+	if (!strcmp(line, "first"))
+		touch(path_in(f->state, "seen")); /* attempt 0 may end now */
+	return 0;
+}
+
+static int on_attempt(int32_t attempt, void *ud)
+{
+	follower *f = ud;
+	char what[32];
+
+	snprintf(what, sizeof(what), "A:%d", (int)attempt);
+	note(f, what);
+	touch(path_in(f->state, "go")); /* attempt 1 may print now */
+	return 0;
+}
+
+/* Following a run that retries: the attempt callback comes when the next
+ * attempt starts, before its lines. Each attempt waits for the follower
+ * (attempt 0 until its line was seen, attempt 1 until the call), so the
+ * order does not depend on timing. */
+AIR_TEST(local__a_follower_is_told_where_each_attempt_begins)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char yaml[2048];
+	follower f = {0};
+	air_config *cfg;
+	air_logs_options *o = NULL;
+	air_logs_summary *sum = NULL;
+	air_error *err = NULL;
+	int64_t id;
+
+	f.state = state;
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: followed-retries\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "env_variables: {D: %s}\n"
+	         "command: |\n"
+	         "  wait_for() { for i in $(seq 2400); do [ -e \"$D/$1\" ] && return; sleep 0.05; done; exit 9; }\n"
+	         "  if [ ! -e \"$D/tried\" ]; then\n"
+	         "    touch \"$D/tried\"; echo first; wait_for seen; exit 3\n"
+	         "  fi\n"
+	         "  wait_for go; echo second\n"
+	         "max_retries: 1\n",
+	         state);
+	cfg = local_config(yaml, state);
+	id = local_submit(c, cfg, NULL);
+	ASSERT_OK(air_logs_options_new(&o), NULL);
+	ASSERT_OK(air_logs_options_set_deadline_ms(o, LOCAL_PATIENCE_MS / 2), NULL);
+	ASSERT_OK(air_logs_options_set_record_cb(o, on_retried_line, &f), NULL);
+	ASSERT_OK(air_logs_options_set_attempt_cb(o, on_attempt, &f), NULL);
+	ASSERT_OK(air_client_stream_logs(c, id, o, &sum, &err), err);
+	ASSERT_EQ_STR(f.order, "R:first A:1 R:second");
+	ASSERT_TRUE(air_logs_summary_succeeded(sum));
+	air_logs_summary_free(sum);
+	/* A static view of one attempt has no such call; NULL removes it. */
+	ASSERT_EQ_INT(air_logs_options_set_attempt_cb(NULL, on_attempt, &f), AIR_EINVAL);
+	ASSERT_OK(air_logs_options_set_attempt_cb(o, NULL, &f), NULL);
+	air_logs_options_free(o);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 AIR_TEST(local__a_killed_supervisor_is_reported_and_takes_its_nodes)
 {
 	const char *state;

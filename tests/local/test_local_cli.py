@@ -376,6 +376,40 @@ class LocalTest(unittest.TestCase):
         block = next(i for i, line in enumerate(lines) if " FAILED (attempt 1 of 1" in line)
         self.assertLess(last_log, block, p.stdout)
 
+    def test_watch_marks_where_each_attempt_begins(self):
+        # Each attempt waits for the watcher (attempt 1 until its line was
+        # shown, attempt 2 until the rule was): the order is not timing's.
+        gate = os.path.join(self.tmp, "gate")
+        command = ('wait_for() { for i in $(seq 2400); do [ -e "%s.$1" ] && return; '
+                   'sleep 0.05; done; exit 9; }\n'
+                   'if [ ! -e %s.tried ]; then touch %s.tried; echo one; wait_for seen; exit 3; fi\n'
+                   'wait_for go; echo two\n' % (gate, gate, gate))
+        path = self.write("workload.yaml", yaml_of(command, extra="max_retries: 1\n"))
+        for json_mode in (False, True):
+            if json_mode:
+                os.unlink(gate + ".tried")
+                os.unlink(gate + ".seen")
+                os.unlink(gate + ".go")
+            watcher = Proc((["-o", "json"] if json_mode else []) + ["run", "-f", path, "--watch"],
+                           self.env)
+            self.assertTrue(watcher.wait_output(r'"line":"one"' if json_mode else r"\none\n"))
+            open(gate + ".seen", "w").close()
+            self.assertTrue(watcher.wait_output(r'"type":"ATTEMPT".*"attempt":1' if json_mode
+                                                else r"= Attempt 2 \(--retry 1\) ="))
+            open(gate + ".go", "w").close()
+            rc, out, err = watcher.finish()
+            self.assertEqual(rc, 0, out + err)
+            if json_mode:
+                events = [json.loads(line) for line in out.splitlines() if line.startswith('{"type')]
+                kinds = [(e["type"], e.get("line", e.get("attempt"))) for e in events
+                         if e["type"] in ("ATTEMPT", "LOG") and "[air local]" not in e.get("line", "")]
+                self.assertEqual(kinds, [("LOG", "one"), ("ATTEMPT", 1), ("LOG", "two")])
+            else:
+                lines = [line for line in out.splitlines() if "[air local]" not in line]
+                start = lines.index("one")
+                self.assertEqual(lines[start:start + 3], ["one", "=" * 18 + " Attempt 2 (--retry 1) "
+                                                          + "=" * 19, "two"])
+
     def test_an_idempotency_key_gives_back_the_same_run(self):
         yaml = yaml_of("echo once")
         first = self.submit(yaml, "--idempotency-key", "nightly-1")

@@ -13,8 +13,8 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, Opti
 from . import constants as K
 from ._call import blocking, trampoline
 from ._lib import lib
-from ._signatures import (CHECK_CB, DEBUG_CB, LOG_STATUS_CB, LOG_TEXT_CB, LOG_WAITING_CB,
-                          PROGRESS_CB, SWEEP_PROGRESS_CB, WAIT_STATE_CB)
+from ._signatures import (CHECK_CB, DEBUG_CB, LOG_ATTEMPT_CB, LOG_STATUS_CB, LOG_TEXT_CB,
+                          LOG_WAITING_CB, PROGRESS_CB, SWEEP_PROGRESS_CB, WAIT_STATE_CB)
 from ._opts import Options
 from ._util import Seconds, StrPath, dec, enc, millis, take_str
 from .config import Config
@@ -706,6 +706,7 @@ class Client:
              poll_interval: Optional[Seconds] = None, max_page_failures: Optional[int] = None,
              on_status: Optional[Callable[[str, Optional[str]], object]] = None,
              on_waiting: Optional[Callable[[Optional[str]], object]] = None,
+             on_attempt: Optional[Callable[[int], object]] = None,
              interrupt: Optional[Interrupt] = None,
              timeout: Optional[Seconds] = None) -> LogStream:
         """The log records of a run, in order, as an iterator read on this thread.
@@ -725,6 +726,8 @@ class Client:
                 display state change.
             on_waiting: ``on_waiting(message)`` says what a run without
                 lines yet is waiting for, then gets None.
+            on_attempt: ``on_attempt(attempt)`` (0-based) is called when a
+                followed run starts another attempt, before its lines.
             timeout: bounds the whole iteration.
 
         Returns:
@@ -734,7 +737,8 @@ class Client:
                           max_page_failures)
         ms = millis(timeout, "timeout")
         deadline = None if not ms else time.monotonic() + ms / 1000.0
-        return LogStream(self, int(run_id), ints, interrupt, deadline, on_status, on_waiting)
+        return LogStream(self, int(run_id), ints, interrupt, deadline, on_status, on_waiting,
+                         on_attempt)
 
     def copy_logs(self, run_id: int, file: Any, *, follow: bool = True,
                   tail: Optional[int] = None, minutes: Optional[int] = None, node: int = 0,
@@ -742,6 +746,7 @@ class Client:
                   max_page_failures: Optional[int] = None,
                   on_status: Optional[Callable[[str, Optional[str]], object]] = None,
                   on_waiting: Optional[Callable[[Optional[str]], object]] = None,
+                  on_attempt: Optional[Callable[[int], object]] = None,
                   interrupt: Optional[Interrupt] = None,
                   timeout: Optional[Seconds] = None) -> LogsSummary:
         """Write the lines of a run's logs to ``file``, each followed by a
@@ -771,6 +776,9 @@ class Client:
         if on_waiting is not None:
             callbacks.append((lib.air_logs_options_set_waiting_cb, trampoline(
                 LOG_WAITING_CB, on_waiting, lambda msg, _u: (dec(msg),))))
+        if on_attempt is not None:
+            callbacks.append((lib.air_logs_options_set_attempt_cb, trampoline(
+                LOG_ATTEMPT_CB, on_attempt, lambda attempt, _u: (int(attempt),))))
         out = C.c_void_p()
         try:
             with Options("logs") as opts:

@@ -9,7 +9,7 @@ from . import constants as K
 from ._call import trampoline
 from ._native_iter import NativeIterator
 from ._lib import lib
-from ._signatures import LOG_STATUS_CB, LOG_WAITING_CB
+from ._signatures import LOG_ATTEMPT_CB, LOG_STATUS_CB, LOG_WAITING_CB
 from ._util import bytes_at, dec, from_ns
 from .enums import LogSource, State
 from .errors import check
@@ -129,7 +129,8 @@ class LogStream(NativeIterator[LogRecord]):
     def __init__(self, client: "Client", run_id: int, ints: List[Tuple[int, int]],
                  interrupt: Optional[Interrupt], deadline: Optional[float],
                  on_status: Optional[Callable[[str, Optional[str]], object]],
-                 on_waiting: Optional[Callable[[Optional[str]], object]]) -> None:
+                 on_waiting: Optional[Callable[[Optional[str]], object]],
+                 on_attempt: Optional[Callable[[int], object]] = None) -> None:
         self._start(client, ints, interrupt, deadline)
         self._run_id = run_id
         if on_status is not None:
@@ -138,6 +139,9 @@ class LogStream(NativeIterator[LogRecord]):
         if on_waiting is not None:
             self._keep.append((lib.air_logs_options_set_waiting_cb, trampoline(
                 LOG_WAITING_CB, on_waiting, lambda msg, _u: (dec(msg),))))
+        if on_attempt is not None:
+            self._keep.append((lib.air_logs_options_set_attempt_cb, trampoline(
+                LOG_ATTEMPT_CB, on_attempt, lambda attempt, _u: (int(attempt),))))
         self.summary: Optional[LogsSummary] = None
         self._delivered = 0
         self._last_ns = 0

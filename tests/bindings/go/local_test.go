@@ -144,6 +144,43 @@ max_retries: 0
 	}
 }
 
+// A follower of a run that retries is told where each attempt begins,
+// before its lines (StreamLogs with OnAttempt). Each attempt waits for the
+// follower, so the order is not timing's.
+func TestLocalAttemptsAreMarked(t *testing.T) {
+	lw := newLocal(t)
+	ctx, cancel := context.WithTimeout(bg, localPatience)
+	defer cancel()
+	gate := filepath.Join(lw.state, "gate")
+	id := lw.submit(ctx, t, fmt.Sprintf(`experiment_name: local-go-retried
+compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
+max_retries: 1
+command: |
+  wait_for() { for i in $(seq 2400); do [ -e "%[1]s.$1" ] && return; sleep 0.05; done; exit 9; }
+  if [ ! -e "%[1]s.tried" ]; then touch "%[1]s.tried"; echo first; wait_for seen; exit 3; fi
+  wait_for go; echo second
+`, gate))
+	var order []string
+	opts := &air.LogsOptions{OnAttempt: func(attempt int) error {
+		order = append(order, fmt.Sprintf("attempt %d", attempt))
+		return os.WriteFile(gate+".go", nil, 0o600)
+	}}
+	sum, err := lw.c.StreamLogs(ctx, id, opts, func(rec air.LogRecord) error {
+		if strings.HasPrefix(rec.Line, "[air local] ") {
+			return nil
+		}
+		order = append(order, rec.Line)
+		if rec.Line == "first" {
+			return os.WriteFile(gate+".seen", nil, 0o600)
+		}
+		return nil
+	})
+	must(t, err)
+	if strings.Join(order, ",") != "first,attempt 1,second" || sum.State != air.StateSuccess {
+		t.Fatalf("order %q, state %v", order, sum.State)
+	}
+}
+
 // CopyLogs writes the same lines as the iterator reads, as text; an error
 // from the writer stops the copy and is its cause.
 func TestLocalCopyLogs(t *testing.T) {

@@ -48,6 +48,17 @@ command: |
 """
 
 
+RETRIED = """\
+experiment_name: py-local-retried
+compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}
+max_retries: 1
+command: |
+  wait_for() { for i in $(seq 2400); do [ -e "%s.$1" ] && return; sleep 0.05; done; exit 9; }
+  if [ ! -e "%s.tried" ]; then touch "%s.tried"; echo first; wait_for seen; exit 3; fi
+  wait_for go; echo second
+"""
+
+
 def alive(pid):
     """True while @pid runs (a zombie has ended)."""
     try:
@@ -121,6 +132,24 @@ class LocalTest(unittest.TestCase):
         self.assertEqual([ln for ln in lines if not ln.startswith("[air local]")],
                          ["greeting=hello from python", "rank=0 nodes=1"])
         self.assertEqual(self.client.get_run(sub.run_id).experiment_name, "py-local-echo")
+
+    def test_a_follower_is_told_where_each_attempt_begins(self):
+        # Each attempt waits for the reader (attempt 0 until its line was
+        # read, attempt 1 until on_attempt), so the order is not timing's.
+        gate = os.path.join(self.tmp, "gate")
+        sub = self.submit(RETRIED % (gate, gate, gate))
+        order = []
+
+        def on_attempt(attempt):
+            order.append(attempt)
+            open(gate + ".go", "w").close()
+
+        for rec in self.client.logs(sub.run_id, on_attempt=on_attempt, timeout=PATIENCE_S):
+            if not rec.line.startswith("[air local]"):
+                order.append(rec.line)
+            if rec.line == "first":
+                open(gate + ".seen", "w").close()
+        self.assertEqual(order, ["first", 1, "second"])
 
     def test_copy_logs_writes_the_lines_to_a_file(self):
         sub = self.submit("experiment_name: py-local-copy\n"
