@@ -33,6 +33,11 @@ extern char **environ;
 
 #define POLL_MS 200
 #define READ_CHUNK 65536
+/* The most a node's output is read in one turn of the wait: a node that
+ * writes faster than its log is written still leaves the other nodes, the
+ * exits, a cancel and the timeout their turn. */
+#define READ_TURN_CHUNKS 16
+#define READ_LAST_CHUNKS 1024
 /* The longest back-off between attempts, in (local) seconds. */
 #define BACKOFF_CAP_S 60
 
@@ -439,7 +444,9 @@ static void stop(attempt *t, outcome why, bool terminating, const char *fmt, ...
 	}
 }
 
-static void read_output(node_rt *nd)
+/* Read what a node wrote, until nothing is waiting or at most @chunks
+ * reads; the end of its output closes it. */
+static void read_output(node_rt *nd, size_t chunks)
 {
 	char buf[READ_CHUNK];
 	ssize_t r;
@@ -455,7 +462,7 @@ static void read_output(node_rt *nd)
 			break;
 		}
 		air__lwriter_feed(&nd->w, buf, (size_t)r);
-		if ((size_t)r < sizeof(buf))
+		if ((size_t)r < sizeof(buf) || --chunks == 0)
 			return;
 	}
 	close(nd->out); /* end of the output (or a read error) */
@@ -541,10 +548,13 @@ static void wait_nodes(attempt *t)
 			while (read(t->s->wake, drain, sizeof(drain)) > 0)
 				;
 			for (int64_t n = 0; n < t->s->nodes; n++)
-				read_output(&t->nd[n]);
+				read_output(&t->nd[n], READ_TURN_CHUNKS);
 		}
-		reap(t);
+		/* A cancel, a stop signal or the timeout first: a node that exits
+		 * at the same time (by the SIGTERM of an earlier turn, say) does
+		 * not turn the run's end into its failure. */
 		check_stops(t);
+		reap(t);
 	}
 	air__free(fds);
 }
@@ -598,7 +608,9 @@ static void end_nodes(attempt *t)
 	for (int64_t n = 0; n < s->nodes; n++) {
 		node_rt *nd = &t->nd[n];
 
-		read_output(nd);
+		/* What the pipe holds (a pipe holds at most a few MiB): a writer
+		 * still going on past that is not one of ours. */
+		read_output(nd, READ_LAST_CHUNKS);
 		if (nd->out >= 0)
 			close(nd->out); /* held open by a process that is not ours any more */
 		air__lwriter_flush(&nd->w);

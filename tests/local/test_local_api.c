@@ -935,6 +935,38 @@ AIR_TEST(local__output_that_cannot_be_written_is_reported)
 	air_config_free(cfg);
 }
 
+/* A node that writes as fast as it can (`yes`) still lets the supervisor
+ * see a cancel: the run ends CANCELED, not when the node is killed by
+ * hand. Its log stops at the file size limit, so the disk is spared. */
+AIR_TEST(local__a_node_that_writes_without_pause_is_still_cancelled)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: chatty\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: exec yes\n"
+	                               "max_retries: 0\n",
+	                               state);
+	struct rlimit lim, small;
+	air_error *err = NULL;
+	air_run *run;
+	int64_t id;
+
+	ASSERT_EQ_INT(getrlimit(RLIMIT_FSIZE, &lim), 0);
+	small = lim;
+	small.rlim_cur = 1024 * 1024;
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &small), 0);
+	id = local_submit(c, cfg, NULL);
+	ASSERT_EQ_INT(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	local_wait_running(c, id);
+	ASSERT_OK(air_client_cancel_run(c, id, NULL, &err), err);
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_CANCELED);
+	air_run_free(run);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 AIR_TEST(local__a_node_killed_by_a_signal_fails_the_attempt)
 {
 	const char *state;
