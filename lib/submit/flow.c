@@ -241,6 +241,9 @@ static int put_plain(air__flow *f, air_error **err)
 	                  f->code_source_path, path);
 	air__free(f->code_source_path);
 	f->code_source_path = path;
+	f->detail = path; /* the progress of the upload names where it goes now */
+	if ((rc = enter(f, AIR_PHASE_SNAPSHOT, f->snap.archive.size, path, err)) != AIR_OK)
+		return rc;
 	return air__snapshot_put(f->c, &f->ctx, &f->snap, f->code_source_path, true, err);
 }
 

@@ -18,15 +18,51 @@ AIR_TEST_HOOKS(flow_setup, NULL)
 #define HEAD "experiment_name: smoke-test\ncommand: python train.py\n" \
              "compute: {accelerator_type: GPU_1xH100, num_accelerators: 1}\n"
 
+/* The details of the snapshot phase's progress events, one per line (the
+ * details are copied while they are valid: during the callback). */
+static char snapshot_details[8192];
+
+static int note_snapshot(const air_progress *ev, void *ud)
+{
+	size_t n = strlen(snapshot_details);
+
+	(void)ud;
+	if (air_progress_phase(ev) == AIR_PHASE_SNAPSHOT && air_progress_detail(ev))
+		snprintf(snapshot_details + n, sizeof(snapshot_details) - n, "%s\n",
+		         air_progress_detail(ev));
+	return 0;
+}
+
 static int submit_in(const char *dir, const char *yaml, air_submission **sub, air_error **err)
 {
 	air_config *cfg = load_yaml(dir, "w.yaml", yaml);
 	air_client *c = fakews_client(flow_fw);
-	int rc = air_client_submit(c, cfg, NULL, sub, err);
+	air_submit_options *o = NULL;
+	int rc;
 
+	snapshot_details[0] = '\0';
+	ASSERT_EQ_INT(air_submit_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_submit_options_set_progress_cb(o, note_snapshot, NULL), AIR_OK);
+	rc = air_client_submit(c, cfg, o, sub, err);
+	air_submit_options_free(o);
 	air_client_free(c);
 	air_config_free(cfg);
 	return rc;
+}
+
+/* The last detail of the snapshot phase: where the archive went. */
+static const char *last_snapshot_detail(void)
+{
+	static char last[sizeof(snapshot_details)];
+	char *end = strrchr(snapshot_details, '\n'), *start;
+
+	if (!end)
+		return "";
+	*end = '\0';
+	start = strrchr(snapshot_details, '\n');
+	snprintf(last, sizeof(last), "%s", start ? start + 1 : snapshot_details);
+	*end = '\n';
+	return last;
 }
 
 static air_submission *submit_ok_in(const char *dir, const char *yaml)
@@ -230,6 +266,8 @@ static void expect_content_name(const char *dir, const char *yaml)
 	csp = air_submission_code_source_path(sub);
 	air_test_note("code_source_path %s", csp);
 	ASSERT_EQ_STR(csp_of_submit(), csp);
+	/* the upload's progress names the new place, not the freed old name */
+	ASSERT_EQ_STR(last_snapshot_detail(), csp);
 	n = strlen(dir) + strlen("/src_YYYYMMDD_HHMMSS");
 	ASSERT_EQ_INT(strlen(csp), n + strlen("_0123456789abcdef.tar.gz"));
 	data = fetch(csp, &len);
