@@ -271,9 +271,14 @@ size_t air__lredact_significant(const char *v, size_t n, const char **start);
 size_t air__lredact_shortest(const char *v, size_t n);
 /* Move the bytes of @raw that can no longer be part of a value to @out,
  * every occurrence replaced by "[REDACTED]"; the bytes that could still
- * begin one stay in @raw, unless @final (the end of the stream). @r may be
- * NULL (nothing to replace). */
-void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool final);
+ * begin one stay in @raw, unless @final (the end of the stream). The first
+ * *@redacted bytes of @raw belong to an occurrence already replaced: they
+ * are matched again, never written (occurrences that overlap without end,
+ * as in 000... for a value 0000, go out as they are found, and @raw stays
+ * shorter than twice the longest value). @r may be NULL (nothing to
+ * replace). */
+void air__lredact_step(const air__lredact *r, air__buf *raw, size_t *redacted, air__buf *out,
+                       bool final);
 
 /* ---- node logs (records.c) -------------------------------------------------------- *
  * A node log holds one record per line: "<time_unix_nano> <text>\n". Times
@@ -292,6 +297,7 @@ typedef struct air__lwriter {
 	int fd;                    /* the node log, O_APPEND; -1 once it cannot be written */
 	int64_t last_t;            /* time of the last record made */
 	air__buf raw;              /* output not scrubbed yet (it may end with the start of a secret) */
+	size_t raw_redacted;       /* its first bytes already replaced (air__lredact_step()) */
 	air__buf line;             /* scrubbed output since the last newline */
 	const air__lredact *redact;/* values replaced by [REDACTED], or NULL */
 	off_t size;                /* bytes of the complete records in the log */

@@ -246,7 +246,7 @@ static void drain(air__lwriter *w, bool final)
 	air__buf out = AIR__BUF_INIT;
 	uint64_t noting;
 
-	air__lredact_step(w->redact, &w->raw, &w->line, final);
+	air__lredact_step(w->redact, &w->raw, &w->raw_redacted, &w->line, final);
 	begin_batch(w, &out, &noting);
 	cut_lines(w, &out, final);
 	write_batch(w, &out, noting);

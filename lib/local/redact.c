@@ -4,7 +4,10 @@
  * wherever it is, across lines and across reads: the bytes that could still
  * be the start of a value wait for the next ones, and every byte that
  * belongs to an occurrence (overlapping occurrences of several values
- * merged) becomes one "[REDACTED]".
+ * merged) becomes one "[REDACTED]". An occurrence that reaches into the
+ * bytes kept for the next read is replaced at once, and its bytes there are
+ * kept as the start of the next read's (matched again, never written), so
+ * that output made of occurrences without end goes out as it comes.
  *
  * Each value is looked for in the forms a program is likely to print it:
  * as it is, with its line endings as LF, as CRLF or as lone CR (a file
@@ -182,13 +185,14 @@ static size_t pending_start(const air__lredact *r, const char *s, size_t n)
 	return best;
 }
 
-void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool final)
+void air__lredact_step(const air__lredact *r, air__buf *raw, size_t *redacted, air__buf *out,
+                       bool final)
 {
 	const char *s = raw->ptr;
-	size_t n = raw->len, hold, done = 0, cut;
+	size_t n = raw->len, cut, done = 0, left = 0;
 	size_t *next;
 	size_t lo = 0, hi = 0; /* the occurrence range being merged */
-	bool open = false;
+	bool open = false, told = false; /* told: its [REDACTED] is out already */
 
 	if (n == 0)
 		return;
@@ -200,10 +204,16 @@ void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool
 			air__buf_put(out, s, n);
 		}
 		air__buf_clear(raw);
+		*redacted = 0;
 		return;
 	}
-	hold = final ? n : pending_start(r, s, n);
-	cut = hold;
+	/* What was replaced at the last step goes on where it stopped. */
+	if (*redacted > 0) {
+		open = told = true;
+		hi = *redacted < n ? *redacted : n;
+	}
+	/* Occurrences that begin from @cut on may not be whole yet. */
+	cut = final ? n : pending_start(r, s, n);
 	for (size_t k = 0; k < r->n; k++)
 		next[k] = find(r, k, s, n, 0);
 	for (;;) {
@@ -214,38 +224,43 @@ void air__lredact_step(const air__lredact *r, air__buf *raw, air__buf *out, bool
 				at = next[j];
 				k = j;
 			}
-		if (k == r->n || at >= cut) {
+		if (k == r->n || at >= cut)
 			break;
-		}
 		if (open && at < hi) {
 			if (at + r->len[k] > hi)
 				hi = at + r->len[k];
 		} else {
 			if (open) {
 				air__buf_put(out, s + done, lo - done);
-				air__buf_puts(out, REPLACEMENT);
+				if (!told)
+					air__buf_puts(out, REPLACEMENT);
 				done = hi;
 			}
 			lo = at;
 			hi = at + r->len[k];
 			open = true;
+			told = false;
 		}
-		/* A range that reaches into the bytes still held waits with them. */
-		if (hi > hold && lo < cut)
-			cut = lo;
 		next[k] = find(r, k, s, n, at + 1);
 	}
-	if (open && hi <= cut) {
+	if (open) {
+		/* The last range; one that reaches into the bytes kept for the
+		 * next step is replaced now, and its part there stays as the
+		 * start of the next step's (matched again, not written). */
 		air__buf_put(out, s + done, lo - done);
-		air__buf_puts(out, REPLACEMENT);
+		if (!told)
+			air__buf_puts(out, REPLACEMENT);
 		done = hi;
+		if (done > cut) {
+			left = done - cut;
+			done = cut;
+		}
 	}
 	if (cut > done)
 		air__buf_put(out, s + done, cut - done);
-	else
-		cut = done;
 	memmove(raw->ptr, raw->ptr + cut, n - cut);
 	raw->len = n - cut;
 	raw->ptr[raw->len] = '\0';
+	*redacted = left;
 	air__free(next);
 }

@@ -537,6 +537,62 @@ AIR_TEST(local_unit__secrets_in_other_line_endings_and_overlaps)
 	air__lredact_free(r);
 }
 
+/* A value that overlaps itself (0000, abab...) printed without end: the
+ * output goes out as it comes, one [REDACTED] for the whole run, however
+ * the reads cut it, and what waits for the next read stays shorter than the
+ * value twice (it once held the whole run and scanned it again at every
+ * read: quadratic time, unbounded memory). */
+AIR_TEST(local_unit__a_value_that_overlaps_itself_is_replaced_as_it_comes)
+{
+	json_t *v = json_pack("{s:s, s:s}", "PIN", "0000", "AB", "abababab");
+	static const struct {
+		const char *out, *want;
+	} cases[] = {
+		{"x 00000000000 y\n", "x [REDACTED] y\n"},
+		{"x ababababababababa y\n", "x [REDACTED]a y\n"},
+		{"0000 000 0000\n", "[REDACTED] 000 [REDACTED]\n"},
+		{"ababab0000abababab000\n", "ababab[REDACTED][REDACTED]000\n"}, /* adjacent: two */
+	};
+	air__lredact *r = NULL;
+	air__lwriter w;
+	char *path = air__sprintf("%s/zeros.log", air_test_tmpdir()), *text, zeros[4096];
+	int fd;
+
+	ASSERT_OK(air__lredact_new(v, &r), NULL);
+	json_decref(v);
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(cases); i++) {
+		size_t n = strlen(cases[i].out);
+		for (size_t p = 0; p <= n; p++) {
+			text = scrubbed(r, cases[i].out, n, &p, 1, "\n");
+			if (strcmp(text, cases[i].want))
+				FAIL("case %zu cut at %zu: %s", i, p, text);
+			free(text);
+		}
+	}
+	/* 16 MiB of zeros in 4 KiB reads: the wait stays bounded. */
+	memset(zeros, '0', sizeof(zeros));
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0600);
+	ASSERT_TRUE(fd >= 0);
+	air__lwriter_init(&w, fd, r);
+	air__lwriter_feed(&w, "start ", 6);
+	for (int i = 0; i < 4096; i++) {
+		air__lwriter_feed(&w, zeros, sizeof(zeros));
+		if (w.raw.len >= 2 * 8)
+			FAIL("read %d: %zu bytes wait for the next read", i, w.raw.len);
+	}
+	air__lwriter_feed(&w, " end\n", 5);
+	air__lwriter_flush(&w);
+	ASSERT_EQ_INT(w.error, 0);
+	air__lwriter_dispose(&w);
+	close(fd);
+	text = record_texts(path, "\n");
+	ASSERT_EQ_STR(text, "start [REDACTED] end\n");
+	free(text);
+	unlink(path);
+	air__free(path);
+	air__lredact_free(r);
+}
+
 /* A write that fails part-way (here the file size limit; a full disk is the
  * same) leaves no torn record: the log is cut back to its last complete
  * record, a note says how many lines were lost once writing works again,
