@@ -5,6 +5,7 @@
  * local user; unknown endpoints answer 404 ENDPOINT_NOT_FOUND.
  */
 #include "local/endpoints.h"
+#include "core/core_fsize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -411,6 +412,7 @@ int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *
                      air__local_reply *reply, air_error **err)
 {
 	air__lcall c = {ws, ctx, req, reply, err};
+	air__fsize_guard_t fsize;
 	struct stat st;
 	int rc;
 
@@ -430,8 +432,13 @@ int air__local_serve(air__local *ws, const air__ctx *ctx, const air__local_req *
 		                             "(its state directory is not yours to read)", ws->dir,
 		                             strerror(errno))
 		         : air__lreply_io_error(&c, ws->dir);
-	else
+	else {
+		/* A file past the file size limit is an error, not the end of
+		 * the caller's process. */
+		air__fsize_guard(&fsize);
 		rc = route(&c);
+		air__fsize_unguard(&fsize);
+	}
 	if (rc != AIR_OK)
 		air__local_reply_clear(reply);
 	return rc;

@@ -8,6 +8,7 @@
  * its start. <dir>/logs is opened once, never through a symbolic link, and
  * every file is made, renamed and removed relative to it. */
 #include "logs/logs.h"
+#include "core/core_fsize.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -493,6 +494,7 @@ int air_client_download_logs(air_client *client, int64_t run_id, const char *dir
                              const air_logs_options *opts, air_download_report **out,
                              air_error **err)
 {
+	air__fsize_guard_t fsize;
 	air_logs_options o;
 	air__ctx ctx;
 	air_download_report *rep;
@@ -516,7 +518,9 @@ int air_client_download_logs(air_client *client, int64_t run_id, const char *dir
 	rep = air__calloc(1, sizeof(*rep));
 	if (!rep)
 		return air__oom(err);
+	air__fsize_guard(&fsize); /* a log past the file size limit: EFBIG, not SIGXFSZ */
 	rc = run_download(client, &ctx, run_id, dir, &o, rep, err);
+	air__fsize_unguard(&fsize);
 	if (rc != AIR_OK) {
 		air_download_report_free(rep);
 		return rc;

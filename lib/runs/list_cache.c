@@ -26,6 +26,7 @@
  */
 #include "transport/transport.h"
 #include "runs/list.h"
+#include "core/core_fsize.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -316,6 +317,9 @@ void air__list_cache_put(const air__list_cache *cache, const air_run *run, bool 
 	    (len = strlen(text)) <= MAX_ENTRY_BYTES &&
 	    (fd = make_tmp(cache, name, tmp, sizeof(tmp))) >= 0) {
 		size_t off = 0;
+		air__fsize_guard_t fsize;
+
+		air__fsize_guard(&fsize); /* past the file size limit: not cached, no SIGXFSZ */
 		while (off < len) {
 			ssize_t w = write(fd, text + off, len - off);
 			if (w < 0 && errno == EINTR)
@@ -324,6 +328,7 @@ void air__list_cache_put(const air__list_cache *cache, const air_run *run, bool 
 				break;
 			off += (size_t)w;
 		}
+		air__fsize_unguard(&fsize);
 		ok = off == len;
 		ok = close(fd) == 0 && ok;
 		ok = ok && renameat(cache->fd, tmp, cache->fd, name) == 0;

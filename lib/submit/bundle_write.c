@@ -16,6 +16,7 @@
  * artifacts directory, links are never followed (removed or kept as links).
  */
 #include "submit/bundle.h"
+#include "core/core_fsize.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -263,10 +264,12 @@ static int write_new(int at, const char *name, const air__bundle_file *f, const 
 	int fd = openat(at, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	size_t off = 0;
 	int rc = AIR_OK;
+	air__fsize_guard_t fsize;
 
 	if (fd < 0)
 		return air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot create %s: %s", shown,
 		                  strerror(errno));
+	air__fsize_guard(&fsize); /* past the file size limit: EFBIG, not SIGXFSZ */
 	while (rc == AIR_OK && off < f->len) {
 		ssize_t n = write(fd, f->data + off, f->len - off);
 		if (n > 0)
@@ -275,6 +278,7 @@ static int write_new(int at, const char *name, const air__bundle_file *f, const 
 			rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot write %s: %s", shown,
 			                strerror(errno));
 	}
+	air__fsize_unguard(&fsize);
 	if (rc == AIR_OK && (fchmod(fd, f->mode) != 0 || fsync(fd) != 0))
 		rc = air__failf(err, AIR_EIO, AIR_KIND_IO, "cannot write %s: %s", shown, strerror(errno));
 	if (close(fd) != 0 && rc == AIR_OK)

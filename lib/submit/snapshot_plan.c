@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/core_fsize.h"
 #include "submit/git.h"
 
 #define GITIGNORE_MAX_BYTES (1024 * 1024)
@@ -278,10 +279,12 @@ static int package_git(air__snapshot *s, const air__ctx *ctx, air_error **err)
 int air__snapshot_package(air__snapshot *s, const air__ctx *ctx, air_error **err)
 {
 	air__ignore ig;
+	air__fsize_guard_t fsize;
 	int rc;
 
 	if (s->packaged)
 		return AIR_OK;
+	air__fsize_guard(&fsize); /* the archive's temporary file: EFBIG, not SIGXFSZ */
 	if (s->mode == AIR__SNAPSHOT_GIT) {
 		rc = package_git(s, ctx, err);
 	} else {
@@ -291,6 +294,7 @@ int air__snapshot_package(air__snapshot *s, const air__ctx *ctx, air_error **err
 			                             &s->archive, err);
 		air__ignore_dispose(&ig);
 	}
+	air__fsize_unguard(&fsize);
 	s->packaged = rc == AIR_OK;
 	return rc;
 }

@@ -967,6 +967,80 @@ AIR_TEST(local__a_node_that_writes_without_pause_is_still_cancelled)
 	local_check_supervisors(state);
 }
 
+static int random_fill(char *buf, size_t n)
+{
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = f ? fread(buf, 1, n, f) : 0;
+
+	if (f)
+		fclose(f);
+	return got == n ? 0 : -1;
+}
+
+/* In a child with SIGXFSZ at its default action (the end of the process)
+ * and a file size limit of @limit bytes: submit @cfg. Exits 0 when the
+ * submission failed with an error that says EFBIG, 1 when it succeeded, 2
+ * otherwise; killed by SIGXFSZ when a write raised it. */
+static int submit_past_the_limit(air_client *c, const air_config *cfg, rlim_t limit)
+{
+	pid_t child = fork();
+	int st;
+
+	ASSERT_TRUE(child >= 0);
+	if (child == 0) {
+		struct rlimit small;
+		air_submission *sub = NULL;
+		air_error *err = NULL;
+		int rc;
+
+		signal(SIGXFSZ, SIG_DFL);
+		getrlimit(RLIMIT_FSIZE, &small);
+		small.rlim_cur = limit;
+		setrlimit(RLIMIT_FSIZE, &small);
+		rc = air_client_submit(c, cfg, NULL, &sub, &err);
+		if (rc == AIR_OK)
+			_exit(1);
+		fprintf(stderr, "# %s\n", air_error_message(err));
+		_exit(strstr(air_error_message(err), strerror(EFBIG)) ? 0 : 2);
+	}
+	ASSERT_EQ_INT(waitpid(child, &st, 0), child);
+	if (WIFSIGNALED(st))
+		FAIL("the submitting process was killed by signal %d", WTERMSIG(st));
+	return WEXITSTATUS(st);
+}
+
+/* A write past the file size limit (`ulimit -f`) fails the submission with
+ * an error; it does not kill the program that called libair (SIGXFSZ),
+ * whether it is the workspace's files or the code snapshot's archive. */
+AIR_TEST(local__a_file_size_limit_fails_the_submission_not_the_process)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char yaml[2048], *code = path_in(state, "code");
+	air_config *plain = local_config("experiment_name: limited\n"
+	                                 "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                                 "command: echo never\n",
+	                                 state), *with_code;
+	char big[8192];
+
+	ASSERT_EQ_INT(submit_past_the_limit(c, plain, 16), 0);
+	ASSERT_EQ_INT(mkdir(code, 0700), 0);
+	/* incompressible: the archive outgrows the limit */
+	ASSERT_EQ_INT(random_fill(big, sizeof(big)), 0);
+	air_test_write_file(path_in(state, "code/data.bin"), big, sizeof(big));
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: limited-code\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "code_source: {root_path: %s}\n"
+	         "command: echo never\n",
+	         code);
+	with_code = local_config(yaml, state);
+	ASSERT_EQ_INT(submit_past_the_limit(c, with_code, 1024), 0);
+	ASSERT_EQ_INT(count_runs(c), 0);
+	air_config_free(with_code);
+	air_config_free(plain);
+}
+
 AIR_TEST(local__a_node_killed_by_a_signal_fails_the_attempt)
 {
 	const char *state;
