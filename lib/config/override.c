@@ -189,6 +189,37 @@ static int set_value(override *o, air__ynode *value)
 	return AIR_OK;
 }
 
+/* Collections nested in @n, @n included (the parser bounds it). */
+static size_t nesting(const air__ynode *n)
+{
+	size_t most = 0;
+
+	if (!n || n->kind == AIR__Y_SCALAR)
+		return 0;
+	for (size_t i = 0; i < n->len; i++) {
+		size_t d = nesting(n->kind == AIR__Y_MAP ? n->u.pairs[i].value : n->u.items[i]);
+		if (d > most)
+			most = d;
+	}
+	return most + 1;
+}
+
+/* The mappings of the path (the document's included) and the value's
+ * collections, within the parser's limit: the config written with this
+ * override must load again. */
+static int check_depth(const override *o, const air__ynode *value)
+{
+	size_t maps = 1;
+	char q[96];
+
+	for (size_t i = 0; i < o->path_len; i++)
+		maps += o->path[i] == '.';
+	if (maps + nesting(value) <= AIR__CFG_MAX_DEPTH)
+		return AIR_OK;
+	return fail(o, "invalid override %s: it nests deeper than %d levels",
+	            air__cfg_quote(q, sizeof(q), o->shown, strlen(o->shown)), AIR__CFG_MAX_DEPTH);
+}
+
 static int apply(override *o)
 {
 	air_config *cfg = o->cfg;
@@ -212,6 +243,8 @@ static int apply(override *o)
 		rc = AIR_ENOMEM;
 		goto out;
 	}
+	if ((rc = check_depth(o, value)) != AIR_OK)
+		goto out;
 	if ((rc = record(o, lookup(cfg->root, o->path, o->path_len), value)) == AIR_OK &&
 	    (rc = set_value(o, value)) != AIR_OK)
 		cfg->nchanges--; /* keep the records in step with the tree */

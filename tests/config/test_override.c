@@ -336,3 +336,34 @@ AIR_TEST(override__value_errors_from_validation_have_no_position)
 	air_error_free(err);
 	air_config_free(cfg);
 }
+
+/* An override nests no deeper than a config may (64 levels, the path's
+ * mappings and the value's collections together): the config it makes
+ * always loads again. */
+AIR_TEST(override__nesting_is_bounded_like_the_parser)
+{
+	air_config *cfg = parse(valid_yaml), *again = NULL;
+	air_error *err = NULL;
+	char path[512] = "parameters", assignment[600];
+	char *yaml = NULL;
+
+	for (int i = 1; i < 64; i++) /* 64 mappings with the document's */
+		strcat(path, ".a");
+	snprintf(assignment, sizeof(assignment), "%s=1", path);
+	ASSERT_OK(air_config_override(cfg, assignment, &err), err);
+	ASSERT_OK(air_config_to_yaml(cfg, &yaml, &err), err);
+	ASSERT_OK(air_config_load_buffer(yaml, strlen(yaml), "again.yaml", NULL, &again, &err), err);
+	air_config_free(again);
+	air_free(yaml);
+	/* one level more: in the path, or in the value */
+	snprintf(assignment, sizeof(assignment), "%s.b=1", path);
+	ASSERT_EQ_INT(air_config_override(cfg, assignment, &err), AIR_ECONFIG);
+	ASSERT_CONTAINS(air_error_message(err), "nests deeper than 64 levels");
+	air_error_free(err);
+	err = NULL;
+	snprintf(assignment, sizeof(assignment), "%s=[1]", path);
+	ASSERT_EQ_INT(air_config_override(cfg, assignment, &err), AIR_ECONFIG);
+	ASSERT_CONTAINS(air_error_message(err), "nests deeper than 64 levels");
+	air_error_free(err);
+	air_config_free(cfg);
+}
