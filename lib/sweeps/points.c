@@ -186,13 +186,22 @@ static char *clean_path(const char *path, size_t len)
 	return out;
 }
 
-/* Whether @path is already an axis, or an override of the point @a. */
-static bool axis_has(const air_sweep_points *p, const char *path)
+/* Whether paths @a and @b set the same field, or one a field within the
+ * other's (the later override would replace the earlier one's value). */
+static bool overlap(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+
+	return !strncmp(a, b, n) && (la == lb || (la < lb ? b[n] : a[n]) == '.');
+}
+
+/* The axis whose path overlaps @path, or NULL. */
+static const char *axis_overlapping(const air_sweep_points *p, const char *path)
 {
 	for (size_t i = 0; i < p->n_axes; i++)
-		if (!strcmp(p->axes[i].path, path))
-			return true;
-	return false;
+		if (overlap(p->axes[i].path, path))
+			return p->axes[i].path;
+	return NULL;
 }
 
 int air_sweep_points_add_axis(air_sweep_points *p, const char *path, const char *const *values,
@@ -200,6 +209,7 @@ int air_sweep_points_add_axis(air_sweep_points *p, const char *path, const char 
 {
 	air__axis x = {0};
 	air__axis *grown;
+	const char *other;
 	int rc;
 
 	if (!p || !path || !values || n == 0)
@@ -214,8 +224,12 @@ int air_sweep_points_add_axis(air_sweep_points *p, const char *path, const char 
 		rc = invalid(err, "%s", "an axis needs a field path");
 		goto out;
 	}
-	if (axis_has(p, x.path)) {
-		rc = invalid(err, "%s: the path is already an axis of the grid", x.path);
+	if ((other = axis_overlapping(p, x.path)) != NULL) {
+		rc = strcmp(other, x.path)
+		         ? air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                      "%s: overlaps the axis %s (one would replace the other's value)",
+		                      x.path, other)
+		         : invalid(err, "%s: the path is already an axis of the grid", x.path);
 		goto out;
 	}
 	for (x.n = 0; x.n < n; x.n++) {
@@ -262,8 +276,12 @@ int air__points_add_owned(air_sweep_points *p, air__assign *a, size_t n, air_err
 	}
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(a[i].path, a[j].path)) {
-				rc = invalid(err, "%s: the path is set twice in one point", a[i].path);
+			if (overlap(a[i].path, a[j].path)) {
+				rc = strcmp(a[i].path, a[j].path)
+				         ? air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+				                      "%s: overlaps %s in the same point (one would replace "
+				                      "the other's value)", a[i].path, a[j].path)
+				         : invalid(err, "%s: the path is set twice in one point", a[i].path);
 				goto fail;
 			}
 	if (p->n_points >= AIR_SWEEP_LIMIT_VARIANTS * (size_t)10) {

@@ -156,6 +156,10 @@ static int json_line(air_sweep_points *p, const char *text, size_t len, const ch
 	air__assign *a = NULL;
 	size_t n = 0;
 
+	if (memchr(text, '\0', len)) { /* jansson stops at it, taking the rest for the end */
+		json_decref(obj);
+		return bad_file(err, file, line, "%s", "a NUL byte: a points file is text");
+	}
 	if (!obj)
 		return bad_file(err, file, line, "not JSON: %s", je.text);
 	if (!json_is_object(obj)) {
@@ -193,7 +197,7 @@ static int load_jsonl(air_sweep_points *p, const char *data, size_t len, const c
 		const char *s = data + at;
 
 		line++;
-		for (n = end - at; n > 0 && strchr(" \t\r", s[n - 1]); n--)
+		for (n = end - at; n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'); n--)
 			;
 		while (n > 0 && (*s == ' ' || *s == '\t')) {
 			s++;

@@ -167,6 +167,35 @@ AIR_TEST(points__an_empty_axis_value_is_refused)
 	air_sweep_points_free(p);
 }
 
+/* Paths that overlap (one a field within the other) cannot both vary, in
+ * a grid or in one point: the later would replace the earlier's value. */
+AIR_TEST(points__overlapping_paths_are_refused)
+{
+	air_sweep_points *p = NULL;
+	const char *one[] = {"1"}, *pt[] = {"parameters.a.b=1", "parameters.a=2"};
+	const char *fine[] = {"parameters.ab=1", "parameters.a=2"};
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.a.b.c", one, 1, &err), err);
+	ASSERT_EQ_INT(air_sweep_points_add_axis(p, "parameters.a", one, 1, &err), AIR_EINVAL);
+	ASSERT_EQ_STR(air_error_message(err), "parameters.a: overlaps the axis parameters.a.b.c "
+	                                      "(one would replace the other's value)");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_OK(air_sweep_points_add_axis(p, "parameters.ab", one, 1, &err), err);
+	air_sweep_points_free(p);
+
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_points_add_point(p, pt, 2, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "parameters.a: overlaps parameters.a.b");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_OK(air_sweep_points_add_point(p, fine, 2, &err), err);
+	ASSERT_EQ_INT(air_sweep_points_count(p), 1);
+	air_sweep_points_free(p);
+}
+
 AIR_TEST(points__explicit_points)
 {
 	air_sweep_points *p = NULL;
@@ -277,6 +306,15 @@ AIR_TEST(points__json_lines_file)
 	ASSERT_EQ_INT(air_sweep_points_load_file(p, path, &err), AIR_ECONFIG);
 	ASSERT_TRUE(strstr(air_error_message(err), "points.jsonl:2: not JSON: "));
 	ASSERT_NULL(strstr(air_error_message(err), ": :"));
+	air_error_free(err);
+	err = NULL;
+	air_sweep_points_free(p);
+
+	/* A NUL byte, which JSON readers take for the end: refused. */
+	air_test_write_file(path, "{\"parameters.lr\": 1}\0{\"x\": 2}\n", 30);
+	ASSERT_EQ_INT(air_sweep_points_new(&p), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_points_load_file(p, path, &err), AIR_ECONFIG);
+	ASSERT_CONTAINS(air_error_message(err), "points.jsonl:1: a NUL byte");
 	air_error_free(err);
 	air_sweep_points_free(p);
 }
