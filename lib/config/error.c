@@ -73,9 +73,7 @@ const char *air__cfg_quote(char *out, size_t cap, const char *s, size_t len)
 		return out;
 	}
 	if (limit > QUOTE_MAX) {
-		limit = QUOTE_MAX;
-		while (limit > 0 && ((unsigned char)s[limit] & 0xC0) == 0x80)
-			limit--; /* do not split a UTF-8 sequence */
+		limit = air__utf8_cut(s, len, QUOTE_MAX);
 		cut = true;
 	}
 	out[o++] = '"';

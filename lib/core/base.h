@@ -162,6 +162,10 @@ char *air__trim_dup(const char *s);
  * option setters. AIR_OK, or AIR_ENOMEM leaving *slot as it was. */
 int air__set_str_copy(char **slot, const char *value);
 bool air__is_blank(const char *s);
+/* Where to cut @s to at most @max bytes without splitting a UTF-8 sequence
+ * (the cut backs off at most 3 bytes: never to 0 for a valid text): @len
+ * itself when it fits. */
+size_t air__utf8_cut(const char *s, size_t len, size_t max);
 /* The first control character of @s (C0, DEL), or NULL: such a character
  * in a credential or header value would break the request (CR LF adds
  * headers). */

@@ -110,6 +110,18 @@ int64_t air__random_range(int64_t lo, int64_t hi)
 
 static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+size_t air__utf8_cut(const char *s, size_t len, size_t max)
+{
+	size_t n = max;
+
+	if (len <= max)
+		return len;
+	/* s[n] continuing a character: cut before that character starts. */
+	for (int k = 0; k < 3 && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; k++)
+		n--;
+	return n;
+}
+
 const char *air__trim(const char *s, size_t *len_out)
 {
 	size_t n;

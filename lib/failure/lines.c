@@ -34,8 +34,7 @@ int air__lines_push(air__lines *l, const char *s, size_t len)
 		l->dropped++;
 		return AIR_OK;
 	}
-	if (len > AIR__FAILURE_LINE_MAX)
-		len = AIR__FAILURE_LINE_MAX;
+	len = air__utf8_cut(s, len, AIR__FAILURE_LINE_MAX); /* whole characters */
 	if (!reserve(l) || !(copy = air__strndup(s, len)))
 		return AIR_ENOMEM;
 	if (l->n == l->cap) {

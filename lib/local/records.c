@@ -196,10 +196,8 @@ static void write_batch(air__lwriter *w, const air__buf *out, uint64_t noting)
 static size_t cut_at(const char *s, size_t left, size_t max)
 {
 	static const char mark[] = "[REDACTED]";
-	size_t n = max, m = sizeof(mark) - 1;
+	size_t n = air__utf8_cut(s, left, max), m = sizeof(mark) - 1;
 
-	for (int back = 0; back < 3 && n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80; back++)
-		n--;
 	if (n == 0)
 		n = max;
 	for (size_t k = 1; k < m && k < n; k++)

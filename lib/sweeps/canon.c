@@ -202,13 +202,7 @@ int air__canon_point(const air__assign *a, size_t n, char **out, air_error **err
  * cut a UTF-8 sequence. */
 static size_t utf8_cut(const char *s, size_t max)
 {
-	size_t n = strlen(s);
-
-	if (n <= max)
-		return n;
-	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-		max--;
-	return max;
+	return air__utf8_cut(s, strlen(s), max);
 }
 
 char *air__sweep_key(const char *base, const char *canonical_point)

@@ -61,10 +61,7 @@ static void clip(char **s, size_t max)
 
 	if (n <= max)
 		return;
-	n = max;
-	/* (*s)[n] continuing a character: cut before that character starts. */
-	for (int k = 0; k < 3 && n > 0 && ((unsigned char)(*s)[n] & 0xC0) == 0x80; k++)
-		n--;
+	n = air__utf8_cut(*s, n, max);
 	if ((out = air__malloc(n + 4)) != NULL) {
 		memcpy(out, *s, n);
 		memcpy(out + n, "...", 4);

@@ -107,9 +107,7 @@ static char *json_excerpt(air__secrets *secrets, const char *body, size_t len)
 	}
 	n = b.len;
 	if (n > MAX_BODY_EXCERPT) {
-		n = MAX_BODY_EXCERPT;
-		for (int k = 0; k < 3 && n > 0 && ((unsigned char)b.ptr[n] & 0xC0) == 0x80; k++)
-			n--; /* not inside a UTF-8 character */
+		n = air__utf8_cut(b.ptr, n, MAX_BODY_EXCERPT);
 		out = air__sprintf("%.*s... (%zu bytes)", (int)n, b.ptr, len);
 	} else {
 		out = air__strdup(b.ptr);

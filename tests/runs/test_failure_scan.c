@@ -298,3 +298,22 @@ AIR_TEST(failure__the_node_a_message_names)
 	ASSERT_EQ_INT(air__node_named("node 99999999999 failed"), -1);
 	ASSERT_EQ_INT(air__node_named(NULL), -1);
 }
+
+/* A line longer than an excerpt keeps is cut between characters, never
+ * inside one: the report's lines stay UTF-8. */
+AIR_TEST(failure__a_long_line_is_cut_between_characters)
+{
+	static char big[AIR__FAILURE_LINE_MAX + 8];
+	air__lines l;
+	size_t len;
+	const char *t;
+
+	memset(big, 'x', sizeof(big));
+	memcpy(big + AIR__FAILURE_LINE_MAX - 1, "\xC3\xA9", 2); /* é across the limit */
+	air__lines_init(&l, 2);
+	ASSERT_EQ_INT(air__lines_push(&l, big, sizeof(big)), AIR_OK);
+	t = air__lines_at(&l, 0, &len);
+	ASSERT_EQ_INT(len, AIR__FAILURE_LINE_MAX - 1);
+	ASSERT_EQ_INT(t[len - 1], 'x');
+	air__lines_dispose(&l);
+}

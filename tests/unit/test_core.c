@@ -85,6 +85,20 @@ AIR_TEST(util__trim_and_blank)
 	ASSERT_TRUE(air__ends_with("a.yaml", ".yaml"));
 }
 
+AIR_TEST(util__utf8_cut_keeps_whole_characters)
+{
+	const char *s = "ab\xC3\xA9\xE2\x82\xAC!"; /* a b é € ! */
+
+	ASSERT_EQ_INT(air__utf8_cut(s, 8, 8), 8);  /* fits */
+	ASSERT_EQ_INT(air__utf8_cut(s, 8, 3), 2);  /* not inside é */
+	ASSERT_EQ_INT(air__utf8_cut(s, 8, 4), 4);
+	ASSERT_EQ_INT(air__utf8_cut(s, 8, 5), 4);  /* not inside € */
+	ASSERT_EQ_INT(air__utf8_cut(s, 8, 6), 4);
+	ASSERT_EQ_INT(air__utf8_cut(s, 8, 7), 7);
+	/* not UTF-8: at most 3 bytes back */
+	ASSERT_EQ_INT(air__utf8_cut("a\x80\x80\x80\x80\x80", 6, 5), 2);
+}
+
 AIR_TEST(util__parse_int64_is_strict)
 {
 	int64_t v;
