@@ -114,6 +114,16 @@ static int usable(const char *name, const char *ref, const char *value, air__buf
 	return AIR_OK;
 }
 
+/* "A=B" would reach a node as variable A holding "B=<value>". */
+static int check_name(const char *name, air__buf *why)
+{
+	if (!strchr(name, '='))
+		return AIR_OK;
+	air__buf_printf(why, "secret %s: a node's environment cannot have a variable of that name "
+	                "(it holds '=')", name);
+	return AIR_EINVAL;
+}
+
 /* @ref is "scope/key" (a scope has no '/'): the hint shows the file's entry
  * for this very secret. */
 static void no_value(air__buf *why, const char *name, const char *ref, const char *fpath)
@@ -168,8 +178,13 @@ int air__lsecrets_resolve(const air__local *ws, const json_t *spec, json_t **out
 	*missing = NULL;
 	for (size_t i = 0; rc == AIR_OK && i < n; i++) {
 		const char *name = names[i], *ref = air__json_str(spec, name);
-		const char *v = ws->env.getenv ? ws->env.getenv(ws->env.getenv_ud, name) : NULL;
+		const char *v;
 
+		if ((rc = check_name(name, why)) != AIR_OK) {
+			*missing = name;
+			break;
+		}
+		v = ws->env.getenv ? ws->env.getenv(ws->env.getenv_ud, name) : NULL;
 		if (!v && !file) {
 			if (!(fpath = air__lsecrets_file(ws))) {
 				rc = AIR_ENOMEM;
@@ -216,8 +231,10 @@ int air__lsecrets_locate(const air__local *ws, const char *name, const char *ref
 	const char *v = ws->env.getenv ? ws->env.getenv(ws->env.getenv_ud, name) : NULL;
 	char *fpath = NULL;
 	json_t *file = NULL;
-	int rc = AIR_OK;
+	int rc = check_name(name, why);
 
+	if (rc != AIR_OK)
+		return rc;
 	if (v) {
 		air__buf_printf(where, "the environment variable %s", name);
 	} else if (!(fpath = air__lsecrets_file(ws))) {

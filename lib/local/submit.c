@@ -143,6 +143,29 @@ static json_t *secret_spec(const char *launch_dir)
 	return spec;
 }
 
+/* The first name of the run's env_vars.json that a node's environment
+ * cannot hold ("A=B" would be variable A with the value "B=..."), or NULL
+ * (secret names: air__lsecrets_resolve()). */
+static const char *bad_variable_name(const lsub *s)
+{
+	char *path = air__lpath(s->launch_dir, "env_vars.json");
+	json_t *vars = path ? air__lread_json(path) : NULL, *e;
+	const char *bad = NULL;
+	static char kept[256];
+	size_t i;
+
+	json_array_foreach(vars, i, e) {
+		const char *n = air__json_str(e, "name");
+		if (!bad && n && (!*n || strchr(n, '='))) {
+			snprintf(kept, sizeof(kept), "%s", n);
+			bad = kept;
+		}
+	}
+	json_decref(vars);
+	air__free(path);
+	return bad;
+}
+
 /* Read and check the payload; replies 400 (returning false) when it is not
  * one a workspace would run. */
 static bool read_payload(air__lcall *c, lsub *s, int *rc)
@@ -213,6 +236,15 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 	if (!(s->secret_spec = secret_spec(s->launch_dir))) {
 		*rc = air__oom(c->err);
 		return false;
+	}
+	{
+		const char *name = bad_variable_name(s);
+		if (name) {
+			*rc = air__lreply_bad_request(c, "env_variables: \"%s\" cannot be the name of an "
+			                              "environment variable on a local node (it holds '=' "
+			                              "or is empty)", name);
+			return false;
+		}
 	}
 	return true;
 }

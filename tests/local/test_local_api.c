@@ -435,6 +435,41 @@ AIR_TEST(local__a_missing_secret_fails_before_anything_starts)
 /* A value too short to be told apart in the logs is refused before anything
  * starts, by the pre-flight and by runs/submit, naming the secret, never
  * its value. */
+/* A name with '=' cannot be a variable of a node's environment ("A=B" would
+ * be A holding "B=<value>"): a secret or an env_variables entry so named is
+ * refused before anything starts, and says why. */
+AIR_TEST(local__a_variable_name_with_an_equals_sign_is_refused)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *secret = local_config("experiment_name: eq\n"
+	                                  "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                                  "secrets: {\"A=B\": team/k}\n"
+	                                  "command: echo never\n",
+	                                  state);
+	air_config *env = local_config("experiment_name: eq\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "env_variables: {\"X=Y\": v}\n"
+	                               "command: echo never\n",
+	                               state);
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	ASSERT_TRUE(air_client_submit(c, secret, NULL, &sub, &err) != AIR_OK);
+	ASSERT_CONTAINS(air_error_message(err), "secret A=B: a node's environment cannot have a "
+	                                        "variable of that name");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_TRUE(air_client_submit(c, env, NULL, &sub, &err) != AIR_OK);
+	ASSERT_CONTAINS(air_error_message(err), "env_variables: \"X=Y\" cannot be the name of an "
+	                                        "environment variable");
+	air_error_free(err);
+	ASSERT_NULL(sub);
+	ASSERT_EQ_INT(count_runs(c), 0);
+	air_config_free(env);
+	air_config_free(secret);
+}
+
 AIR_TEST(local__a_secret_too_short_to_redact_is_refused)
 {
 	const char *state;
