@@ -143,23 +143,19 @@ static json_t *secret_spec(const char *launch_dir)
 	return spec;
 }
 
-/* The first name of the run's env_vars.json that a node's environment
- * cannot hold ("A=B" would be variable A with the value "B=..."), or NULL
- * (secret names: air__lsecrets_resolve()). */
-static const char *bad_variable_name(const lsub *s)
+/* A copy of the first name of the run's env_vars.json that a node's
+ * environment cannot hold ("A=B" would be variable A with the value
+ * "B=..."), or NULL (secret names: air__lsecrets_resolve()). */
+static char *bad_variable_name(const lsub *s)
 {
-	char *path = air__lpath(s->launch_dir, "env_vars.json");
+	char *path = air__lpath(s->launch_dir, "env_vars.json"), *bad = NULL;
 	json_t *vars = path ? air__lread_json(path) : NULL, *e;
-	const char *bad = NULL;
-	static char kept[256];
 	size_t i;
 
 	json_array_foreach(vars, i, e) {
 		const char *n = air__json_str(e, "name");
-		if (!bad && n && (!*n || strchr(n, '='))) {
-			snprintf(kept, sizeof(kept), "%s", n);
-			bad = kept;
-		}
+		if (!bad && n && (!*n || strchr(n, '=')))
+			bad = air__strdup(n);
 	}
 	json_decref(vars);
 	air__free(path);
@@ -238,11 +234,12 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 		return false;
 	}
 	{
-		const char *name = bad_variable_name(s);
+		char *name = bad_variable_name(s);
 		if (name) {
 			*rc = air__lreply_bad_request(c, "env_variables: \"%s\" cannot be the name of an "
 			                              "environment variable on a local node (it holds '=' "
 			                              "or is empty)", name);
+			air__free(name);
 			return false;
 		}
 	}
