@@ -115,7 +115,8 @@ AIR_EXTERN int air_logs_options_set_status_cb(air_logs_options *opts, air_log_st
                                               void *userdata);
 /**
  * Report each new attempt of a followed run to @p cb (stream and iterator,
- * following the latest attempt: AIR_LOGS_ATTEMPT not set; NULL removes it),
+ * following the latest attempt: AIR_LOGS_ATTEMPT negative, the default;
+ * NULL removes it),
  * so that a display can mark where a retry begins. Costs no request. Runs on
  * the calling thread.
  * @return AIR_OK or AIR_EINVAL (NULL @p opts). @since 1.2

@@ -55,10 +55,12 @@ AIR_EXTERN void air_sweep_points_free(air_sweep_points *points);
  * Add a grid axis: @p path (a field path of the override language) takes
  * each of the @p n YAML values (copied: "1e-3", "32", "'text'", "[a, b]").
  * The variants are the cartesian product of the axes, the first axis
- * varying slowest. A path may appear on one axis only; a points object holds
- * either axes or explicit points.
- * @return AIR_OK; AIR_EINVAL (NULL argument, @p n 0, an empty or repeated
- *         path, a value that is not one line of YAML, explicit points already
+ * varying slowest. A path may appear on one axis only, and no axis may set
+ * a field within another's; a points object holds either axes or explicit
+ * points.
+ * @return AIR_OK; AIR_EINVAL (NULL argument, @p n 0, an empty, repeated or
+ *         overlapping path, an empty value (write null for a null), a value
+ *         that is not one line of YAML, explicit points already
  *         added, or more than AIR_SWEEP_LIMIT_VARIANTS variants without a
  *         sample); AIR_ECONFIG (a path the schema does not know, naming it);
  *         AIR_ENOMEM. @since 1.2
@@ -68,10 +70,10 @@ AIR_EXTERN int air_sweep_points_add_axis(air_sweep_points *points, const char *p
 
 /**
  * Add an explicit point: @p n "PATH=VALUE" assignments (the `--override`
- * syntax, copied). A path may appear once per point; an empty point (n 0) is
- * the base config itself.
- * @return AIR_OK; AIR_EINVAL (NULL argument, no '=', an empty or repeated
- *         path, grid axes already added, too many points); AIR_ECONFIG (an
+ * syntax, copied). A path may appear once per point, and not within another
+ * of its paths; an empty point (n 0) is the base config itself.
+ * @return AIR_OK; AIR_EINVAL (NULL argument, no '=', an empty, repeated or
+ *         overlapping path, grid axes already added, too many points); AIR_ECONFIG (an
  *         unknown path); AIR_ENOMEM. @since 1.2
  */
 AIR_EXTERN int air_sweep_points_add_point(air_sweep_points *points,

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fail_v(air_error **err, const char *file, int32_t line, int32_t column,
-                  const char *field, const char *fmt, va_list ap)
+/* The error: "<shown>:<line>:<col>: <field>: <problem>" (@shown names the
+ * source in the message, @file is its position's file). */
+static int fail_v(air_error **err, const char *shown, const char *file, int32_t line,
+                  int32_t column, const char *field, const char *fmt, va_list ap)
 {
 	air_error *e;
 	char *problem;
@@ -15,11 +17,11 @@ static int fail_v(air_error **err, const char *file, int32_t line, int32_t colum
 	problem = air__vsprintf(fmt, ap);
 	if (!problem)
 		return air__fail(err, air__error_new(AIR_ENOMEM, 0, "out of memory"));
-	if (file && line > 0)
-		e = air__error_new(AIR_ECONFIG, 0, "%s:%d:%d: %s%s%s", file, (int)line, (int)column,
+	if (shown && line > 0)
+		e = air__error_new(AIR_ECONFIG, 0, "%s:%d:%d: %s%s%s", shown, (int)line, (int)column,
 		                   field ? field : "", field ? ": " : "", problem);
 	else
-		e = air__error_new(AIR_ECONFIG, 0, "%s%s%s%s%s", file ? file : "", file ? ": " : "",
+		e = air__error_new(AIR_ECONFIG, 0, "%s%s%s%s%s", shown ? shown : "", shown ? ": " : "",
 		                   field ? field : "", field ? ": " : "", problem);
 	air__free(problem);
 	air__error_set_field(e, field);
@@ -39,10 +41,9 @@ int air__cfg_fail(air_error **err, const char *file, const air__ynode *at, const
 	if (file && at && at->line == 0 && !(shown = air__sprintf("%s (overridden)", file)))
 		return air__oom(err);
 	va_start(ap, fmt);
-	rc = fail_v(err, shown ? shown : file, at ? at->line : 0, at ? at->column : 0, field, fmt, ap);
+	rc = fail_v(err, shown ? shown : file, file, at ? at->line : 0, at ? at->column : 0, field,
+	            fmt, ap);
 	va_end(ap);
-	if (shown && err && *err)
-		air__error_set_position(*err, file, 0, 0);
 	air__free(shown);
 	return rc;
 }
@@ -54,7 +55,7 @@ int air__cfg_fail_at(air_error **err, const char *file, int32_t line, int32_t co
 	int rc;
 
 	va_start(ap, fmt);
-	rc = fail_v(err, file, line, column, field, fmt, ap);
+	rc = fail_v(err, file, file, line, column, field, fmt, ap);
 	va_end(ap);
 	return rc;
 }

@@ -8,7 +8,10 @@
 
 /* Between air__fsize_guard() and air__fsize_unguard(), on the calling
  * thread, a write past RLIMIT_FSIZE fails with EFBIG instead of raising
- * SIGXFSZ (whose default action ends the process). */
+ * SIGXFSZ (whose default action ends the process). Keep the span to
+ * libair's own writes: a child spawned within it would inherit the blocked
+ * signal, and a callback run within it (a debug callback during a local
+ * workspace's request) gets EFBIG too, its signal taken. */
 typedef struct air__fsize_guard_t {
 	sigset_t old;
 	bool active;

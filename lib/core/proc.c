@@ -171,6 +171,8 @@ static int spawn(const char *const *argv, const air__proc_opts *o, int in_r, int
                  pid_t *pid, air_error **err)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t mask;
 	char **env, *exe = find_program(argv[0]);
 	int rc;
 
@@ -188,7 +190,15 @@ static int spawn(const char *const *argv, const air__proc_opts *o, int in_r, int
 		posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_w, STDOUT_FILENO);
 	posix_spawn_file_actions_adddup2(&fa, err_w, STDERR_FILENO);
-	rc = posix_spawn(pid, exe, &fa, NULL, (char *const *)argv, env);
+	/* The caller's signal mask, but SIGXFSZ: a program started while
+	 * libair holds it back (core_fsize.h) gets it as programs do. */
+	posix_spawnattr_init(&attr);
+	pthread_sigmask(SIG_SETMASK, NULL, &mask);
+	sigdelset(&mask, SIGXFSZ);
+	posix_spawnattr_setsigmask(&attr, &mask);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+	rc = posix_spawn(pid, exe, &fa, &attr, (char *const *)argv, env);
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	air__free(env);
 	air__free(exe);

@@ -114,13 +114,13 @@ static int usable(const char *name, const char *ref, const char *value, air__buf
 	return AIR_OK;
 }
 
-/* "A=B" would reach a node as variable A holding "B=<value>". */
+/* "A=B" would reach a node as variable A holding "B=<value>"; "" as none. */
 static int check_name(const char *name, air__buf *why)
 {
-	if (!strchr(name, '='))
+	if (*name && !strchr(name, '='))
 		return AIR_OK;
-	air__buf_printf(why, "secret %s: a node's environment cannot have a variable of that name "
-	                "(it holds '=')", name);
+	air__buf_printf(why, "secret \"%s\": a node's environment cannot have a variable of that "
+	                "name (it is empty or holds '=')", name);
 	return AIR_EINVAL;
 }
 

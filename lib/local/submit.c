@@ -143,23 +143,26 @@ static json_t *secret_spec(const char *launch_dir)
 	return spec;
 }
 
-/* A copy of the first name of the run's env_vars.json that a node's
+/* *bad: a copy of the first name of the run's env_vars.json that a node's
  * environment cannot hold ("A=B" would be variable A with the value
- * "B=..."), or NULL (secret names: air__lsecrets_resolve()). */
-static char *bad_variable_name(const lsub *s)
+ * "B=..."), or NULL (secret names: air__lsecrets_resolve()). AIR_OK or
+ * AIR_ENOMEM. */
+static int bad_variable_name(const lsub *s, char **bad)
 {
-	char *path = air__lpath(s->launch_dir, "env_vars.json"), *bad = NULL;
+	char *path = air__lpath(s->launch_dir, "env_vars.json");
 	json_t *vars = path ? air__lread_json(path) : NULL, *e;
+	bool oom = !path;
 	size_t i;
 
+	*bad = NULL;
 	json_array_foreach(vars, i, e) {
 		const char *n = air__json_str(e, "name");
-		if (!bad && n && (!*n || strchr(n, '=')))
-			bad = air__strdup(n);
+		if (!*bad && !oom && n && (!*n || strchr(n, '=')))
+			oom = !(*bad = air__strdup(n));
 	}
 	json_decref(vars);
 	air__free(path);
-	return bad;
+	return oom ? AIR_ENOMEM : AIR_OK;
 }
 
 /* Read and check the payload; replies 400 (returning false) when it is not
@@ -234,7 +237,11 @@ static bool read_payload(air__lcall *c, lsub *s, int *rc)
 		return false;
 	}
 	{
-		char *name = bad_variable_name(s);
+		char *name = NULL;
+		if (bad_variable_name(s, &name) != AIR_OK) {
+			*rc = air__oom(c->err);
+			return false;
+		}
 		if (name) {
 			*rc = air__lreply_bad_request(c, "env_variables: \"%s\" cannot be the name of an "
 			                              "environment variable on a local node (it holds '=' "

@@ -501,20 +501,28 @@ static void reap(attempt *t)
 	}
 }
 
-static void check_stops(attempt *t)
+/* A stop signal or a cancel: checked before the nodes that exited are
+ * reaped, so that one asked for as a node fails ends the run CANCELED. */
+static void check_cancel(attempt *t)
+{
+	if (t->stopping)
+		return;
+	if (*t->s->stop_signal)
+		stop(t, O_CANCELED, true, "the local supervisor was stopped by signal %d",
+		     (int)*t->s->stop_signal);
+	else if (cancel_requested(t->s))
+		stop(t, O_CANCELED, true, "the run was canceled");
+}
+
+/* The timeout, after the reaping: an attempt whose nodes have all exited
+ * has ended however late; and the SIGKILL after the grace period. */
+static void check_time(attempt *t)
 {
 	int64_t now = air__mono_ms();
 
-	if (!t->stopping) {
-		if (*t->s->stop_signal)
-			stop(t, O_CANCELED, true, "the local supervisor was stopped by signal %d",
-			     (int)*t->s->stop_signal);
-		else if (cancel_requested(t->s))
-			stop(t, O_CANCELED, true, "the run was canceled");
-		else if (t->deadline && now >= t->deadline)
-			stop(t, O_TIMEDOUT, true, "the attempt ran longer than timeout_minutes (%lld min)",
-			     (long long)(air__json_int64_or(t->s->rec, "timeout_seconds", 0) / 60));
-	}
+	if (!t->stopping && t->alive > 0 && t->deadline && now >= t->deadline)
+		stop(t, O_TIMEDOUT, true, "the attempt ran longer than timeout_minutes (%lld min)",
+		     (long long)(air__json_int64_or(t->s->rec, "timeout_seconds", 0) / 60));
 	if (t->stopping && !t->hard && now >= t->kill_at) {
 		signal_nodes(t, SIGKILL);
 		t->hard = true;
@@ -550,11 +558,9 @@ static void wait_nodes(attempt *t)
 			for (int64_t n = 0; n < t->s->nodes; n++)
 				read_output(&t->nd[n], READ_TURN_CHUNKS);
 		}
-		/* A cancel, a stop signal or the timeout first: a node that exits
-		 * at the same time (by the SIGTERM of an earlier turn, say) does
-		 * not turn the run's end into its failure. */
-		check_stops(t);
+		check_cancel(t);
 		reap(t);
+		check_time(t);
 	}
 	air__free(fds);
 }

@@ -270,8 +270,13 @@ static int package_git(air__snapshot *s, const air__ctx *ctx, air_error **err)
 		                s->root, AIR__SNAPSHOT_MAX_BYTES >> 20);
 	if (rc == AIR_OK && lseek(fd, 0, SEEK_SET) != 0)
 		rc = air__failf(err, AIR_EIO, 0, "cannot read back the git archive: %s", strerror(errno));
-	if (rc == AIR_OK)
+	if (rc == AIR_OK) {
+		air__fsize_guard_t fsize; /* git ran without it: past the limit it fails */
+
+		air__fsize_guard(&fsize);
 		rc = air__snapshot_tar_repack(fd, s->dirname, &s->archive, err);
+		air__fsize_unguard(&fsize);
+	}
 	close(fd);
 	return rc;
 }
@@ -284,17 +289,18 @@ int air__snapshot_package(air__snapshot *s, const air__ctx *ctx, air_error **err
 
 	if (s->packaged)
 		return AIR_OK;
-	air__fsize_guard(&fsize); /* the archive's temporary file: EFBIG, not SIGXFSZ */
 	if (s->mode == AIR__SNAPSHOT_GIT) {
 		rc = package_git(s, ctx, err);
 	} else {
 		rc = read_gitignore(s, &ig, err);
+		/* the archive's temporary file: EFBIG, not SIGXFSZ (this thread only) */
+		air__fsize_guard(&fsize);
 		if (rc == AIR_OK)
 			rc = air__snapshot_tar_plain(s->root, s->dirname, &ig, s->include, s->n_include, ctx,
 			                             &s->archive, err);
+		air__fsize_unguard(&fsize);
 		air__ignore_dispose(&ig);
 	}
-	air__fsize_unguard(&fsize);
 	s->packaged = rc == AIR_OK;
 	return rc;
 }

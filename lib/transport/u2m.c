@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "transport/auth.h"
+#include "core/core_fsize.h"
 #include "core/core.h"
 
 #define CACHE_VERSION 1
@@ -146,6 +147,7 @@ int air__u2m_load(const air_client *c, const char *key, air__token *out, air_err
 /* Write @doc to @path through a temporary file in the same directory. */
 static int write_atomically(const char *path, const json_t *doc, air_error **err)
 {
+	air__fsize_guard_t fsize;
 	char *tmp = air__sprintf("%s.tmp-XXXXXX", path);
 	char *text = NULL;
 	int fd = -1, rc = AIR_OK;
@@ -161,6 +163,7 @@ static int write_atomically(const char *path, const json_t *doc, air_error **err
 		goto done;
 	}
 	len = strlen(text);
+	air__fsize_guard(&fsize); /* past the file size limit: an error, not SIGXFSZ */
 	while (off < len) {
 		ssize_t w = write(fd, text + off, len - off);
 		if (w < 0 && errno == EINTR)
@@ -169,6 +172,7 @@ static int write_atomically(const char *path, const json_t *doc, air_error **err
 			break;
 		off += (size_t)w;
 	}
+	air__fsize_unguard(&fsize);
 	if (off < len || fchmod(fd, 0600) != 0 || fsync(fd) != 0 || close(fd) != 0) {
 		rc = air__failf(err, AIR_EIO, 0, "cannot write token cache %s: %s", path,
 		                strerror(errno));

@@ -432,9 +432,6 @@ AIR_TEST(local__a_missing_secret_fails_before_anything_starts)
 	air_config_free(cfg);
 }
 
-/* A value too short to be told apart in the logs is refused before anything
- * starts, by the pre-flight and by runs/submit, naming the secret, never
- * its value. */
 /* A name with '=' cannot be a variable of a node's environment ("A=B" would
  * be A holding "B=<value>"): a secret or an env_variables entry so named is
  * refused before anything starts, and says why. */
@@ -456,8 +453,8 @@ AIR_TEST(local__a_variable_name_with_an_equals_sign_is_refused)
 	air_error *err = NULL;
 
 	ASSERT_TRUE(air_client_submit(c, secret, NULL, &sub, &err) != AIR_OK);
-	ASSERT_CONTAINS(air_error_message(err), "secret A=B: a node's environment cannot have a "
-	                                        "variable of that name");
+	ASSERT_CONTAINS(air_error_message(err), "secret \"A=B\": a node's environment cannot have "
+	                                        "a variable of that name");
 	air_error_free(err);
 	err = NULL;
 	ASSERT_TRUE(air_client_submit(c, env, NULL, &sub, &err) != AIR_OK);
@@ -470,6 +467,9 @@ AIR_TEST(local__a_variable_name_with_an_equals_sign_is_refused)
 	air_config_free(secret);
 }
 
+/* A value too short to be told apart in the logs is refused before anything
+ * starts, by the pre-flight and by runs/submit, naming the secret, never
+ * its value. */
 AIR_TEST(local__a_secret_too_short_to_redact_is_refused)
 {
 	const char *state;
@@ -1341,7 +1341,21 @@ AIR_TEST(local__a_follower_is_told_where_each_attempt_begins)
 	ASSERT_EQ_STR(f.order, "R:first A:1 R:second");
 	ASSERT_TRUE(air_logs_summary_succeeded(sum));
 	air_logs_summary_free(sum);
-	/* A static view of one attempt has no such call; NULL removes it. */
+	sum = NULL;
+	/* One attempt read on its own has no such call, nor a finished run's
+	 * latest one. */
+	f.order[0] = '\0';
+	ASSERT_OK(air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, 0), NULL);
+	ASSERT_OK(air_client_stream_logs(c, id, o, &sum, &err), err);
+	ASSERT_EQ_STR(f.order, "R:first");
+	air_logs_summary_free(sum);
+	sum = NULL;
+	f.order[0] = '\0';
+	ASSERT_OK(air_logs_options_set_int(o, AIR_LOGS_ATTEMPT, -1), NULL);
+	ASSERT_OK(air_client_stream_logs(c, id, o, &sum, &err), err);
+	ASSERT_EQ_STR(f.order, "R:second");
+	air_logs_summary_free(sum);
+	/* NULL options are refused; a NULL callback removes it. */
 	ASSERT_EQ_INT(air_logs_options_set_attempt_cb(NULL, on_attempt, &f), AIR_EINVAL);
 	ASSERT_OK(air_logs_options_set_attempt_cb(o, NULL, &f), NULL);
 	air_logs_options_free(o);
