@@ -54,6 +54,15 @@ type Run struct {
 	client *Client // the client that read it (Run.Failure reads through it)
 }
 
+// Duration is EndTime - StartTime once both are known (a run that has
+// ended), else 0; as Python's Run.duration.
+func (r *Run) Duration() time.Duration {
+	if r.StartTime.IsZero() || r.EndTime.IsZero() {
+		return 0
+	}
+	return r.EndTime.Sub(r.StartTime)
+}
+
 // SweepStats are the counters of a sweep run.
 type SweepStats struct{ Total, Completed, Succeeded, Failed, Active int64 }
 

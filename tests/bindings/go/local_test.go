@@ -129,6 +129,12 @@ max_retries: 0
 	if run.State != air.StateSuccess || run.ExperimentName != "local-go" {
 		t.Fatalf("run %d: %v %q", id, run.State, run.StateMessage)
 	}
+	if run.StartTime.IsZero() || run.Duration() != run.EndTime.Sub(run.StartTime) || run.Duration() < 0 {
+		t.Fatalf("run %d: duration %v from %v to %v", id, run.Duration(), run.StartTime, run.EndTime)
+	}
+	if (&air.Run{StartTime: run.StartTime}).Duration() != 0 {
+		t.Fatal("a run without an end has a duration")
+	}
 	it := lw.c.Logs(ctx, id, fastLogs)
 	defer it.Close()
 	var lines []string
