@@ -87,6 +87,8 @@ int cli_print_error_envelope(const char *code, const char *kind, const char *mes
                              bool retryable);
 /* One compact JSON line on stdout (JSON-lines events). Steals @obj. */
 void cli_print_jsonl(json_t *obj);
+/* A submission's warnings, "Warning: ..." on stderr. */
+void cli_print_warnings(const air_submission *sub);
 /* "====== label ======" on stdout, 60 columns (the label longer: as is). */
 void cli_print_rule(const char *label);
 /* Current time as RFC 3339 UTC seconds ("2024-01-15T14:30:45Z"). */

@@ -42,6 +42,8 @@ static int rerun(const cli_globals *g, int64_t run_id, const air_rerun_options *
 			fprintf(stderr, "Rerunning run %" PRId64 "...\n", run_id);
 		rc = air_client_rerun(client, run_id, o, &sub, &err);
 	}
+	if (rc == AIR_OK)
+		cli_print_warnings(sub);
 	if (rc != AIR_OK) {
 		cli_error_air(err, rc);
 		rc = 1;

@@ -179,8 +179,7 @@ static int pre_check(const cli_globals *g, air_client *client, const air_config 
 	return rc;
 }
 
-/* The submission's warnings (steps after runs/submit), on stderr. */
-static void print_warnings(const air_submission *sub)
+void cli_print_warnings(const air_submission *sub)
 {
 	for (size_t i = 0; i < air_submission_warning_count(sub); i++)
 		fprintf(stderr, "Warning: %s\n", cli_clean(air_submission_warning(sub, i)));
@@ -242,7 +241,7 @@ int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_re
 	rc = submit(g, client, cfg, req, &sub);
 	if (rc != 0)
 		goto out;
-	print_warnings(sub);
+	cli_print_warnings(sub);
 	if (req->watch) {
 		/* JSON: cli_watch() starts with the SUBMITTED event. */
 		if (!g->json)

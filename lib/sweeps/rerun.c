@@ -113,6 +113,7 @@ typedef struct rerun {
 	air_submit_options *sopts;
 	air__flow f;
 	bool flow_open;
+	char *drift;            /* the past run's launch files its config does not give */
 } rerun;
 
 static int not_found(air_error **err, const char *fmt, int64_t id, const char *path)
@@ -137,32 +138,93 @@ static int read_run(rerun *r, air_error **err)
 	return r->launch_dir ? AIR_OK : air__oom(err);
 }
 
-/* training_config.yaml of the launch directory, with the overrides applied. */
-static int read_config(rerun *r, air_error **err)
+/* The bytes of the workspace file @path into @resp; its absence is
+ * AIR_ENOTFOUND (an error saying so, naming the run @r). */
+static int fetch(rerun *r, const char *path, air__http_resp *resp, air_error **err)
 {
 	air__buf q = AIR__BUF_INIT;
-	char *path = air__sprintf("%s/training_config.yaml", r->launch_dir);
 	air__http_req req = {.method = "GET", .path = "/api/2.0/workspace/export"};
-	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *e = NULL;
 	int rc;
 
-	if (!path)
-		return air__oom(err);
 	air__buf_query(&q, "path", path);
 	air__buf_query(&q, "direct_download", "true");
 	req.query = air__buf_cstr(&q);
-	rc = air__buf_oom(&q) ? air__oom(&e) : air__http_do(r->c, &r->ctx, &req, &resp, &e);
+	rc = air__buf_oom(&q) ? air__oom(&e) : air__http_do(r->c, &r->ctx, &req, resp, &e);
 	if (rc != AIR_OK && air_error_http_status(e) == 404) {
 		air_error_free(e);
 		rc = not_found(err, "the launch files of run %lld were deleted: %s does not exist", r->id,
 		               path);
 	} else if (rc != AIR_OK) {
 		rc = air__fail(err, air__error_prefix(e, "reading %s", path));
-	} else {
+	}
+	air__buf_dispose(&q);
+	return rc;
+}
+
+/* With overrides the new run starts from the past run's training_config.yaml
+ * (@r->cfg, not overridden yet). `air run --override` writes that file as
+ * read, its launch files overridden: the names of those that the file does
+ * not give go to @r->drift, for a warning. Best effort: only an interrupt or
+ * the deadline stops the rerun here. */
+static int launch_drift(rerun *r, air_error **err)
+{
+	air__workload w;
+	air__artifact arts[AIR__MAX_ARTIFACTS];
+	air__buf names = AIR__BUF_INIT;
+	size_t n = 0;
+	int rc = AIR_OK;
+
+	if (air_config_validate(r->cfg, NULL) != AIR_OK || air__workload_load(r->cfg, &w, NULL) != AIR_OK)
+		return AIR_OK; /* the overrides may be what makes it valid */
+	if (air__artifacts_build(&w, arts, &n, NULL) != AIR_OK)
+		n = 0;
+	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
+		air__http_resp resp = AIR__HTTP_RESP_INIT;
+		char *path = !strcmp(arts[i].name, "command.sh")
+		                 ? air__strdup(r->run->command_path)
+		                 : air__sprintf("%s/%s", r->launch_dir, arts[i].name);
+		air_error *e = NULL;
+		int got;
+
+		if (!strcmp(arts[i].name, "training_config.yaml") || !path) {
+			air__free(path);
+			continue;
+		}
+		got = fetch(r, path, &resp, &e);
+		if (got == AIR_EINTERRUPTED || got == AIR_ETIMEOUT)
+			rc = air__fail(err, e);
+		else if (got == AIR_OK && (resp.body_len != arts[i].len ||
+		                           memcmp(resp.body ? resp.body : "", arts[i].data, arts[i].len)))
+			air__buf_printf(&names, "%s%s", names.len ? ", " : "", arts[i].name);
+		if (e && rc == AIR_OK)
+			air_error_free(e);
+		air__http_resp_clear(&resp);
+		air__free(path);
+	}
+	air__artifacts_dispose(arts, n);
+	air__workload_dispose(&w);
+	if (rc == AIR_OK && names.len && !(r->drift = air__strdup(air__buf_cstr(&names))))
+		rc = air__oom(err);
+	air__buf_dispose(&names);
+	return rc;
+}
+
+/* training_config.yaml of the launch directory, with the overrides applied. */
+static int read_config(rerun *r, air_error **err)
+{
+	char *path = air__sprintf("%s/training_config.yaml", r->launch_dir);
+	air__http_resp resp = AIR__HTTP_RESP_INIT;
+	int rc;
+
+	if (!path)
+		return air__oom(err);
+	rc = fetch(r, path, &resp, err);
+	if (rc == AIR_OK)
 		rc = air_config_parse_buffer(resp.body ? resp.body : "", resp.body_len, path, NULL,
 		                             &r->cfg, err);
-	}
+	if (rc == AIR_OK && r->n_over)
+		rc = launch_drift(r, err);
 	for (size_t i = 0; i < r->n_over && rc == AIR_OK; i++) {
 		const air__assign *a = &r->over[i];
 		rc = air_config_set(r->cfg, a->path, a->value, err);
@@ -172,7 +234,6 @@ static int read_config(rerun *r, air_error **err)
 	if (rc == AIR_OK && r->n_over)
 		rc = air_config_to_yaml(r->cfg, &r->yaml, err);
 	air__http_resp_clear(&resp);
-	air__buf_dispose(&q);
 	air__free(path);
 	return rc;
 }
@@ -312,6 +373,11 @@ static int submit(rerun *r, air_submission **out, air_error **err)
 		r->f.ctx.deadline_ms = r->ctx.deadline_ms;
 	}
 	r->flow_open = true;
+	if (rc == AIR_OK && r->drift)
+		air__buf_printf(&r->f.warnings, "run %lld was submitted with overrides that its "
+		                "training_config.yaml does not hold (its %s differ%s): this run starts "
+		                "from that file with your overrides; give the others again to keep them\n",
+		                (long long)r->id, r->drift, strchr(r->drift, ',') ? "" : "s");
 	if (rc == AIR_OK)
 		rc = air__flow_identity(&r->f, err);
 	if (rc == AIR_OK && !(r->f.token = air__strdup(r->key)))
@@ -380,5 +446,6 @@ int air_client_rerun(air_client *client, int64_t run_id, const air_rerun_options
 	air__free(r.yaml);
 	air__free(r.key);
 	air__free(r.name);
+	air__free(r.drift);
 	return rc;
 }

@@ -281,6 +281,43 @@ AIR_TEST(sweep_local__a_past_run_rerun_with_and_without_overrides)
 	logs = local_logs(c, air_submission_run_id(again), 0, -1);
 	ASSERT_CONTAINS(logs, "lr: 0.7");
 	free(logs);
+	/* its launch files are its config's: no warning */
+	ASSERT_EQ_INT(air_submission_warning_count(again), 0);
+	air_submission_free(again);
+	air_rerun_options_free(o);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+/* A run submitted with an override its training_config.yaml does not hold
+ * (`air run --override`: the file as read) and rerun with other overrides
+ * starts from that file: the submission says so, naming the launch files
+ * that differ, instead of dropping the first overrides in silence. */
+AIR_TEST(sweep_local__a_rerun_says_when_it_drops_the_runs_own_overrides)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = local_config("experiment_name: overridden\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "parameters: {lr: 0.1, steps: 20}\n"
+	                               "command: cat \"$HYPERPARAMETERS_PATH\"\n",
+	                               state);
+	air_rerun_options *o = NULL;
+	air_submission *again = NULL;
+	air_error *err = NULL;
+	int64_t first;
+
+	ASSERT_OK(air_config_override(cfg, "parameters.steps=40", &err), err);
+	ASSERT_OK(air_config_validate(cfg, &err), err);
+	first = local_submit(c, cfg, NULL);
+	air_run_free(local_wait(c, first));
+	ASSERT_EQ_INT(air_rerun_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_rerun_options_add_override(o, "parameters.lr=0.7"), AIR_OK);
+	ASSERT_OK(air_client_rerun(c, first, o, &again, &err), err);
+	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "does not hold (its hyperparameters.yaml "
+	                                                  "differs)");
+	air_run_free(local_wait(c, air_submission_run_id(again)));
 	air_submission_free(again);
 	air_rerun_options_free(o);
 	air_config_free(cfg);
