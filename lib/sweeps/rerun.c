@@ -162,6 +162,14 @@ static int fetch(rerun *r, const char *path, air__http_resp *resp, air_error **e
 	return rc;
 }
 
+/* Where the past run keeps launch file @name: its command.sh is its own
+ * command_path, the others are beside it. NULL on OOM. */
+static char *launch_file_path(const rerun *r, const char *name)
+{
+	return !strcmp(name, "command.sh") ? air__strdup(r->run->command_path)
+	                                   : air__sprintf("%s/%s", r->launch_dir, name);
+}
+
 /* With overrides the new run starts from the past run's training_config.yaml
  * (@r->cfg, not overridden yet). `air run --override` writes that file as
  * read, its launch files overridden: the names of those that the file does
@@ -181,9 +189,7 @@ static int launch_drift(rerun *r, air_error **err)
 		n = 0;
 	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
 		air__http_resp resp = AIR__HTTP_RESP_INIT;
-		char *path = !strcmp(arts[i].name, "command.sh")
-		                 ? air__strdup(r->run->command_path)
-		                 : air__sprintf("%s/%s", r->launch_dir, arts[i].name);
+		char *path = launch_file_path(r, arts[i].name);
 		air_error *e = NULL;
 		int got;
 
@@ -309,11 +315,7 @@ static int launch_files_there(rerun *r, bool *there, air_error **err)
 
 		if (!strcmp(arts[i].name, "training_config.yaml"))
 			continue;
-		/* the run's own command_path, which names its command.sh */
-		path = !strcmp(arts[i].name, "command.sh")
-		           ? air__strdup(r->run->command_path)
-		           : air__sprintf("%s/%s", r->launch_dir, arts[i].name);
-		if (!path) {
+		if (!(path = launch_file_path(r, arts[i].name))) {
 			rc = air__oom(err);
 			break;
 		}

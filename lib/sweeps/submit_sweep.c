@@ -177,7 +177,7 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, air
 		air__client_debug(k->c, AIR_DEBUG_INFO, "sweep: run %lld not read (%s); not waited for",
 		                  (long long)id, air_error_message(e));
 	*ended = rc != AIR_OK || run->terminal;
-	*canceled = rc == AIR_OK && run->result && !strcmp(run->result, "CANCELED");
+	*canceled = rc == AIR_OK && air_run_state(run) == AIR_STATE_CANCELED;
 	air_error_free(e);
 	air_run_free(run);
 	return AIR_OK;
