@@ -44,10 +44,10 @@
 /* The most the secrets may take on fd 4. */
 #define AIR__LOCAL_MAX_SECRETS (1u << 20)
 /* The supervisor's fourth argument (STATE_DIR RUN_ID LIBAIR_VERSION
- * go-ahead SUBMITTER_PID): how it is started (the secrets are its go-ahead,
- * awaited while the submitter lives). One that speaks another way refuses
- * to start. */
-#define AIR__LOCAL_PROTOCOL "go-ahead"
+ * go-ahead-cpus SUBMITTER_PID CPUS): how it is started (the secrets are its
+ * go-ahead, awaited while the submitter lives; CPUS are those it runs on once
+ * loaded). One that speaks another way refuses to start. */
+#define AIR__LOCAL_PROTOCOL "go-ahead-cpus"
 
 /* inotify instances kept for the next watch (watch.c). */
 #define AIR__LOCAL_IDLE_WATCHES 4

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -101,6 +102,42 @@ char *air__lsupervisor_missing(void)
 	                   AIR_LOCAL_LIBEXECDIR, AIR__LOCAL_SUPERVISOR_ENV);
 	air__free(dir);
 	return why;
+}
+
+/* The CPUs this thread may run on, as a list ("0,1,3") for the
+ * supervisor's last argument: those it runs on once loaded; "-" when they
+ * cannot be told (it then keeps the ones it starts with). */
+static void cpu_list(char *out, size_t size, cpu_set_t *cpus)
+{
+	size_t len = 0;
+
+	CPU_ZERO(cpus);
+	snprintf(out, size, "-");
+	if (sched_getaffinity(0, sizeof(*cpus), cpus) != 0)
+		return;
+	for (int i = 0; i < CPU_SETSIZE && len + 8 < size; i++)
+		if (CPU_ISSET(i, cpus))
+			len += (size_t)snprintf(out + len, size - len, "%s%d", len ? "," : "", i);
+	if (len == 0 || len + 8 >= size) { /* none, or too many to name */
+		CPU_ZERO(cpus);
+		snprintf(out, size, "-");
+	}
+}
+
+/* Let the supervisor @pid load on another CPU than this thread's, one of
+ * @cpus (this thread's). A process woken from posix_spawn() is often put
+ * back on the CPU its child runs on, and preempts it there while another
+ * CPU idles: the program would load only once the submission waits. The
+ * supervisor takes all of @cpus again as soon as it has forked
+ * (supervisor_main.c). */
+static void load_elsewhere(pid_t pid, cpu_set_t *cpus)
+{
+	int here = sched_getcpu();
+
+	if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, cpus) || CPU_COUNT(cpus) < 2)
+		return;
+	CPU_CLR(here, cpus);
+	sched_setaffinity(pid, sizeof(*cpus), cpus); /* best effort: only a matter of time */
 }
 
 /* How long the supervisor may take to read its secrets. */
@@ -278,9 +315,10 @@ static int wait_launcher(air__local *ws, pid_t pid, const air__ctx *ctx, air__bu
 int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
                       const char *build_dir, int lock_fd, air__lstarting *st, air__buf *why)
 {
-	char id[24], me[24], *log = air__lpath(build_dir, "supervisor.log");
+	char id[24], me[24], cpus[4096], *log = air__lpath(build_dir, "supervisor.log");
 	char *argv[] = {(char *)program, ws->dir, id, (char *)AIR_VERSION_STRING,
-	                (char *)AIR__LOCAL_PROTOCOL, me, NULL};
+	                (char *)AIR__LOCAL_PROTOCOL, me, cpus, NULL};
+	cpu_set_t mine;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, all;
@@ -291,6 +329,7 @@ int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
 	st->sock = -1;
 	snprintf(id, sizeof(id), "%lld", (long long)run_id);
 	snprintf(me, sizeof(me), "%lld", (long long)getpid()); /* watched until the go-ahead */
+	cpu_list(cpus, sizeof(cpus), &mine);
 	if (!log)
 		return AIR_ENOMEM;
 	/* Descriptors above the ones the program expects, so that dup2 always
@@ -326,6 +365,8 @@ int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
 		e = posix_spawn(&st->pid, program, &fa, &attr, argv, environ);
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);
+		if (e == 0)
+			load_elsewhere(st->pid, &mine);
 		if (e != 0) {
 			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
 			st->pid = -1;

@@ -67,6 +67,8 @@ typedef struct node_rt {
 	int out;             /* read end of its output, -1 once closed */
 	int log;             /* its log file */
 	char *log_path;
+	char **env, *cwd;    /* until its guard is forked */
+	int in;              /* write end of its output, until its guard is forked */
 	air__lwriter w;
 	int code;            /* exit status once reaped */
 } node_rt;
@@ -565,15 +567,16 @@ static void wait_nodes(attempt *t)
 	air__free(fds);
 }
 
-static bool start_node(attempt *t, int64_t n, int32_t a, int port)
+/* Everything node @n of attempt @a needs before its guard is forked: its
+ * log (with the notes about this machine), environment and output pipe.
+ * All nodes are made ready first and then started one right after the
+ * other, so that none waits for the files of the next. */
+static void ready_node(attempt *t, int64_t n, int32_t a, int port)
 {
 	sup *s = t->s;
 	node_rt *nd = &t->nd[n];
 	air__buf cuda = AIR__BUF_INIT;
-	char *cwd = air__lnode_work(s->dir, n);
-	char **env;
 	int p[2] = {-1, -1};
-	air__lnode_spec spec;
 
 	nd->log_path = air__lnode_log(s->dir, a, n);
 	nd->log = nd->log_path ? open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)
@@ -581,24 +584,43 @@ static bool start_node(attempt *t, int64_t n, int32_t a, int port)
 	air__lwriter_init(&nd->w, nd->log, s->redact);
 	node_gpus(s, n, &cuda);
 	notes(s, nd, air__buf_cstr(&cuda));
-	env = node_env(s, n, port, air__buf_cstr(&cuda));
-	if (nd->log >= 0 && env && cwd && pipe2(p, O_CLOEXEC) == 0) {
-		spec = (air__lnode_spec){s->shell, s->script, cwd, env, p[1]};
-		nd->guard = air__lnode_start(&spec);
-		close(p[1]);
+	nd->env = node_env(s, n, port, air__buf_cstr(&cuda));
+	nd->cwd = air__lnode_work(s->dir, n);
+	nd->in = -1;
+	if (nd->log >= 0 && nd->env && nd->cwd && pipe2(p, O_CLOEXEC) == 0) {
 		nd->out = p[0];
+		nd->in = p[1];
 		fcntl(p[0], F_SETFL, O_NONBLOCK);
+	}
+	air__buf_dispose(&cuda);
+}
+
+/* Fork the guard of node @n, made ready by ready_node(); false when it
+ * could not be started. */
+static bool start_node(attempt *t, int64_t n)
+{
+	node_rt *nd = &t->nd[n];
+	int e = ENOMEM;
+
+	if (nd->in >= 0) {
+		air__lnode_spec spec = {t->s->shell, t->s->script, nd->cwd, nd->env, nd->in};
+
+		nd->guard = air__lnode_start(&spec);
+		e = errno;
+		close(nd->in);
+		nd->in = -1;
 	}
 	if (nd->guard <= 0) {
 		nd->guard = 0;
 		nd->code = 255;
-		air__lwriter_note(&nd->w, "cannot start node %lld: %s", (long long)n, strerror(errno));
+		air__lwriter_note(&nd->w, "cannot start node %lld: %s", (long long)n, strerror(e));
 	} else {
 		t->alive++;
 	}
-	free_env(env);
-	air__buf_dispose(&cuda);
-	air__free(cwd);
+	free_env(nd->env);
+	nd->env = NULL;
+	air__free(nd->cwd);
+	nd->cwd = NULL;
 	return nd->guard > 0;
 }
 
@@ -685,7 +707,9 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	for (int64_t n = 0; n < s->nodes; n++)
 		t.nd[n].out = -1;
 	for (int64_t n = 0; n < s->nodes; n++)
-		if (!start_node(&t, n, a, port) && !t.stopping)
+		ready_node(&t, n, a, port);
+	for (int64_t n = 0; n < s->nodes; n++)
+		if (!start_node(&t, n) && !t.stopping)
 			stop(&t, O_FAILED, false, "node %lld could not be started", (long long)n);
 	t.deadline = s->timeout_ms > 0 ? air__mono_ms() + s->timeout_ms : 0;
 	wait_nodes(&t);

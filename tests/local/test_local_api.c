@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,106 @@ AIR_TEST(local__environment_contract_on_two_nodes)
 	air_config_free(cfg);
 	free(saved_path);
 	free(new_path);
+	local_check_supervisors(state);
+}
+
+/* @cpus as the kernel lists them in /proc/<pid>/status ("0-1,3"). */
+static const char *cpu_ranges(const cpu_set_t *cpus)
+{
+	static char out[4096];
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		int j = i;
+
+		if (!CPU_ISSET(i, cpus))
+			continue;
+		while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, cpus))
+			j++;
+		len += (size_t)snprintf(out + len, sizeof(out) - len, j > i ? "%s%d-%d" : "%s%d",
+		                        len ? "," : "", i, j);
+		i = j;
+	}
+	return out;
+}
+
+static air_config *cpus_config(const char *state)
+{
+	return local_config("experiment_name: cpus\n"
+	                    "compute: {accelerator_type: GPU_1xA10, num_accelerators: 2}\n"
+	                    "command: grep Cpus_allowed_list /proc/self/status\n"
+	                    "max_retries: 0\n", state);
+}
+
+/* The CPUs node 1 of run @id may run on, as its log shows them. */
+static char *node_cpus(air_client *c, int64_t id)
+{
+	air_run *run = local_wait(c, id);
+	char *logs = local_logs(c, id, 1, -1), *line = strstr(logs, "Cpus_allowed_list:"), *cpus;
+
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
+	ASSERT_TRUE(line != NULL);
+	line += strlen("Cpus_allowed_list:");
+	cpus = strndup(line + strspn(line, " \t"), strcspn(line + strspn(line, " \t"), "\n"));
+	air_run_free(run);
+	free(logs);
+	return cpus;
+}
+
+typedef struct cpus_call {
+	air_client *c;
+	air_config *cfg;
+	int first;       /* the CPU the thread keeps to */
+	int rc;          /* of sched_setaffinity(), then of the submission */
+	int64_t id;
+} cpus_call;
+
+/* Submit from a thread kept to one CPU (no assertion off the test's thread). */
+static void *submit_on_one_cpu(void *arg)
+{
+	cpus_call *call = arg;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(call->first, &one);
+	if ((call->rc = sched_setaffinity(0, sizeof(one), &one)) == 0 &&
+	    (call->rc = air_client_submit(call->c, call->cfg, NULL, &sub, &err)) == AIR_OK)
+		call->id = air_submission_run_id(sub);
+	air_submission_free(sub);
+	air_error_free(err);
+	return NULL;
+}
+
+/* The supervisor loads on other CPUs than the submitting thread's (it would
+ * otherwise often wait for that thread), and runs its nodes on all of that
+ * thread's CPUs again: those of the thread, not of the process. */
+AIR_TEST(local__nodes_run_on_the_cpus_of_the_submitting_thread)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = cpus_config(state);
+	cpus_call call = {c, cfg, 0, -1, 0};
+	cpu_set_t mine;
+	pthread_t t;
+	char *seen, expected[32];
+
+	ASSERT_EQ_INT(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	seen = node_cpus(c, local_submit(c, cfg, NULL));
+	ASSERT_EQ_STR(seen, cpu_ranges(&mine));
+	free(seen);
+	while (!CPU_ISSET(call.first, &mine))
+		call.first++;
+	ASSERT_EQ_INT(pthread_create(&t, NULL, submit_on_one_cpu, &call), 0);
+	ASSERT_EQ_INT(pthread_join(t, NULL), 0);
+	ASSERT_EQ_INT(call.rc, 0);
+	seen = node_cpus(c, call.id);
+	snprintf(expected, sizeof(expected), "%d", call.first);
+	ASSERT_EQ_STR(seen, expected);
+	free(seen);
+	air_config_free(cfg);
 	local_check_supervisors(state);
 }
 
