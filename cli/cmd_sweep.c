@@ -110,8 +110,9 @@ static int build_points(const sweep_args *a, air_sweep_points **out)
 	return 0;
 }
 
-/* Variant progress in text mode, on a terminal: a line per submitted or
- * failed variant. */
+/* Variant progress in text mode, on stderr, on a terminal or not (a local
+ * sweep may wait hours for its runs): a line per submitted or failed
+ * variant. */
 static int on_variant(const air_sweep *s, size_t i, void *userdata)
 {
 	int32_t st = air_sweep_variant_status(s, i);
@@ -138,7 +139,7 @@ static int build_options(const cli_globals *g, const sweep_args *a, air_sweep_op
 		rc = air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, a->base);
 	if (rc == AIR_OK && a->max_parallel_given)
 		rc = air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, a->max_parallel);
-	if (rc == AIR_OK && !g->json && !a->dry_run && cli_isatty_stderr())
+	if (rc == AIR_OK && !g->json && !a->dry_run)
 		rc = air_sweep_options_set_progress_cb(o, on_variant, NULL);
 	if (rc != AIR_OK) {
 		air_sweep_options_free(o);

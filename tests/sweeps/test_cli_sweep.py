@@ -48,6 +48,10 @@ class Sweep(WorkspaceCase):
         self.assertIn("air list --sweep demo", err)
         self.assertIn("air cancel --sweep demo", err)
         self.assertEqual(self.fw.count("POST", SUBMIT), 4)
+        # Progress on stderr off a terminal too: a line per variant, by its run.
+        progress = sorted(l for l in err.splitlines() if l.startswith("variant "))
+        self.assertEqual(len(progress), 4, err)
+        self.assertEqual(progress[0], "variant 0 (lr=0.001 batch_size=32): run %s" % cells[3])
 
     def test_again_after_the_runs_ended_shows_their_states(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
