@@ -16,6 +16,8 @@
 #ifndef AIR_LOCAL_ENDPOINTS_H
 #define AIR_LOCAL_ENDPOINTS_H
 
+#include <sched.h>
+
 #include "local/local_priv.h"
 
 /* One request being answered. */
@@ -150,6 +152,8 @@ typedef struct air__lstarting {
 	air__local *ws;
 	pid_t pid;  /* the launcher, reaped by air__lspawn_go() or _abandon() */
 	int sock;   /* the secrets' socket */
+	bool aside; /* the launcher loads on the submitting thread's other CPUs */
+	cpu_set_t cpus; /* the submitting thread's CPUs, when @aside */
 } air__lstarting;
 /*
  * Start the supervisor of @run_id, whose folder is being built as

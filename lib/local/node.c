@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,59 @@ pid_t air__lnode_start(const air__lnode_spec *spec)
 	if (g > 0)
 		setpgid(g, g); /* also done by the guard: whichever runs first */
 	return g;
+}
+
+/* ---- where nodes run ------------------------------------------------------------------- */
+
+/* Every CPU: the kernel keeps those of this process's cpuset, and the
+ * process follows the cpuset when it changes. */
+static void all_cpus(cpu_set_t *cpus)
+{
+	CPU_ZERO(cpus);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, cpus);
+}
+
+/* @list ("0,1,3") as a set; false when it is not such a list. */
+static bool parse_cpus(const char *list, cpu_set_t *cpus)
+{
+	const char *p = list;
+
+	CPU_ZERO(cpus);
+	for (;;) {
+		char *end;
+		long cpu;
+
+		errno = 0;
+		cpu = strtol(p, &end, 10);
+		if (end == p || errno || cpu < 0 || cpu >= CPU_SETSIZE || (*end && *end != ','))
+			return false;
+		CPU_SET((int)cpu, cpus);
+		if (!*end)
+			return true;
+		p = end + 1;
+	}
+}
+
+void air__lnode_take_cpus(const char *list)
+{
+	cpu_set_t want, all, allowed;
+
+	if (!strcmp(list, "-"))
+		return;
+	all_cpus(&all);
+	if (!parse_cpus(list, &want)) {
+		fprintf(stderr, "air-local-supervisor: CPUS is not a list of CPU numbers: %s\n", list);
+		sched_setaffinity(0, sizeof(all), &all);
+		return;
+	}
+	/* All that this process may have: as if nobody had chosen. */
+	if (sched_setaffinity(0, sizeof(all), &all) == 0 &&
+	    sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && CPU_EQUAL(&allowed, &want))
+		return;
+	if (sched_setaffinity(0, sizeof(want), &want) != 0)
+		fprintf(stderr, "air-local-supervisor: cannot run on CPUs %s (%s): on every CPU\n",
+		        list, strerror(errno));
 }
 
 /* ---- processes left behind ------------------------------------------------------------ */

@@ -124,20 +124,23 @@ static void cpu_list(char *out, size_t size, cpu_set_t *cpus)
 	}
 }
 
-/* Let the supervisor @pid load on another CPU than this thread's, one of
+/* Let the launcher of @st load on another CPU than this thread's, one of
  * @cpus (this thread's). A process woken from posix_spawn() is often put
  * back on the CPU its child runs on, and preempts it there while another
- * CPU idles: the program would load only once the submission waits. The
- * supervisor takes all of @cpus again as soon as it has forked
- * (supervisor_main.c). */
-static void load_elsewhere(pid_t pid, cpu_set_t *cpus)
+ * CPU idles: the program would load only once the submission waits. Best
+ * effort, and only while the submission writes the run's records: the
+ * go-ahead gives the launcher all of @cpus again (air__lspawn_go()), and
+ * its daemon takes them as soon as it has forked (supervisor_main.c). */
+static void load_elsewhere(air__lstarting *st, const cpu_set_t *cpus)
 {
+	cpu_set_t others = *cpus;
 	int here = sched_getcpu();
 
 	if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, cpus) || CPU_COUNT(cpus) < 2)
 		return;
-	CPU_CLR(here, cpus);
-	sched_setaffinity(pid, sizeof(*cpus), cpus); /* best effort: only a matter of time */
+	CPU_CLR(here, &others);
+	st->cpus = *cpus;
+	st->aside = sched_setaffinity(st->pid, sizeof(others), &others) == 0;
 }
 
 /* How long the supervisor may take to read its secrets. */
@@ -327,6 +330,7 @@ int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
 	st->ws = ws;
 	st->pid = -1;
 	st->sock = -1;
+	st->aside = false;
 	snprintf(id, sizeof(id), "%lld", (long long)run_id);
 	snprintf(me, sizeof(me), "%lld", (long long)getpid()); /* watched until the go-ahead */
 	cpu_list(cpus, sizeof(cpus), &mine);
@@ -366,7 +370,7 @@ int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);
 		if (e == 0)
-			load_elsewhere(st->pid, &mine);
+			load_elsewhere(st, &mine);
 		if (e != 0) {
 			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
 			st->pid = -1;
@@ -391,7 +395,13 @@ int air__lspawn_go(air__lstarting *st, const json_t *secrets, const air__ctx *ct
                    air__buf *why)
 {
 	air__buf sent = AIR__BUF_INIT, exited = AIR__BUF_INIT;
-	int rc = send_secrets(st->sock, secrets, ctx, &sent), launched;
+	int rc, launched;
+
+	/* The records are written: a launcher still loading may use this
+	 * thread's CPU too (its daemon, forked later, then has them all). */
+	if (st->aside)
+		sched_setaffinity(st->pid, sizeof(st->cpus), &st->cpus);
+	rc = send_secrets(st->sock, secrets, ctx, &sent);
 
 	*whole = rc == AIR_OK;
 	st->sock = -1;

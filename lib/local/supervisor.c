@@ -68,7 +68,7 @@ typedef struct node_rt {
 	int log;             /* its log file */
 	char *log_path;
 	char **env, *cwd;    /* until its guard is forked */
-	int in;              /* write end of its output, until its guard is forked */
+	int err;             /* why it cannot be started (errno), once made ready */
 	air__lwriter w;
 	int code;            /* exit status once reaped */
 } node_rt;
@@ -568,60 +568,66 @@ static void wait_nodes(attempt *t)
 }
 
 /* Everything node @n of attempt @a needs before its guard is forked: its
- * log (with the notes about this machine), environment and output pipe.
- * All nodes are made ready first and then started one right after the
- * other, so that none waits for the files of the next. */
+ * log (with the notes about this machine) and environment. All nodes are
+ * made ready first and then started one right after the other, so that
+ * none waits for the files of the next. */
 static void ready_node(attempt *t, int64_t n, int32_t a, int port)
 {
 	sup *s = t->s;
 	node_rt *nd = &t->nd[n];
 	air__buf cuda = AIR__BUF_INIT;
-	int p[2] = {-1, -1};
 
 	nd->log_path = air__lnode_log(s->dir, a, n);
 	nd->log = nd->log_path ? open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)
 	                       : -1;
+	nd->err = nd->log_path ? errno : ENOMEM;
 	air__lwriter_init(&nd->w, nd->log, s->redact);
 	node_gpus(s, n, &cuda);
 	notes(s, nd, air__buf_cstr(&cuda));
 	nd->env = node_env(s, n, port, air__buf_cstr(&cuda));
 	nd->cwd = air__lnode_work(s->dir, n);
-	nd->in = -1;
-	if (nd->log >= 0 && nd->env && nd->cwd && pipe2(p, O_CLOEXEC) == 0) {
-		nd->out = p[0];
-		nd->in = p[1];
-		fcntl(p[0], F_SETFL, O_NONBLOCK);
-	}
+	if (nd->log >= 0 && (!nd->env || !nd->cwd))
+		nd->err = ENOMEM;
 	air__buf_dispose(&cuda);
 }
 
-/* Fork the guard of node @n, made ready by ready_node(); false when it
- * could not be started. */
+/* Fork the guard of node @n, made ready by ready_node(), with its output
+ * pipe (made here: a node holds two descriptors, limits.c); false when it
+ * could not be started, or was not because the attempt is stopping. */
 static bool start_node(attempt *t, int64_t n)
 {
 	node_rt *nd = &t->nd[n];
-	int e = ENOMEM;
+	int p[2] = {-1, -1}, e = nd->err;
 
-	if (nd->in >= 0) {
-		air__lnode_spec spec = {t->s->shell, t->s->script, nd->cwd, nd->env, nd->in};
+	if (t->stopping) {
+		nd->code = 255;
+		air__lwriter_note(&nd->w, "node %lld was not started: an earlier node failed to start",
+		                  (long long)n);
+	} else if (nd->log >= 0 && nd->env && nd->cwd) {
+		if (pipe2(p, O_CLOEXEC) == 0) {
+			air__lnode_spec spec = {t->s->shell, t->s->script, nd->cwd, nd->env, p[1]};
 
-		nd->guard = air__lnode_start(&spec);
-		e = errno;
-		close(nd->in);
-		nd->in = -1;
+			nd->guard = air__lnode_start(&spec);
+			e = errno;
+			close(p[1]);
+			nd->out = p[0];
+			fcntl(p[0], F_SETFL, O_NONBLOCK);
+		} else {
+			e = errno;
+		}
 	}
-	if (nd->guard <= 0) {
+	if (nd->guard <= 0 && !t->stopping) {
 		nd->guard = 0;
 		nd->code = 255;
 		air__lwriter_note(&nd->w, "cannot start node %lld: %s", (long long)n, strerror(e));
-	} else {
+	} else if (nd->guard > 0) {
 		t->alive++;
 	}
 	free_env(nd->env);
 	nd->env = NULL;
 	air__free(nd->cwd);
 	nd->cwd = NULL;
-	return nd->guard > 0;
+	return nd->guard > 0 || t->stopping;
 }
 
 /* After the nodes: what they left behind is ended, the rest of their

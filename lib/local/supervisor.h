@@ -43,6 +43,14 @@ pid_t air__lnode_start(const air__lnode_spec *spec);
 /* Close every descriptor from @lowest up (close_range() where there is one). */
 void air__lclose_from(int lowest);
 
+/* Run on the CPUs @list names ("0,1,3": those of the submitting thread,
+ * the supervisor's CPUS argument); libair let the supervisor load on the
+ * others only (spawn.c). When they are all this process may have, it asks
+ * for every CPU instead, as a process started without a choice of CPUs has
+ * them (it then follows its cpuset when that changes). A list that cannot
+ * be read or taken (said on stderr) gets every CPU too; "-" changes nothing. */
+void air__lnode_take_cpus(const char *list);
+
 /* Make this process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER,
  * Linux only): false when it cannot be. */
 bool air__lnode_adopt_orphans(void);

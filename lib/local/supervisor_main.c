@@ -20,7 +20,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -138,36 +137,6 @@ static json_t *read_secrets(pid_t submitter, int watch, bool gone)
 	return v;
 }
 
-/* Run on the CPUs @list names ("0,1,3", from the submitting thread): libair
- * let this program load on the others only (spawn.c). "-": as started.
- * False when @list is not such a list. */
-static bool take_cpus(const char *list)
-{
-	cpu_set_t cpus;
-	const char *p = list;
-
-	if (!strcmp(list, "-"))
-		return true;
-	CPU_ZERO(&cpus);
-	for (;;) {
-		char *end;
-		long cpu;
-
-		errno = 0;
-		cpu = strtol(p, &end, 10);
-		if (end == p || errno || cpu < 0 || cpu >= CPU_SETSIZE || (*end && *end != ','))
-			return false;
-		CPU_SET((int)cpu, &cpus);
-		if (!*end)
-			break;
-		p = end + 1;
-	}
-	if (sched_setaffinity(0, sizeof(cpus), &cpus) != 0)
-		fprintf(stderr, "air-local-supervisor: cannot run on CPUs %s: %s\n", list,
-		        strerror(errno));
-	return true;
-}
-
 static void wipe(json_t *secrets)
 {
 	const char *name;
@@ -188,16 +157,18 @@ int main(int argc, char **argv)
 
 	/* Everything libair did not mean to hand over. */
 	air__lclose_from(AIR__LOCAL_SECRETS_FD + 1);
+	/* A libair that speaks another way is named, whatever its arguments. */
+	if (argc >= 5 && (strcmp(argv[3], AIR_VERSION_STRING) != 0 ||
+	                  strcmp(argv[4], AIR__LOCAL_PROTOCOL) != 0)) {
+		fprintf(stderr, "air-local-supervisor %s (%s) cannot run a run of libair %s (%s)\n",
+		        AIR_VERSION_STRING, AIR__LOCAL_PROTOCOL, argv[3], argv[4]);
+		return 3;
+	}
 	if (argc != 7 || !air__parse_int64(argv[2], &run_id) || run_id <= 0 ||
 	    !air__parse_int64(argv[5], &submitter) || submitter <= 0 || submitter > INT_MAX) {
 		fprintf(stderr, "usage: %s STATE_DIR RUN_ID LIBAIR_VERSION %s SUBMITTER_PID CPUS "
 		        "(started by libair)\n", argv[0], AIR__LOCAL_PROTOCOL);
 		return 2;
-	}
-	if (strcmp(argv[3], AIR_VERSION_STRING) != 0 || strcmp(argv[4], AIR__LOCAL_PROTOCOL) != 0) {
-		fprintf(stderr, "air-local-supervisor %s (%s) cannot run a run of libair %s (%s)\n",
-		        AIR_VERSION_STRING, AIR__LOCAL_PROTOCOL, argv[3], argv[4]);
-		return 3;
 	}
 	watch = watch_submitter((pid_t)submitter, &gone);
 	pid = fork();
@@ -207,8 +178,7 @@ int main(int argc, char **argv)
 	}
 	if (pid > 0)
 		_exit(0); /* libair reaps this one; the child lives on */
-	if (!take_cpus(argv[6]))
-		fprintf(stderr, "air-local-supervisor: CPUS is not a list of CPU numbers: %s\n", argv[6]);
+	air__lnode_take_cpus(argv[6]);
 	setsid();
 	/* Not the submitter's working directory for the whole run (it would
 	 * keep that file system busy): paths here are absolute. */

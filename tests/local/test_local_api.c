@@ -6,6 +6,7 @@
  * states and files, with a bound that only ends a hang.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -366,6 +367,72 @@ AIR_TEST(local__nodes_run_on_the_cpus_of_the_submitting_thread)
 	free(seen);
 	air_config_free(cfg);
 	local_check_supervisors(state);
+}
+
+/* The supervisor built beside the library these tests use. */
+static const char *real_supervisor(void)
+{
+	static char path[4096];
+	Dl_info info;
+	const char *slash;
+
+	ASSERT_TRUE(dladdr((void *)(uintptr_t)&air_client_new, &info) && info.dli_fname);
+	ASSERT_NOT_NULL(slash = strrchr(info.dli_fname, '/'));
+	snprintf(path, sizeof(path), "%.*s/air-local-supervisor", (int)(slash - info.dli_fname),
+	         info.dli_fname);
+	return path;
+}
+
+/* A supervisor started on one CPU only (and, with @cpus, told that list
+ * instead of the submitting thread's) still runs its nodes on every CPU of
+ * the submitting thread. */
+static void narrowed_supervisor(const char *cpus)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = cpus_config(state);
+	char *wrapper = path_in(state, "narrowed-supervisor"), script[8192], *seen, *log;
+	cpu_set_t mine;
+	int first = 0;
+	int64_t id;
+
+	ASSERT_EQ_INT(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	while (!CPU_ISSET(first, &mine))
+		first++;
+	if (cpus)
+		snprintf(script, sizeof(script),
+		         "#!/bin/sh\nexec taskset -c %d %s \"$1\" \"$2\" \"$3\" \"$4\" \"$5\" '%s'\n",
+		         first, real_supervisor(), cpus);
+	else
+		snprintf(script, sizeof(script), "#!/bin/sh\nexec taskset -c %d %s \"$@\"\n", first,
+		         real_supervisor());
+	air_test_write_file(wrapper, script, strlen(script));
+	ASSERT_EQ_INT(chmod(wrapper, 0700), 0);
+	setenv("AIR_LOCAL_SUPERVISOR", wrapper, 1);
+	id = local_submit(c, cfg, NULL);
+	unsetenv("AIR_LOCAL_SUPERVISOR");
+	seen = node_cpus(c, id);
+	ASSERT_EQ_STR(seen, cpu_ranges(&mine));
+	free(seen);
+	snprintf(script, sizeof(script), "%s/jobs/runs/%lld/supervisor.log", state, (long long)id);
+	if (cpus) { /* said, then left out of the check of what supervisors wrote */
+		log = air_test_read_file(script, NULL);
+		ASSERT_CONTAINS(log, "CPUS is not a list of CPU numbers: ");
+		free(log);
+		ASSERT_EQ_INT(truncate(script, 0), 0);
+	}
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
+AIR_TEST(local__a_supervisor_started_on_one_cpu_runs_its_nodes_on_all)
+{
+	narrowed_supervisor(NULL);
+}
+
+AIR_TEST(local__a_supervisor_told_no_cpu_list_runs_its_nodes_on_all)
+{
+	narrowed_supervisor("0,,1");
 }
 
 AIR_TEST(local__secrets_come_from_the_secrets_file)
@@ -887,6 +954,46 @@ AIR_TEST(local__a_failed_node_restarts_the_attempt)
 	/* Node 1's logs (5000 records and more) are long enough to be counted;
 	 * node 0's, a line at most, are not. */
 	ASSERT_EQ_INT(check_count_files(state, id, 2, 2), 2);
+	local_check_supervisors(state);
+}
+
+/* A node that cannot be started stops the attempt at once: the nodes after
+ * it are not started (they used to run, unsignalled, until the grace of the
+ * stop ran out). Attempt 0 makes attempt 1's log of node 0 a folder. */
+AIR_TEST(local__the_nodes_after_one_that_cannot_start_are_not_started)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char yaml[4096];
+	air_config *cfg;
+	air_run *run;
+	char *second;
+	int64_t id;
+
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: unstartable\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 2}\n"
+	         "command: |\n"
+	         "  if [ -e %s/second ]; then touch %s/ran-$NODE_RANK; exit 0; fi\n"
+	         "  if [ \"$NODE_RANK\" = 1 ]; then touch %s/up; exec sleep 60; fi\n"
+	         "  while [ ! -e %s/up ]; do sleep 0.05; done\n"
+	         "  mkdir -p ../../logs/attempt_1/node_0.log; touch %s/second; exit 3\n"
+	         "max_retries: 1\n",
+	         state, state, state, state, state);
+	cfg = local_config(yaml, state);
+	setenv("AIR_LOCAL_MINUTE_MS", "60", 1); /* a back-off of 1 ms */
+	id = local_submit(c, cfg, NULL);
+	unsetenv("AIR_LOCAL_MINUTE_MS");
+	run = local_wait(c, id);
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_FAILED);
+	ASSERT_EQ_INT(air_run_latest_attempt(run), 1);
+	ASSERT_CONTAINS(air_run_state_message(run), "node 0 could not be started");
+	ASSERT_FALSE(access(path_in(state, "ran-1"), F_OK) == 0);
+	second = local_logs(c, id, 1, 1);
+	ASSERT_CONTAINS(second, "node 1 was not started: an earlier node failed to start");
+	free(second);
+	air_run_free(run);
+	air_config_free(cfg);
 	local_check_supervisors(state);
 }
 

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <time.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1008,4 +1009,65 @@ AIR_TEST(local_unit__a_stop_ends_the_command_and_its_children)
 	local_wait_gone(child);
 	kill(-g, SIGKILL);
 	close(out);
+}
+
+/* ---- where nodes run ------------------------------------------------------------------ */
+
+/* In a child: keep to @start (when given), take @list; 0 when the CPUs are
+ * then @expected. */
+static int takes(const cpu_set_t *start, const char *list, const cpu_set_t *expected)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		cpu_set_t now;
+
+		if (!freopen("/dev/null", "w", stderr) ||
+		    (start && sched_setaffinity(0, sizeof(*start), start) != 0))
+			_exit(2);
+		air__lnode_take_cpus(list);
+		_exit(sched_getaffinity(0, sizeof(now), &now) == 0 && CPU_EQUAL(&now, expected) ? 0 : 1);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+AIR_TEST(local_unit__a_supervisor_takes_the_cpus_it_is_told)
+{
+	cpu_set_t mine, one, all, every;
+	char list[64];
+	int first = 0, second;
+
+	/* every: what a process that asks for all CPUs gets (its cpuset's). */
+	ASSERT_EQ_INT(sched_getaffinity(0, sizeof(mine), &mine), 0);
+	CPU_ZERO(&all);
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		CPU_SET(i, &all);
+	ASSERT_EQ_INT(sched_setaffinity(0, sizeof(all), &all), 0);
+	ASSERT_EQ_INT(sched_getaffinity(0, sizeof(every), &every), 0);
+	ASSERT_EQ_INT(sched_setaffinity(0, sizeof(mine), &mine), 0);
+	if (CPU_COUNT(&mine) < 2)
+		air_test_skip("needs two CPUs");
+	while (!CPU_ISSET(first, &mine))
+		first++;
+	for (second = first + 1; !CPU_ISSET(second, &mine); second++)
+		;
+	CPU_ZERO(&one);
+	CPU_SET(first, &one);
+	/* Started on one CPU, told all of them: all of them. */
+	snprintf(list, sizeof(list), "%d,%d", first, second);
+	if (CPU_COUNT(&every) == 2)
+		ASSERT_EQ_INT(takes(&one, list, &every), 0);
+	/* Told one: that one, even when started on all. */
+	snprintf(list, sizeof(list), "%d", first);
+	ASSERT_EQ_INT(takes(&mine, list, &one), 0);
+	/* "-": as started. */
+	ASSERT_EQ_INT(takes(&one, "-", &one), 0);
+	/* Not a list, or CPUs that cannot be had: every CPU rather than the one
+	 * it was started on. */
+	ASSERT_EQ_INT(takes(&one, "0,,1", &every), 0);
+	ASSERT_EQ_INT(takes(&one, "", &every), 0);
+	ASSERT_EQ_INT(takes(&one, "1,x", &every), 0);
+	ASSERT_EQ_INT(takes(&one, "99999", &every), 0);
+	ASSERT_EQ_INT(takes(&one, "1023", &every), 0);
 }
