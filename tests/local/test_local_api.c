@@ -435,6 +435,25 @@ AIR_TEST(local__a_supervisor_told_no_cpu_list_runs_its_nodes_on_all)
 	narrowed_supervisor("0,,1");
 }
 
+/* A libair that starts the supervisor the old way (five arguments, the
+ * "go-ahead" protocol) is told the versions do not match, not the usage. */
+AIR_TEST(local__a_supervisor_names_a_libair_that_speaks_another_way)
+{
+	const char *dir = air_test_tmpdir();
+	char *err_path = path_in(dir, "stderr"), cmd[8192], *text;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 1 %s go-ahead %d 2>%s", real_supervisor(), dir,
+	         AIR_VERSION_STRING, (int)getpid(), err_path);
+	st = system(cmd);
+	ASSERT_TRUE(WIFEXITED(st));
+	ASSERT_EQ_INT(WEXITSTATUS(st), 3);
+	text = air_test_read_file(err_path, NULL);
+	ASSERT_CONTAINS(text, "cannot run a run of libair");
+	ASSERT_CONTAINS(text, "(go-ahead)");
+	free(text);
+}
+
 AIR_TEST(local__secrets_come_from_the_secrets_file)
 {
 	const char *state;
