@@ -298,6 +298,16 @@ static air_config *cpus_config(const char *state)
 	                    "max_retries: 0\n", state);
 }
 
+/* The lowest of @cpus. */
+static int first_cpu(const cpu_set_t *cpus)
+{
+	int i = 0;
+
+	while (i + 1 < CPU_SETSIZE && !CPU_ISSET(i, cpus))
+		i++;
+	return i;
+}
+
 /* The CPUs node 1 of run @id may run on, as its log shows them. */
 static char *node_cpus(air_client *c, int64_t id)
 {
@@ -356,8 +366,7 @@ AIR_TEST(local__nodes_run_on_the_cpus_of_the_submitting_thread)
 	seen = node_cpus(c, local_submit(c, cfg, NULL));
 	ASSERT_EQ_STR(seen, cpu_ranges(&mine));
 	free(seen);
-	while (!CPU_ISSET(call.first, &mine))
-		call.first++;
+	call.first = first_cpu(&mine);
 	ASSERT_EQ_INT(pthread_create(&t, NULL, submit_on_one_cpu, &call), 0);
 	ASSERT_EQ_INT(pthread_join(t, NULL), 0);
 	ASSERT_EQ_INT(call.rc, 0);
@@ -393,12 +402,11 @@ static void narrowed_supervisor(const char *cpus)
 	air_config *cfg = cpus_config(state);
 	char *wrapper = path_in(state, "narrowed-supervisor"), script[8192], *seen, *log;
 	cpu_set_t mine;
-	int first = 0;
+	int first;
 	int64_t id;
 
 	ASSERT_EQ_INT(sched_getaffinity(0, sizeof(mine), &mine), 0);
-	while (!CPU_ISSET(first, &mine))
-		first++;
+	first = first_cpu(&mine);
 	if (cpus)
 		snprintf(script, sizeof(script),
 		         "#!/bin/sh\nexec taskset -c %d %s \"$1\" \"$2\" \"$3\" \"$4\" \"$5\" '%s'\n",
