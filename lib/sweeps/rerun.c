@@ -170,11 +170,33 @@ static char *launch_file_path(const rerun *r, const char *name)
 	                                   : air__sprintf("%s/%s", r->launch_dir, name);
 }
 
+/* The settings runs/get gives for the past run that the workload @w of its
+ * training_config.yaml does not, by their config paths, into @names. */
+static void settings_drift(const rerun *r, const air__workload *w, air__buf *names)
+{
+	const air_run *run = r->run;
+	const json_t *timeout = json_object_get(run->json, "timeout_seconds");
+	const char *differ[4];
+	size_t n = 0;
+
+	if (run->accel_type && w->accelerator_type && strcmp(run->accel_type, w->accelerator_type))
+		differ[n++] = "compute.accelerator_type";
+	if (run->accel_count > 0 && run->accel_count != w->num_accelerators)
+		differ[n++] = "compute.num_accelerators";
+	if (run->max_retries != w->max_retries)
+		differ[n++] = "max_retries";
+	if (json_is_integer(timeout) && json_integer_value(timeout) != w->timeout_minutes * 60)
+		differ[n++] = "timeout_minutes";
+	for (size_t i = 0; i < n; i++)
+		air__buf_printf(names, "%s%s", names->len ? ", " : "", differ[i]);
+}
+
 /* With overrides the new run starts from the past run's training_config.yaml
  * (@r->cfg, not overridden yet). `air run --override` writes that file as
- * read, its launch files overridden: the names of those that the file does
- * not give go to @r->drift, for a warning. Best effort: only an interrupt or
- * the deadline stops the rerun here. */
+ * read, its launch files and settings overridden: the names of the launch
+ * files that the file does not give, then of the settings runs/get shows
+ * otherwise, go to @r->drift, for a warning. Best effort: only an interrupt
+ * or the deadline stops the rerun here. */
 static int launch_drift(rerun *r, air_error **err)
 {
 	air__workload w;
@@ -208,6 +230,8 @@ static int launch_drift(rerun *r, air_error **err)
 		air__http_resp_clear(&resp);
 		air__free(path);
 	}
+	if (rc == AIR_OK)
+		settings_drift(r, &w, &names);
 	air__artifacts_dispose(arts, n);
 	air__workload_dispose(&w);
 	if (rc == AIR_OK && names.len && !(r->drift = air__strdup(air__buf_cstr(&names))))

@@ -114,6 +114,8 @@ AIR_TEST(rerun__with_an_override_writes_a_new_launch_directory)
 	ASSERT_TRUE(strcmp(air_submission_launch_dir(again), air_submission_launch_dir(first)) != 0);
 	ASSERT_EQ_STR(air_submission_code_source_path(again), air_submission_code_source_path(first));
 	ASSERT_EQ_STR(submitted_str("run_name"), "exp lr=0.5");
+	/* The past run had no overrides: its files and settings are its config's. */
+	ASSERT_EQ_INT(air_submission_warning_count(again), 0);
 	snprintf(path, sizeof(path), "%s/hyperparameters.yaml", air_submission_launch_dir(again));
 	text = fakews_file(flow_fw, path, NULL);
 	ASSERT_TRUE(text && strstr(text, "lr: 0.5"));

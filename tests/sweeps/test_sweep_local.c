@@ -319,6 +319,22 @@ AIR_TEST(sweep_local__a_rerun_says_when_it_drops_the_runs_own_overrides)
 	                                                  "differs)");
 	air_run_free(local_wait(c, air_submission_run_id(again)));
 	air_submission_free(again);
+
+	/* Overrides of settings no launch file holds are named by their paths,
+	 * from what runs/get says the run had. */
+	ASSERT_OK(air_config_override(cfg, "compute.num_accelerators=2", &err), err);
+	ASSERT_OK(air_config_override(cfg, "max_retries=1", &err), err);
+	ASSERT_OK(air_config_override(cfg, "timeout_minutes=30", &err), err);
+	ASSERT_OK(air_config_validate(cfg, &err), err);
+	first = local_submit(c, cfg, NULL);
+	air_run_free(local_wait(c, first));
+	ASSERT_OK(air_client_rerun(c, first, o, &again, &err), err);
+	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
+	ASSERT_CONTAINS(air_submission_warning(again, 0),
+	                "(its hyperparameters.yaml, compute.num_accelerators, max_retries, "
+	                "timeout_minutes differ)");
+	air_run_free(local_wait(c, air_submission_run_id(again)));
+	air_submission_free(again);
 	air_rerun_options_free(o);
 	air_config_free(cfg);
 	local_check_supervisors(state);
