@@ -68,7 +68,7 @@ typedef struct node_rt {
 	int log;             /* its log file */
 	char *log_path;
 	char **env, *cwd;    /* until its guard is forked */
-	int err;             /* why it cannot be started (errno), once made ready */
+	int err;             /* why it cannot be started (errno; 0: it can), once made ready */
 	air__lwriter w;
 	int code;            /* exit status once reaped */
 } node_rt;
@@ -580,54 +580,55 @@ static void ready_node(attempt *t, int64_t n, int32_t a, int port)
 	nd->log_path = air__lnode_log(s->dir, a, n);
 	nd->log = nd->log_path ? open(nd->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600)
 	                       : -1;
-	nd->err = nd->log_path ? errno : ENOMEM;
+	nd->err = nd->log >= 0 ? 0 : nd->log_path ? errno : ENOMEM;
 	air__lwriter_init(&nd->w, nd->log, s->redact);
 	node_gpus(s, n, &cuda);
 	notes(s, nd, air__buf_cstr(&cuda));
 	nd->env = node_env(s, n, port, air__buf_cstr(&cuda));
 	nd->cwd = air__lnode_work(s->dir, n);
-	if (nd->log >= 0 && (!nd->env || !nd->cwd))
+	if (nd->err == 0 && (!nd->env || !nd->cwd))
 		nd->err = ENOMEM;
 	air__buf_dispose(&cuda);
 }
 
 /* Fork the guard of node @n, made ready by ready_node(), with its output
  * pipe (made here: a node holds two descriptors, limits.c); false when it
- * could not be started, or was not because the attempt is stopping. */
+ * could not be started. Once the attempt is stopping (an earlier node
+ * could not be started) it is not started, and its log says so. */
 static bool start_node(attempt *t, int64_t n)
 {
 	node_rt *nd = &t->nd[n];
-	int p[2] = {-1, -1}, e = nd->err;
+	int p[2], e = nd->err;
 
 	if (t->stopping) {
 		nd->code = 255;
 		air__lwriter_note(&nd->w, "node %lld was not started: an earlier node failed to start",
 		                  (long long)n);
-	} else if (nd->log >= 0 && nd->env && nd->cwd) {
-		if (pipe2(p, O_CLOEXEC) == 0) {
+	} else {
+		if (e == 0 && pipe2(p, O_CLOEXEC) != 0) {
+			e = errno;
+		} else if (e == 0) {
 			air__lnode_spec spec = {t->s->shell, t->s->script, nd->cwd, nd->env, p[1]};
 
 			nd->guard = air__lnode_start(&spec);
-			e = errno;
+			e = nd->guard > 0 ? 0 : errno;
 			close(p[1]);
 			nd->out = p[0];
 			fcntl(p[0], F_SETFL, O_NONBLOCK);
-		} else {
-			e = errno;
 		}
-	}
-	if (nd->guard <= 0 && !t->stopping) {
-		nd->guard = 0;
-		nd->code = 255;
-		air__lwriter_note(&nd->w, "cannot start node %lld: %s", (long long)n, strerror(e));
-	} else if (nd->guard > 0) {
-		t->alive++;
+		if (e == 0) {
+			t->alive++;
+		} else {
+			nd->guard = 0;
+			nd->code = 255;
+			air__lwriter_note(&nd->w, "cannot start node %lld: %s", (long long)n, strerror(e));
+		}
 	}
 	free_env(nd->env);
 	nd->env = NULL;
 	air__free(nd->cwd);
 	nd->cwd = NULL;
-	return nd->guard > 0 || t->stopping;
+	return t->stopping || e == 0;
 }
 
 /* After the nodes: what they left behind is ended, the rest of their
@@ -715,7 +716,7 @@ static outcome run_attempt(sup *s, int32_t a, air__buf *msg)
 	for (int64_t n = 0; n < s->nodes; n++)
 		ready_node(&t, n, a, port);
 	for (int64_t n = 0; n < s->nodes; n++)
-		if (!start_node(&t, n) && !t.stopping)
+		if (!start_node(&t, n))
 			stop(&t, O_FAILED, false, "node %lld could not be started", (long long)n);
 	t.deadline = s->timeout_ms > 0 ? air__mono_ms() + s->timeout_ms : 0;
 	wait_nodes(&t);
