@@ -123,6 +123,10 @@ int air__lmlflow_new_run_id(int64_t run_id, char out[33]);
 int64_t air__lmlflow_run_of(const char *mlflow_run_id);
 
 /* ---- secrets (secrets.c) ---- */
+/* Whether @name can be a variable of a node's environment: not empty, no
+ * '=' ("A=B" would reach the node as variable A holding "B=<value>"). For
+ * secrets and env_variables alike. */
+bool air__lvariable_name_ok(const char *name);
 /* The values of the secrets @spec ({"NAME": "scope/key"}) into *out
  * ({"NAME": "value"}); each is also added to the client's secret set. On a
  * missing secret returns AIR_ENOTFOUND with *missing = its NAME (borrowed)

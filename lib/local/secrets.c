@@ -114,10 +114,14 @@ static int usable(const char *name, const char *ref, const char *value, air__buf
 	return AIR_OK;
 }
 
-/* "A=B" would reach a node as variable A holding "B=<value>"; "" as none. */
+bool air__lvariable_name_ok(const char *name)
+{
+	return *name && !strchr(name, '=');
+}
+
 static int check_name(const char *name, air__buf *why)
 {
-	if (*name && !strchr(name, '='))
+	if (air__lvariable_name_ok(name))
 		return AIR_OK;
 	air__buf_printf(why, "secret \"%s\": a node's environment cannot have a variable of that "
 	                "name (it is empty or holds '=')", name);

@@ -369,9 +369,9 @@ int air__lspawn_start(air__local *ws, const char *program, int64_t run_id,
 		e = posix_spawn(&st->pid, program, &fa, &attr, argv, environ);
 		posix_spawnattr_destroy(&attr);
 		posix_spawn_file_actions_destroy(&fa);
-		if (e == 0)
+		if (e == 0) {
 			load_elsewhere(st, &mine);
-		if (e != 0) {
+		} else {
 			air__buf_printf(why, "cannot start %s: %s", program, strerror(e));
 			st->pid = -1;
 			rc = AIR_EIO;

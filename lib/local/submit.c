@@ -144,9 +144,8 @@ static json_t *secret_spec(const char *launch_dir)
 }
 
 /* *bad: a copy of the first name of the run's env_vars.json that a node's
- * environment cannot hold ("A=B" would be variable A with the value
- * "B=..."), or NULL (secret names: air__lsecrets_resolve()). AIR_OK or
- * AIR_ENOMEM. */
+ * environment cannot hold (air__lvariable_name_ok()), or NULL (secret
+ * names: air__lsecrets_resolve()). AIR_OK or AIR_ENOMEM. */
 static int bad_variable_name(const lsub *s, char **bad)
 {
 	char *path = air__lpath(s->launch_dir, "env_vars.json");
@@ -157,7 +156,7 @@ static int bad_variable_name(const lsub *s, char **bad)
 	*bad = NULL;
 	json_array_foreach(vars, i, e) {
 		const char *n = air__json_str(e, "name");
-		if (!*bad && !oom && n && (!*n || strchr(n, '=')))
+		if (!*bad && !oom && n && !air__lvariable_name_ok(n))
 			oom = !(*bad = air__strdup(n));
 	}
 	json_decref(vars);
