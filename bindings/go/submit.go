@@ -42,7 +42,9 @@ type Submission struct {
 	CodeSourcePath   string // code_source_path sent with the run, or ""
 	SnapshotReused   bool   // an identical code snapshot was already uploaded
 	// Warnings are the steps after runs/submit that failed without failing
-	// the submission (granting the permissions on the MLflow experiment).
+	// the submission (granting the permissions on the MLflow experiment),
+	// and for a rerun the settings of the past run that its
+	// training_config.yaml does not give, kept.
 	Warnings []string
 }
 

@@ -159,7 +159,9 @@ type RerunOptions struct {
 
 // Rerun submits the exact workload of the past run runID again
 // (docs/submit.md, "Reruns"): its config (with Overrides), code snapshot and
-// launch files, uploading nothing again. The same rerun twice starts one
+// launch files, uploading nothing again. What the past run was submitted
+// with beyond its training_config.yaml (air run --override) is kept, and
+// named in the submission's Warnings. The same rerun twice starts one
 // run unless IdempotencyKey says otherwise. A deleted snapshot or launch
 // file is ENOTFOUND naming it.
 func (c *Client) Rerun(ctx context.Context, runID int64, opts RerunOptions) (*Submission, error) {

@@ -152,9 +152,9 @@ AIR_EXTERN int32_t air_submission_snapshot_reused(const air_submission *sub);
 /**
  * Number of warnings: steps after runs/submit that failed without failing
  * the submission (granting the permissions on the MLflow experiment), and
- * for air_client_rerun() with overrides, launch files of the past run that
- * its training_config.yaml does not give (overrides it was submitted with,
- * not carried over). @since 1.2
+ * for air_client_rerun(), the settings of the past run that its
+ * training_config.yaml does not give (overrides it was submitted with),
+ * kept by the rerun. @since 1.2
  */
 AIR_EXTERN size_t air_submission_warning_count(const air_submission *sub);
 /** Warning @p i (one sentence), or NULL when out of range; owned by @p sub. @since 1.2 */

@@ -320,7 +320,9 @@ AIR_EXTERN int air_rerun_options_set_deadline_ms(air_rerun_options *opts, int64_
 /**
  * Submit the exact workload of the past run @p run_id again
  * (docs/submit.md, "Reruns"): its effective config (the training_config.yaml
- * of its launch directory) with the overrides of @p opts, its code snapshot
+ * of its launch directory, with what runs/get and its launch files say the
+ * run had otherwise, named in a warning of the submission) with the
+ * overrides of @p opts, its code snapshot
  * (which must still exist) and, without overrides, its launch directory as
  * it is; nothing is uploaded again while it exists. The new run's
  * idempotency key is the option, else derived from @p run_id and the

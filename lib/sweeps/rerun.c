@@ -2,7 +2,8 @@
  * rerun.c: air_client_rerun() (docs/submit.md#reruns) — the exact workload
  * of a past run submitted again. The run's task names its launch directory
  * (command_path) and code snapshot (code_source_path); the directory's
- * training_config.yaml is its effective config. Without overrides the new
+ * training_config.yaml is its effective config, with what the run had
+ * otherwise (`air run --override`: rerun_keep.c). Without overrides the new
  * run uses the same launch directory and snapshot, uploading nothing, unless
  * one of its launch files was deleted: then, as with overrides, a new launch
  * directory holds the config's files and the snapshot is the same. Either
@@ -113,7 +114,7 @@ typedef struct rerun {
 	air_submit_options *sopts;
 	air__flow f;
 	bool flow_open;
-	char *drift;            /* the past run's launch files its config does not give */
+	char *kept;             /* the config paths kept from the past run, "a, b" */
 } rerun;
 
 static int not_found(air_error **err, const char *fmt, int64_t id, const char *path)
@@ -170,81 +171,25 @@ static char *launch_file_path(const rerun *r, const char *name)
 	                                   : air__sprintf("%s/%s", r->launch_dir, name);
 }
 
-/* The settings runs/get gives for the past run that the workload @w of its
- * training_config.yaml does not, by their config paths, into @names. */
-static void settings_drift(const rerun *r, const air__workload *w, air__buf *names)
+/* Launch file @name of the past run (air__launch_fetch). */
+static int fetch_launch_file(void *ud, const char *name, air__http_resp *resp, air_error **err)
 {
-	const air_run *run = r->run;
-	const json_t *timeout = json_object_get(run->json, "timeout_seconds");
-	const char *differ[4];
-	size_t n = 0;
+	rerun *r = ud;
+	char *path = launch_file_path(r, name);
+	int rc = path ? fetch(r, path, resp, err) : air__oom(err);
 
-	if (run->accel_type && w->accelerator_type && strcmp(run->accel_type, w->accelerator_type))
-		differ[n++] = "compute.accelerator_type";
-	if (run->accel_count > 0 && run->accel_count != w->num_accelerators)
-		differ[n++] = "compute.num_accelerators";
-	if (run->max_retries != w->max_retries)
-		differ[n++] = "max_retries";
-	if (json_is_integer(timeout) && json_integer_value(timeout) != w->timeout_minutes * 60)
-		differ[n++] = "timeout_minutes";
-	for (size_t i = 0; i < n; i++)
-		air__buf_printf(names, "%s%s", names->len ? ", " : "", differ[i]);
-}
-
-/* With overrides the new run starts from the past run's training_config.yaml
- * (@r->cfg, not overridden yet). `air run --override` writes that file as
- * read, its launch files and settings overridden: the names of the launch
- * files that the file does not give, then of the settings runs/get shows
- * otherwise, go to @r->drift, for a warning. Best effort: only an interrupt
- * or the deadline stops the rerun here. */
-static int launch_drift(rerun *r, air_error **err)
-{
-	air__workload w;
-	air__artifact arts[AIR__MAX_ARTIFACTS];
-	air__buf names = AIR__BUF_INIT;
-	size_t n = 0;
-	int rc = AIR_OK;
-
-	if (air_config_validate(r->cfg, NULL) != AIR_OK || air__workload_load(r->cfg, &w, NULL) != AIR_OK)
-		return AIR_OK; /* the overrides may be what makes it valid */
-	if (air__artifacts_build(&w, arts, &n, NULL) != AIR_OK)
-		n = 0;
-	for (size_t i = 0; i < n && rc == AIR_OK; i++) {
-		air__http_resp resp = AIR__HTTP_RESP_INIT;
-		char *path = launch_file_path(r, arts[i].name);
-		air_error *e = NULL;
-		int got;
-
-		if (!strcmp(arts[i].name, "training_config.yaml") || !path) {
-			air__free(path);
-			continue;
-		}
-		got = fetch(r, path, &resp, &e);
-		if (got == AIR_EINTERRUPTED || got == AIR_ETIMEOUT)
-			rc = air__fail(err, e);
-		else if (got == AIR_OK && (resp.body_len != arts[i].len ||
-		                           memcmp(resp.body ? resp.body : "", arts[i].data, arts[i].len)))
-			air__buf_printf(&names, "%s%s", names.len ? ", " : "", arts[i].name);
-		if (e && rc == AIR_OK)
-			air_error_free(e);
-		air__http_resp_clear(&resp);
-		air__free(path);
-	}
-	if (rc == AIR_OK)
-		settings_drift(r, &w, &names);
-	air__artifacts_dispose(arts, n);
-	air__workload_dispose(&w);
-	if (rc == AIR_OK && names.len && !(r->drift = air__strdup(air__buf_cstr(&names))))
-		rc = air__oom(err);
-	air__buf_dispose(&names);
+	air__free(path);
 	return rc;
 }
 
-/* training_config.yaml of the launch directory, with the overrides applied. */
+/* training_config.yaml of the launch directory, with what the past run had
+ * otherwise (its launch files only when new ones are written: with
+ * overrides), then the overrides applied. */
 static int read_config(rerun *r, air_error **err)
 {
 	char *path = air__sprintf("%s/training_config.yaml", r->launch_dir);
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
+	air__buf kept = AIR__BUF_INIT;
 	int rc;
 
 	if (!path)
@@ -253,8 +198,11 @@ static int read_config(rerun *r, air_error **err)
 	if (rc == AIR_OK)
 		rc = air_config_parse_buffer(resp.body ? resp.body : "", resp.body_len, path, NULL,
 		                             &r->cfg, err);
-	if (rc == AIR_OK && r->n_over)
-		rc = launch_drift(r, err);
+	if (rc == AIR_OK)
+		rc = air__rerun_keep(r->run, r->cfg, r->n_over > 0, fetch_launch_file, r, &kept, err);
+	if (rc == AIR_OK && kept.len && !(r->kept = air__strdup(air__buf_cstr(&kept))))
+		rc = air__oom(err);
+	air__buf_dispose(&kept);
 	for (size_t i = 0; i < r->n_over && rc == AIR_OK; i++) {
 		const air__assign *a = &r->over[i];
 		rc = air_config_set(r->cfg, a->path, a->value, err);
@@ -399,11 +347,10 @@ static int submit(rerun *r, air_submission **out, air_error **err)
 		r->f.ctx.deadline_ms = r->ctx.deadline_ms;
 	}
 	r->flow_open = true;
-	if (rc == AIR_OK && r->drift)
+	if (rc == AIR_OK && r->kept)
 		air__buf_printf(&r->f.warnings, "run %lld was submitted with overrides that its "
-		                "training_config.yaml does not hold (its %s differ%s): this run starts "
-		                "from that file with your overrides; give the others again to keep them\n",
-		                (long long)r->id, r->drift, strchr(r->drift, ',') ? "" : "s");
+		                "training_config.yaml does not hold; this run keeps them (%s)\n",
+		                (long long)r->id, r->kept);
 	if (rc == AIR_OK)
 		rc = air__flow_identity(&r->f, err);
 	if (rc == AIR_OK && !(r->f.token = air__strdup(r->key)))
@@ -472,6 +419,6 @@ int air_client_rerun(air_client *client, int64_t run_id, const air_rerun_options
 	air__free(r.yaml);
 	air__free(r.key);
 	air__free(r.name);
-	air__free(r.drift);
+	air__free(r.kept);
 	return rc;
 }

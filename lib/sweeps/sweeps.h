@@ -3,8 +3,9 @@
  * the points of a sweep (points.c, points_file.c), their canonical form,
  * keys and run names (canon.c), each variant's config (variant.c), the
  * public objects (sweep.c), the submission pipeline (pipeline.c, submit.c)
- * and reruns (rerun.c). It is the only header of lib/sweeps/ that files
- * outside the folder would include; none does.
+ * and reruns (rerun.c; what they keep of the past run, rerun_keep.c). It
+ * is the only header of lib/sweeps/ that files outside the folder would
+ * include; none does.
  */
 #ifndef AIR_SWEEPS_SWEEPS_H
 #define AIR_SWEEPS_SWEEPS_H
@@ -174,5 +175,20 @@ typedef struct air__pipeline_env {
 int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, air_error **err);
 /* The sweep's callback for variant @i; AIR_EABORTED when it asks to stop. */
 int air__sweep_notify(const air__pipeline_env *e, size_t i);
+
+/* ---- rerun_keep.c: what a rerun keeps of the past run ---- */
+/* Read launch file @name ("command.sh", ...) of the past run into @resp;
+ * AIR_ENOTFOUND when it is gone. */
+typedef int (*air__launch_fetch)(void *ud, const char *name, air__http_resp *resp,
+                                 air_error **err);
+/* Put into @cfg (the past run's training_config.yaml) what the run had
+ * otherwise: the settings runs/get shows for @run (compute, its pool,
+ * priority and image, max_retries, timeout) and, with @launch_files, what
+ * its launch files hold (command, parameters, env_variables, secrets, read
+ * by @fetch), where they differ from @cfg's; the paths set go to @kept
+ * ("a, b"). Best effort: only an interrupt or the deadline of @fetch, or
+ * no memory, fails it. */
+int air__rerun_keep(const air_run *run, air_config *cfg, bool launch_files,
+                    air__launch_fetch fetch, void *ud, air__buf *kept, air_error **err);
 
 #endif /* AIR_SWEEPS_SWEEPS_H */

@@ -307,6 +307,20 @@ class Rerun(WorkspaceCase):
         body = json.loads(self.fw.last("POST", SUBMIT)["body"])
         self.assertEqual(body["run_name"], "lr-sweep lr=0.5")
 
+    def test_rerun_keeps_the_runs_own_overrides(self):
+        rc, out, err = self.air("run", "-f", self.yaml, "-o", "json",
+                                "--override", "compute.num_accelerators=2")
+        self.assertEqual(rc, 0, err)
+        overridden = json.loads(out)["data"]["run_id"]
+        rc, out, err = self.air("rerun", overridden)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Warning: run %s was submitted with overrides that its "
+                      "training_config.yaml does not hold; this run keeps them "
+                      "(compute.num_accelerators)" % overridden, err)
+        body = json.loads(self.fw.last("POST", SUBMIT)["body"])
+        compute = body["tasks"][0]["ai_runtime_task"]["deployments"][0]["compute"]
+        self.assertEqual(compute["accelerator_count"], 2)
+
     def test_rerun_errors(self):
         for args, want in ((["abc"], "invalid run ID"), ([], "give the ID"),
                            (["1", "2"], "give one run ID"),

@@ -132,6 +132,116 @@ AIR_TEST(rerun__with_an_override_writes_a_new_launch_directory)
 	air_client_free(c);
 }
 
+/* The member at dotted @path of @v (array indexes as numbers), or NULL. */
+static json_t *json_at(json_t *v, const char *path)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *part = strtok_r(buf, ".", &save); part && v; part = strtok_r(NULL, ".", &save))
+		v = json_is_array(v) ? json_array_get(v, strtoul(part, NULL, 10))
+		                     : json_object_get(v, part);
+	return v;
+}
+
+/* The task of the last runs/submit. */
+static json_t *submitted_task(void)
+{
+	json_t *b = last_body("POST", SUBMIT);
+	json_t *task = json_incref(json_array_get(json_object_get(b, "tasks"), 0));
+
+	json_decref(b);
+	return task;
+}
+
+static void assert_launch_file(const char *dir, const char *name, const char *part)
+{
+	char path[1024], *text;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	text = fakews_file(flow_fw, path, NULL);
+	ASSERT_NOT_NULL(text);
+	ASSERT_CONTAINS(text, part);
+	free(text);
+}
+
+/* `air run --override` writes training_config.yaml as read: its overrides
+ * are in the run's launch files and in what runs/get shows. A rerun keeps
+ * them, with or without overrides of its own, and its own win. */
+AIR_TEST(rerun__keeps_what_the_past_run_was_submitted_with)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", WORKLOAD);
+	air_submission *first = NULL, *again = NULL;
+	air_error *err = NULL;
+	json_t *task;
+	static const char *const overrides[] = {
+		"compute.num_accelerators=4", "compute.pool_id=pool-a", "compute.priority_class=best_effort",
+		"max_retries=1",
+		"timeout_minutes=30", "command=python train.py --fast", "parameters.steps=9",
+		"env_variables.MODE=fast", "secrets.TOKEN=team/token"};
+
+	for (size_t i = 0; i < sizeof(overrides) / sizeof(*overrides); i++)
+		ASSERT_OK(air_config_override(cfg, overrides[i], &err), err);
+	ASSERT_OK(air_config_validate(cfg, &err), err);
+	ASSERT_OK(air_client_submit(c, cfg, NULL, &first, &err), err);
+	assert_launch_file(air_submission_launch_dir(first), "training_config.yaml",
+	                   "num_accelerators: 1");
+
+	/* With an override: a new launch directory, the past run's settings kept. */
+	ASSERT_OK(rerun(c, air_submission_run_id(first), "parameters.lr=0.5", NULL, &again, &err),
+	          err);
+	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
+	ASSERT_CONTAINS(air_submission_warning(again, 0),
+	                "does not hold; this run keeps them (compute.num_accelerators, "
+	                "compute.pool_id, compute.priority_class, max_retries, timeout_minutes, "
+	                "command, parameters, env_variables, secrets)");
+	task = submitted_task();
+	ASSERT_EQ_INT(json_integer_value(json_at(task, "ai_runtime_task.deployments.0."
+	                                                        "compute.accelerator_count")), 4);
+	ASSERT_EQ_STR(json_string_value(json_at(task, "ai_runtime_task.priority_class")),
+	              "BEST_EFFORT");
+	ASSERT_EQ_INT(json_integer_value(json_object_get(task, "max_retries")), 1);
+	json_decref(task);
+	task = last_body("POST", SUBMIT);
+	ASSERT_EQ_INT(json_integer_value(json_object_get(task, "timeout_seconds")), 1800);
+	json_decref(task);
+	assert_launch_file(air_submission_launch_dir(again), "command.sh", "python train.py --fast");
+	assert_launch_file(air_submission_launch_dir(again), "hyperparameters.yaml", "steps: 9");
+	assert_launch_file(air_submission_launch_dir(again), "hyperparameters.yaml", "lr: 0.5");
+	assert_launch_file(air_submission_launch_dir(again), "env_vars.json", "\"MODE\"");
+	assert_launch_file(air_submission_launch_dir(again), "secret_env_vars.json",
+	                   "\"secret_scope\":\"team\",\"secret_key\":\"token\"");
+	assert_launch_file(air_submission_launch_dir(again), "training_config.yaml",
+	                   "num_accelerators: 4");
+	air_submission_free(again);
+
+	/* Without: the same launch directory, which holds the files' part. */
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
+	ASSERT_EQ_STR(air_submission_launch_dir(again), air_submission_launch_dir(first));
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "this run keeps them (compute."
+	                "num_accelerators, compute.pool_id, compute.priority_class, max_retries, "
+	                "timeout_minutes)");
+	task = submitted_task();
+	ASSERT_EQ_INT(json_integer_value(json_at(task, "ai_runtime_task.deployments.0."
+	                                                        "compute.accelerator_count")), 4);
+	json_decref(task);
+	air_submission_free(again);
+
+	/* The rerun's own override wins over the kept one. */
+	ASSERT_OK(rerun(c, air_submission_run_id(first), "compute.num_accelerators=2", NULL, &again,
+	                &err), err);
+	task = submitted_task();
+	ASSERT_EQ_INT(json_integer_value(json_at(task, "ai_runtime_task.deployments.0."
+	                                                        "compute.accelerator_count")), 2);
+	ASSERT_EQ_INT(json_integer_value(json_object_get(task, "max_retries")), 1);
+	json_decref(task);
+	air_submission_free(again);
+	air_submission_free(first);
+	air_config_free(cfg);
+	air_client_free(c);
+}
+
 AIR_TEST(rerun__a_deleted_snapshot_is_a_clear_error)
 {
 	air_client *c = fakews_client(flow_fw);

@@ -290,10 +290,10 @@ AIR_TEST(sweep_local__a_past_run_rerun_with_and_without_overrides)
 }
 
 /* A run submitted with an override its training_config.yaml does not hold
- * (`air run --override`: the file as read) and rerun with other overrides
- * starts from that file: the submission says so, naming the launch files
- * that differ, instead of dropping the first overrides in silence. */
-AIR_TEST(sweep_local__a_rerun_says_when_it_drops_the_runs_own_overrides)
+ * (`air run --override`: the file as read) and rerun, with other overrides
+ * or none, runs with the first ones too: its launch files and what runs/get
+ * shows of it are kept, and the submission says so. */
+AIR_TEST(sweep_local__a_rerun_keeps_the_runs_own_overrides)
 {
 	const char *state;
 	air_client *c = local_begin(&state);
@@ -305,6 +305,8 @@ AIR_TEST(sweep_local__a_rerun_says_when_it_drops_the_runs_own_overrides)
 	air_rerun_options *o = NULL;
 	air_submission *again = NULL;
 	air_error *err = NULL;
+	air_run *run;
+	char *logs;
 	int64_t first;
 
 	ASSERT_OK(air_config_override(cfg, "parameters.steps=40", &err), err);
@@ -315,13 +317,17 @@ AIR_TEST(sweep_local__a_rerun_says_when_it_drops_the_runs_own_overrides)
 	ASSERT_EQ_INT(air_rerun_options_add_override(o, "parameters.lr=0.7"), AIR_OK);
 	ASSERT_OK(air_client_rerun(c, first, o, &again, &err), err);
 	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
-	ASSERT_CONTAINS(air_submission_warning(again, 0), "does not hold (its hyperparameters.yaml "
-	                                                  "differs)");
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "does not hold; this run keeps them "
+	                                                  "(parameters)");
 	air_run_free(local_wait(c, air_submission_run_id(again)));
+	logs = local_logs(c, air_submission_run_id(again), 0, -1);
+	ASSERT_CONTAINS(logs, "lr: 0.7");
+	ASSERT_CONTAINS(logs, "steps: 40");
+	free(logs);
 	air_submission_free(again);
 
-	/* Overrides of settings no launch file holds are named by their paths,
-	 * from what runs/get says the run had. */
+	/* Settings no launch file holds are kept from what runs/get says the
+	 * run had, also by a rerun without overrides. */
 	ASSERT_OK(air_config_override(cfg, "compute.num_accelerators=2", &err), err);
 	ASSERT_OK(air_config_override(cfg, "max_retries=1", &err), err);
 	ASSERT_OK(air_config_override(cfg, "timeout_minutes=30", &err), err);
@@ -331,9 +337,21 @@ AIR_TEST(sweep_local__a_rerun_says_when_it_drops_the_runs_own_overrides)
 	ASSERT_OK(air_client_rerun(c, first, o, &again, &err), err);
 	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
 	ASSERT_CONTAINS(air_submission_warning(again, 0),
-	                "(its hyperparameters.yaml, compute.num_accelerators, max_retries, "
-	                "timeout_minutes differ)");
-	air_run_free(local_wait(c, air_submission_run_id(again)));
+	                "(compute.num_accelerators, max_retries, timeout_minutes, parameters)");
+	run = local_wait(c, air_submission_run_id(again));
+	ASSERT_EQ_INT(air_run_accelerator_count(run), 2);
+	air_run_free(run);
+	air_submission_free(again);
+	ASSERT_OK(air_client_rerun(c, first, NULL, &again, &err), err);
+	ASSERT_CONTAINS(air_submission_warning(again, 0),
+	                "(compute.num_accelerators, max_retries, timeout_minutes)");
+	run = local_wait(c, air_submission_run_id(again));
+	ASSERT_EQ_INT(air_run_accelerator_count(run), 2);
+	ASSERT_EQ_INT(air_run_max_retries(run), 1);
+	air_run_free(run);
+	logs = local_logs(c, air_submission_run_id(again), 0, -1);
+	ASSERT_CONTAINS(logs, "steps: 40");
+	free(logs);
 	air_submission_free(again);
 	air_rerun_options_free(o);
 	air_config_free(cfg);

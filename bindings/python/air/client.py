@@ -494,6 +494,8 @@ class Client:
         nothing again, with ``overrides`` (``{"parameters.lr": 3e-4}`` or
         ``["parameters.lr=3e-4"]``) applied. The key defaults to one derived
         from the run id and the overrides: the same rerun twice is one run.
+        What the past run was submitted with beyond its training_config.yaml
+        (``air run --override``) is kept and named in ``warnings``.
         A deleted snapshot or launch file raises :class:`air.NotFoundError`
         naming it."""
         out = C.c_void_p()

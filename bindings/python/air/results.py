@@ -48,7 +48,8 @@ class Submission:
     """The client that submitted it (used by wait(), logs(), get(), cancel())."""
     warnings: Tuple[str, ...] = ()
     """Steps after runs/submit that failed without failing the submission
-    (granting the permissions on the MLflow experiment)."""
+    (granting the permissions on the MLflow experiment), and for a rerun the
+    settings of the past run its training_config.yaml does not give, kept."""
 
     def wait(self, timeout: Union[float, timedelta, None] = None, *,
              poll_interval: Union[float, timedelta, None] = None,

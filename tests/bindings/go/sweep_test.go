@@ -122,4 +122,17 @@ func TestRerun(t *testing.T) {
 	airErr(t, err, air.ENOTFOUND)
 	_, err = c.Rerun(bg, first.RunID, air.RerunOptions{Overrides: []string{"nope"}})
 	airErr(t, err, air.EINVAL)
+
+	// A run submitted with an override its training_config.yaml does not
+	// hold: the rerun keeps it and says so.
+	must(t, cfg.Override("compute.num_accelerators=2"))
+	must(t, cfg.Validate())
+	overridden, err := c.Submit(bg, cfg, nil)
+	must(t, err)
+	kept, err := c.Rerun(bg, overridden.RunID, air.RerunOptions{})
+	must(t, err)
+	if len(kept.Warnings) != 1 ||
+		!strings.Contains(kept.Warnings[0], "this run keeps them (compute.num_accelerators)") {
+		t.Fatalf("rerun of an overridden run: warnings %q", kept.Warnings)
+	}
 }

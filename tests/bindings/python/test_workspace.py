@@ -859,6 +859,14 @@ class SweepTest(WorkspaceCase):
         self.assertTrue(again.idempotency_token.startswith("rerun-%d-" % first.run_id))
         with self.assertRaises(air.NotFoundError):
             c.rerun(424242)
+        # A run submitted with an override its training_config.yaml does not
+        # hold: the rerun keeps it and says so.
+        with self.config() as cfg:
+            overridden = c.submit(cfg.override("compute.num_accelerators=2").validate())
+        kept = c.rerun(overridden.run_id)
+        self.assertEqual(len(kept.warnings), 1)
+        self.assertIn("this run keeps them (compute.num_accelerators)", kept.warnings[0])
+        self.assertEqual(c.get_run(kept.run_id).accelerator_count, 2)
 
 
 if __name__ == "__main__":
