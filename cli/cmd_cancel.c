@@ -249,6 +249,63 @@ static int find_runs(air_client *c, const char *sweep_filter, int64_t limit, boo
 	return rc;
 }
 
+/* Whether run @id has an outcome in @o already. */
+static bool has_outcome(const outcomes *o, int64_t id)
+{
+	char text[24];
+
+	snprintf(text, sizeof(text), "%" PRId64, id);
+	for (size_t i = 0; i < o->n; i++)
+		if (!strcmp(o->items[i].run_id, text))
+			return true;
+	return false;
+}
+
+/* How many times cancel --sweep looks again for runs started meanwhile. */
+#define LATE_LOOKS 5
+
+/* The runs of sweep @sweep (@filter) that started while the ones found
+ * were shown and cancelled — a sweep that waits for a free place starts its
+ * next variant when one of its runs ends — cancelled too, until a look
+ * finds none that @out has not (at most LATE_LOOKS looks). */
+static int cancel_late_runs(const cli_globals *g, air_client *c, const char *filter,
+                            const char *sweep, outcomes *out)
+{
+	int rc = 0;
+
+	for (int look = 0; rc == 0 && look < LATE_LOOKS; look++) {
+		active_run *runs = NULL;
+		air_error *err = NULL;
+		int64_t *late;
+		size_t n = 0, k = 0;
+		int got = find_runs(c, filter, 2000, false, &runs, &n, &err);
+
+		if (got != AIR_OK) {
+			rc = cli_runs_fail(g, CLI_STAGE_CANCEL, got, err);
+			air_error_free(err);
+		} else if (!(late = calloc(n ? n : 1, sizeof(*late)))) {
+			rc = cli_error("out of memory");
+		} else {
+			for (size_t i = 0; i < n; i++)
+				if (!has_outcome(out, runs[i].id))
+					late[k++] = runs[i].id;
+			if (k > 0) {
+				fprintf(stderr, "%zu more run%s of sweep %s started meanwhile; cancelling %s "
+				        "too.\n", k, k == 1 ? "" : "s", cli_clean(sweep),
+				        k == 1 ? "it" : "them");
+				rc = cancel_ids(g, c, late, k, out);
+			}
+			free(late);
+		}
+		for (size_t i = 0; i < n; i++)
+			free(runs[i].experiment);
+		free(runs);
+		if (rc == 0 && got == AIR_OK && k == 0)
+			break;
+	}
+	return rc;
+}
+
 static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 {
 	air_client *c = NULL;
@@ -288,7 +345,6 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 		else if (rc == AIR_OK)
 			fprintf(stderr, "No runs of sweep %s found.\n", cli_clean(sweep));
 	}
-	free(filter);
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
 	} else if (n == 0) {
@@ -307,6 +363,8 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 			for (size_t i = 0; ids && i < n; i++)
 				ids[i] = runs[i].id;
 			rc = ids ? cancel_ids(g, c, ids, n, &out) : cli_error("out of memory");
+			if (rc == 0 && sweep)
+				rc = cancel_late_runs(g, c, filter, sweep, &out);
 			if (rc == 0)
 				rc = report(g, &out, true, NULL);
 			free(ids);
@@ -315,6 +373,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	for (size_t i = 0; i < n; i++)
 		free(runs[i].experiment);
 	free(runs);
+	free(filter);
 	outcomes_free(&out);
 	air_error_free(err);
 	air_free(me);

@@ -183,6 +183,35 @@ class Sweep(WorkspaceCase):
         self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
                                   "lr-sweep lr=3": "CANCELED", "lr-sweep lr=9": None})
 
+    def test_cancel_also_cancels_the_runs_started_while_it_asked(self):
+        # A sweep that waits for a free place starts its next variant when
+        # one of its runs ends: one that starts while `air cancel --sweep`
+        # asks is cancelled too.
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "s1")
+        self.assertEqual(rc, 0, err)
+        p = subprocess.Popen([AIR, "cancel", "--sweep", "s1"], env=self.env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE)
+        asked = b""
+        while not asked.endswith(b"[y/N] "):
+            chunk = os.read(p.stderr.fileno(), 4096)
+            if not chunk:
+                break
+            asked += chunk
+        self.assertIn(b"Cancel these runs?", asked)
+        rc, _, err = self.sweep("--grid", "parameters.lr=1,2,3", "--idempotency-key", "s1")
+        self.assertEqual(rc, 0, err)
+        out, err = p.communicate(b"y\n", timeout=60)
+        err = (asked + err).decode()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn("1 more run of sweep s1 started meanwhile; cancelling it too.", err)
+        self.assertIn("Cancelled 3 runs", err)
+        states = {r["run"]["run_name"]: r["run"]["state"].get("result_state")
+                  for r in self.fw.runs()}
+        self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
+                                  "lr-sweep lr=3": "CANCELED"})
+
     def test_cancel_says_which_sweep_has_nothing_to_cancel(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
         rc, out, err = self.air("cancel", "--sweep", "nosuch", "-y")
