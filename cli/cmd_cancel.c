@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <poll.h>
+#include <time.h>
 
 #include "runs_cli.h"
 
@@ -47,20 +49,15 @@ static void outcomes_free(outcomes *o)
 	free(o->items);
 }
 
-/* Cancel @ids; append their outcomes. The report keeps the order. */
-static int cancel_ids(const cli_globals *g, air_client *c, const int64_t *ids, size_t n,
-                      outcomes *out)
+/* Cancel @ids; append their outcomes (the report keeps the order). An
+ * AIR_* code: a failure of the whole call leaves @out as it was. */
+static int request_cancel(air_client *c, const int64_t *ids, size_t n, outcomes *out,
+                          air_error **err)
 {
 	air_cancel_report *rep = NULL;
-	air_error *err = NULL;
-	int rc = air_client_cancel_runs(c, ids, n, cli_call_options(), &rep, &err);
+	int rc = air_client_cancel_runs(c, ids, n, cli_call_options(), &rep, err);
 
-	if (rc != AIR_OK) {
-		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
-		air_error_free(err);
-		return rc;
-	}
-	for (size_t i = 0; i < air_cancel_report_count(rep); i++) {
+	for (size_t i = 0; rc == AIR_OK && i < air_cancel_report_count(rep); i++) {
 		char id[24];
 		int32_t st = air_cancel_report_status(rep, i);
 
@@ -68,10 +65,28 @@ static int cancel_ids(const cli_globals *g, air_client *c, const int64_t *ids, s
 		add(out, id, st == AIR_OK, st == AIR_ENOTFOUND, air_cancel_report_message(rep, i));
 	}
 	air_cancel_report_free(rep);
-	return 0;
+	return rc;
 }
 
-static int report(const cli_globals *g, const outcomes *o, bool all, const char *workspace)
+/* request_cancel(), a failure of the whole call reported: 0, or the exit
+ * status. */
+static int cancel_ids(const cli_globals *g, air_client *c, const int64_t *ids, size_t n,
+                      outcomes *out)
+{
+	air_error *err = NULL;
+	int rc = request_cancel(c, ids, n, out, &err);
+
+	if (rc != AIR_OK)
+		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
+	air_error_free(err);
+	return rc;
+}
+
+/* The outcomes, as JSON data or lines on stderr. @listed: runs that the
+ * command found (--all, --sweep: the count is said even for one); @all:
+ * --all ("all": true); @workspace: its host, or NULL. */
+static int report(const cli_globals *g, const outcomes *o, bool listed, bool all,
+                  const char *workspace)
 {
 	size_t failed = 0, done = 0;
 
@@ -118,7 +133,7 @@ static int report(const cli_globals *g, const outcomes *o, bool all, const char 
 		}
 		if (failed)
 			fprintf(stderr, "%zu run%s could not be cancelled.\n", failed, failed == 1 ? "" : "s");
-		else if (done > 1 || (all && done > 0))
+		else if (done > 1 || (listed && done > 0))
 			fprintf(stderr, "Cancelled %zu run%s.\n", done, done == 1 ? "" : "s");
 	}
 	return failed ? 1 : 0;
@@ -160,7 +175,7 @@ static int cancel_listed(const cli_globals *g, char **args, int n)
 				add(&out, args[i], false, false, msg);
 			}
 		}
-		rc = report(g, &out, false, NULL);
+		rc = report(g, &out, false, false, NULL);
 	}
 	outcomes_free(&out);
 	outcomes_free(&done);
@@ -261,47 +276,77 @@ static bool has_outcome(const outcomes *o, int64_t id)
 	return false;
 }
 
-/* How many times cancel --sweep looks again for runs started meanwhile. */
+/* How many times cancel --sweep cancels runs it finds started meanwhile. */
 #define LATE_LOOKS 5
+/* How long it waits, on a local workspace, for the runs it cancelled to
+ * end before it stops looking; and how often it looks meanwhile. */
+#define LOCAL_END_WAIT_MS 30000
+#define LOCAL_LOOK_MS 100
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A look for, or a cancel of, runs of sweep @sweep started meanwhile that
+ * failed (@err, freed): said, as what was cancelled is still reported. */
+static void warn_late(const char *sweep, const char *what, air_error *err)
+{
+	fprintf(stderr, "Warning: could not %s runs of sweep %s started meanwhile: %s\n", what,
+	        cli_clean(sweep), err ? cli_clean_lines(air_error_message(err)) : "failed");
+	air_error_free(err);
+}
 
 /* The runs of sweep @sweep (@filter) that started while the ones found
  * were shown and cancelled — a sweep that waits for a free place starts its
  * next variant when one of its runs ends — cancelled too, until a look
- * finds none that @out has not (at most LATE_LOOKS looks). */
+ * finds none that @out has not. A local sweep may start one just before it
+ * sees a cancellation, so on a local workspace the looks go on until the
+ * runs cancelled have ended (at most LOCAL_END_WAIT_MS). A look that fails
+ * is said on stderr: what was cancelled is still reported. */
 static int cancel_late_runs(const cli_globals *g, air_client *c, const char *filter,
                             const char *sweep, outcomes *out)
 {
+	bool local = !strncmp(air_client_host(c), "local://", 8);
+	int64_t until = now_ms() + LOCAL_END_WAIT_MS;
 	int rc = 0;
 
-	for (int look = 0; rc == 0 && look < LATE_LOOKS; look++) {
+	for (int looks = 0; rc == 0 && looks < LATE_LOOKS && !cli_interrupted();) {
 		active_run *runs = NULL;
 		air_error *err = NULL;
-		int64_t *late;
+		int64_t *late = NULL;
 		size_t n = 0, k = 0;
-		int got = find_runs(c, filter, 2000, false, &runs, &n, &err);
 
-		if (got != AIR_OK) {
-			rc = cli_runs_fail(g, CLI_STAGE_CANCEL, got, err);
-			air_error_free(err);
-		} else if (!(late = calloc(n ? n : 1, sizeof(*late)))) {
-			rc = cli_error("out of memory");
-		} else {
-			for (size_t i = 0; i < n; i++)
-				if (!has_outcome(out, runs[i].id))
-					late[k++] = runs[i].id;
-			if (k > 0) {
-				fprintf(stderr, "%zu more run%s of sweep %s started meanwhile; cancelling %s "
-				        "too.\n", k, k == 1 ? "" : "s", cli_clean(sweep),
-				        k == 1 ? "it" : "them");
-				rc = cancel_ids(g, c, late, k, out);
-			}
-			free(late);
+		if (find_runs(c, filter, 2000, false, &runs, &n, &err) != AIR_OK) {
+			warn_late(sweep, "look again for", err);
+			break;
 		}
+		if (n && !(late = calloc(n, sizeof(*late))))
+			rc = cli_error("out of memory");
+		for (size_t i = 0; late && i < n; i++)
+			if (!has_outcome(out, runs[i].id))
+				late[k++] = runs[i].id;
 		for (size_t i = 0; i < n; i++)
 			free(runs[i].experiment);
 		free(runs);
-		if (rc == 0 && got == AIR_OK && k == 0)
+		if (k > 0) {
+			fprintf(stderr, "%zu more run%s of sweep %s started meanwhile; cancelling %s "
+			        "too.\n", k, k == 1 ? "" : "s", cli_clean(sweep), k == 1 ? "it" : "them");
+			if (request_cancel(c, late, k, out, &err) != AIR_OK) {
+				warn_late(sweep, "cancel", err);
+				k = 0;
+				n = 0; /* no more looks */
+			}
+			looks++;
+		}
+		free(late);
+		if (rc != 0 || (k == 0 && (!local || n == 0 || now_ms() >= until)))
 			break;
+		if (k == 0) /* runs cancelled, still ending: look again shortly */
+			poll(NULL, 0, LOCAL_LOOK_MS);
 	}
 	return rc;
 }
@@ -350,7 +395,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	} else if (n == 0) {
 		if (!sweep)
 			fprintf(stderr, "No active runs found.\n");
-		rc = report(g, &out, true, air_client_host(c));
+		rc = report(g, &out, true, !sweep, sweep ? NULL : air_client_host(c));
 	} else {
 		if (!yes)
 			preview(runs, n);
@@ -366,7 +411,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 			if (rc == 0 && sweep)
 				rc = cancel_late_runs(g, c, filter, sweep, &out);
 			if (rc == 0)
-				rc = report(g, &out, true, NULL);
+				rc = report(g, &out, true, !sweep, NULL);
 			free(ids);
 		}
 	}

@@ -12,8 +12,10 @@ static const char rerun_usage[] =
 static const char rerun_description[] =
 	"Submit the exact workload of a past run again: its config, code snapshot and\n"
 	"launch files, optionally with overrides. The same rerun submitted twice starts\n"
-	"one run; --idempotency-key KEY starts another. A run that `air run --override`\n"
-	"submitted keeps its config file as read, without those overrides: pass them again.\n";
+	"one run; --idempotency-key KEY starts another. What a run that `air run\n"
+	"--override` submitted had beyond its config file (its launch files, and the\n"
+	"compute, retries and timeout the workspace reports) is kept and named in a\n"
+	"warning; this rerun's overrides apply on top.\n";
 
 static int rerun_options(const cli_strlist *overrides, const char *key, air_rerun_options **out)
 {

@@ -167,13 +167,37 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 	return run;
 }
 
+/* A run whose cancellation was requested is TERMINATING from then on, as
+ * on the platform, not once its supervisor notices (within POLL_MS): a
+ * sweep waiting for a free place sees it at once (submit_sweep.c). */
+static void show_cancel(const char *dir, json_t *status)
+{
+	json_t *last = json_array_get(json_object_get(status, "attempts"),
+	                              json_array_size(json_object_get(status, "attempts")) - 1);
+	char *flag;
+
+	if (air__lstatus_terminal(status) ||
+	    !strcmp(air__json_str(status, "state") ? air__json_str(status, "state") : "",
+	            AIR__L_TERMINATING) ||
+	    !(flag = air__lpath(dir, "cancel")))
+		return;
+	if (air__lexists(flag)) {
+		air__json_set_str(status, "state", AIR__L_TERMINATING);
+		if (last && !json_is_string(json_object_get(last, "result")))
+			air__json_set_str(last, "state", AIR__L_TERMINATING);
+	}
+	air__free(flag);
+}
+
 json_t *air__ljobs_run_object(const air__local *ws, int64_t run_id, char **damage)
 {
 	char *dir = air__lrun_dir(ws->dir, run_id);
 	json_t *rec = NULL, *status = dir ? air__lrun_load(dir, &rec, damage) : NULL, *run = NULL;
 
-	if (status)
+	if (status) {
+		show_cancel(dir, status);
 		run = run_object(ws, rec, status, run_id);
+	}
 	json_decref(rec);
 	json_decref(status);
 	air__free(dir);

@@ -115,6 +115,7 @@ typedef struct rerun {
 	air__flow f;
 	bool flow_open;
 	char *kept;             /* the config paths kept from the past run, "a, b" */
+	char *left;             /* those it had that this rerun cannot keep, "c (why)" */
 } rerun;
 
 static int not_found(air_error **err, const char *fmt, int64_t id, const char *path)
@@ -183,13 +184,12 @@ static int fetch_launch_file(void *ud, const char *name, air__http_resp *resp, a
 }
 
 /* training_config.yaml of the launch directory, with what the past run had
- * otherwise (its launch files only when new ones are written: with
- * overrides), then the overrides applied. */
+ * otherwise, then the overrides applied. */
 static int read_config(rerun *r, air_error **err)
 {
 	char *path = air__sprintf("%s/training_config.yaml", r->launch_dir);
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
-	air__buf kept = AIR__BUF_INIT;
+	air__buf kept = AIR__BUF_INIT, left = AIR__BUF_INIT;
 	int rc;
 
 	if (!path)
@@ -199,10 +199,13 @@ static int read_config(rerun *r, air_error **err)
 		rc = air_config_parse_buffer(resp.body ? resp.body : "", resp.body_len, path, NULL,
 		                             &r->cfg, err);
 	if (rc == AIR_OK)
-		rc = air__rerun_keep(r->run, r->cfg, r->n_over > 0, fetch_launch_file, r, &kept, err);
-	if (rc == AIR_OK && kept.len && !(r->kept = air__strdup(air__buf_cstr(&kept))))
+		rc = air__rerun_keep(r->run, r->cfg, r->over, r->n_over, fetch_launch_file, r, &kept,
+		                     &left, err);
+	if (rc == AIR_OK && ((kept.len && !(r->kept = air__strdup(air__buf_cstr(&kept)))) ||
+	                     (left.len && !(r->left = air__strdup(air__buf_cstr(&left))))))
 		rc = air__oom(err);
 	air__buf_dispose(&kept);
+	air__buf_dispose(&left);
 	for (size_t i = 0; i < r->n_over && rc == AIR_OK; i++) {
 		const air__assign *a = &r->over[i];
 		rc = air_config_set(r->cfg, a->path, a->value, err);
@@ -351,6 +354,10 @@ static int submit(rerun *r, air_submission **out, air_error **err)
 		air__buf_printf(&r->f.warnings, "run %lld was submitted with overrides that its "
 		                "training_config.yaml does not hold; this run keeps them (%s)\n",
 		                (long long)r->id, r->kept);
+	if (rc == AIR_OK && r->left)
+		air__buf_printf(&r->f.warnings, "run %lld ran with settings that this run cannot keep "
+		                "with its config: %s; give them again as overrides\n",
+		                (long long)r->id, r->left);
 	if (rc == AIR_OK)
 		rc = air__flow_identity(&r->f, err);
 	if (rc == AIR_OK && !(r->f.token = air__strdup(r->key)))
@@ -420,5 +427,6 @@ int air_client_rerun(air_client *client, int64_t run_id, const air_rerun_options
 	air__free(r.key);
 	air__free(r.name);
 	air__free(r.kept);
+	air__free(r.left);
 	return rc;
 }

@@ -3,7 +3,8 @@
  * say. `air run --override` writes that file as read (the platform's
  * contract); the overrides are in the run's launch files and in the settings
  * runs/get shows. A rerun keeps them: they go into its config before its
- * own overrides, so `air rerun` starts the run that ran.
+ * own overrides, so `air rerun` starts the run that ran. One that the
+ * config refuses next to the rerun's own overrides is left out, and named.
  */
 #include "sweeps/sweeps.h"
 
@@ -11,15 +12,24 @@
 #include <string.h>
 #include <strings.h>
 
+#include "config/config.h"
 #include "core/core.h"
 
-/* The most settings a rerun can keep: 8 from runs/get, 4 launch files. */
-#define MAX_KEPT 12
+/* The most settings a rerun can keep: 7 from runs/get, 4 launch files. */
+#define MAX_KEPT 11
+/* The longest reason given for a setting left out, in bytes. */
+#define WHY_MAX 200
+/* The most assignments one setting makes (an image unsets a managed
+ * environment's version and dependencies: the run could not have had them). */
+#define MAX_PARTS 3
 
-/* A setting to keep: its config path and YAML value text (NULL: unset). */
+/* One setting to keep: the config paths it sets and their YAML value texts
+ * (NULL: unset); or, with @why, one that cannot be kept. */
 typedef struct kept_value {
-	const char *path;
-	char *value;
+	const char *path[MAX_PARTS];
+	char *value[MAX_PARTS];
+	size_t n;
+	const char *why;
 } kept_value;
 
 typedef struct keeper {
@@ -28,40 +38,59 @@ typedef struct keeper {
 	bool oom;
 } keeper;
 
-static void keep(keeper *k, const char *path, char *value, bool unset)
+/* A new setting of @k: @path to @value (taken; NULL with @unset: null). */
+static kept_value *keep(keeper *k, const char *path, char *value, bool unset)
 {
-	if (!value && !unset) {
+	kept_value *v = &k->v[k->n++];
+
+	if (!value && !unset)
 		k->oom = true;
-		return;
-	}
-	k->v[k->n].path = path;
-	k->v[k->n].value = value;
-	k->n++;
+	v->path[0] = path;
+	v->value[0] = value;
+	v->n = 1;
+	return v;
 }
 
-/* @s as a YAML value: a JSON string is one. */
-static char *quoted(const char *s)
+/* One more assignment of setting @v. */
+static void also(kept_value *v, const char *path, char *value)
 {
-	json_t *j = json_string(s);
-	char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-	char *out = text ? air__strdup(text) : NULL;
+	v->path[v->n] = path;
+	v->value[v->n++] = value;
+}
 
-	free(text); /* jansson's allocator */
-	json_decref(j);
+/* JSON text @json (taken) as YAML: JSON is YAML, but for the characters
+ * JSON leaves raw that YAML may not hold (DEL, the C1 controls but NEL,
+ * U+FFFE and U+FFFF), written as escapes. NULL when out of memory. */
+static char *yaml_of_json(char *json)
+{
+	air__buf b = AIR__BUF_INIT;
+	const unsigned char *p = (const unsigned char *)json;
+	char *out;
+
+	for (; p && *p; p++) {
+		if (p[0] == 0x7f)
+			air__buf_puts(&b, "\\u007f");
+		else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f && p[1] != 0x85)
+			air__buf_printf(&b, "\\u%04x", p[1]), p++;
+		else if (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
+			air__buf_printf(&b, "\\u%04x", 0xff00 | p[2]), p += 2;
+		else
+			air__buf_putc(&b, (char)p[0]);
+	}
+	out = json && !air__buf_oom(&b) ? air__strdup(air__buf_cstr(&b)) : NULL;
+	air__buf_dispose(&b);
+	free(json); /* jansson's allocator */
 	return out;
 }
 
-/* The workload task of runs/get: the last task (retries repeat it), or
- * the task a for-each task runs. */
-static const json_t *workload_task(const air_run *run, const json_t **last)
+/* @s as a YAML value. */
+static char *quoted(const char *s)
 {
-	const json_t *tasks = json_object_get(run->json, "tasks");
-	size_t n = json_array_size(tasks);
-	const json_t *inner;
+	json_t *j = json_string(s);
+	char *out = j ? yaml_of_json(json_dumps(j, JSON_ENCODE_ANY)) : NULL;
 
-	*last = n ? json_array_get(tasks, n - 1) : NULL;
-	inner = air__json_at(*last, "for_each_task.task");
-	return json_object_get(json_is_object(inner) ? inner : *last, "ai_runtime_task");
+	json_decref(j);
+	return out;
 }
 
 static bool differs(const char *run_value, const char *cfg_value)
@@ -73,8 +102,12 @@ static bool differs(const char *run_value, const char *cfg_value)
  * shows counts: a platform that leaves a field out changes nothing. */
 static void from_runs_get(const air_run *run, const air__workload *w, keeper *k)
 {
-	const json_t *last, *air = workload_task(run, &last);
-	const json_t *retries = json_object_get(last, "max_retries");
+	const json_t *tasks = json_object_get(run->json, "tasks");
+	const json_t *last = json_array_get(tasks, json_array_size(tasks) - 1);
+	const json_t *inner = air__json_at(last, "for_each_task.task");
+	const json_t *task = json_is_object(inner) ? inner : last; /* what ran */
+	const json_t *air = json_object_get(task, "ai_runtime_task");
+	const json_t *retries = json_object_get(task, "max_retries");
 	const json_t *timeout = json_object_get(run->json, "timeout_seconds");
 	const char *pool = air__json_nonempty(air__json_at(air, "deployments.0.compute"),
 	                                      "provisioned_capacity_id");
@@ -90,8 +123,14 @@ static void from_runs_get(const air_run *run, const air__workload *w, keeper *k)
 		keep(k, "compute.pool_id", quoted(pool), false);
 	if (priority && (!w->priority_class || strcasecmp(priority, w->priority_class) != 0))
 		keep(k, "compute.priority_class", quoted(priority), false);
-	if (!w->docker_image_url && differs(image, w->uc_image))
-		keep(k, "environment.unity_catalog_image", quoted(image), false);
+	if (!w->docker_image_url && differs(image, w->uc_image)) {
+		kept_value *v = keep(k, "environment.unity_catalog_image", quoted(image), false);
+
+		if (w->environment_version)
+			also(v, "environment.version", NULL);
+		if (w->n_dependencies)
+			also(v, "environment.dependencies", NULL);
+	}
 	if (json_is_integer(retries) && json_integer_value(retries) != w->max_retries)
 		keep(k, "max_retries", air__sprintf("%lld", (long long)json_integer_value(retries)),
 		     false);
@@ -102,18 +141,19 @@ static void from_runs_get(const air_run *run, const air__workload *w, keeper *k)
 			keep(k, "timeout_minutes", NULL, true); /* the run had none */
 		else if (s > 0 && s % 60 == 0)
 			keep(k, "timeout_minutes", air__sprintf("%lld", (long long)(s / 60)), false);
+		else
+			keep(k, "timeout_minutes", NULL, true)->why = "its timeout is not whole minutes";
 	}
 }
 
 /* env_vars.json ([{"name","value"}]) or secret_env_vars.json
  * ([{"name","secret_scope","secret_key"}]) as the config's map (NAME: value,
  * NAME: scope/key); NULL when it is not such a file. */
-static char *as_map(const char *text, size_t len, bool secrets)
+static json_t *as_map(const char *text, size_t len, bool secrets)
 {
 	json_t *arr = json_loadb(text, len, 0, NULL), *map = json_object(), *e;
 	bool ok = json_is_array(arr) && map;
 	size_t i;
-	char *out;
 
 	json_array_foreach(arr, i, e) {
 		const char *name = json_string_value(json_object_get(e, "name"));
@@ -127,62 +167,113 @@ static char *as_map(const char *text, size_t len, bool secrets)
 			ok = false;
 		air__free(pair);
 	}
-	out = ok ? air__json_compact(map) : NULL;
 	json_decref(arr);
-	json_decref(map);
-	return out;
+	if (!ok)
+		json_decref(map);
+	return ok ? map : NULL;
 }
 
-/* Launch file @name of the past run against what @w gives: the config's
- * setting it holds, when they differ. A file that is gone says nothing (it
- * may have been deleted). */
+/* Whether YAML texts @a and @b hold different values (differently written
+ * is the same); texts that are no YAML differ. */
+static bool values_differ(const char *a, const char *b)
+{
+	air__buf ca = AIR__BUF_INIT, cb = AIR__BUF_INIT;
+	bool differ = air__canon_value(a, &ca, NULL) != AIR_OK ||
+	              air__canon_value(b, &cb, NULL) != AIR_OK ||
+	              strcmp(air__buf_cstr(&ca), air__buf_cstr(&cb)) != 0;
+
+	air__buf_dispose(&ca);
+	air__buf_dispose(&cb);
+	return differ;
+}
+
+/* What launch file @name (@body, @len bytes) holds that @w does not. */
+static void from_file_body(const char *name, const char *body, size_t len,
+                           const air__workload *w, keeper *k)
+{
+	char *text = air__strndup(body, len);
+
+	if (!text) {
+		k->oom = true;
+	} else if (!strcmp(name, "command.sh")) {
+		if (strcmp(text, w->command) != 0)
+			keep(k, "command", quoted(text), false);
+	} else if (!strcmp(name, "hyperparameters.yaml")) {
+		if (!w->parameters_yaml || values_differ(text, w->parameters_yaml))
+			keep(k, "parameters", air__strdup(text), false);
+	} else {
+		bool secrets = !strcmp(name, "secret_env_vars.json");
+		char *mine = secrets ? (w->n_secrets ? air__secret_vars_json(w->secrets, w->n_secrets)
+		                                     : NULL)
+		                     : (w->n_env ? air__env_vars_json(w->env, w->n_env) : NULL);
+		json_t *file = as_map(text, len, secrets);
+		json_t *config = mine ? as_map(mine, strlen(mine), secrets) : json_object();
+
+		if (!file)
+			keep(k, secrets ? "secrets" : "env_variables", NULL, true)->why =
+				"its launch file is not one libair reads";
+		else if (!json_equal(file, config))
+			keep(k, secrets ? "secrets" : "env_variables",
+			     yaml_of_json(json_dumps(file, JSON_COMPACT | JSON_SORT_KEYS)), false);
+		json_decref(file);
+		json_decref(config);
+		air__free(mine);
+	}
+	air__free(text);
+}
+
+/* Launch file @name of the past run against what @w gives. A file that is
+ * gone says nothing (it may have been deleted); one that cannot be read
+ * stops the rerun, which would otherwise run something else. */
 static int from_launch_file(const char *name, const air__workload *w, air__launch_fetch fetch,
                             void *ud, keeper *k, air_error **err)
 {
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *e = NULL;
-	const char *body;
-	char *mine = NULL;
 	int rc = fetch(ud, name, &resp, &e);
 
-	if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT)
-		return air__fail(err, e);
-	air_error_free(e);
-	if (rc != AIR_OK) {
-		air__http_resp_clear(&resp);
+	if (rc == AIR_OK)
+		from_file_body(name, resp.body ? resp.body : "", resp.body_len, w, k);
+	air__http_resp_clear(&resp);
+	if (rc == AIR_ENOTFOUND) {
+		air_error_free(e);
 		return AIR_OK;
 	}
-	body = resp.body ? resp.body : "";
-	if (!strcmp(name, "command.sh")) {
-		if (resp.body_len != strlen(w->command) || memcmp(body, w->command, resp.body_len)) {
-			char *text = air__strndup(body, resp.body_len);
-
-			keep(k, "command", text ? quoted(text) : NULL, false);
-			air__free(text);
-		}
-	} else if (!strcmp(name, "hyperparameters.yaml")) {
-		if (!w->parameters_yaml || resp.body_len != strlen(w->parameters_yaml) ||
-		    memcmp(body, w->parameters_yaml, resp.body_len))
-			keep(k, "parameters", air__strndup(body, resp.body_len), false);
-	} else {
-		bool secrets = !strcmp(name, "secret_env_vars.json");
-
-		mine = secrets ? (w->n_secrets ? air__secret_vars_json(w->secrets, w->n_secrets) : NULL)
-		               : (w->n_env ? air__env_vars_json(w->env, w->n_env) : NULL);
-		if (!mine || strlen(mine) != resp.body_len || memcmp(body, mine, resp.body_len)) {
-			char *map = as_map(body, resp.body_len, secrets);
-
-			if (map)
-				keep(k, secrets ? "secrets" : "env_variables", map, false);
-		}
-	}
-	air__free(mine);
-	air__http_resp_clear(&resp);
-	return AIR_OK;
+	return rc == AIR_OK ? AIR_OK : air__fail(err, e);
 }
 
-int air__rerun_keep(const air_run *run, air_config *cfg, bool launch_files,
-                    air__launch_fetch fetch, void *ud, air__buf *kept, air_error **err)
+/* Whether @cfg with setting @v and then the rerun's overrides @over
+ * validates; else why not, into @why. */
+static bool fits(const air_config *cfg, const kept_value *v, const air__assign *over,
+                 size_t n_over, air__buf *why)
+{
+	air_config *trial = NULL;
+	air_error *e = NULL;
+	int rc = air__config_copy(cfg, &trial, &e);
+
+	for (size_t i = 0; rc == AIR_OK && i < v->n; i++)
+		rc = air_config_set(trial, v->path[i], v->value[i], &e);
+	for (size_t i = 0; rc == AIR_OK && i < n_over; i++)
+		rc = air_config_set(trial, over[i].path, over[i].value, &e);
+	if (rc == AIR_OK)
+		rc = air_config_validate(trial, &e);
+	if (rc != AIR_OK) {
+		const char *m = e ? air_error_message(e) : "out of memory";
+		size_t len = strlen(m), cut = air__utf8_cut(m, len, WHY_MAX);
+
+		/* The message may quote the value, a whole command. */
+		air__buf_put(why, m, cut);
+		if (cut < len)
+			air__buf_puts(why, "\u2026");
+	}
+	air_error_free(e);
+	air_config_free(trial);
+	return rc == AIR_OK;
+}
+
+int air__rerun_keep(const air_run *run, air_config *cfg, const air__assign *over, size_t n_over,
+                    air__launch_fetch fetch, void *ud, air__buf *kept, air__buf *left,
+                    air_error **err)
 {
 	static const char *const files[] = {"command.sh", "hyperparameters.yaml", "env_vars.json",
 	                                    "secret_env_vars.json"};
@@ -190,23 +281,35 @@ int air__rerun_keep(const air_run *run, air_config *cfg, bool launch_files,
 	keeper k = {.n = 0};
 	int rc = AIR_OK;
 
-	/* A file that no longer validates has nothing to compare. */
+	/* A file that does not validate has nothing to compare. */
 	if (air_config_validate(cfg, NULL) != AIR_OK || air__workload_load(cfg, &w, NULL) != AIR_OK)
 		return AIR_OK;
 	from_runs_get(run, &w, &k);
-	for (size_t i = 0; launch_files && rc == AIR_OK && i < sizeof(files) / sizeof(*files); i++)
+	for (size_t i = 0; rc == AIR_OK && i < sizeof(files) / sizeof(*files); i++)
 		rc = from_launch_file(files[i], &w, fetch, ud, &k, err);
 	air__workload_dispose(&w); /* it borrows from @cfg, changed below */
 	if (rc == AIR_OK && k.oom)
 		rc = air__oom(err);
 	for (size_t i = 0; i < k.n; i++) {
-		air_error *e = NULL;
+		kept_value *v = &k.v[i];
+		air__buf why = AIR__BUF_INIT;
+		air__buf *to = kept;
 
-		/* A value the config refuses is not kept: the file's stands. */
-		if (rc == AIR_OK && air_config_set(cfg, k.v[i].path, k.v[i].value, &e) == AIR_OK)
-			air__buf_printf(kept, "%s%s", kept->len ? ", " : "", k.v[i].path);
-		air_error_free(e);
-		air__free(k.v[i].value);
+		if (rc == AIR_OK && v->why) {
+			to = left;
+			air__buf_puts(&why, v->why);
+		} else if (rc == AIR_OK && !fits(cfg, v, over, n_over, &why)) {
+			to = left;
+		}
+		for (size_t j = 0; rc == AIR_OK && to == kept && j < v->n; j++)
+			rc = air_config_set(cfg, v->path[j], v->value[j], err);
+		for (size_t j = 0; rc == AIR_OK && j < v->n; j++)
+			air__buf_printf(to, "%s%s", to->len ? ", " : "", v->path[j]);
+		if (rc == AIR_OK && to == left)
+			air__buf_printf(left, " (%s)", air__buf_cstr(&why));
+		for (size_t j = 0; j < v->n; j++)
+			air__free(v->value[j]);
+		air__buf_dispose(&why);
 	}
 	return rc;
 }

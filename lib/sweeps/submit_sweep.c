@@ -163,9 +163,11 @@ static int shared(sweep_call *k, air_error **err)
 	return rc;
 }
 
-/* Whether run @id has ended (*canceled: cancelled); a run that cannot be
- * read counts as ended. */
-static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, air_error **err)
+/* Whether run @id has ended (*canceled: cancelled), or is being stopped
+ * (*stopping: TERMINATING, as a cancelled run is at once); a run that
+ * cannot be read counts as ended. */
+static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, bool *stopping,
+                     air_error **err)
 {
 	air_run *run = NULL;
 	air_error *e = NULL;
@@ -178,6 +180,7 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, air
 		                  (long long)id, air_error_message(e));
 	*ended = rc != AIR_OK || run->terminal;
 	*canceled = rc == AIR_OK && air_run_state(run) == AIR_STATE_CANCELED;
+	*stopping = rc == AIR_OK && !run->terminal && air_run_state(run) == AIR_STATE_TERMINATING;
 	air_error_free(e);
 	air_run_free(run);
 	return AIR_OK;
@@ -185,7 +188,9 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, air
 
 /* Where runs start at once: at most @e->max_parallel of the sweep's going.
  * A run of the sweep that ends cancelled (`air cancel --sweep` while the
- * sweep waits) stops it: the variants not yet sent are not submitted. */
+ * sweep waits) stops it: the variants not yet sent are not submitted. A
+ * place freed while another run is being stopped is taken only once that
+ * one has ended, so that a cancellation of the sweep is seen first. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {
 	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going)), canceled = 0;
@@ -193,25 +198,29 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 	int rc = going ? AIR_OK : air__oom(err);
 
 	while (rc == AIR_OK && i < k->s->n && !canceled) {
-		size_t room = (size_t)pe->max_parallel - n_going, end;
+		size_t room, end;
+		bool held = false;
 
-		if (room == 0) {
-			for (size_t g = 0; g < n_going && rc == AIR_OK;) {
-				bool ended = false, was_canceled = false;
-				if ((rc = has_ended(k, going[g], &ended, &was_canceled, err)) == AIR_OK &&
-				    ended) {
-					if (was_canceled && !canceled)
-						canceled = going[g];
-					going[g] = going[--n_going];
-				} else {
-					g++;
-				}
+		for (size_t g = 0; g < n_going && rc == AIR_OK;) {
+			bool ended = false, was_canceled = false, stopping = false;
+			if ((rc = has_ended(k, going[g], &ended, &was_canceled, &stopping, err)) == AIR_OK &&
+			    ended) {
+				if (was_canceled && !canceled)
+					canceled = going[g];
+				going[g] = going[--n_going];
+			} else {
+				held = held || stopping;
+				g++;
 			}
-			if (rc == AIR_OK && !canceled && n_going == (size_t)pe->max_parallel)
-				rc = air__ctx_sleep(&k->ctx, air__client_poll_ms(k->c),
-				                    "waiting for a run of the sweep to end", err);
+		}
+		room = (size_t)pe->max_parallel - n_going;
+		if (rc == AIR_OK && !canceled && (room == 0 || held)) {
+			rc = air__ctx_sleep(&k->ctx, air__client_poll_ms(k->c),
+			                    "waiting for a run of the sweep to end", err);
 			continue;
 		}
+		if (rc != AIR_OK || canceled)
+			break;
 		end = i + room < k->s->n ? i + room : k->s->n;
 		rc = air__pipeline_run(pe, i, end - i, err);
 		for (; i < end; i++)

@@ -183,12 +183,15 @@ typedef int (*air__launch_fetch)(void *ud, const char *name, air__http_resp *res
                                  air_error **err);
 /* Put into @cfg (the past run's training_config.yaml) what the run had
  * otherwise: the settings runs/get shows for @run (compute, its pool,
- * priority and image, max_retries, timeout) and, with @launch_files, what
- * its launch files hold (command, parameters, env_variables, secrets, read
- * by @fetch), where they differ from @cfg's; the paths set go to @kept
- * ("a, b"). Best effort: only an interrupt or the deadline of @fetch, or
- * no memory, fails it. */
-int air__rerun_keep(const air_run *run, air_config *cfg, bool launch_files,
-                    air__launch_fetch fetch, void *ud, air__buf *kept, air_error **err);
+ * priority and image, max_retries, timeout) and what its launch files hold
+ * (command, parameters, env_variables, secrets, read by @fetch), where they
+ * differ from @cfg's. A setting that @cfg refuses with the rerun's
+ * overrides @over is left out. The config paths set go to @kept ("a, b"),
+ * those left out to @left ("c (why)"). A launch file that is gone changes
+ * nothing; one that cannot be read otherwise, an interrupt, the deadline
+ * or no memory fails it. */
+int air__rerun_keep(const air_run *run, air_config *cfg, const air__assign *over, size_t n_over,
+                    air__launch_fetch fetch, void *ud, air__buf *kept, air__buf *left,
+                    air_error **err);
 
 #endif /* AIR_SWEEPS_SWEEPS_H */

@@ -1384,6 +1384,12 @@ AIR_TEST(local__cancel_stops_the_nodes)
 	pid = local_read_pid(path_in(state, "child.pid"));
 	stray = local_read_pid(path_in(state, "stray.pid"));
 	ASSERT_OK(air_client_cancel_run(c, id, NULL, &err), err);
+	/* TERMINATING from the request on, as on the platform: not RUNNING
+	 * until the supervisor looks. */
+	ASSERT_OK(air_client_get_run(c, id, NULL, &run, &err), err);
+	ASSERT_TRUE(air_run_state(run) == AIR_STATE_TERMINATING ||
+	            air_run_state(run) == AIR_STATE_CANCELED);
+	air_run_free(run);
 	run = local_wait(c, id);
 	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_CANCELED);
 	/* Even a background process of the node is gone, and one that left

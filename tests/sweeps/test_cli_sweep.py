@@ -212,6 +212,27 @@ class Sweep(WorkspaceCase):
         self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
                                   "lr-sweep lr=3": "CANCELED"})
 
+    def test_cancel_reports_what_it_cancelled_when_it_cannot_look_again(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "s1")
+        self.assertEqual(rc, 0, err)
+        self.fw.clear_requests()
+        rc, out, err = self.air("cancel", "--sweep", "s1", "-y", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        lists = len(self.fw.requests("GET", "/api/2.2/jobs/runs/list"))
+        # The same again, the listing refused after the first look's requests.
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "s2")
+        self.assertEqual(rc, 0, err)
+        self.fw.fault(method="GET", path="/api/2.2/jobs/runs/list", status=403, after=lists // 2,
+                      times=-1, body={"error_code": "PERMISSION_DENIED", "message": "no"})
+        rc, out, err = self.air("cancel", "--sweep", "s2", "-y", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        data = json.loads(out)["data"]
+        self.assertEqual(len(data["cancelled"]), 2)
+        self.assertNotIn("all", data)
+        self.assertIn("Warning: could not look again for runs of sweep s2 started meanwhile",
+                      err)
+
     def test_cancel_says_which_sweep_has_nothing_to_cancel(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
         rc, out, err = self.air("cancel", "--sweep", "nosuch", "-y")

@@ -165,26 +165,54 @@ static void assert_launch_file(const char *dir, const char *name, const char *pa
 	free(text);
 }
 
+/* Remove launch file @name of @sub, as a user may have. */
+static void delete_launch_file(const air_submission *sub, const char *name)
+{
+	char q[2048];
+
+	snprintf(q, sizeof(q), "/__fakews/file?path=%s/%s", air_submission_launch_dir(sub), name);
+	json_decref(fakews_call(flow_fw, "DELETE", q, NULL));
+}
+
+/* A run of WORKLOAD submitted with @overrides (NULL-terminated). */
+static air_submission *submitted_with(air_client *c, const char *const *overrides)
+{
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", WORKLOAD);
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	for (size_t i = 0; overrides[i]; i++)
+		ASSERT_OK(air_config_override(cfg, overrides[i], &err), err);
+	ASSERT_OK(air_config_validate(cfg, &err), err);
+	ASSERT_OK(air_client_submit(c, cfg, NULL, &sub, &err), err);
+	air_config_free(cfg);
+	return sub;
+}
+
+static int64_t submitted_count(void)
+{
+	json_t *task = submitted_task();
+	int64_t n = json_integer_value(json_at(task, "ai_runtime_task.deployments.0.compute."
+	                                             "accelerator_count"));
+
+	json_decref(task);
+	return n;
+}
+
 /* `air run --override` writes training_config.yaml as read: its overrides
  * are in the run's launch files and in what runs/get shows. A rerun keeps
  * them, with or without overrides of its own, and its own win. */
 AIR_TEST(rerun__keeps_what_the_past_run_was_submitted_with)
 {
-	air_client *c = fakews_client(flow_fw);
-	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", WORKLOAD);
-	air_submission *first = NULL, *again = NULL;
-	air_error *err = NULL;
-	json_t *task;
 	static const char *const overrides[] = {
 		"compute.num_accelerators=4", "compute.pool_id=pool-a", "compute.priority_class=best_effort",
-		"max_retries=1",
-		"timeout_minutes=30", "command=python train.py --fast", "parameters.steps=9",
-		"env_variables.MODE=fast", "secrets.TOKEN=team/token"};
+		"max_retries=1", "timeout_minutes=30", "command=python train.py --fast",
+		"parameters.steps=9", "env_variables.MODE=fast", "secrets.TOKEN=team/token", NULL};
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted_with(c, overrides), *again = NULL;
+	air_error *err = NULL;
+	json_t *task;
 
-	for (size_t i = 0; i < sizeof(overrides) / sizeof(*overrides); i++)
-		ASSERT_OK(air_config_override(cfg, overrides[i], &err), err);
-	ASSERT_OK(air_config_validate(cfg, &err), err);
-	ASSERT_OK(air_client_submit(c, cfg, NULL, &first, &err), err);
 	assert_launch_file(air_submission_launch_dir(first), "training_config.yaml",
 	                   "num_accelerators: 1");
 
@@ -197,8 +225,9 @@ AIR_TEST(rerun__keeps_what_the_past_run_was_submitted_with)
 	                "compute.pool_id, compute.priority_class, max_retries, timeout_minutes, "
 	                "command, parameters, env_variables, secrets)");
 	task = submitted_task();
-	ASSERT_EQ_INT(json_integer_value(json_at(task, "ai_runtime_task.deployments.0."
-	                                                        "compute.accelerator_count")), 4);
+	ASSERT_EQ_INT(submitted_count(), 4);
+	ASSERT_EQ_STR(json_string_value(json_at(task, "ai_runtime_task.deployments.0.compute."
+	                                              "provisioned_capacity_id")), "pool-a");
 	ASSERT_EQ_STR(json_string_value(json_at(task, "ai_runtime_task.priority_class")),
 	              "BEST_EFFORT");
 	ASSERT_EQ_INT(json_integer_value(json_object_get(task, "max_retries")), 1);
@@ -219,26 +248,133 @@ AIR_TEST(rerun__keeps_what_the_past_run_was_submitted_with)
 	/* Without: the same launch directory, which holds the files' part. */
 	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
 	ASSERT_EQ_STR(air_submission_launch_dir(again), air_submission_launch_dir(first));
+	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
 	ASSERT_CONTAINS(air_submission_warning(again, 0), "this run keeps them (compute."
 	                "num_accelerators, compute.pool_id, compute.priority_class, max_retries, "
-	                "timeout_minutes)");
-	task = submitted_task();
-	ASSERT_EQ_INT(json_integer_value(json_at(task, "ai_runtime_task.deployments.0."
-	                                                        "compute.accelerator_count")), 4);
-	json_decref(task);
+	                "timeout_minutes, command, parameters, env_variables, secrets)");
+	ASSERT_EQ_INT(submitted_count(), 4);
 	air_submission_free(again);
 
 	/* The rerun's own override wins over the kept one. */
 	ASSERT_OK(rerun(c, air_submission_run_id(first), "compute.num_accelerators=2", NULL, &again,
 	                &err), err);
+	ASSERT_EQ_INT(submitted_count(), 2);
 	task = submitted_task();
-	ASSERT_EQ_INT(json_integer_value(json_at(task, "ai_runtime_task.deployments.0."
-	                                                        "compute.accelerator_count")), 2);
 	ASSERT_EQ_INT(json_integer_value(json_object_get(task, "max_retries")), 1);
+	json_decref(task);
+	assert_launch_file(air_submission_launch_dir(again), "command.sh", "python train.py --fast");
+	air_submission_free(again);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
+/* A setting the config refuses next to the rerun's own overrides is left
+ * out, and named with the reason; the rerun is not refused for it. */
+AIR_TEST(rerun__a_setting_that_cannot_be_kept_is_left_out_and_named)
+{
+	static const char *const overrides[] = {"compute.pool_id=pool-a",
+	                                        "compute.priority_class=best_effort", NULL};
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted_with(c, overrides), *again = NULL;
+	air_error *err = NULL;
+	json_t *task;
+
+	ASSERT_OK(rerun(c, air_submission_run_id(first), "compute.pool_id=null", NULL, &again, &err),
+	          err);
+	ASSERT_EQ_INT(air_submission_warning_count(again), 2);
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "this run keeps them (compute.pool_id)");
+	ASSERT_CONTAINS(air_submission_warning(again, 1), "cannot keep with its config: "
+	                "compute.priority_class (");
+	ASSERT_CONTAINS(air_submission_warning(again, 1), "requires compute.pool_id");
+	task = submitted_task();
+	ASSERT_NULL(json_at(task, "ai_runtime_task.priority_class"));
+	ASSERT_NULL(json_at(task, "ai_runtime_task.deployments.0.compute.provisioned_capacity_id"));
 	json_decref(task);
 	air_submission_free(again);
 	air_submission_free(first);
-	air_config_free(cfg);
+	air_client_free(c);
+}
+
+/* Characters JSON leaves raw that YAML cannot hold raw (DEL, C1 controls)
+ * reach the rerun's command.sh unchanged. */
+AIR_TEST(rerun__keeps_a_command_with_characters_yaml_escapes)
+{
+	static const char *const overrides[] = {
+		"command=\"echo a\\x7fb \\x9b \\N\"", NULL};
+	const char *want = "echo a\x7f" "b \xc2\x9b \xc2\x85";
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted_with(c, overrides), *again = NULL;
+	air_error *err = NULL;
+	char path[1024], *text;
+	size_t len = 0;
+
+	snprintf(path, sizeof(path), "%s/command.sh", air_submission_launch_dir(first));
+	text = fakews_file(flow_fw, path, &len);
+	ASSERT_EQ_STR(text, want);
+	free(text);
+	ASSERT_OK(rerun(c, air_submission_run_id(first), "parameters.lr=0.5", NULL, &again, &err),
+	          err);
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "this run keeps them (command)");
+	snprintf(path, sizeof(path), "%s/command.sh", air_submission_launch_dir(again));
+	text = fakews_file(flow_fw, path, &len);
+	ASSERT_EQ_STR(text, want);
+	free(text);
+	air_submission_free(again);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
+/* Without overrides but with a launch file deleted, the new launch
+ * directory is written from the config with what the run had. */
+AIR_TEST(rerun__a_deleted_launch_file_keeps_the_others_overrides)
+{
+	static const char *const overrides[] = {"command=python other.py", NULL};
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted_with(c, overrides), *again = NULL;
+	air_error *err = NULL;
+
+	delete_launch_file(first, "hyperparameters.yaml");
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
+	ASSERT_TRUE(strcmp(air_submission_launch_dir(again), air_submission_launch_dir(first)) != 0);
+	assert_launch_file(air_submission_launch_dir(again), "command.sh", "python other.py");
+	assert_launch_file(air_submission_launch_dir(again), "hyperparameters.yaml", "lr: 0.01");
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "this run keeps them (command)");
+	air_submission_free(again);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
+/* A launch file written otherwise but with the same values is no override;
+ * one that cannot be read (not one that is gone) stops the rerun. */
+AIR_TEST(rerun__launch_files_are_compared_by_value_and_must_be_readable)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted(c), *again = NULL;
+	air_error *err = NULL;
+	char q[2048];
+	json_t *r;
+
+	snprintf(q, sizeof(q), "/__fakews/file?path=%s/hyperparameters.yaml",
+	         air_submission_launch_dir(first));
+	json_decref(fakews_call(flow_fw, "POST", q, "{\"lr\": 1.0e-2}\n"));
+	ASSERT_OK(rerun(c, air_submission_run_id(first), "parameters.steps=3", NULL, &again, &err),
+	          err);
+	ASSERT_EQ_INT(air_submission_warning_count(again), 0);
+	air_submission_free(again);
+
+	snprintf(q, sizeof(q), "%s/command.sh", air_submission_launch_dir(first));
+	fakews_faultf(flow_fw, "{\"method\":\"GET\",\"path\":\"/api/2.0/workspace/export\","
+	              "\"query\":{\"path\":\"%s\"},\"status\":403,\"times\":-1,"
+	              "\"body\":{\"error_code\":\"PERMISSION_DENIED\",\"message\":\"no\"}}", q);
+	fakews_clear_requests(flow_fw);
+	ASSERT_NE_INT(rerun(c, air_submission_run_id(first), "parameters.steps=4", NULL, &again, &err),
+	              AIR_OK);
+	ASSERT_CONTAINS(air_error_message(err), "command.sh");
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", SUBMIT), 0);
+	air_error_free(err);
+	r = fakews_call(flow_fw, "DELETE", "/__fakews/faults", NULL);
+	json_decref(r);
+	air_submission_free(first);
 	air_client_free(c);
 }
 
@@ -268,11 +404,8 @@ AIR_TEST(rerun__deleted_launch_files_are_a_clear_error)
 	air_client *c = fakews_client(flow_fw);
 	air_submission *first = submitted(c), *again = NULL;
 	air_error *err = NULL;
-	char q[2048];
 
-	snprintf(q, sizeof(q), "/__fakews/file?path=%s/training_config.yaml",
-	         air_submission_launch_dir(first));
-	json_decref(fakews_call(flow_fw, "DELETE", q, NULL));
+	delete_launch_file(first, "training_config.yaml");
 	ASSERT_EQ_INT(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err),
 	              AIR_ENOTFOUND);
 	ASSERT_TRUE(strstr(air_error_message(err), "launch files"));
@@ -287,11 +420,9 @@ AIR_TEST(rerun__a_deleted_launch_file_is_written_again_from_the_config)
 	air_client *c = fakews_client(flow_fw);
 	air_submission *first = submitted(c), *again = NULL;
 	air_error *err = NULL;
-	char q[2048], path[1024], *text;
+	char path[1024], *text;
 
-	snprintf(q, sizeof(q), "/__fakews/file?path=%s/hyperparameters.yaml",
-	         air_submission_launch_dir(first));
-	json_decref(fakews_call(flow_fw, "DELETE", q, NULL));
+	delete_launch_file(first, "hyperparameters.yaml");
 	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
 	/* not the past run's directory, which lacks the file: a new one, whole */
 	ASSERT_TRUE(strcmp(air_submission_launch_dir(again), air_submission_launch_dir(first)) != 0);

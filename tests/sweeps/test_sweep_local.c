@@ -191,6 +191,79 @@ AIR_TEST(sweep_local__a_cancelled_run_stops_the_sweep)
 	local_check_supervisors(state);
 }
 
+/* Once both are submitted: cancels variant 0's run, then lets variant 1's
+ * end (it waits for the file "go" in the state directory). */
+static int cancel_first_then_end_second(const air_sweep *s, size_t i, void *state)
+{
+	air_client *other;
+	air_error *err = NULL;
+	char go[4200];
+	int rc;
+
+	if (i != 1 || air_sweep_variant_status(s, 1) != AIR_VARIANT_SUBMITTED)
+		return 0;
+	other = local_client(state);
+	rc = air_client_cancel_run(other, air_sweep_variant_run_id(s, 0), NULL, &err);
+	air_error_free(err);
+	air_client_free(other);
+	snprintf(go, sizeof(go), "%s/go", (const char *)state);
+	air_test_write_file(go, "", 0);
+	return rc == AIR_OK ? 0 : 1;
+}
+
+/* A place freed while another run of the sweep is being cancelled is not
+ * taken: variant 1 ends while variant 0, cancelled first, takes seconds to
+ * stop (its TERM trap); the sweep waits for it, sees the cancellation and
+ * starts nothing more. A run is TERMINATING as soon as its cancellation is
+ * requested. */
+AIR_TEST(sweep_local__a_place_freed_while_a_run_is_cancelled_is_not_taken)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char yaml[8192];
+	air_config *cfg;
+	static const char *const v[] = {"a", "b", "c", "d"};
+	air_sweep_points *p = values("env_variables.V", v, 4);
+	air_sweep_options *o = NULL;
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	air_run *run;
+
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: local-sweep\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "max_retries: 0\n"
+	         "env_variables: {V: none, GO: '%s/go'}\n"
+	         "command: |\n"
+	         "  case $V in\n"
+	         "  a) trap 'sleep 4; exit 0' TERM; sleep 600 & wait;;\n"
+	         "  b) while [ ! -e \"$GO\" ]; do sleep 0.05; done;;\n"
+	         "  esac\n", state);
+	cfg = local_config(yaml, state);
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 2), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, cancel_first_then_end_second,
+	                                                (void *)state), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	run = local_wait(c, air_sweep_variant_run_id(s, 0));
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_CANCELED);
+	air_run_free(run);
+	run = local_wait(c, air_sweep_variant_run_id(s, 1));
+	ASSERT_TRUE(air_run_succeeded(run));
+	air_run_free(run);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 2);
+	for (size_t i = 2; i < 4; i++) {
+		ASSERT_EQ_INT(air_sweep_variant_run_id(s, i), 0);
+		ASSERT_TRUE(strstr(air_error_message(air_sweep_variant_error(s, i)),
+		                   "of the sweep was cancelled") != NULL);
+	}
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 AIR_TEST(sweep_local__a_variant_beyond_the_node_limit_fails_before_anything_starts)
 {
 	const char *state;
@@ -344,7 +417,7 @@ AIR_TEST(sweep_local__a_rerun_keeps_the_runs_own_overrides)
 	air_submission_free(again);
 	ASSERT_OK(air_client_rerun(c, first, NULL, &again, &err), err);
 	ASSERT_CONTAINS(air_submission_warning(again, 0),
-	                "(compute.num_accelerators, max_retries, timeout_minutes)");
+	                "(compute.num_accelerators, max_retries, timeout_minutes, parameters)");
 	run = local_wait(c, air_submission_run_id(again));
 	ASSERT_EQ_INT(air_run_accelerator_count(run), 2);
 	ASSERT_EQ_INT(air_run_max_retries(run), 1);
