@@ -307,8 +307,8 @@ static void warn_late(const char *sweep, const char *what, air_error *err)
  * sees a cancellation, so on a local workspace the looks go on until the
  * runs cancelled have ended (at most LOCAL_END_WAIT_MS). A look that fails
  * is said on stderr: what was cancelled is still reported. */
-static int cancel_late_runs(const cli_globals *g, air_client *c, const char *filter,
-                            const char *sweep, outcomes *out)
+static int cancel_late_runs(air_client *c, const char *filter, const char *sweep,
+                            outcomes *out)
 {
 	bool local = !strncmp(air_client_host(c), "local://", 8);
 	int64_t until = now_ms() + LOCAL_END_WAIT_MS;
@@ -321,7 +321,13 @@ static int cancel_late_runs(const cli_globals *g, air_client *c, const char *fil
 		size_t n = 0, k = 0;
 
 		if (find_runs(c, filter, 2000, false, &runs, &n, &err) != AIR_OK) {
-			warn_late(sweep, "look again for", err);
+			if (cli_interrupted()) /* Ctrl-C ends the looks: the report follows */
+				air_error_free(err);
+			else
+				warn_late(sweep, "look again for", err);
+			for (size_t i = 0; i < n; i++)
+				free(runs[i].experiment);
+			free(runs);
 			break;
 		}
 		if (n && !(late = calloc(n, sizeof(*late))))
@@ -409,7 +415,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 				ids[i] = runs[i].id;
 			rc = ids ? cancel_ids(g, c, ids, n, &out) : cli_error("out of memory");
 			if (rc == 0 && sweep)
-				rc = cancel_late_runs(g, c, filter, sweep, &out);
+				rc = cancel_late_runs(c, filter, sweep, &out);
 			if (rc == 0)
 				rc = report(g, &out, true, !sweep, NULL);
 			free(ids);

@@ -272,6 +272,20 @@ class LocalTest(unittest.TestCase):
         for pid in children:
             self.wait_gone(pid)
 
+    def test_cancel_of_a_sweep_returns_once_its_runs_have_ended(self):
+        # A local sweep may start its next variant as a run ends; `air cancel
+        # --sweep` looks until the runs it cancelled have ended, so none is
+        # left going (or stopping) when it returns.
+        command, pids = self.long_command()
+        path = self.write("sweep.yaml", yaml_of(command, extra="env_variables: {V: none}\n"))
+        self.air("sweep", "-f", path, "--grid", "env_variables.V=a,b", "--max-parallel", "2",
+                 "--idempotency-key", "s1", check=0)
+        self.wait_file(pids + "0")
+        p = self.air("cancel", "--sweep", "s1", "-y", "-o", "json", check=0)
+        self.assertEqual(len(json.loads(p.stdout)["data"]["cancelled"]), 2, p.stderr)
+        listed = json.loads(self.air("list", "--sweep", "s1", "-o", "json", check=0).stdout)
+        self.assertEqual([r["status"] for r in listed["data"]["runs"]], ["CANCELED", "CANCELED"])
+
     def test_follow_logs_from_a_second_process(self):
         go = os.path.join(self.tmp, "go")
         command = ("echo waiting\nwhile [ ! -e %s ]; do sleep 0.05; done\n"
