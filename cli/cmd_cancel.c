@@ -264,16 +264,16 @@ static int find_runs(air_client *c, const char *sweep_filter, int64_t limit, boo
 	return rc;
 }
 
-/* Whether run @id has an outcome in @o already. */
-static bool has_outcome(const outcomes *o, int64_t id)
+/* The outcome of run @id in @o, or NULL. */
+static const outcome *outcome_of(const outcomes *o, int64_t id)
 {
 	char text[24];
 
 	snprintf(text, sizeof(text), "%" PRId64, id);
 	for (size_t i = 0; i < o->n; i++)
 		if (!strcmp(o->items[i].run_id, text))
-			return true;
-	return false;
+			return &o->items[i];
+	return NULL;
 }
 
 /* How many times cancel --sweep cancels runs it finds started meanwhile. */
@@ -281,7 +281,7 @@ static bool has_outcome(const outcomes *o, int64_t id)
 /* How long it waits, on a local workspace, for the runs it cancelled to
  * end before it stops looking; and how often it looks meanwhile. */
 #define LOCAL_END_WAIT_MS 30000
-#define LOCAL_LOOK_MS 100
+#define LOCAL_LOOK_MS 250
 
 static int64_t now_ms(void)
 {
@@ -292,12 +292,42 @@ static int64_t now_ms(void)
 }
 
 /* A look for, or a cancel of, runs of sweep @sweep started meanwhile that
- * failed (@err, freed): said, as what was cancelled is still reported. */
+ * failed (@err, freed): said, as what was cancelled is still reported; not
+ * after Ctrl-C, which only ends the looks. */
 static void warn_late(const char *sweep, const char *what, air_error *err)
 {
-	fprintf(stderr, "Warning: could not %s runs of sweep %s started meanwhile: %s\n", what,
-	        cli_clean(sweep), err ? cli_clean_lines(air_error_message(err)) : "failed");
+	if (!cli_interrupted())
+		fprintf(stderr, "Warning: could not %s runs of sweep %s started meanwhile: %s\n", what,
+		        cli_clean(sweep), err ? cli_clean_lines(air_error_message(err)) : "failed");
 	air_error_free(err);
+}
+
+/* One look at the active runs of sweep @filter: those @out has no outcome
+ * for into @late (*n_late), and how many have one that is a cancel
+ * requested (*ending). AIR_* code. */
+static int look(air_client *c, const char *filter, const outcomes *out, int64_t **late,
+                size_t *n_late, size_t *ending, air_error **err)
+{
+	active_run *runs = NULL;
+	size_t n = 0;
+	int rc = find_runs(c, filter, 2000, false, &runs, &n, err);
+
+	*late = NULL;
+	*n_late = *ending = 0;
+	if (rc == AIR_OK && n && !(*late = calloc(n, sizeof(**late))))
+		rc = AIR_ENOMEM;
+	for (size_t i = 0; rc == AIR_OK && i < n; i++) {
+		const outcome *o = outcome_of(out, runs[i].id);
+
+		if (!o)
+			(*late)[(*n_late)++] = runs[i].id;
+		else if (o->ok)
+			(*ending)++;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(runs[i].experiment);
+	free(runs);
+	return rc;
 }
 
 /* The runs of sweep @sweep (@filter) that started while the ones found
@@ -306,55 +336,50 @@ static void warn_late(const char *sweep, const char *what, air_error *err)
  * finds none that @out has not. A local sweep may start one just before it
  * sees a cancellation, so on a local workspace the looks go on until the
  * runs cancelled have ended (at most LOCAL_END_WAIT_MS). A look that fails
- * is said on stderr: what was cancelled is still reported. */
-static int cancel_late_runs(air_client *c, const char *filter, const char *sweep,
-                            outcomes *out)
+ * is a warning, and Ctrl-C ends the looks: what was cancelled is reported
+ * either way. */
+static void cancel_late_runs(air_client *c, const char *filter, const char *sweep,
+                             outcomes *out)
 {
-	bool local = !strncmp(air_client_host(c), "local://", 8);
+	bool local = !strncmp(air_client_host(c), "local://", 8), said = false;
 	int64_t until = now_ms() + LOCAL_END_WAIT_MS;
-	int rc = 0;
+	size_t ending = 0;
 
-	for (int looks = 0; rc == 0 && looks < LATE_LOOKS && !cli_interrupted();) {
-		active_run *runs = NULL;
+	for (int looks = 0; looks < LATE_LOOKS && !cli_interrupted();) {
 		air_error *err = NULL;
 		int64_t *late = NULL;
-		size_t n = 0, k = 0;
+		size_t k = 0;
 
-		if (find_runs(c, filter, 2000, false, &runs, &n, &err) != AIR_OK) {
-			if (cli_interrupted()) /* Ctrl-C ends the looks: the report follows */
-				air_error_free(err);
-			else
-				warn_late(sweep, "look again for", err);
-			for (size_t i = 0; i < n; i++)
-				free(runs[i].experiment);
-			free(runs);
-			break;
+		if (look(c, filter, out, &late, &k, &ending, &err) != AIR_OK) {
+			warn_late(sweep, "look again for", err);
+			free(late);
+			return;
 		}
-		if (n && !(late = calloc(n, sizeof(*late))))
-			rc = cli_error("out of memory");
-		for (size_t i = 0; late && i < n; i++)
-			if (!has_outcome(out, runs[i].id))
-				late[k++] = runs[i].id;
-		for (size_t i = 0; i < n; i++)
-			free(runs[i].experiment);
-		free(runs);
 		if (k > 0) {
 			fprintf(stderr, "%zu more run%s of sweep %s started meanwhile; cancelling %s "
 			        "too.\n", k, k == 1 ? "" : "s", cli_clean(sweep), k == 1 ? "it" : "them");
 			if (request_cancel(c, late, k, out, &err) != AIR_OK) {
 				warn_late(sweep, "cancel", err);
-				k = 0;
-				n = 0; /* no more looks */
+				free(late);
+				return;
 			}
 			looks++;
 		}
 		free(late);
-		if (rc != 0 || (k == 0 && (!local || n == 0 || now_ms() >= until)))
+		if (k == 0 && (!local || ending == 0 || now_ms() >= until))
 			break;
+		if (k == 0 && !said) {
+			fprintf(stderr, "Waiting for the run%s cancelled to end...\n", ending == 1 ? "" : "s");
+			said = true;
+		}
 		if (k == 0) /* runs cancelled, still ending: look again shortly */
 			poll(NULL, 0, LOCAL_LOOK_MS);
 	}
-	return rc;
+	if (local && ending > 0 && !cli_interrupted())
+		fprintf(stderr, "%zu run%s of sweep %s %s still ending after %d s: `air list --sweep "
+		        "%s` shows %s.\n", ending, ending == 1 ? "" : "s", cli_clean(sweep),
+		        ending == 1 ? "is" : "are", LOCAL_END_WAIT_MS / 1000, cli_clean(sweep),
+		        ending == 1 ? "it" : "them");
 }
 
 static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
@@ -415,7 +440,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 				ids[i] = runs[i].id;
 			rc = ids ? cancel_ids(g, c, ids, n, &out) : cli_error("out of memory");
 			if (rc == 0 && sweep)
-				rc = cancel_late_runs(c, filter, sweep, &out);
+				cancel_late_runs(c, filter, sweep, &out);
 			if (rc == 0)
 				rc = report(g, &out, true, !sweep, NULL);
 			free(ids);

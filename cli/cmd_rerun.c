@@ -14,8 +14,9 @@ static const char rerun_description[] =
 	"launch files, optionally with overrides. The same rerun submitted twice starts\n"
 	"one run; --idempotency-key KEY starts another. What a run that `air run\n"
 	"--override` submitted had beyond its config file (its launch files, and the\n"
-	"compute, retries and timeout the workspace reports) is kept and named in a\n"
-	"warning; this rerun's overrides apply on top.\n";
+	"compute, pool, priority, image, retries and timeout the workspace reports) is\n"
+	"kept and named in a warning; this rerun's overrides apply on top, and a kept\n"
+	"setting that cannot go with them is left out and named in another warning.\n";
 
 static int rerun_options(const cli_strlist *overrides, const char *key, air_rerun_options **out)
 {

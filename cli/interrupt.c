@@ -5,9 +5,11 @@
  * result) and exits 1. The exit status is only ever 0 or 1
  * (docs/cli.md#in-ci-json-output-and-exit-codes), so not the shell's 128 +
  * SIGINT. Nothing more is sent to the workspace: a watched or followed run
- * keeps going. Two cases differ: Ctrl-C at a confirmation prompt declines it,
- * and during the optional MLflow-link lookup after a submission it only ends
- * that lookup (the run is submitted: exit 0). Only the first signal of each
+ * keeps going. Three cases differ: Ctrl-C at a confirmation prompt declines
+ * it; during the optional MLflow-link lookup after a submission it only ends
+ * that lookup (the run is submitted: exit 0); and during `air cancel
+ * --sweep`'s looks for runs started meanwhile it only ends the looks (the
+ * runs found are cancelled and reported). Only the first signal of each
  * kind is caught: a second one while stopping ends the process the default way. */
 #include <errno.h>
 #include <poll.h>

@@ -51,7 +51,12 @@ int64_t air__lmlflow_run_of(const char *mlflow_run_id)
 
 /* ---- run objects ------------------------------------------------------------------ */
 
-static json_t *state_object(const char *life_cycle, const char *result, const char *message)
+/* The mark show_cancel() leaves in a status read from disk (never written). */
+#define CANCELLING " cancelling"
+
+/* @cancelling: a run not over whose cancellation was requested (show_cancel()). */
+static json_t *state_object(const char *life_cycle, const char *result, const char *message,
+                            bool cancelling)
 {
 	json_t *s = json_object();
 
@@ -59,8 +64,9 @@ static json_t *state_object(const char *life_cycle, const char *result, const ch
 	          (result && !air__json_set_str(s, "result_state", result)) ||
 	          !air__json_set_str(s, "state_message", message ? message : "") ||
 	          json_object_set_new(s, "user_cancelled_or_timedout",
-	                              json_boolean(result && (!strcmp(result, "CANCELED") ||
-	                                                      !strcmp(result, "TIMEDOUT")))))) {
+	                              json_boolean(cancelling ||
+	                                           (result && (!strcmp(result, "CANCELED") ||
+	                                                       !strcmp(result, "TIMEDOUT"))))))) {
 		json_decref(s);
 		return NULL;
 	}
@@ -127,7 +133,9 @@ static json_t *task_object(const json_t *rec, const json_t *status, int64_t run_
 	                 (json_int_t)(att ? air__json_int64_or(att, "start_time", 0) : 0), "end_time",
 	                 (json_int_t)(att ? air__json_int64_or(att, "end_time", 0)
 	                                  : air__json_int64_or(status, "end_time", 0)),
-	                 "state", state_object(life ? life : AIR__L_PENDING, result, msg),
+	                 "state", state_object(life ? life : AIR__L_PENDING, result, msg,
+	                                       !result && json_is_true(json_object_get(
+	                                                      status, CANCELLING))),
 	                 "status", status_object(life ? life : AIR__L_PENDING, result, msg),
 	                 "ai_runtime_task", json_object_get(task, "ai_runtime_task"),
 	                 "environment_key", "default", "run_if", "ALL_SUCCESS", "retry_on_timeout",
@@ -155,7 +163,8 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 	                     "start_time", (json_int_t)air__json_int64_or(status, "start_time", 0),
 	                     "end_time", (json_int_t)air__json_int64_or(status, "end_time", 0),
 	                     "state", state_object(air__json_str(status, "state"), result,
-	                                           air__json_str(status, "message")),
+	                                           air__json_str(status, "message"),
+	                                           json_is_true(json_object_get(status, CANCELLING))),
 	                     "status", status_object(air__json_str(status, "state"), result,
 	                                             air__json_str(status, "message")),
 	                     "tasks", tasks, "environments", air__json_at(rec, "payload.environments"),
@@ -167,22 +176,22 @@ static json_t *run_object(const air__local *ws, const json_t *rec, const json_t 
 	return run;
 }
 
-/* A run whose cancellation was requested is TERMINATING from then on, as
- * on the platform, not once its supervisor notices (within POLL_MS): a
- * sweep waiting for a free place sees it at once (submit_sweep.c). */
+/* A run whose cancellation was requested is TERMINATING from then on, with
+ * user_cancelled_or_timedout, as on the platform — not once its supervisor
+ * notices (within its POLL_MS): a sweep waiting for a free place sees it
+ * at once (submit_sweep.c). Marked in @status (read from disk) under
+ * CANCELLING for run_object(). */
 static void show_cancel(const char *dir, json_t *status)
 {
 	json_t *last = json_array_get(json_object_get(status, "attempts"),
 	                              json_array_size(json_object_get(status, "attempts")) - 1);
 	char *flag;
 
-	if (air__lstatus_terminal(status) ||
-	    !strcmp(air__json_str(status, "state") ? air__json_str(status, "state") : "",
-	            AIR__L_TERMINATING) ||
-	    !(flag = air__lpath(dir, "cancel")))
+	if (air__lstatus_terminal(status) || !(flag = air__lpath(dir, "cancel")))
 		return;
 	if (air__lexists(flag)) {
 		air__json_set_str(status, "state", AIR__L_TERMINATING);
+		json_object_set_new(status, CANCELLING, json_true());
 		if (last && !json_is_string(json_object_get(last, "result")))
 			air__json_set_str(last, "state", AIR__L_TERMINATING);
 	}

@@ -242,17 +242,18 @@ static int from_launch_file(const char *name, const air__workload *w, air__launc
 	return rc == AIR_OK ? AIR_OK : air__fail(err, e);
 }
 
-/* Whether @cfg with setting @v and then the rerun's overrides @over
- * validates; else why not, into @why. */
-static bool fits(const air_config *cfg, const kept_value *v, const air__assign *over,
-                 size_t n_over, air__buf *why)
+/* Whether @cfg with the settings of @k marked in @in, then the rerun's
+ * overrides @over, validates; else why not, into @why. */
+static bool fits(const air_config *cfg, const keeper *k, const bool *in,
+                 const air__assign *over, size_t n_over, air__buf *why)
 {
 	air_config *trial = NULL;
 	air_error *e = NULL;
 	int rc = air__config_copy(cfg, &trial, &e);
 
-	for (size_t i = 0; rc == AIR_OK && i < v->n; i++)
-		rc = air_config_set(trial, v->path[i], v->value[i], &e);
+	for (size_t i = 0; i < k->n; i++)
+		for (size_t j = 0; rc == AIR_OK && in[i] && j < k->v[i].n; j++)
+			rc = air_config_set(trial, k->v[i].path[j], k->v[i].value[j], &e);
 	for (size_t i = 0; rc == AIR_OK && i < n_over; i++)
 		rc = air_config_set(trial, over[i].path, over[i].value, &e);
 	if (rc == AIR_OK)
@@ -262,6 +263,7 @@ static bool fits(const air_config *cfg, const kept_value *v, const air__assign *
 		size_t len = strlen(m), cut = air__utf8_cut(m, len, WHY_MAX);
 
 		/* The message may quote the value, a whole command. */
+		air__buf_clear(why);
 		air__buf_put(why, m, cut);
 		if (cut < len)
 			air__buf_puts(why, "\u2026");
@@ -269,6 +271,41 @@ static bool fits(const air_config *cfg, const kept_value *v, const air__assign *
 	air_error_free(e);
 	air_config_free(trial);
 	return rc == AIR_OK;
+}
+
+/* Which settings of @k to keep (@in): all that can be, if they fit
+ * together with @over; else all but the one that does not fit; else each
+ * in turn that fits with those kept before it. Why each other one is left
+ * out goes to @why[i]. */
+static void choose(const air_config *cfg, const keeper *k, const air__assign *over,
+                   size_t n_over, bool *in, air__buf *why)
+{
+	air__buf all_why = AIR__BUF_INIT;
+
+	for (size_t i = 0; i < k->n; i++)
+		in[i] = !k->v[i].why;
+	if (fits(cfg, k, in, over, n_over, &all_why))
+		goto out;
+	for (size_t i = 0; i < k->n; i++) {
+		if (!in[i])
+			continue;
+		in[i] = false;
+		if (fits(cfg, k, in, over, n_over, &why[i])) {
+			air__buf_clear(&why[i]);
+			air__buf_puts(&why[i], air__buf_cstr(&all_why));
+			goto out;
+		}
+		in[i] = true;
+	}
+	for (size_t i = 0; i < k->n; i++)
+		in[i] = false;
+	for (size_t i = 0; i < k->n; i++) {
+		in[i] = !k->v[i].why;
+		if (in[i] && !fits(cfg, k, in, over, n_over, &why[i]))
+			in[i] = false;
+	}
+out:
+	air__buf_dispose(&all_why);
 }
 
 int air__rerun_keep(const air_run *run, air_config *cfg, const air__assign *over, size_t n_over,
@@ -279,8 +316,12 @@ int air__rerun_keep(const air_run *run, air_config *cfg, const air__assign *over
 	                                    "secret_env_vars.json"};
 	air__workload w;
 	keeper k = {.n = 0};
+	bool in[MAX_KEPT] = {false};
+	air__buf why[MAX_KEPT];
 	int rc = AIR_OK;
 
+	for (size_t i = 0; i < MAX_KEPT; i++)
+		air__buf_init(&why[i]);
 	/* A file that does not validate has nothing to compare. */
 	if (air_config_validate(cfg, NULL) != AIR_OK || air__workload_load(cfg, &w, NULL) != AIR_OK)
 		return AIR_OK;
@@ -290,26 +331,21 @@ int air__rerun_keep(const air_run *run, air_config *cfg, const air__assign *over
 	air__workload_dispose(&w); /* it borrows from @cfg, changed below */
 	if (rc == AIR_OK && k.oom)
 		rc = air__oom(err);
+	if (rc == AIR_OK)
+		choose(cfg, &k, over, n_over, in, why);
 	for (size_t i = 0; i < k.n; i++) {
 		kept_value *v = &k.v[i];
-		air__buf why = AIR__BUF_INIT;
-		air__buf *to = kept;
+		air__buf *to = in[i] ? kept : left;
 
-		if (rc == AIR_OK && v->why) {
-			to = left;
-			air__buf_puts(&why, v->why);
-		} else if (rc == AIR_OK && !fits(cfg, v, over, n_over, &why)) {
-			to = left;
-		}
-		for (size_t j = 0; rc == AIR_OK && to == kept && j < v->n; j++)
+		for (size_t j = 0; rc == AIR_OK && in[i] && j < v->n; j++)
 			rc = air_config_set(cfg, v->path[j], v->value[j], err);
 		for (size_t j = 0; rc == AIR_OK && j < v->n; j++)
 			air__buf_printf(to, "%s%s", to->len ? ", " : "", v->path[j]);
-		if (rc == AIR_OK && to == left)
-			air__buf_printf(left, " (%s)", air__buf_cstr(&why));
+		if (rc == AIR_OK && !in[i])
+			air__buf_printf(left, " (%s)", v->why ? v->why : air__buf_cstr(&why[i]));
 		for (size_t j = 0; j < v->n; j++)
 			air__free(v->value[j]);
-		air__buf_dispose(&why);
+		air__buf_dispose(&why[i]);
 	}
 	return rc;
 }

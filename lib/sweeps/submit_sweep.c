@@ -163,9 +163,10 @@ static int shared(sweep_call *k, air_error **err)
 	return rc;
 }
 
-/* Whether run @id has ended (*canceled: cancelled), or is being stopped
- * (*stopping: TERMINATING, as a cancelled run is at once); a run that
- * cannot be read counts as ended. */
+/* Whether run @id has ended (*canceled: cancelled), or is being cancelled
+ * (*stopping: TERMINATING with user_cancelled_or_timedout, as a local run
+ * is once its cancellation is requested); a run that cannot be read counts
+ * as ended. */
 static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, bool *stopping,
                      air_error **err)
 {
@@ -180,7 +181,8 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 		                  (long long)id, air_error_message(e));
 	*ended = rc != AIR_OK || run->terminal;
 	*canceled = rc == AIR_OK && air_run_state(run) == AIR_STATE_CANCELED;
-	*stopping = rc == AIR_OK && !run->terminal && air_run_state(run) == AIR_STATE_TERMINATING;
+	*stopping = rc == AIR_OK && !run->terminal && air_run_state(run) == AIR_STATE_TERMINATING &&
+	            json_is_true(air__json_at(run->json, "state.user_cancelled_or_timedout"));
 	air_error_free(e);
 	air_run_free(run);
 	return AIR_OK;
@@ -189,7 +191,7 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 /* Where runs start at once: at most @e->max_parallel of the sweep's going.
  * A run of the sweep that ends cancelled (`air cancel --sweep` while the
  * sweep waits) stops it: the variants not yet sent are not submitted. A
- * place freed while another run is being stopped is taken only once that
+ * place freed while another run is being cancelled is taken only once that
  * one has ended, so that a cancellation of the sweep is seen first. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {

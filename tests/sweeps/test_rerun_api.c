@@ -295,6 +295,31 @@ AIR_TEST(rerun__a_setting_that_cannot_be_kept_is_left_out_and_named)
 	air_client_free(c);
 }
 
+/* Settings that only fit together (a GPU type and a count that is a
+ * multiple of its GPUs per node) are kept together. */
+AIR_TEST(rerun__settings_that_fit_only_together_are_kept_together)
+{
+	static const char *const overrides[] = {"compute.accelerator_type=GPU_8xH100",
+	                                        "compute.num_accelerators=16", NULL};
+	air_client *c = fakews_client(flow_fw);
+	air_submission *first = submitted_with(c, overrides), *again = NULL;
+	air_error *err = NULL;
+	json_t *task;
+
+	ASSERT_OK(rerun(c, air_submission_run_id(first), NULL, NULL, &again, &err), err);
+	ASSERT_EQ_INT(air_submission_warning_count(again), 1);
+	ASSERT_CONTAINS(air_submission_warning(again, 0), "this run keeps them (compute."
+	                "accelerator_type, compute.num_accelerators)");
+	task = submitted_task();
+	ASSERT_EQ_STR(json_string_value(json_at(task, "ai_runtime_task.deployments.0.compute."
+	                                              "accelerator_type")), "GPU_8xH100");
+	ASSERT_EQ_INT(submitted_count(), 16);
+	json_decref(task);
+	air_submission_free(again);
+	air_submission_free(first);
+	air_client_free(c);
+}
+
 /* Characters JSON leaves raw that YAML cannot hold raw (DEL, C1 controls)
  * reach the rerun's command.sh unchanged. */
 AIR_TEST(rerun__keeps_a_command_with_characters_yaml_escapes)

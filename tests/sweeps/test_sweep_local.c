@@ -191,17 +191,20 @@ AIR_TEST(sweep_local__a_cancelled_run_stops_the_sweep)
 	local_check_supervisors(state);
 }
 
-/* Once both are submitted: cancels variant 0's run, then lets variant 1's
- * end (it waits for the file "go" in the state directory). */
+/* Once both are submitted and variant 0's node has set its TERM trap (it
+ * writes "trapped"): cancels variant 0's run, then lets variant 1's end (it
+ * waits for the file "go"), both files in the state directory. */
 static int cancel_first_then_end_second(const air_sweep *s, size_t i, void *state)
 {
 	air_client *other;
 	air_error *err = NULL;
-	char go[4200];
+	char go[4200], trapped[4200];
 	int rc;
 
 	if (i != 1 || air_sweep_variant_status(s, 1) != AIR_VARIANT_SUBMITTED)
 		return 0;
+	snprintf(trapped, sizeof(trapped), "%s/trapped", (const char *)state);
+	local_read_pid(trapped); /* waits for the file */
 	other = local_client(state);
 	rc = air_client_cancel_run(other, air_sweep_variant_run_id(s, 0), NULL, &err);
 	air_error_free(err);
@@ -233,12 +236,13 @@ AIR_TEST(sweep_local__a_place_freed_while_a_run_is_cancelled_is_not_taken)
 	         "experiment_name: local-sweep\n"
 	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
 	         "max_retries: 0\n"
-	         "env_variables: {V: none, GO: '%s/go'}\n"
+	         "env_variables: {V: none, GO: '%s/go', TRAPPED: '%s/trapped'}\n"
 	         "command: |\n"
 	         "  case $V in\n"
-	         "  a) trap 'sleep 4; exit 0' TERM; sleep 600 & wait;;\n"
+	         "  a) trap 'sleep 4; exit 0' TERM; echo $$ > \"$TRAPPED.tmp\"\n"
+	         "     mv \"$TRAPPED.tmp\" \"$TRAPPED\"; sleep 600 & wait;;\n"
 	         "  b) while [ ! -e \"$GO\" ]; do sleep 0.05; done;;\n"
-	         "  esac\n", state);
+	         "  esac\n", state, state);
 	cfg = local_config(yaml, state);
 	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 2), AIR_OK);
