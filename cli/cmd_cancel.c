@@ -24,6 +24,7 @@ typedef struct outcome {
 typedef struct outcomes {
 	outcome *items;
 	size_t n;
+	size_t said;       /* how many are on stderr already (text mode) */
 } outcomes;
 
 static void add(outcomes *o, const char *run_id, bool ok, bool not_found, const char *error)
@@ -82,10 +83,32 @@ static int cancel_ids(const cli_globals *g, air_client *c, const int64_t *ids, s
 	return rc;
 }
 
+/* The outcomes of @o not said yet, a line each on stderr (text mode): as
+ * they come, before a wait. */
+static void say_new(const cli_globals *g, outcomes *o)
+{
+	if (!g->json)
+		for (size_t i = o->said; i < o->n; i++) {
+			const outcome *it = &o->items[i];
+			if (it->ok)
+				fprintf(stderr, "Cancellation requested for run %s.\n", cli_clean(it->run_id));
+			else if (it->not_found)
+				fprintf(stderr, "Run %s not found: %s; check that it is a Job Run ID (air "
+				                "list%s shows them).\n",
+				        cli_clean(it->run_id),
+				        it->error ? cli_clean_lines(it->error) : "not found",
+				        cli_target_flags());
+			else
+				fprintf(stderr, "Failed to cancel run %s: %s\n", cli_clean(it->run_id),
+				        it->error ? cli_clean_lines(it->error) : "failed");
+		}
+	o->said = o->n;
+}
+
 /* The outcomes, as JSON data or lines on stderr. @listed: runs that the
  * command found (--all, --sweep: the count is said even for one); @all:
  * --all ("all": true); @workspace: its host, or NULL. */
-static int report(const cli_globals *g, const outcomes *o, bool listed, bool all,
+static int report(const cli_globals *g, outcomes *o, bool listed, bool all,
                   const char *workspace)
 {
 	size_t failed = 0, done = 0;
@@ -117,20 +140,7 @@ static int report(const cli_globals *g, const outcomes *o, bool listed, bool all
 			json_decref(fails);
 		cli_print_data(data);
 	} else {
-		for (size_t i = 0; i < o->n; i++) {
-			const outcome *it = &o->items[i];
-			if (it->ok)
-				fprintf(stderr, "Cancellation requested for run %s.\n", cli_clean(it->run_id));
-			else if (it->not_found)
-				fprintf(stderr, "Run %s not found: %s; check that it is a Job Run ID (air "
-				                "list%s shows them).\n",
-				        cli_clean(it->run_id),
-				        it->error ? cli_clean_lines(it->error) : "not found",
-				        cli_target_flags());
-			else
-				fprintf(stderr, "Failed to cancel run %s: %s\n", cli_clean(it->run_id),
-				        it->error ? cli_clean_lines(it->error) : "failed");
-		}
+		say_new(g, o);
 		if (failed)
 			fprintf(stderr, "%zu run%s could not be cancelled.\n", failed, failed == 1 ? "" : "s");
 		else if (done > 1 || (listed && done > 0))
@@ -141,12 +151,12 @@ static int report(const cli_globals *g, const outcomes *o, bool listed, bool all
 
 static int cancel_listed(const cli_globals *g, char **args, int n)
 {
-	outcomes out = {NULL, 0};
+	outcomes out = {NULL, 0, 0};
 	int64_t *ids = calloc((size_t)n + 1, sizeof(*ids));
 	size_t *slot = calloc((size_t)n + 1, sizeof(*slot));
 	size_t nids = 0;
 	air_client *c = NULL;
-	outcomes done = {NULL, 0};
+	outcomes done = {NULL, 0, 0};
 	int rc = 0;
 
 	if (!ids || !slot) {
@@ -338,8 +348,8 @@ static int look(air_client *c, const char *filter, const outcomes *out, int64_t 
  * runs cancelled have ended (at most LOCAL_END_WAIT_MS). A look that fails
  * is a warning, and Ctrl-C ends the looks: what was cancelled is reported
  * either way. */
-static void cancel_late_runs(air_client *c, const char *filter, const char *sweep,
-                             outcomes *out)
+static void cancel_late_runs(const cli_globals *g, air_client *c, const char *filter,
+                             const char *sweep, outcomes *out)
 {
 	bool local = !strncmp(air_client_host(c), "local://", 8), said = false;
 	int64_t until = now_ms() + LOCAL_END_WAIT_MS;
@@ -363,6 +373,7 @@ static void cancel_late_runs(air_client *c, const char *filter, const char *swee
 				free(late);
 				return;
 			}
+			say_new(g, out);
 			looks++;
 		}
 		free(late);
@@ -375,7 +386,10 @@ static void cancel_late_runs(air_client *c, const char *filter, const char *swee
 		if (k == 0) /* runs cancelled, still ending: look again shortly */
 			poll(NULL, 0, LOCAL_LOOK_MS);
 	}
-	if (local && ending > 0 && !cli_interrupted())
+	if (local && ending > 0 && cli_interrupted())
+		fprintf(stderr, "\nStopped waiting: %zu run%s of sweep %s %s still ending.\n", ending,
+		        ending == 1 ? "" : "s", cli_clean(sweep), ending == 1 ? "is" : "are");
+	else if (local && ending > 0)
 		fprintf(stderr, "%zu run%s of sweep %s %s still ending after %d s: `air list --sweep "
 		        "%s` shows %s.\n", ending, ending == 1 ? "" : "s", cli_clean(sweep),
 		        ending == 1 ? "is" : "are", LOCAL_END_WAIT_MS / 1000, cli_clean(sweep),
@@ -387,7 +401,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	air_client *c = NULL;
 	air_error *err = NULL;
 	active_run *runs = NULL;
-	outcomes out = {NULL, 0};
+	outcomes out = {NULL, 0, 0};
 	char *me = NULL, *filter = NULL;
 	size_t n = 0;
 	int rc = cli_runs_open(g, CLI_OPEN_CANCEL, &c, &me);
@@ -417,7 +431,10 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 			free(any[i].experiment);
 		free(any);
 		if (rc == AIR_OK && n_any)
-			fprintf(stderr, "No active runs of sweep %s.\n", cli_clean(sweep));
+			fprintf(stderr, "No active runs of sweep %s.%s\n", cli_clean(sweep),
+			        strncmp(air_client_host(c), "local://", 8) ? ""
+			        : " An `air sweep` of it that is still going starts its next variant "
+			          "all the same: stop that one with Ctrl-C.");
 		else if (rc == AIR_OK)
 			fprintf(stderr, "No runs of sweep %s found.\n", cli_clean(sweep));
 	}
@@ -439,8 +456,10 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 			for (size_t i = 0; ids && i < n; i++)
 				ids[i] = runs[i].id;
 			rc = ids ? cancel_ids(g, c, ids, n, &out) : cli_error("out of memory");
+			if (rc == 0)
+				say_new(g, &out);
 			if (rc == 0 && sweep)
-				cancel_late_runs(c, filter, sweep, &out);
+				cancel_late_runs(g, c, filter, sweep, &out);
 			if (rc == 0)
 				rc = report(g, &out, true, !sweep, NULL);
 			free(ids);

@@ -111,13 +111,19 @@ static int build_points(const sweep_args *a, air_sweep_points **out)
 }
 
 /* Variant progress in text mode, on stderr, on a terminal or not (a local
- * sweep may wait hours for its runs): a line per submitted or failed
- * variant. */
+ * sweep may wait hours for its runs): first the sweep's base key and how to
+ * stop it, then a line per submitted or failed variant. */
 static int on_variant(const air_sweep *s, size_t i, void *userdata)
 {
 	int32_t st = air_sweep_variant_status(s, i);
+	bool *named = userdata;
 
-	(void)userdata;
+	if (!*named && air_sweep_base_key(s)) {
+		fprintf(stderr, "Sweep %s: `air cancel%s --sweep %s` stops it.\n",
+		        cli_clean(air_sweep_base_key(s)), cli_target_flags(),
+		        cli_clean(air_sweep_base_key(s)));
+		*named = true;
+	}
 	if (st == AIR_VARIANT_SUBMITTED)
 		fprintf(stderr, "variant %zu (%s): run %" PRId64 "\n", i,
 		        cli_clean(cli_sweep_point_text(s, i)), air_sweep_variant_run_id(s, i));
@@ -127,6 +133,9 @@ static int on_variant(const air_sweep *s, size_t i, void *userdata)
 	fflush(stderr);
 	return 0;
 }
+
+/* Whether on_variant() named the sweep (one sweep per process). */
+static bool named;
 
 static int build_options(const cli_globals *g, const sweep_args *a, air_sweep_options **out)
 {
@@ -140,7 +149,7 @@ static int build_options(const cli_globals *g, const sweep_args *a, air_sweep_op
 	if (rc == AIR_OK && a->max_parallel_given)
 		rc = air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, a->max_parallel);
 	if (rc == AIR_OK && !g->json && !a->dry_run)
-		rc = air_sweep_options_set_progress_cb(o, on_variant, NULL);
+		rc = air_sweep_options_set_progress_cb(o, on_variant, &named);
 	if (rc != AIR_OK) {
 		air_sweep_options_free(o);
 		return cli_error("--idempotency-key: give a base key of 1 to 256 bytes");
@@ -265,6 +274,17 @@ static void print_table(const air_sweep *s, bool dry_run, char *const *states)
 			        cli_clean_lines(air_error_message(air_sweep_variant_error(s, i))));
 }
 
+/* Whether a variant was not submitted because a run of the sweep was
+ * cancelled (the sweep stopped). */
+static bool cancelled(const air_sweep *s)
+{
+	for (size_t i = 0; i < air_sweep_count(s); i++)
+		if (air_sweep_variant_error(s, i) &&
+		    air_error_code(air_sweep_variant_error(s, i)) == AIR_EABORTED)
+			return true;
+	return false;
+}
+
 /* How to find and stop the runs of the sweep (stderr, text mode); how to
  * stop them only when one may still be going (@active). */
 static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, bool active)
@@ -274,6 +294,12 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 
 	if (!base)
 		return;
+	if (cancelled(s)) {
+		fprintf(stderr, "The sweep was cancelled: the variants not submitted stay so, also when "
+		        "the same `air sweep` is run again; give it a new --idempotency-key to run them%s\n",
+		        active ? " once its runs have ended." : ".");
+		return;
+	}
 	if (!watching)
 		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; the same `air sweep` with "
 		        "--watch follows them (it starts nothing new).\n",

@@ -278,13 +278,14 @@ static int identify(rerun *r, air_error **err)
  * hyperparameters.yaml, env_vars.json, secret_env_vars.json when it has
  * them) is still in the past run's launch directory; its
  * training_config.yaml was read already. */
-static int launch_files_there(rerun *r, bool *there, air_error **err)
+static int launch_files_there(rerun *r, bool *there, const char **gone, air_error **err)
 {
 	air__artifact arts[AIR__MAX_ARTIFACTS];
 	size_t n = 0;
 	int rc = air__artifacts_build(&r->f.w, arts, &n, err);
 
 	*there = rc == AIR_OK;
+	*gone = NULL;
 	for (size_t i = 0; rc == AIR_OK && *there && i < n; i++) {
 		char *path, *type = NULL;
 
@@ -297,6 +298,7 @@ static int launch_files_there(rerun *r, bool *there, air_error **err)
 		rc = air__ws_get_status(r->c, &r->ctx, path, false, &type, err);
 		if (rc == AIR_ENOTFOUND) {
 			*there = false;
+			*gone = arts[i].name; /* a static name */
 			rc = AIR_OK;
 		}
 		air__free(type);
@@ -312,11 +314,12 @@ static int launch_files_there(rerun *r, bool *there, air_error **err)
 static int launch_dir(rerun *r, bool *upload, air_error **err)
 {
 	bool there = false;
+	const char *gone = NULL;
 	int rc;
 
 	*upload = true;
 	if (!r->n_over) {
-		if ((rc = launch_files_there(r, &there, err)) != AIR_OK)
+		if ((rc = launch_files_there(r, &there, &gone, err)) != AIR_OK)
 			return rc;
 		if (there) {
 			*upload = false;
@@ -325,6 +328,10 @@ static int launch_dir(rerun *r, bool *upload, air_error **err)
 			return r->f.launch_dir && r->f.command_path ? AIR_OK : air__oom(err);
 		}
 		/* a launch file is gone but the config is there: write them again */
+		air__buf_printf(&r->f.warnings, "the launch file %s of run %lld was deleted: this run's "
+		                "launch files are written again from its training_config.yaml, with "
+		                "what it keeps of the run; what only that file held is lost\n",
+		                gone ? gone : "?", (long long)r->id);
 		if ((rc = air_config_to_yaml(r->cfg, &r->yaml, err)) != AIR_OK)
 			return rc;
 	}
@@ -355,9 +362,8 @@ static int submit(rerun *r, air_submission **out, air_error **err)
 		                "training_config.yaml does not hold; this run keeps them (%s)\n",
 		                (long long)r->id, r->kept);
 	if (rc == AIR_OK && r->left)
-		air__buf_printf(&r->f.warnings, "run %lld ran with settings that this run cannot keep "
-		                "with its config: %s; give them again as overrides\n",
-		                (long long)r->id, r->left);
+		air__buf_printf(&r->f.warnings, "run %lld ran with settings that this run leaves out, "
+		                "as its config cannot take them: %s\n", (long long)r->id, r->left);
 	if (rc == AIR_OK)
 		rc = air__flow_identity(&r->f, err);
 	if (rc == AIR_OK && !(r->f.token = air__strdup(r->key)))

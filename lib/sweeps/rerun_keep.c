@@ -260,7 +260,15 @@ static bool fits(const air_config *cfg, const keeper *k, const bool *in,
 		rc = air_config_validate(trial, &e);
 	if (rc != AIR_OK) {
 		const char *m = e ? air_error_message(e) : "out of memory";
-		size_t len = strlen(m), cut = air__utf8_cut(m, len, WHY_MAX);
+		const char *field = e ? air_error_field(e) : NULL;
+		const char *at = field && *field ? strstr(m, field) : NULL;
+		size_t len, cut;
+
+		/* From the field on: where the file is says nothing here. */
+		if (at)
+			m = at;
+		len = strlen(m);
+		cut = air__utf8_cut(m, len, WHY_MAX);
 
 		/* The message may quote the value, a whole command. */
 		air__buf_clear(why);
@@ -271,6 +279,26 @@ static bool fits(const air_config *cfg, const keeper *k, const bool *in,
 	air_error_free(e);
 	air_config_free(trial);
 	return rc == AIR_OK;
+}
+
+/* Whether path @path is @whole or a field within it. */
+static bool within(const char *path, const char *whole)
+{
+	size_t n = strlen(whole);
+
+	return !strncmp(path, whole, n) && (path[n] == '\0' || path[n] == '.');
+}
+
+/* Whether the rerun's own overrides @over replace setting @v (or what holds
+ * it): the rerun's choice, not one to keep. One that changes a field
+ * inside it (parameters.lr of the parameters kept) applies on top. */
+static bool overridden(const kept_value *v, const air__assign *over, size_t n_over)
+{
+	for (size_t i = 0; i < n_over; i++)
+		for (size_t j = 0; j < v->n; j++)
+			if (within(v->path[j], over[i].path))
+				return true;
+	return false;
 }
 
 /* Which settings of @k to keep (@in): all that can be, if they fit
@@ -331,6 +359,16 @@ int air__rerun_keep(const air_run *run, air_config *cfg, const air__assign *over
 	air__workload_dispose(&w); /* it borrows from @cfg, changed below */
 	if (rc == AIR_OK && k.oom)
 		rc = air__oom(err);
+	/* What the rerun overrides itself is neither kept nor left out. */
+	for (size_t i = 0; rc == AIR_OK && i < k.n;) {
+		if (!overridden(&k.v[i], over, n_over)) {
+			i++;
+			continue;
+		}
+		for (size_t j = 0; j < k.v[i].n; j++)
+			air__free(k.v[i].value[j]);
+		memmove(&k.v[i], &k.v[i + 1], (--k.n - i) * sizeof(k.v[i]));
+	}
 	if (rc == AIR_OK)
 		choose(cfg, &k, over, n_over, in, why);
 	for (size_t i = 0; i < k.n; i++) {

@@ -286,6 +286,26 @@ class LocalTest(unittest.TestCase):
         listed = json.loads(self.air("list", "--sweep", "s1", "-o", "json", check=0).stdout)
         self.assertEqual([r["status"] for r in listed["data"]["runs"]], ["CANCELED", "CANCELED"])
 
+    def test_a_sweep_cancelled_while_it_waits_says_so(self):
+        command, pids = self.long_command()
+        path = self.write("sweep.yaml", yaml_of(command, extra="env_variables: {V: none}\n"))
+        sweep = subprocess.Popen([AIR, "sweep", "-f", path, "--grid", "env_variables.V=a,b",
+                                  "--idempotency-key", "s2"], env=self.env,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, text=True)
+        try:
+            self.wait_file(pids + "0")
+            self.air("cancel", "--sweep", "s2", "-y", check=0)
+            out, err = sweep.communicate(timeout=PATIENCE_S)
+        finally:
+            if sweep.poll() is None:
+                sweep.kill()
+                sweep.wait()
+        self.assertEqual(sweep.returncode, 1, err)
+        self.assertIn("Sweep s2: `air cancel --sweep s2` stops it.", err)
+        self.assertIn("The sweep was cancelled: the variants not submitted stay so", err)
+        self.assertNotIn("The runs keep going", err)
+
     def test_follow_logs_from_a_second_process(self):
         go = os.path.join(self.tmp, "go")
         command = ("echo waiting\nwhile [ ! -e %s ]; do sleep 0.05; done\n"

@@ -52,6 +52,10 @@ class Sweep(WorkspaceCase):
         progress = sorted(l for l in err.splitlines() if l.startswith("variant "))
         self.assertEqual(len(progress), 4, err)
         self.assertEqual(progress[0], "variant 0 (lr=0.001 batch_size=32): run %s" % cells[3])
+        # Named, with how to stop it, before the first variant's line.
+        lines = err.splitlines()
+        named = lines.index("Sweep demo: `air cancel --sweep demo` stops it.")
+        self.assertLess(named, min(i for i, l in enumerate(lines) if l.startswith("variant ")))
 
     def test_again_after_the_runs_ended_shows_their_states(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
