@@ -222,6 +222,9 @@ typedef struct cli_run_request {
 	bool check;                   /* --check: the check first; nothing submitted when it fails */
 } cli_run_request;
 int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_request *req);
+/* Best effort: run @run_id's MLflow links on stdout when they appear within
+ * about a second (Ctrl-C ends the lookup; the submission stands). */
+void cli_print_mlflow_links(air_client *client, int64_t run_id);
 
 /* `run --watch` after a successful submission (watch.c): stream node 0 of the
  * latest attempt until terminal, JSON events or text. Returns the exit code. */

@@ -72,6 +72,7 @@ static int rerun(const cli_globals *g, int64_t run_id, const air_rerun_options *
 		printf("Job Run ID: %" PRId64 "\nDashboard: %s\n", air_submission_run_id(sub),
 		       air_submission_dashboard_url(sub));
 		fflush(stdout);
+		cli_print_mlflow_links(client, air_submission_run_id(sub));
 		fprintf(stderr, "Tip: add --watch to follow the logs until the run ends (or run: air "
 		        "logs%s %" PRId64 ").\n", cli_target_flags(), air_submission_run_id(sub));
 		rc = 0;

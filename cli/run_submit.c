@@ -97,9 +97,7 @@ static void print_submitted(const air_submission *sub)
 	fflush(stdout);
 }
 
-/* Best effort: the run's MLflow links when they appear within about a second
- * (Ctrl-C ends the lookup; the submission stands). */
-static void print_mlflow_links(air_client *client, int64_t run_id)
+void cli_print_mlflow_links(air_client *client, int64_t run_id)
 {
 	char *run_url = NULL, *exp_url = NULL;
 
@@ -257,7 +255,7 @@ int cli_run_submit(const cli_globals *g, const air_config *cfg, const cli_run_re
 		rc = cli_print_data(data);
 	} else {
 		print_submitted(sub);
-		print_mlflow_links(client, air_submission_run_id(sub));
+		cli_print_mlflow_links(client, air_submission_run_id(sub));
 		fprintf(stderr, "Tip: add --watch to follow the logs until the run ends (or run: air logs%s %"
 		        PRId64 ").\n", cli_target_flags(), air_submission_run_id(sub));
 		rc = 0;

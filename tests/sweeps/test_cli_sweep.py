@@ -357,6 +357,7 @@ class Rerun(WorkspaceCase):
         rc, out, err = self.air("rerun", self.first, "--override", "parameters.lr=0.5")
         self.assertEqual(rc, 0, err)
         self.assertIn("Job Run ID:", out)
+        self.assertIn("MLflow run:", out)  # output as air run's
         self.assertNotIn("does not hold", err)  # the first run had no overrides
         body = json.loads(self.fw.last("POST", SUBMIT)["body"])
         self.assertEqual(body["run_name"], "lr-sweep lr=0.5")
