@@ -88,8 +88,8 @@ bool air__yaml_plain_ok(const char *s, size_t len);
 /* Whether a literal block scalar (|) reproduces the multi-line string @s
  * exactly: it starts with visible text and needs no escapes. */
 bool air__yaml_literal_ok(const char *s, size_t len);
-/* @s as a double-quoted scalar, escaped (line breaks, controls, U+0085,
- * U+2028, U+2029, U+FEFF), appended to @b. */
+/* @s as a double-quoted scalar, escaped (line breaks, controls C0, DEL and
+ * C1, U+0085, U+2028, U+2029, U+FEFF), appended to @b. */
 void air__yaml_put_quoted(air__buf *b, const char *s, size_t len);
 
 /* A client's reference on the process-wide state (global.c): released by

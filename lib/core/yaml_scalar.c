@@ -117,6 +117,13 @@ static size_t special_unicode(const unsigned char *s, size_t left)
 	return 0;
 }
 
+/* The C1 controls but U+0085 (U+0080 to U+009F): not printable in YAML, so
+ * only escaped ("\x9B"); their second byte is the code point. */
+static bool c1_control(const unsigned char *s, size_t left)
+{
+	return left >= 2 && s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F && s[1] != 0x85;
+}
+
 /* Words a YAML 1.1 reader (PyYAML, which workloads often use to read
  * hyperparameters.yaml) would take for booleans. */
 static bool yaml11_bool(const char *s, size_t len)
@@ -141,7 +148,8 @@ bool air__yaml_plain_ok(const char *s, size_t len)
 	    (len == 1 && s[0] == '=') || (len == 2 && s[0] == '<' && s[1] == '<'))
 		return false;
 	for (size_t i = 0; i < len; i++) {
-		if (u[i] < 0x20 || u[i] == 0x7F || strchr(",[]{}", s[i]) || special_unicode(u + i, len - i))
+		if (u[i] < 0x20 || u[i] == 0x7F || strchr(",[]{}", s[i]) || special_unicode(u + i, len - i) ||
+		    c1_control(u + i, len - i))
 			return false;
 		if ((s[i] == ':' && i + 1 < len && s[i + 1] == ' ') ||
 		    (s[i] == ' ' && i + 1 < len && s[i + 1] == '#'))
@@ -158,7 +166,7 @@ bool air__yaml_literal_ok(const char *s, size_t len)
 		return false;
 	for (size_t i = 0; i < len; i++)
 		if ((u[i] < 0x20 && u[i] != '\n' && u[i] != '\t') || u[i] == 0x7F ||
-		    special_unicode(u + i, len - i))
+		    special_unicode(u + i, len - i) || c1_control(u + i, len - i))
 			return false;
 	return true;
 }
@@ -185,6 +193,8 @@ void air__yaml_put_quoted(air__buf *b, const char *s, size_t len)
 			air__buf_puts(b, "\\r");
 		} else if (u[i] < 0x20 || u[i] == 0x7F) {
 			air__buf_printf(b, "\\x%02X", u[i]);
+		} else if (c1_control(u + i, len - i)) {
+			air__buf_printf(b, "\\x%02X", u[++i]);
 		} else {
 			air__buf_putc(b, s[i]);
 		}

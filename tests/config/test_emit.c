@@ -87,6 +87,24 @@ AIR_TEST(emit__tricky_strings_round_trip)
 	}
 }
 
+/* DEL and the C1 controls (but NEL) are not printable in YAML: written as
+ * escapes, in a value of one line and of several. */
+AIR_TEST(emit__controls_beyond_ascii_round_trip)
+{
+	static const char *const values[] = {"\"del\\x7F\"", "\"c1\\x9B and \\x80\"",
+	                                     "\"c1\\x9F\\nsecond line\\n\""};
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		air_config *cfg = parse("parameters: {}\n");
+		air_error *err = NULL;
+
+		ASSERT_OK(air_config_set(cfg, "parameters.v", values[i], &err), err);
+		ASSERT_OK(air_config_set(cfg, "command", values[i], &err), err);
+		check_round_trip(cfg);
+		air_config_free(cfg);
+	}
+}
+
 AIR_TEST(emit__tricky_keys_round_trip)
 {
 	air_config *cfg = parse("parameters:\n  \"8\": a\n  'true': b\n  \"a: b\": c\n  \"\": d\n"

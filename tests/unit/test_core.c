@@ -301,7 +301,8 @@ AIR_TEST(core__yaml_scalar_rules)
 	                                    "a b", "GPU_1xH100", "x:y", "nULL"};
 	static const char *const quoted[] = {"", "true", "yes", "No", "on", "OFF", "y", "null",
 	                                     "~", "0x1F", "1e3", "12", "-x", ".5", "a: b", "a #c",
-	                                     "[x]", "x,y", "trail ", "end:", "line\nbreak"};
+	                                     "[x]", "x,y", "trail ", "end:", "line\nbreak",
+	                                     "c1\xc2\x9b"};
 	air__buf b = AIR__BUF_INIT;
 
 	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
@@ -315,7 +316,11 @@ AIR_TEST(core__yaml_scalar_rules)
 	ASSERT_EQ_INT(air__yscalar_resolve("True", 4), AIR__YT_BOOL);
 	ASSERT_TRUE(air__yaml_literal_ok("a\nb\n", 4));
 	ASSERT_FALSE(air__yaml_literal_ok(" a\nb", 4));
+	ASSERT_FALSE(air__yaml_literal_ok("a\xc2\x80\nb", 5));
 	air__yaml_put_quoted(&b, "q\"\\\n\t\x01\xe2\x80\xa8", 9);
 	ASSERT_EQ_STR(air__buf_cstr(&b), "\"q\\\"\\\\\\n\\t\\x01\\L\"");
+	air__buf_clear(&b);
+	air__yaml_put_quoted(&b, "\x7f\xc2\x9b\xc2\x85\xc2\xa0", 7);
+	ASSERT_EQ_STR(air__buf_cstr(&b), "\"\\x7F\\x9B\\N\xc2\xa0\"");
 	air__buf_dispose(&b);
 }
