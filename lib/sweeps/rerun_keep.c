@@ -58,39 +58,34 @@ static void also(kept_value *v, const char *path, char *value)
 	v->value[v->n++] = value;
 }
 
-/* JSON text @json (taken) as YAML: JSON is YAML, but for the characters
- * JSON leaves raw that YAML may not hold (DEL, the C1 controls but NEL,
- * U+FFFE and U+FFFF), written as escapes. NULL when out of memory. */
-static char *yaml_of_json(char *json)
-{
-	air__buf b = AIR__BUF_INIT;
-	const unsigned char *p = (const unsigned char *)json;
-	char *out;
-
-	for (; p && *p; p++) {
-		if (p[0] == 0x7f)
-			air__buf_puts(&b, "\\u007f");
-		else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f && p[1] != 0x85)
-			air__buf_printf(&b, "\\u%04x", p[1]), p++;
-		else if (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
-			air__buf_printf(&b, "\\u%04x", 0xff00 | p[2]), p += 2;
-		else
-			air__buf_putc(&b, (char)p[0]);
-	}
-	out = json && !air__buf_oom(&b) ? air__strdup(air__buf_cstr(&b)) : NULL;
-	air__buf_dispose(&b);
-	free(json); /* jansson's allocator */
-	return out;
-}
-
-/* @s as a YAML value. */
+/* @s as a YAML value: double-quoted, escaped as every YAML writer of libair
+ * escapes (air__yaml_put_quoted()). */
 static char *quoted(const char *s)
 {
-	json_t *j = json_string(s);
-	char *out = j ? yaml_of_json(json_dumps(j, JSON_ENCODE_ANY)) : NULL;
+	air__buf b = AIR__BUF_INIT;
 
-	json_decref(j);
-	return out;
+	air__yaml_put_quoted(&b, s, strlen(s));
+	return air__buf_detach(&b);
+}
+
+/* Map @map (of strings) as a YAML flow mapping. */
+static char *flow_map(const json_t *map)
+{
+	air__buf b = AIR__BUF_INIT;
+	const char *key;
+	json_t *v;
+	bool first = true;
+
+	air__buf_putc(&b, '{');
+	json_object_foreach((json_t *)map, key, v) {
+		air__buf_puts(&b, first ? "" : ", ");
+		air__yaml_put_quoted(&b, key, strlen(key));
+		air__buf_puts(&b, ": ");
+		air__yaml_put_quoted(&b, json_string_value(v), strlen(json_string_value(v)));
+		first = false;
+	}
+	air__buf_putc(&b, '}');
+	return air__buf_detach(&b);
 }
 
 static bool differs(const char *run_value, const char *cfg_value)
@@ -102,10 +97,7 @@ static bool differs(const char *run_value, const char *cfg_value)
  * shows counts: a platform that leaves a field out changes nothing. */
 static void from_runs_get(const air_run *run, const air__workload *w, keeper *k)
 {
-	const json_t *tasks = json_object_get(run->json, "tasks");
-	const json_t *last = json_array_get(tasks, json_array_size(tasks) - 1);
-	const json_t *inner = air__json_at(last, "for_each_task.task");
-	const json_t *task = json_is_object(inner) ? inner : last; /* what ran */
+	const json_t *task = air__run_workload_task(run->json); /* what ran; retries repeat it */
 	const json_t *air = json_object_get(task, "ai_runtime_task");
 	const json_t *retries = json_object_get(task, "max_retries");
 	const json_t *timeout = json_object_get(run->json, "timeout_seconds");
@@ -203,6 +195,7 @@ static void from_file_body(const char *name, const char *body, size_t len,
 			keep(k, "parameters", air__strdup(text), false);
 	} else {
 		bool secrets = !strcmp(name, "secret_env_vars.json");
+		/* What the config would write there, read as the file is. */
 		char *mine = secrets ? (w->n_secrets ? air__secret_vars_json(w->secrets, w->n_secrets)
 		                                     : NULL)
 		                     : (w->n_env ? air__env_vars_json(w->env, w->n_env) : NULL);
@@ -213,8 +206,7 @@ static void from_file_body(const char *name, const char *body, size_t len,
 			keep(k, secrets ? "secrets" : "env_variables", NULL, true)->why =
 				"its launch file is not one libair reads";
 		else if (!json_equal(file, config))
-			keep(k, secrets ? "secrets" : "env_variables",
-			     yaml_of_json(json_dumps(file, JSON_COMPACT | JSON_SORT_KEYS)), false);
+			keep(k, secrets ? "secrets" : "env_variables", flow_map(file), false);
 		json_decref(file);
 		json_decref(config);
 		air__free(mine);
