@@ -274,6 +274,13 @@ static int find_runs(air_client *c, const char *sweep_filter, int64_t limit, boo
 	return rc;
 }
 
+/* Whether @c is a local workspace, where sweeps start their runs one batch
+ * at a time (submit.md, "Sweeps"). */
+static bool is_local(air_client *c)
+{
+	return !strncmp(air_client_host(c), "local://", strlen("local://"));
+}
+
 /* The outcome of run @id in @o, or NULL. */
 static const outcome *outcome_of(const outcomes *o, int64_t id)
 {
@@ -351,7 +358,7 @@ static int look(air_client *c, const char *filter, const outcomes *out, int64_t 
 static void cancel_late_runs(const cli_globals *g, air_client *c, const char *filter,
                              const char *sweep, outcomes *out)
 {
-	bool local = !strncmp(air_client_host(c), "local://", 8), said = false;
+	bool local = is_local(c), said = false;
 	int64_t until = now_ms() + LOCAL_END_WAIT_MS;
 	size_t ending = 0;
 
@@ -366,25 +373,28 @@ static void cancel_late_runs(const cli_globals *g, air_client *c, const char *fi
 			return;
 		}
 		if (k > 0) {
+			int got;
+
 			fprintf(stderr, "%zu more run%s of sweep %s started meanwhile; cancelling %s "
 			        "too.\n", k, k == 1 ? "" : "s", cli_clean(sweep), k == 1 ? "it" : "them");
-			if (request_cancel(c, late, k, out, &err) != AIR_OK) {
+			got = request_cancel(c, late, k, out, &err);
+			free(late);
+			if (got != AIR_OK) {
 				warn_late(sweep, "cancel", err);
-				free(late);
 				return;
 			}
 			say_new(g, out);
 			looks++;
+			continue;
 		}
 		free(late);
-		if (k == 0 && (!local || ending == 0 || now_ms() >= until))
+		if (!local || ending == 0 || now_ms() >= until)
 			break;
-		if (k == 0 && !said) {
+		/* runs cancelled, still ending: look again shortly */
+		if (!said)
 			fprintf(stderr, "Waiting for the run%s cancelled to end...\n", ending == 1 ? "" : "s");
-			said = true;
-		}
-		if (k == 0) /* runs cancelled, still ending: look again shortly */
-			poll(NULL, 0, LOCAL_LOOK_MS);
+		said = true;
+		poll(NULL, 0, LOCAL_LOOK_MS);
 	}
 	if (local && ending > 0 && cli_interrupted())
 		fprintf(stderr, "\nStopped waiting: %zu run%s of sweep %s %s still ending.\n", ending,
@@ -432,7 +442,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 		free(any);
 		if (rc == AIR_OK && n_any)
 			fprintf(stderr, "No active runs of sweep %s.%s\n", cli_clean(sweep),
-			        strncmp(air_client_host(c), "local://", 8) ? ""
+			        !is_local(c) ? ""
 			        : " An `air sweep` of it that is still going starts its next variant "
 			          "all the same: stop that one with Ctrl-C.");
 		else if (rc == AIR_OK)

@@ -134,10 +134,9 @@ static int on_variant(const air_sweep *s, size_t i, void *userdata)
 	return 0;
 }
 
-/* Whether on_variant() named the sweep (one sweep per process). */
-static bool named;
-
-static int build_options(const cli_globals *g, const sweep_args *a, air_sweep_options **out)
+/* The sweep's options; @named is on_variant()'s: whether it named the sweep. */
+static int build_options(const cli_globals *g, const sweep_args *a, bool *named,
+                         air_sweep_options **out)
 {
 	air_sweep_options *o = NULL;
 	int rc = air_sweep_options_new(&o);
@@ -149,7 +148,7 @@ static int build_options(const cli_globals *g, const sweep_args *a, air_sweep_op
 	if (rc == AIR_OK && a->max_parallel_given)
 		rc = air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, a->max_parallel);
 	if (rc == AIR_OK && !g->json && !a->dry_run)
-		rc = air_sweep_options_set_progress_cb(o, on_variant, &named);
+		rc = air_sweep_options_set_progress_cb(o, on_variant, named);
 	if (rc != AIR_OK) {
 		air_sweep_options_free(o);
 		return cli_error("--idempotency-key: give a base key of 1 to 256 bytes");
@@ -343,7 +342,8 @@ static int run_sweep(const cli_globals *g, const sweep_args *a, const air_config
 	air_client *client = NULL;
 	air_sweep *s = NULL;
 	air_error *err = NULL;
-	int rc = build_options(g, a, &o);
+	bool named = false;
+	int rc = build_options(g, a, &named, &o);
 
 	if (rc != 0)
 		return rc;

@@ -201,8 +201,8 @@ static int read_config(rerun *r, air_error **err)
 	if (rc == AIR_OK)
 		rc = air__rerun_keep(r->run, r->cfg, r->over, r->n_over, fetch_launch_file, r, &kept,
 		                     &left, err);
-	if (rc == AIR_OK && ((kept.len && !(r->kept = air__strdup(air__buf_cstr(&kept)))) ||
-	                     (left.len && !(r->left = air__strdup(air__buf_cstr(&left))))))
+	if (rc == AIR_OK && ((kept.len && !(r->kept = air__buf_detach(&kept))) ||
+	                     (left.len && !(r->left = air__buf_detach(&left)))))
 		rc = air__oom(err);
 	air__buf_dispose(&kept);
 	air__buf_dispose(&left);

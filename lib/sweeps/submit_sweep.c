@@ -215,14 +215,14 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 				g++;
 			}
 		}
+		if (rc != AIR_OK || canceled)
+			break;
 		room = (size_t)pe->max_parallel - n_going;
-		if (rc == AIR_OK && !canceled && (room == 0 || held)) {
+		if (room == 0 || held) {
 			rc = air__ctx_sleep(&k->ctx, air__client_poll_ms(k->c),
 			                    "waiting for a run of the sweep to end", err);
 			continue;
 		}
-		if (rc != AIR_OK || canceled)
-			break;
 		end = i + room < k->s->n ? i + room : k->s->n;
 		rc = air__pipeline_run(pe, i, end - i, err);
 		for (; i < end; i++)
