@@ -107,9 +107,10 @@ static void say_new(const cli_globals *g, outcomes *o)
 
 /* The outcomes, as JSON data or lines on stderr. @listed: runs that the
  * command found (--all, --sweep: the count is said even for one); @all:
- * --all ("all": true); @workspace: its host, or NULL. */
+ * --all ("all": true); @workspace: its host, or NULL; @sweep: --sweep's
+ * base key, whose stop is said (@stopped: "stopped" in JSON). */
 static int report(const cli_globals *g, outcomes *o, bool listed, bool all,
-                  const char *workspace)
+                  const char *workspace, const char *sweep, bool stopped)
 {
 	size_t failed = 0, done = 0;
 
@@ -134,6 +135,8 @@ static int report(const cli_globals *g, outcomes *o, bool listed, bool all,
 			json_object_set_new(data, "all", json_true());
 		if (workspace)
 			json_object_set_new(data, "workspace", json_string(workspace));
+		if (sweep)
+			json_object_set_new(data, "stopped", json_boolean(stopped));
 		if (failed)
 			json_object_set_new(data, "failed", fails);
 		else
@@ -185,7 +188,7 @@ static int cancel_listed(const cli_globals *g, char **args, int n)
 				add(&out, args[i], false, false, msg);
 			}
 		}
-		rc = report(g, &out, false, false, NULL);
+		rc = report(g, &out, false, false, NULL, NULL, false);
 	}
 	outcomes_free(&out);
 	outcomes_free(&done);
@@ -195,12 +198,16 @@ static int cancel_listed(const cli_globals *g, char **args, int n)
 	return rc;
 }
 
-static bool confirmed(void)
+/* Asked of @sweep's runs (or NULL): they are cancelled and it is stopped. */
+static bool confirmed(const char *sweep)
 {
 	char line[64];
 	size_t n;
 
-	fprintf(stderr, "Cancel these runs? [y/N] ");
+	if (sweep)
+		fprintf(stderr, "Cancel these runs and stop sweep %s? [y/N] ", cli_clean(sweep));
+	else
+		fprintf(stderr, "Cancel these runs? [y/N] ");
 	fflush(stderr);
 	if (!cli_wait_stdin() || !fgets(line, sizeof(line), stdin))
 		return false;
@@ -406,6 +413,24 @@ static void cancel_late_runs(const cli_globals *g, air_client *c, const char *fi
 		        ending == 1 ? "it" : "them");
 }
 
+/* Stop sweep @sweep (air_client_stop_sweep()): an `air sweep` of it that is
+ * going, anywhere, submits no more variants. False, said, when it failed. */
+static bool stop_sweep(air_client *c, const char *sweep)
+{
+	air_error *err = NULL;
+
+	if (air_client_stop_sweep(c, sweep, cli_call_options(), &err) == AIR_OK) {
+		fprintf(stderr, "Sweep %s is stopped: an `air sweep` of it that is still going submits "
+		        "no more variants.\n", cli_clean(sweep));
+		return true;
+	}
+	fprintf(stderr, "Error: could not stop sweep %s: %s\nAn `air sweep` of it that is still "
+	        "going may submit more variants.\n", cli_clean(sweep),
+	        cli_clean_lines(air_error_message(err)));
+	air_error_free(err);
+	return false;
+}
+
 static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 {
 	air_client *c = NULL;
@@ -414,6 +439,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	outcomes out = {NULL, 0, 0};
 	char *me = NULL, *filter = NULL;
 	size_t n = 0;
+	bool stopped = false;
 	int rc = cli_runs_open(g, CLI_OPEN_CANCEL, &c, &me);
 
 	if (rc != 0)
@@ -432,7 +458,8 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	}
 	rc = find_runs(c, filter, 2000, false, &runs, &n, &err);
 	if (rc == AIR_OK && n == 0 && sweep) {
-		/* none active: has the sweep any run at all? */
+		/* None active: stopped all the same (an `air sweep` of it may be
+		 * between two runs, or still starting); has it any run at all? */
 		active_run *any = NULL;
 		size_t n_any = 0;
 
@@ -440,29 +467,32 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 		for (size_t i = 0; i < n_any; i++)
 			free(any[i].experiment);
 		free(any);
-		if (rc == AIR_OK && n_any)
-			fprintf(stderr, "No active runs of sweep %s.%s\n", cli_clean(sweep),
-			        !is_local(c) ? ""
-			        : " An `air sweep` of it that is still going starts its next variant "
-			          "all the same: stop that one with Ctrl-C.");
-		else if (rc == AIR_OK)
-			fprintf(stderr, "No runs of sweep %s found.\n", cli_clean(sweep));
+		if (rc == AIR_OK)
+			fprintf(stderr, n_any ? "No active runs of sweep %s.\n"
+			                      : "No runs of sweep %s found.\n", cli_clean(sweep));
+		if (rc == AIR_OK)
+			stopped = stop_sweep(c, sweep);
 	}
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
 	} else if (n == 0) {
 		if (!sweep)
 			fprintf(stderr, "No active runs found.\n");
-		rc = report(g, &out, true, !sweep, sweep ? NULL : air_client_host(c));
+		rc = report(g, &out, true, !sweep, sweep ? NULL : air_client_host(c), sweep, stopped);
+		if (sweep && !stopped)
+			rc = 1;
 	} else {
 		if (!yes)
 			preview(runs, n);
-		if (!yes && !confirmed()) {
+		if (!yes && !confirmed(sweep)) {
 			/* Ctrl-C at the prompt declines: end the prompt's line first. */
 			fprintf(stderr, "%sAborted: no run was cancelled.\n", cli_interrupted() ? "\n" : "");
 			rc = 1;
 		} else {
 			int64_t *ids = calloc(n, sizeof(*ids));
+			/* The sweep first: no variant of it starts while its runs are
+			 * cancelled. */
+			stopped = sweep && stop_sweep(c, sweep);
 			for (size_t i = 0; ids && i < n; i++)
 				ids[i] = runs[i].id;
 			rc = ids ? cancel_ids(g, c, ids, n, &out) : cli_error("out of memory");
@@ -471,7 +501,9 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 			if (rc == 0 && sweep)
 				cancel_late_runs(g, c, filter, sweep, &out);
 			if (rc == 0)
-				rc = report(g, &out, true, !sweep, NULL);
+				rc = report(g, &out, true, !sweep, NULL, sweep, stopped);
+			if (rc == 0 && sweep && !stopped)
+				rc = 1;
 			free(ids);
 		}
 	}
@@ -493,7 +525,7 @@ int cmd_cancel(int argc, char **argv, cli_globals *g)
 	const cli_flag flags[] = {
 		{"all", 0, CLI_BOOL, &all, NULL, NULL, "cancel all your active runs", false},
 		{"sweep", 0, CLI_STRING, &sweep, NULL, "BASE",
-		 "cancel the active runs of the sweep with this base key", false},
+		 "stop the sweep with this base key and cancel its active runs", false},
 		{"yes", 'y', CLI_BOOL, &yes, NULL, NULL,
 		 "do not ask for confirmation with --all or --sweep", false},
 		{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},

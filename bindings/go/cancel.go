@@ -75,3 +75,28 @@ func (c *Client) cancelMany(ctx context.Context, f func(*C.air_client, *C.air_ca
 		return cancelReportFromC(rep), nil
 	})
 }
+
+// StopSweep stops the sweep whose base key is baseKey wherever it is being
+// submitted: it submits no further variant, now or when submitted again;
+// its runs go on (CancelSweep cancels them too). See docs/submit.md,
+// "Stopping a sweep".
+func (c *Client) StopSweep(ctx context.Context, baseKey string) error {
+	_, err := withCall(c, ctx, callOpts, nil, func(k *call, o *C.air_call_options) (none, error) {
+		key := cstr(baseKey)
+		defer free(key)
+		var e *C.air_error
+		return none{}, k.result(C.air_client_stop_sweep(k.h, key, o, &e), e)
+	})
+	return err
+}
+
+// CancelSweep stops the sweep whose base key is baseKey (StopSweep), then
+// requests the cancellation of its active runs: one failing run does not
+// stop the others, the report has every outcome.
+func (c *Client) CancelSweep(ctx context.Context, baseKey string) (*CancelReport, error) {
+	return c.cancelMany(ctx, func(h *C.air_client, o *C.air_call_options, rep **C.air_cancel_report, e **C.air_error) C.int {
+		key := cstr(baseKey)
+		defer free(key)
+		return C.air_client_cancel_sweep(h, key, o, rep, e)
+	})
+}

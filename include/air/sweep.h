@@ -338,6 +338,43 @@ AIR_EXTERN int air_rerun_options_set_deadline_ms(air_rerun_options *opts, int64_
 AIR_EXTERN int air_client_rerun(air_client *client, int64_t run_id, const air_rerun_options *opts,
                                 air_submission **out, air_error **err);
 
+/* ---- stopping a sweep -------------------------------------------------- */
+
+/**
+ * Stop the sweep whose base key is @p base_key (air_sweep_base_key()): an
+ * air_client_submit_sweep() of it that is going, in any process, submits no
+ * further variant once it has seen the stop; its runs already started go
+ * on (air_client_cancel_sweep() cancels them too). The stop is a mark in the
+ * caller's workspace folder, `<user base>/.air/sweeps/<sweep tag>/stopped`
+ * (docs/submit.md, "Stopping a sweep"): a sweep reads it before its first
+ * variant and at most a second apart while it submits; a local workspace
+ * also refuses at once the runs/submit of a variant of a stopped sweep.
+ * Submitting the sweep again resumes it.
+ * @param opts may be NULL.
+ * @return AIR_OK; AIR_EINVAL (NULL @p client or @p base_key, a key empty or
+ *         longer than 256 bytes); the client's resolution, identity and
+ *         transport codes. @since 1.2
+ */
+AIR_EXTERN int air_client_stop_sweep(air_client *client, const char *base_key,
+                                     const air_call_options *opts, air_error **err);
+
+/**
+ * Stop the sweep whose base key is @p base_key (air_client_stop_sweep()),
+ * then request the cancellation of its active runs (those the list filter
+ * `sweep=BASE` finds). One failing run does not stop the rest: every
+ * outcome is in the report, which is empty when the sweep had no active
+ * run.
+ * @param opts may be NULL.
+ * @param[out] out the report; release with air_cancel_report_free().
+ * @return AIR_OK when the report was built (check it for failures);
+ *         the codes of air_client_stop_sweep() (no report: nothing was
+ *         cancelled); the listing's transport codes; AIR_EINTERRUPTED or
+ *         AIR_ETIMEOUT also during the cancellations (no report). @since 1.2
+ */
+AIR_EXTERN int air_client_cancel_sweep(air_client *client, const char *base_key,
+                                       const air_call_options *opts, air_cancel_report **out,
+                                       air_error **err);
+
 AIR_END_DECLS
 
 #endif /* AIR_SWEEP_H */

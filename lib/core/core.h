@@ -10,6 +10,7 @@
  *   sha256.h  SHA-256
  *   accel.c   the accelerator types known offline (below)
  *   yaml_scalar.c  the YAML scalar rules of every YAML writer (below)
+ *   sweep_mark.c   the workspace names of a sweep's runs and stop mark (below)
  */
 #ifndef AIR_CORE_CORE_H
 #define AIR_CORE_CORE_H
@@ -72,6 +73,22 @@ typedef struct air__log_span {
 	const char *text;
 	size_t text_len;
 } air__log_span;
+
+/* ---- sweeps (sweep_mark.c): their names in the workspace ---- */
+
+/* "sweep-<base key, [A-Za-z0-9._-] kept, the rest '_', at most 32 bytes>-<8
+ * hex of its SHA-256>": the folder of a sweep's launch directories. */
+char *air__sweep_tag(const char *base_key);
+/* Whether @command_path has the exact shape a sweep writes,
+ * "<user base>/.air/cli_launch/<experiment>/<tag>/<16 hex>/v<i>/command.sh":
+ * then the length of its user base, and its tag (@tag_len bytes). */
+bool air__sweep_launch_split(const char *command_path, size_t *base_len, const char **tag,
+                             size_t *tag_len);
+/* "<user base>/.air/sweeps/<tag>/stopped": the stop mark of a sweep. */
+char *air__sweep_mark_path(const char *user_base, const char *tag);
+/* Whether the content of a stop mark says stopped ("stopped", then
+ * whitespace or nothing); "resumed ..." does not. */
+bool air__sweep_mark_stopped(const char *text, size_t len);
 
 /* ---- YAML scalars (yaml_scalar.c): one set of rules for config and submit ---- */
 /* YAML 1.2 core schema type of a scalar. */

@@ -615,6 +615,38 @@ static void make_durable(const air__local *ws, int64_t id, const char *record)
 		air__free(paths[i]);
 }
 
+/* Whether @command_path is a variant's of a sweep whose stop mark says
+ * stopped (air_client_stop_sweep()): read under the state lock, so that no
+ * variant starts once the stop is written. */
+static bool sweep_stopped(const air__local *ws, const char *command_path)
+{
+	const char *tag;
+	size_t base_len, tag_len;
+	char *base, *name, *mark, *file;
+	air__buf text = AIR__BUF_INIT;
+	struct stat st;
+	bool stopped = false;
+	int fd;
+
+	if (!air__sweep_launch_split(command_path, &base_len, &tag, &tag_len))
+		return false;
+	base = air__strndup(command_path, base_len);
+	name = air__strndup(tag, tag_len);
+	mark = base && name ? air__sweep_mark_path(base, name) : NULL;
+	file = mark ? air__lws_file(ws, mark) : NULL;
+	fd = file ? air__lws_open(ws, file, false, &st) : -1;
+	if (fd >= 0 && air__lread_fd(fd, 4096, &text) == 0)
+		stopped = air__sweep_mark_stopped(text.ptr, text.len);
+	if (fd >= 0)
+		close(fd);
+	air__buf_dispose(&text);
+	air__free(file);
+	air__free(mark);
+	air__free(name);
+	air__free(base);
+	return stopped;
+}
+
 /* Under the state lock: the existing run of the token, or a new run
  * (*created: its idempotency record, or "" without a token). */
 static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_out,
@@ -638,6 +670,13 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 			                             "(%lld) was deleted", (long long)id);
 		else
 			*id_out = id;
+		goto out;
+	}
+	if (sweep_stopped(c->ws, s->command_path)) {
+		/* The platform has no such refusal: a sweep there sees its mark
+		 * between submissions (docs/submit.md, "Stopping a sweep"). */
+		rc = air__lreply_error(c, 409, "RESOURCE_CONFLICT", "the sweep of %s was stopped: "
+		                       "its variants are no longer submitted", s->command_path);
 		goto out;
 	}
 	r = air__lsecrets_resolve(c->ws, s->secret_spec, &vals, &missing, &why);

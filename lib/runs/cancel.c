@@ -123,9 +123,10 @@ int air_client_cancel_runs(air_client *client, const int64_t *run_ids, size_t n,
 	return rc;
 }
 
-/* The caller's active AI Runtime runs, by the scan strategy. */
-static int active_run_ids(air_client *client, const air__call_opts *call, int64_t **ids,
-                          size_t *n, air_error **err)
+/* The caller's active AI Runtime runs, by the scan strategy (those of the
+ * sweep whose folder is @sweep_tag, when given). */
+static int active_run_ids(air_client *client, const air__call_opts *call, const char *sweep_tag,
+                          int64_t **ids, size_t *n, air_error **err)
 {
 	air_list_options opts;
 	air_run_iter *it = NULL;
@@ -140,7 +141,10 @@ static int active_run_ids(air_client *client, const air__call_opts *call, int64_
 	opts.workspace_probe = false;
 	if (call)
 		opts.call = *call;
+	if (sweep_tag && !(opts.sweep_tag = air__strdup(sweep_tag)))
+		return air__oom(err);
 	rc = air_client_list_runs(client, &opts, &it, err);
+	air__free(opts.sweep_tag);
 	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK) {
 		if (*n == cap) {
 			int64_t *p = air__realloc(*ids, (cap = cap ? cap * 2 : 16) * sizeof(*p));
@@ -163,23 +167,18 @@ static int active_run_ids(air_client *client, const air__call_opts *call, int64_
 	return rc;
 }
 
-int air_client_cancel_all(air_client *client, const air_call_options *opts,
-                          air_cancel_report **out, air_error **err)
+int air__cancel_active(air_client *client, const air__call_opts *call, const char *sweep_tag,
+                       air_cancel_report **out, air_error **err)
 {
-	const air__call_opts *call = opts ? &opts->call : NULL;
 	int64_t *ids = NULL;
 	air__ctx ctx;
 	size_t n = 0;
 	int rc;
 
-	if (!out)
-		return air__failf(err, AIR_EINVAL, 0, "air_client_cancel_all: out is NULL");
 	*out = NULL;
-	if (!client)
-		return air__failf(err, AIR_EINVAL, 0, "air_client_cancel_all: client is NULL");
 	/* One deadline for the listing and the cancellations together. */
 	air__client_ctx(client, call, &ctx);
-	rc = active_run_ids(client, call, &ids, &n, err);
+	rc = active_run_ids(client, call, sweep_tag, &ids, &n, err);
 	if (rc == AIR_OK)
 		rc = report_new(n, out, err);
 	if (rc == AIR_OK && (rc = cancel_each(client, &ctx, ids, n, *out, err)) != AIR_OK) {
@@ -188,6 +187,17 @@ int air_client_cancel_all(air_client *client, const air_call_options *opts,
 	}
 	air__free(ids);
 	return rc;
+}
+
+int air_client_cancel_all(air_client *client, const air_call_options *opts,
+                          air_cancel_report **out, air_error **err)
+{
+	if (!out)
+		return air__failf(err, AIR_EINVAL, 0, "air_client_cancel_all: out is NULL");
+	*out = NULL;
+	if (!client)
+		return air__failf(err, AIR_EINVAL, 0, "air_client_cancel_all: client is NULL");
+	return air__cancel_active(client, opts ? &opts->call : NULL, NULL, out, err);
 }
 
 size_t air_cancel_report_count(const air_cancel_report *rep) { return rep ? rep->count : 0; }

@@ -219,57 +219,17 @@ int air_list_options_add_filter(air_list_options *opts, const char *filter, air_
 
 /* ---- sweeps ------------------------------------------------------------- */
 
-char *air__sweep_tag(const char *base_key)
-{
-	char hex[2 * AIR__SHA256_LEN + 1], clean[33];
-	size_t n = 0;
-
-	air__sha256_hex(base_key, strlen(base_key), hex);
-	for (const char *p = base_key; *p && n < sizeof(clean) - 1; p++)
-		clean[n++] = isalnum((unsigned char)*p) || strchr("._-", *p) ? *p : '_';
-	clean[n] = '\0';
-	return air__sprintf("sweep-%s-%.8s", clean, hex);
-}
-
-/* @s starts with @n lowercase hex digits and then '/'. */
-static bool hex_segment(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]) || isupper((unsigned char)s[i]))
-			return false;
-	return s[n] == '/';
-}
-
-/* The exact shape a sweep writes (lib/sweeps/submit_sweep.c):
- * ".../.air/cli_launch/<experiment>/<tag>/<16 hex>/v<index>/command.sh".
- * A plain run's launch directory is one segment below its experiment
+/* The exact shape a sweep writes (air__sweep_launch_split()): a plain run's
+ * launch directory is one segment below its experiment
  * (".../cli_launch/<experiment>/<run name>_<16 hex>/command.sh"), so a run
  * whose experiment is named like the tag never has this shape. */
 bool air__run_in_sweep(const air_run *run, const char *tag)
 {
-	static const char root[] = "/.air/cli_launch/", leaf[] = "/command.sh";
-	const char *path = run->command_path, *at, *exp, *p;
-	size_t n = strlen(tag), len;
+	const char *t;
+	size_t base_len, n;
 
-	if (!path || !(exp = strstr(path, root)))
-		return false;
-	exp += sizeof(root) - 1;
-	len = strlen(path);
-	if (len < sizeof(leaf) || strcmp(path + len - (sizeof(leaf) - 1), leaf))
-		return false;
-	for (at = strstr(exp, tag); at; at = strstr(at + 1, tag)) {
-		/* "<experiment>/" before the tag: at least one byte, then '/' */
-		if (at - exp < 2 || at[-1] != '/' || at[n] != '/' || !hex_segment(at + n + 1, 16))
-			continue;
-		p = at + n + 1 + 16 + 1;
-		if (*p++ != 'v' || !isdigit((unsigned char)*p))
-			continue;
-		while (isdigit((unsigned char)*p))
-			p++;
-		if (!strcmp(p, leaf))
-			return true;
-	}
-	return false;
+	return air__sweep_launch_split(run->command_path, &base_len, &t, &n) && n == strlen(tag) &&
+	       !memcmp(t, tag, n);
 }
 
 /* ---- matching ----------------------------------------------------------- */

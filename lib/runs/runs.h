@@ -94,12 +94,12 @@ int air__run_set_dashboard(air_run *run, const char *host, int64_t ws_id, bool w
 
 /* ---- sweeps (filter.c) ---------------------------------------------------- */
 
-/* The folder that holds the launch directories of the sweep with base key
- * @base_key (docs/submit.md#sweeps): "sweep-<the key, [A-Za-z0-9._-] kept and
- * anything else '_', at most 32 bytes>-<8 hex of its SHA-256>". air__free(). */
-char *air__sweep_tag(const char *base_key);
 /* Whether @run was submitted by the sweep whose folder is @tag. */
 bool air__run_in_sweep(const air_run *run, const char *tag);
+/* Request the cancellation of the caller's active runs (those of the sweep
+ * whose folder is @sweep_tag, when given): air_client_cancel_all(). */
+int air__cancel_active(air_client *client, const air__call_opts *call, const char *sweep_tag,
+                       air_cancel_report **out, air_error **err);
 
 /* ---- Jobs calls (fetch.c) ------------------------------------------------ */
 

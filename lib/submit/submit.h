@@ -256,6 +256,11 @@ air_error *air__ws_import_error(air_error *e, const char *path);
  * NULL) are ignored. */
 int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *ups, size_t n,
                         const bool *optional, air_error **err);
+/* export (direct download) of the workspace file @path into @resp: AIR_OK,
+ * AIR_ENOTFOUND when it does not exist ("<path> does not exist"), else the
+ * request's error ("reading <path>: ..."). */
+int air__ws_export(air_client *c, const air__ctx *ctx, const char *path, air__http_resp *resp,
+                   air_error **err);
 /* One import-file upload of @up; without @overwrite an existing file is
  * AIR_ECONFLICT ("file already exists: <path>"). */
 int air__ws_import(air_client *c, const air__ctx *ctx, const air__upload *up, bool overwrite,

@@ -7,7 +7,9 @@
  * request handed out is the one that brings a variant closest to its run:
  * a runs/submit first, then an upload, then the mkdirs of a new variant.
  * At most 2 x max_parallel variants are open at a time, so memory does not
- * grow with the size of the sweep.
+ * grow with the size of the sweep. Between them, the sweep's stop mark is
+ * read (air_client_stop_sweep()): first, then at most once a LOOK_MS while
+ * variants are still to be submitted; a look that finds it stops the sweep.
  */
 #include "sweeps/sweeps.h"
 
@@ -20,6 +22,8 @@
 #define REQ_FIRST_UPLOAD 1
 #define REQ_SUBMIT (REQ_FIRST_UPLOAD + AIR__MAX_ARTIFACTS)
 #define NREQ (REQ_SUBMIT + 1)
+/* The least time between two looks at the stop mark. */
+#define LOOK_MS 1000
 
 typedef enum step { STEP_MKDIRS, STEP_UPLOAD, STEP_SUBMIT } step;
 
@@ -51,12 +55,23 @@ struct job {
 	air_error *err;          /* the first failure */
 };
 
+/* The looks at the stop mark. */
+typedef struct look {
+	char *query;
+	air__http_req req;
+	air__http_resp resp;
+	rtag tag;                /* {NULL, 0}: not a variant's */
+	bool pending;
+	int64_t at;              /* when the last one was handed out (monotonic ms), 0: never */
+} look;
+
 typedef struct pipe {
 	const air__pipeline_env *e;
 	job *jobs;
 	size_t n_jobs;
 	size_t cursor, end;      /* the next variant to open, and the end of the range */
-	bool stopped;            /* the callback asked to stop */
+	bool stopped;            /* the callback asked to stop, or the sweep was stopped */
+	look look;
 } pipe;
 
 static void job_close(job *j)
@@ -192,6 +207,65 @@ static bool open_next(pipe *p, job *j)
 	return false;
 }
 
+/* Whether a variant is still to be sent its runs/submit. */
+static bool submits_left(const pipe *p)
+{
+	if (p->cursor < p->end)
+		return true;
+	for (size_t s = 0; s < p->n_jobs; s++)
+		if (p->jobs[s].open && (p->jobs[s].at != STEP_SUBMIT || p->jobs[s].handed == 0))
+			return true;
+	return false;
+}
+
+/* The next look at the stop mark, when one is due. */
+static bool look_due(pipe *p, const air__http_req **req, air__http_resp **resp, void **tag)
+{
+	look *l = &p->look;
+	int64_t now = air__mono_ms();
+
+	if (!p->e->mark_path || l->pending || (l->at && now - l->at < LOOK_MS) || !submits_left(p))
+		return false;
+	if (!l->query) {
+		air__buf q = AIR__BUF_INIT;
+
+		air__buf_query(&q, "path", p->e->mark_path);
+		air__buf_query(&q, "direct_download", "true");
+		if (air__buf_oom(&q)) {
+			air__buf_dispose(&q);
+			return false; /* no look: the sweep goes on, as when one fails */
+		}
+		l->query = air__buf_detach(&q);
+		l->req = (air__http_req){.method = "GET", .path = "/api/2.0/workspace/export",
+		                         .query = l->query};
+	}
+	air__http_resp_clear(&l->resp);
+	l->resp = (air__http_resp)AIR__HTTP_RESP_INIT;
+	l->pending = true;
+	l->at = now;
+	*req = &l->req;
+	*resp = &l->resp;
+	*tag = &l->tag;
+	return true;
+}
+
+/* A look has ended: the mark says stopped (the sweep stops), or is not
+ * there. A look that fails is only said (the next one may read it). */
+static void looked(pipe *p, int rc, air_error *e)
+{
+	look *l = &p->look;
+
+	l->pending = false;
+	if (rc == AIR_OK && air__sweep_mark_stopped(l->resp.body, l->resp.body_len)) {
+		p->e->sweep->stopped = true;
+		p->stopped = true;
+	} else if (rc != AIR_OK && air_error_http_status(e) != 404) {
+		air__client_debug(p->e->c, AIR_DEBUG_INFO, "sweep: its stop mark not read (%s)",
+		                  air_error_message(e));
+	}
+	air_error_free(e);
+}
+
 static bool next(void *ud, const air__http_req **req, air__http_resp **resp, void **tag)
 {
 	pipe *p = ud;
@@ -199,6 +273,8 @@ static bool next(void *ud, const air__http_req **req, air__http_resp **resp, voi
 
 	if (p->stopped)
 		return false;
+	if (look_due(p, req, resp, tag))
+		return true;
 	/* the step closest to a run first */
 	for (size_t s = 0; s < p->n_jobs; s++) {
 		job *j = &p->jobs[s];
@@ -263,10 +339,20 @@ static int done(void *ud, void *tagp, int rc, air_error *e)
 	pipe *p = ud;
 	rtag *t = tagp;
 	job *j = t->j;
-	size_t i = j->index;
+	size_t i;
 
+	if (!j) {
+		looked(p, rc, e);
+		return p->stopped ? AIR_EABORTED : AIR_OK;
+	}
+	i = j->index;
 	j->pending--;
 	j->ended++;
+	if (rc != AIR_OK && p->stopped) {
+		/* cut short by the stop: the variant stays open, not submitted */
+		air_error_free(e);
+		return AIR_EABORTED;
+	}
 	if (rc != AIR_OK && !j->err)
 		j->err = step_error(j, t->k, e);
 	else if (rc != AIR_OK)
@@ -288,7 +374,8 @@ static int done(void *ud, void *tagp, int rc, air_error *e)
 
 int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, air_error **err)
 {
-	pipe p = {e, NULL, 0, first, count < e->sweep->n - first ? first + count : e->sweep->n, false};
+	pipe p = {e, NULL, 0, first, count < e->sweep->n - first ? first + count : e->sweep->n, false,
+	          {.resp = AIR__HTTP_RESP_INIT}};
 	air__http_feed feed = {next, done, &p, e->max_parallel};
 	air_error *stop = NULL;
 	int rc;
@@ -297,7 +384,14 @@ int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, ai
 	if (!(p.jobs = air__calloc(p.n_jobs, sizeof(*p.jobs))))
 		return air__oom(err);
 	rc = air__http_do_feed(e->c, e->ctx, &feed, &stop);
-	if (rc == AIR_EABORTED || (rc == AIR_OK && p.stopped)) {
+	if (e->sweep->stopped && (rc == AIR_EABORTED || rc == AIR_OK)) {
+		/* Stopped by its mark: the variants not sent fail, the call does not. */
+		air_error_free(stop);
+		stop = NULL;
+		air__failf(&stop, AIR_EABORTED, AIR_KIND_ABORTED, "sweep %s was stopped",
+		           e->sweep->base_key);
+		rc = AIR_EABORTED;
+	} else if (rc == AIR_EABORTED || (rc == AIR_OK && p.stopped)) {
 		air_error_free(stop);
 		stop = NULL;
 		rc = air__failf(&stop, AIR_EABORTED, AIR_KIND_ABORTED,
@@ -316,6 +410,12 @@ int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, ai
 				air__sweep_fail(e->sweep, i,
 				                air__error_prefix(air__error_clone(stop), "not submitted"));
 	air__free(p.jobs);
+	air__free(p.look.query);
+	air__http_resp_clear(&p.look.resp);
+	if (e->sweep->stopped) {
+		air_error_free(stop);
+		return AIR_OK;
+	}
 	if (rc != AIR_OK)
 		return air__fail(err, stop);
 	air_error_free(stop);

@@ -144,24 +144,15 @@ static int read_run(rerun *r, air_error **err)
  * AIR_ENOTFOUND (an error saying so, naming the run @r). */
 static int fetch(rerun *r, const char *path, air__http_resp *resp, air_error **err)
 {
-	air__buf q = AIR__BUF_INIT;
-	air__http_req req = {.method = "GET", .path = "/api/2.0/workspace/export"};
 	air_error *e = NULL;
-	int rc;
+	int rc = air__ws_export(r->c, &r->ctx, path, resp, &e);
 
-	air__buf_query(&q, "path", path);
-	air__buf_query(&q, "direct_download", "true");
-	req.query = air__buf_cstr(&q);
-	rc = air__buf_oom(&q) ? air__oom(&e) : air__http_do(r->c, &r->ctx, &req, resp, &e);
-	if (rc != AIR_OK && air_error_http_status(e) == 404) {
+	if (rc == AIR_ENOTFOUND) {
 		air_error_free(e);
-		rc = not_found(err, "the launch files of run %lld were deleted: %s does not exist", r->id,
-		               path);
-	} else if (rc != AIR_OK) {
-		rc = air__fail(err, air__error_prefix(e, "reading %s", path));
+		return not_found(err, "the launch files of run %lld were deleted: %s does not exist",
+		                 r->id, path);
 	}
-	air__buf_dispose(&q);
-	return rc;
+	return rc == AIR_OK ? AIR_OK : air__fail(err, e);
 }
 
 /* Where the past run keeps launch file @name: its command.sh is its own

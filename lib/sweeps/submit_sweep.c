@@ -27,6 +27,7 @@ typedef struct sweep_call {
 	bool flow_open;
 	air_sweep *s;
 	char *sweep_dir;
+	char *mark_path;      /* its stop mark (air_client_stop_sweep()) */
 	bool sending;         /* variants are being sent */
 } sweep_call;
 
@@ -64,9 +65,10 @@ static int sweep_dir(sweep_call *k, air_error **err)
 	                         air_config_experiment_name(k->cfg), tag, hex)
 	          : NULL;
 	k->sweep_dir = raw ? air__path_clean(raw) : NULL;
+	k->mark_path = tag ? air__sweep_mark_path(k->f.user_base, tag) : NULL;
 	air__free(raw);
 	air__free(tag);
-	return k->sweep_dir ? AIR_OK : air__oom(err);
+	return k->sweep_dir && k->mark_path ? AIR_OK : air__oom(err);
 }
 
 /* One pre-flight per distinct variant (bodies compared without their
@@ -188,18 +190,59 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 	return AIR_OK;
 }
 
+/* Whether @e is a local workspace's refusal of a variant of a stopped
+ * sweep (409 RESOURCE_CONFLICT, decided under its state lock). */
+static bool refused(const air_error *e)
+{
+	const char *code = e ? air_error_server_code(e) : NULL;
+
+	return air_error_http_status(e) == 409 && code && !strcmp(code, "RESOURCE_CONFLICT");
+}
+
+/* Whether the sweep's stop mark says stopped (then so does k->s); a mark
+ * that cannot be read does not. */
+static bool look_at_mark(sweep_call *k)
+{
+	air__http_resp resp = AIR__HTTP_RESP_INIT;
+
+	if (air__ws_export(k->c, &k->ctx, k->mark_path, &resp, NULL) == AIR_OK &&
+	    air__sweep_mark_stopped(resp.body, resp.body_len))
+		k->s->stopped = true;
+	air__http_resp_clear(&resp);
+	return k->s->stopped;
+}
+
+/* Variants of [@first, @end) refused so after the batch's look at the stop
+ * mark: with the mark read again, they are not submitted, as the sweep's
+ * variants still to be sent. */
+static void refused_by_stop(sweep_call *k, size_t first, size_t end)
+{
+	bool any = false;
+
+	for (size_t i = first; i < end && !any; i++)
+		any = refused(k->s->v[i].err);
+	if (!any || !look_at_mark(k))
+		return;
+	for (size_t i = first; i < end; i++)
+		if (refused(k->s->v[i].err))
+			air__sweep_fail(k->s, i, air__error_new(AIR_EABORTED, 0, "not submitted: "
+			                "sweep %s was stopped", k->s->base_key));
+}
+
 /* Where runs start at once: at most @e->max_parallel of the sweep's going.
- * A run of the sweep that ends cancelled (`air cancel --sweep` while the
- * sweep waits) stops it: the variants not yet sent are not submitted. A
- * place freed while another run is being cancelled is taken only once that
- * one has ended, so that a cancellation of the sweep is seen first. */
+ * Its stop mark (looked at before each batch and while it waits for a free
+ * place: a stopped sweep does not wait for its runs), or a run of the sweep
+ * that ends cancelled, stops it: the variants not yet sent are not
+ * submitted. A place freed while another
+ * run is being cancelled is taken only once that one has ended, so that a
+ * cancellation of the sweep is seen first. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {
 	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going)), canceled = 0;
 	size_t n_going = 0, i = 0;
 	int rc = going ? AIR_OK : air__oom(err);
 
-	while (rc == AIR_OK && i < k->s->n && !canceled) {
+	while (rc == AIR_OK && i < k->s->n && !canceled && !k->s->stopped) {
 		size_t room, end;
 		bool held = false;
 
@@ -218,6 +261,8 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 		if (rc != AIR_OK || canceled)
 			break;
 		room = (size_t)pe->max_parallel - n_going;
+		if ((room == 0 || held) && look_at_mark(k))
+			break;
 		if (room == 0 || held) {
 			rc = air__ctx_sleep(&k->ctx, air__client_poll_ms(k->c),
 			                    "waiting for a run of the sweep to end", err);
@@ -225,6 +270,8 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 		}
 		end = i + room < k->s->n ? i + room : k->s->n;
 		rc = air__pipeline_run(pe, i, end - i, err);
+		if (rc == AIR_OK)
+			refused_by_stop(k, i, end);
 		for (; i < end; i++)
 			if (k->s->v[i].status == AIR_VARIANT_SUBMITTED)
 				going[n_going++] = k->s->v[i].run_id;
@@ -238,6 +285,10 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 		if (k->s->v[i].status == AIR_VARIANT_VALID)
 			air__sweep_fail(k->s, i, air__error_new(AIR_EABORTED, 0, "not submitted: run %lld "
 			                "of the sweep was cancelled", (long long)canceled));
+	for (; k->s->stopped && i < k->s->n; i++)
+		if (k->s->v[i].status == AIR_VARIANT_VALID)
+			air__sweep_fail(k->s, i, air__error_new(AIR_EABORTED, 0, "not submitted: sweep %s "
+			                "was stopped", k->s->base_key));
 	air__free(going);
 	return rc;
 }
@@ -247,7 +298,7 @@ static int variants(sweep_call *k, air_error **err)
 	int64_t maxp = k->opts && k->opts->max_parallel ? k->opts->max_parallel
 	                                                : air__client_sweep_parallel(k->c);
 	air__pipeline_env pe = {k->c, &k->ctx, k->cfg, k->points, k->opts, k->s, k->sweep_dir,
-	                        k->f.policy_id, k->f.code_source_path, maxp};
+	                        k->f.policy_id, k->f.code_source_path, maxp, k->mark_path};
 
 	k->sending = true;
 	if (air__client_schedules_runs(k->c))
@@ -303,6 +354,7 @@ int air_client_submit_sweep(air_client *client, const air_config *cfg,
 		air__flow_dispose(&k.f);
 	air_submit_options_free(k.sopts);
 	air__free(k.sweep_dir);
+	air__free(k.mark_path);
 	/* Stopped while variants were being sent: which were is worth knowing. */
 	if (rc == AIR_OK ||
 	    (k.sending && (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT || rc == AIR_EABORTED)))

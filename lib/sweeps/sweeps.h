@@ -120,6 +120,7 @@ struct air_sweep {
 	size_t n;
 	size_t failed;
 	char *base_key;
+	bool stopped;     /* its stop mark was found (air_client_stop_sweep()) */
 };
 
 /* A sweep of @n variants in status AIR_VARIANT_VALID. */
@@ -167,11 +168,14 @@ typedef struct air__pipeline_env {
 	const char *policy_id;         /* or NULL */
 	const char *code_source_path;  /* or NULL */
 	int64_t max_parallel;
+	const char *mark_path;         /* the sweep's stop mark, looked at; or NULL */
 } air__pipeline_env;
 
 /* Submit the variants whose status is AIR_VARIANT_VALID, from @first on,
  * at most @count of them (SIZE_MAX: all); run ids go into e->sweep. AIR_OK,
- * or the code that stopped the whole sweep (interrupt, deadline, callback). */
+ * or the code that stopped the whole sweep (interrupt, deadline, callback).
+ * A stop mark found sets e->sweep->stopped: the variants not sent fail with
+ * AIR_EABORTED, and the call returns AIR_OK. */
 int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, air_error **err);
 /* The sweep's callback for variant @i; AIR_EABORTED when it asks to stop. */
 int air__sweep_notify(const air__pipeline_env *e, size_t i);

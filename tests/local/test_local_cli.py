@@ -306,6 +306,19 @@ class LocalTest(unittest.TestCase):
         self.assertIn("The sweep was cancelled: the variants not submitted stay so", err)
         self.assertNotIn("The runs keep going", err)
 
+    def test_a_stopped_sweep_starts_nothing(self):
+        # `air cancel --sweep` with no active run stops the sweep all the
+        # same: an `air sweep` of it (there between two runs, here not yet
+        # started) starts no run.
+        p = self.air("cancel", "--sweep", "s4", "-y", check=0)
+        self.assertIn("Sweep s4 is stopped", p.stderr)
+        path = self.write("sweep.yaml", yaml_of("true", extra="env_variables: {V: none}\n"))
+        p = self.air("sweep", "-f", path, "--grid", "env_variables.V=a,b",
+                     "--idempotency-key", "s4", check=1)
+        self.assertIn("not submitted: sweep s4 was stopped", p.stderr)
+        listed = json.loads(self.air("list", "--sweep", "s4", "-o", "json", check=0).stdout)
+        self.assertEqual(listed["data"]["runs"], [])
+
     def test_follow_logs_from_a_second_process(self):
         go = os.path.join(self.tmp, "go")
         command = ("echo waiting\nwhile [ ! -e %s ]; do sleep 0.05; done\n"

@@ -203,7 +203,7 @@ class Sweep(WorkspaceCase):
             if not chunk:
                 break
             asked += chunk
-        self.assertIn(b"Cancel these runs?", asked)
+        self.assertIn(b"Cancel these runs and stop sweep s1? [y/N]", asked)
         rc, _, err = self.sweep("--grid", "parameters.lr=1,2,3", "--idempotency-key", "s1")
         self.assertEqual(rc, 0, err)
         out, err = p.communicate(b"y\n", timeout=60)
@@ -215,6 +215,35 @@ class Sweep(WorkspaceCase):
                   for r in self.fw.runs()}
         self.assertEqual(states, {"lr-sweep lr=1": "CANCELED", "lr-sweep lr=2": "CANCELED",
                                   "lr-sweep lr=3": "CANCELED"})
+
+    def test_cancel_stops_a_sweep_with_no_active_run(self):
+        # Between two runs, or still starting, a sweep has no active run:
+        # it is stopped all the same, and then submits nothing, also when
+        # it is run again.
+        rc, out, err = self.air("cancel", "--sweep", "later", "-y", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("No runs of sweep later found.", err)
+        self.assertIn("Sweep later is stopped: an `air sweep` of it that is still going "
+                      "submits no more variants.", err)
+        self.assertEqual(json.loads(out)["data"], {"cancelled": [], "stopped": True})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "later")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("not submitted: sweep later was stopped", err)
+        self.assertIn("The sweep was cancelled: the variants not submitted stay so", err)
+        self.assertEqual(self.fw.runs(), [])
+
+    def test_a_stop_that_fails_is_an_error_and_the_runs_are_cancelled(self):
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "s3")
+        self.assertEqual(rc, 0, err)
+        self.fw.fault(method="POST", path="/api/2.0/workspace-files/import-file/*", status=403,
+                      times=-1, body={"error_code": "PERMISSION_DENIED", "message": "no"})
+        rc, out, err = self.air("cancel", "--sweep", "s3", "-y", "-o", "json")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("Error: could not stop sweep s3:", err)
+        data = json.loads(out)["data"]
+        self.assertEqual(len(data["cancelled"]), 2)
+        self.assertFalse(data["stopped"])
 
     def test_cancel_reports_what_it_cancelled_when_it_cannot_look_again(self):
         self.fw.config(lifecycle={"pending_ms": 600000})

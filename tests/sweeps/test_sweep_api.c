@@ -1,7 +1,8 @@
 /* test_sweep_api.c: air_client_submit_sweep() against the fake workspace —
  * variants, keys and run names, exactly once when submitted again, one
  * changed point, a bad point, a repeated point, a pre-flight rejection, shared uploads, per-variant failures, lost
- * replies and 503s, progress, interrupts and the sweep filter of listings. */
+ * replies and 503s, progress, interrupts, the sweep filter of listings, and
+ * stopping a sweep (its mark, a going sweep, cancel_sweep). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,4 +433,181 @@ AIR_TEST(sweep__the_sweep_filter_lists_its_runs)
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);
+}
+
+/* Stop marks of the sweep of base key @base (of [A-Za-z0-9._-]: its tag is
+ * "sweep-<base>-<8 hex>") in the workspace's files. */
+static int mark_files(const char *base)
+{
+	json_t *files = fakews_call(flow_fw, "GET", "/__fakews/files", NULL), *f;
+	char want[256];
+	size_t i;
+	int n = 0;
+
+	snprintf(want, sizeof(want), "/.air/sweeps/sweep-%s-", base);
+	json_array_foreach(json_object_get(files, "files"), i, f) {
+		const char *path = json_string_value(json_object_get(f, "path"));
+		n += path && strstr(path, want) && has_suffix(path, "/stopped");
+	}
+	json_decref(files);
+	return n;
+}
+
+/* Requests to the workspace export of a stop mark so far. */
+static int mark_looks(void)
+{
+	json_t *r = fakews_call(flow_fw, "GET",
+	                        "/__fakews/requests?path=/api/2.0/workspace/export&bodies=false", NULL);
+	json_t *q;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(json_object_get(r, "requests"), i, q) {
+		json_t *paths = json_object_get(json_object_get(q, "query"), "path");
+		const char *path = json_string_value(json_array_get(paths, 0));
+		n += path && has_suffix(path, "/stopped");
+	}
+	json_decref(r);
+	return n;
+}
+
+static void assert_stopped(const air_sweep *s, size_t i, const char *base)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "not submitted: sweep %s was stopped", base);
+	ASSERT_EQ_INT(air_sweep_variant_status(s, i), AIR_VARIANT_FAILED);
+	ASSERT_EQ_INT(air_error_code(air_sweep_variant_error(s, i)), AIR_EABORTED);
+	ASSERT_CONTAINS(air_error_message(air_sweep_variant_error(s, i)), want);
+}
+
+AIR_TEST(sweep__a_stopped_sweep_submits_nothing_also_when_submitted_again)
+{
+	air_sweep_points *p = grid("1,2,3", "1");
+	air_sweep_options *o = keyed("halted");
+	air_client *c = fakews_client(flow_fw);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(air_client_stop_sweep(c, "  halted ", NULL, &err), err); /* trimmed, as a sweep's */
+	ASSERT_EQ_INT(mark_files("halted"), 1);
+	for (int again = 0; again < 2; again++) {
+		ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+		ASSERT_EQ_INT(air_sweep_failed_count(s), 3);
+		for (size_t i = 0; i < 3; i++)
+			assert_stopped(s, i, "halted");
+		air_sweep_free(s);
+		s = NULL;
+	}
+	ASSERT_EQ_INT(runs_created(), 0);
+	ASSERT_EQ_INT(mark_looks(), 2);
+	air_client_free(c);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+/* Once the first variant is submitted: the sweep stopped by another client. */
+static int stop_from_elsewhere(const air_sweep *s, size_t i, void *ud)
+{
+	int *stops = ud;
+	air_client *other;
+	air_error *err = NULL;
+	int rc;
+
+	if (air_sweep_variant_status(s, i) != AIR_VARIANT_SUBMITTED || (*stops)++)
+		return 0;
+	other = fakews_client(flow_fw);
+	rc = air_client_stop_sweep(other, air_sweep_base_key(s), NULL, &err);
+	air_error_free(err);
+	air_client_free(other);
+	return rc == AIR_OK ? 0 : 1;
+}
+
+/* A sweep that is going sees its stop at its next look (at most a second
+ * later): with every request 50 ms, the 29 variants left would take more
+ * than 4 s, so it stops long before their end. */
+AIR_TEST(sweep__a_stop_from_elsewhere_ends_a_going_sweep)
+{
+	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9,10", "1,2,3");
+	air_sweep_options *o = keyed("going");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	size_t submitted = 0;
+	int stops = 0;
+
+	fakews_configf(flow_fw, "{\"latency_ms\":50}");
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 1), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &stops), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	for (size_t i = 0; i < air_sweep_count(s); i++) {
+		if (air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED)
+			submitted++;
+		else
+			assert_stopped(s, i, "going");
+	}
+	air_test_note("submitted %zu of 30 before the stop was seen", submitted);
+	ASSERT_TRUE(submitted >= 1 && submitted < 30);
+	ASSERT_EQ_INT(runs_created(), (int)submitted);
+	ASSERT_TRUE(mark_looks() >= 2);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__cancel_sweep_stops_it_and_cancels_its_active_runs_only)
+{
+	air_sweep_points *p = grid("1,2,3", "1");
+	air_sweep_options *mine = keyed("mine"), *other = keyed("other");
+	air_client *c = fakews_client(flow_fw);
+	air_cancel_report *rep = NULL;
+	air_sweep *s = NULL, *t = NULL;
+	air_error *err = NULL;
+
+	fakews_configf(flow_fw, "{\"lifecycle\":{\"pending_ms\":600000}}");
+	ASSERT_OK(sweep(WORKLOAD, p, mine, &s, &err), err);
+	ASSERT_OK(sweep(WORKLOAD, p, other, &t, &err), err);
+	ASSERT_OK(air_client_cancel_sweep(c, "mine", NULL, &rep, &err), err);
+	ASSERT_EQ_INT(air_cancel_report_count(rep), 3);
+	ASSERT_EQ_INT(air_cancel_report_failures(rep), 0);
+	for (size_t i = 0; i < 3; i++) {
+		int64_t id = air_cancel_report_run_id(rep, i);
+		bool of_mine = false;
+		for (size_t k = 0; k < 3; k++)
+			of_mine = of_mine || id == air_sweep_variant_run_id(s, k);
+		ASSERT_TRUE(of_mine);
+	}
+	ASSERT_EQ_INT(mark_files("mine"), 1);
+	ASSERT_EQ_INT(mark_files("other"), 0);
+	air_cancel_report_free(rep);
+	air_client_free(c);
+	air_sweep_free(s);
+	air_sweep_free(t);
+	air_sweep_options_free(mine);
+	air_sweep_options_free(other);
+	air_sweep_points_free(p);
+}
+
+AIR_TEST(sweep__stop_and_cancel_refuse_bad_arguments)
+{
+	air_client *c = fakews_client(flow_fw);
+	air_cancel_report *rep = NULL;
+	air_error *err = NULL;
+	char long_key[300];
+
+	memset(long_key, 'k', sizeof(long_key) - 1);
+	long_key[sizeof(long_key) - 1] = '\0';
+	ASSERT_EQ_INT(air_client_stop_sweep(NULL, "k", NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_stop_sweep(c, NULL, NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_stop_sweep(c, " \t", NULL, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "the base key is empty");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(air_client_stop_sweep(c, long_key, NULL, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "longer than 256 bytes");
+	air_error_free(err);
+	ASSERT_EQ_INT(air_client_cancel_sweep(c, "k", NULL, NULL, NULL), AIR_EINVAL);
+	ASSERT_EQ_INT(air_client_cancel_sweep(c, "", NULL, &rep, NULL), AIR_EINVAL);
+	ASSERT_NULL(rep);
+	ASSERT_EQ_INT(runs_created(), 0);
+	air_client_free(c);
 }

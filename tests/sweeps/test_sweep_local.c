@@ -191,6 +191,105 @@ AIR_TEST(sweep_local__a_cancelled_run_stops_the_sweep)
 	local_check_supervisors(state);
 }
 
+/* Stops the sweep (base key "stop-me") from another client, once, when
+ * variant @index reaches @status. */
+typedef struct stop_at {
+	const char *state;
+	size_t index;
+	int32_t status;
+	int stops;
+} stop_at;
+
+static int stop_the_sweep(const air_sweep *s, size_t i, void *ud)
+{
+	stop_at *at = ud;
+	air_client *other;
+	air_error *err = NULL;
+	int rc;
+
+	if (i != at->index || air_sweep_variant_status(s, i) != at->status || at->stops++)
+		return 0;
+	other = local_client(at->state);
+	rc = air_client_stop_sweep(other, "stop-me", NULL, &err);
+	air_error_free(err);
+	air_client_free(other);
+	return rc == AIR_OK ? 0 : 1;
+}
+
+/* A sweep of three variants of `exec sleep 600` stopped by @at; what it
+ * submitted, checked: variants before @submitted ran, the others failed
+ * "was stopped" without a run. */
+static void stopped_sweep(stop_at *at, size_t submitted)
+{
+	air_client *c = local_begin(&at->state);
+	air_config *cfg = local_config("experiment_name: local-sweep\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "max_retries: 0\n"
+	                               "env_variables: {V: none}\n"
+	                               "command: exec sleep 600\n",
+	                               at->state);
+	static const char *const v[] = {"a", "b", "c"};
+	air_sweep_points *p = values("env_variables.V", v, 3);
+	air_sweep_options *o = NULL;
+	air_cancel_report *rep = NULL;
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, "stop-me"), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_the_sweep, at), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(at->stops, 1);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 3 - submitted);
+	for (size_t i = 0; i < 3; i++) {
+		const air_error *why = air_sweep_variant_error(s, i);
+
+		if (i < submitted) {
+			ASSERT_EQ_INT(air_sweep_variant_status(s, i), AIR_VARIANT_SUBMITTED);
+			continue;
+		}
+		ASSERT_EQ_INT(air_sweep_variant_status(s, i), AIR_VARIANT_FAILED);
+		ASSERT_EQ_INT(air_sweep_variant_run_id(s, i), 0);
+		ASSERT_EQ_INT(air_error_code(why), AIR_EABORTED);
+		ASSERT_CONTAINS(air_error_message(why), "not submitted: sweep stop-me was stopped");
+	}
+	/* The same sweep again submits nothing more: the stop stays. */
+	air_sweep_free(s);
+	s = NULL;
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, NULL, NULL), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 3);
+	/* Its runs: the one started, cancelled with the sweep. */
+	ASSERT_OK(air_client_cancel_sweep(c, "stop-me", NULL, &rep, &err), err);
+	ASSERT_EQ_INT(air_cancel_report_count(rep), submitted);
+	ASSERT_EQ_INT(air_cancel_report_failures(rep), 0);
+	air_cancel_report_free(rep);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	local_check_supervisors(at->state);
+}
+
+/* Stopped while its first run goes: the sweep, waiting for a free place,
+ * looks at its mark before the next variant and submits none. */
+AIR_TEST(sweep_local__a_stop_between_runs_ends_the_sweep)
+{
+	stop_at at = {NULL, 0, AIR_VARIANT_SUBMITTED, 0};
+
+	stopped_sweep(&at, 1);
+}
+
+/* Stopped after the batch's look, while the variant's launch directory is
+ * written: runs/submit of the local workspace refuses it under its state
+ * lock, and the sweep reports it not submitted, as the rest. */
+AIR_TEST(sweep_local__runs_submit_refuses_a_variant_of_a_stopped_sweep)
+{
+	stop_at at = {NULL, 0, AIR_VARIANT_UPLOADING, 0};
+
+	stopped_sweep(&at, 0);
+}
+
 /* Once both are submitted and variant 0's node has set its TERM trap (it
  * writes "trapped"): cancels variant 0's run, then lets variant 1's end (it
  * waits for the file "go"), both files in the state directory. */

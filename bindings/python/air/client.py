@@ -701,6 +701,28 @@ class Client:
         finally:
             lib.air_cancel_report_free(out)
 
+    def stop_sweep(self, base_key: str, *, interrupt: Optional[Interrupt] = None,
+                   timeout: Optional[Seconds] = None) -> None:
+        """Stop the sweep of this base key wherever it is being submitted:
+        it submits no further variant, now or when submitted again; its runs
+        go on (cancel_sweep() cancels them too). See docs/submit.md,
+        "Stopping a sweep"."""
+        self._simple(interrupt, timeout, lambda h, o, err: int(lib.air_client_stop_sweep(
+            h, enc(base_key), o, C.byref(err))))
+
+    def cancel_sweep(self, base_key: str, *, interrupt: Optional[Interrupt] = None,
+                     timeout: Optional[Seconds] = None) -> CancelReport:
+        """Stop the sweep of this base key (stop_sweep()), then request the
+        cancellation of its active runs."""
+        out = C.c_void_p()
+        try:
+            self._simple(interrupt, timeout, lambda h, o, err: int(lib.air_client_cancel_sweep(
+                h, enc(base_key), o, C.byref(out), C.byref(err))))
+            rep, out.value = out.value, None
+            return CancelReport._take(rep)
+        finally:
+            lib.air_cancel_report_free(out)
+
     # ---- logs --------------------------------------------------------------
 
     def logs(self, run_id: int, *, follow: bool = True, tail: Optional[int] = None,

@@ -220,7 +220,7 @@ class CancelOutcome:
 
 @dataclass(frozen=True)
 class CancelReport:
-    """Per-run outcomes of cancel_runs() / cancel_all()."""
+    """Per-run outcomes of cancel_runs() / cancel_all() / cancel_sweep()."""
 
     outcomes: Tuple[CancelOutcome, ...]
     """One entry per run."""

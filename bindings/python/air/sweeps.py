@@ -127,10 +127,13 @@ class Sweep:
         return [int(v.run_id) for v in self.variants if v.run_id is not None]
 
     def cancel(self, **kwargs: Any) -> "CancelReport":
-        """Request cancellation of every run of the sweep; see Client.cancel_runs()."""
+        """Stop the sweep and request cancellation of its active runs; see
+        Client.cancel_sweep()."""
         if self.client is None:
             raise ValueError("a dry run has no runs")
-        return self.client.cancel_runs(self.run_ids, **kwargs)
+        if self.base_key is None:
+            return self.client.cancel_runs(self.run_ids, **kwargs)
+        return self.client.cancel_sweep(self.base_key, **kwargs)
 
     def results(self, *, timeout: Union[float, timedelta, None] = None,
                 poll_interval: Union[float, timedelta, None] = None,

@@ -136,3 +136,33 @@ func TestRerun(t *testing.T) {
 		t.Fatalf("rerun of an overridden run: warnings %q", kept.Warnings)
 	}
 }
+
+func TestStopAndCancelSweep(t *testing.T) {
+	fw := workspace(t)
+	fw.call(t, "POST", "/__fakews/config", map[string]any{"lifecycle": map[string]any{"pending_ms": 600000}}, nil)
+	c := fw.client(t, nil)
+	cfg := sweepConfig(t)
+	grid := []air.Axis{{Path: "parameters.lr", Values: []any{1, 2}}}
+	s, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-stop"})
+	must(t, err)
+	rep, err := c.CancelSweep(bg, "go-stop")
+	must(t, err)
+	if len(rep.Outcomes) != 2 || rep.Failures != 0 {
+		t.Fatalf("cancel report %+v", rep)
+	}
+	again, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-stop"})
+	must(t, err)
+	if len(again.Failed()) != 2 || !errors.Is(again.Variants[0].Err, air.EABORTED) ||
+		!strings.Contains(again.Variants[0].Err.Error(), "sweep go-stop was stopped") {
+		t.Fatalf("a stopped sweep submitted again: %+v", again)
+	}
+	must(t, c.StopSweep(bg, "go-other"))
+	other, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-other"})
+	must(t, err)
+	if len(other.RunIDs()) != 0 || len(s.RunIDs()) != 2 {
+		t.Fatalf("runs %v, %v", other.RunIDs(), s.RunIDs())
+	}
+	if err := c.StopSweep(bg, " "); !errors.Is(err, air.EINVAL) {
+		t.Fatalf("a blank base key: %v", err)
+	}
+}

@@ -848,6 +848,24 @@ class SweepTest(WorkspaceCase):
         with self.config() as cfg, self.assertRaises(ValueError):
             c.sweep(cfg, grid={}, points=[])
 
+    def test_stop_and_cancel_a_sweep(self):
+        c = self.client()
+        self.fw.config(lifecycle={"pending_ms": 600000})
+        with self.config() as cfg:
+            s = c.sweep(cfg, grid={"parameters.lr": [1, 2]}, base_key="py-stop")
+            report = s.cancel()                      # Client.cancel_sweep(): stopped, cancelled
+            again = c.sweep(cfg, grid={"parameters.lr": [1, 2, 3]}, base_key="py-stop")
+            c.stop_sweep("py-other")
+            other = c.sweep(cfg, grid={"parameters.lr": [1]}, base_key="py-other")
+        self.assertEqual(sorted(o.run_id for o in report), sorted(s.run_ids))
+        self.assertEqual(len(again.failed), 3)       # the stop stays
+        self.assertIsInstance(again[2].error, air.AbortedError)
+        self.assertIn("sweep py-stop was stopped", str(again[2].error))
+        self.assertEqual([v.run_id for v in other], [None])
+        self.assertEqual(len(self.fw.runs()), 2)
+        with self.assertRaises(air.InvalidArgumentError):
+            c.stop_sweep(" ")
+
     def test_rerun(self):
         c = self.client()
         with self.config() as cfg:
