@@ -7,6 +7,7 @@
 #include <strings.h>
 #include <poll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "runs_cli.h"
 
@@ -198,16 +199,13 @@ static int cancel_listed(const cli_globals *g, char **args, int n)
 	return rc;
 }
 
-/* Asked of @sweep's runs (or NULL): they are cancelled and it is stopped. */
-static bool confirmed(const char *sweep)
+/* @question answered yes on standard input. */
+static bool confirmed(const char *question)
 {
 	char line[64];
 	size_t n;
 
-	if (sweep)
-		fprintf(stderr, "Cancel these runs and stop sweep %s? [y/N] ", cli_clean(sweep));
-	else
-		fprintf(stderr, "Cancel these runs? [y/N] ");
+	fprintf(stderr, "%s [y/N] ", question);
 	fflush(stderr);
 	if (!cli_wait_stdin() || !fgets(line, sizeof(line), stdin))
 		return false;
@@ -431,6 +429,14 @@ static bool stop_sweep(air_client *c, const char *sweep)
 	return false;
 }
 
+/* The notice of a declined prompt (after Ctrl-C, on a line of its own). */
+static int aborted(const char *what)
+{
+	fprintf(stderr, "%sAborted: %s.%s\n", cli_interrupted() ? "\n" : "", what,
+	        isatty(STDIN_FILENO) ? "" : " (standard input is not a terminal: -y confirms)");
+	return 1;
+}
+
 static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 {
 	air_client *c = NULL;
@@ -439,7 +445,7 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	outcomes out = {NULL, 0, 0};
 	char *me = NULL, *filter = NULL;
 	size_t n = 0;
-	bool stopped = false;
+	bool stopped = false, declined = false;
 	int rc = cli_runs_open(g, CLI_OPEN_CANCEL, &c, &me);
 
 	if (rc != 0)
@@ -470,11 +476,18 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 		if (rc == AIR_OK)
 			fprintf(stderr, n_any ? "No active runs of sweep %s.\n"
 			                      : "No runs of sweep %s found.\n", cli_clean(sweep));
-		if (rc == AIR_OK)
+		/* None at all may be a mistyped key: a stop stays, so ask. */
+		if (rc == AIR_OK && !n_any && !yes &&
+		    !confirmed("Stop it all the same (an `air sweep` of it that is still starting "
+		               "then submits nothing)?"))
+			declined = true;
+		else if (rc == AIR_OK)
 			stopped = stop_sweep(c, sweep);
 	}
 	if (rc != AIR_OK) {
 		rc = cli_runs_fail(g, CLI_STAGE_CANCEL, rc, err);
+	} else if (declined) {
+		rc = aborted("the sweep was not stopped");
 	} else if (n == 0) {
 		if (!sweep)
 			fprintf(stderr, "No active runs found.\n");
@@ -484,10 +497,16 @@ static int cancel_all(const cli_globals *g, const char *sweep, bool yes)
 	} else {
 		if (!yes)
 			preview(runs, n);
-		if (!yes && !confirmed(sweep)) {
+		char question[400];
+
+		if (sweep)
+			snprintf(question, sizeof(question), "Cancel these runs and stop sweep %s?",
+			         cli_clean(sweep));
+		else
+			snprintf(question, sizeof(question), "Cancel these runs?");
+		if (!yes && !confirmed(question)) {
 			/* Ctrl-C at the prompt declines: end the prompt's line first. */
-			fprintf(stderr, "%sAborted: no run was cancelled.\n", cli_interrupted() ? "\n" : "");
-			rc = 1;
+			rc = aborted("no run was cancelled");
 		} else {
 			int64_t *ids = calloc(n, sizeof(*ids));
 			/* The sweep first: no variant of it starts while its runs are

@@ -242,6 +242,33 @@ static void free_states(char **states, size_t n)
 	free(states);
 }
 
+/* Why variants failed, on stderr: each failure on its own, and those the
+ * sweep's stop left unsubmitted (AIR_EABORTED, one reason) in one line. */
+static void print_variant_errors(const air_sweep *s)
+{
+	const char *stop = NULL, *prefix = "not submitted: ";
+	size_t stopped = 0;
+
+	for (size_t i = 0; i < air_sweep_count(s); i++) {
+		const air_error *e = air_sweep_variant_error(s, i);
+
+		if (e && air_error_code(e) == AIR_EABORTED) {
+			stop = stop ? stop : air_error_message(e);
+			stopped++;
+		} else if (e) {
+			fprintf(stderr, "Error: variant %zu (%s): %s\n", i,
+			        cli_clean(cli_sweep_point_text(s, i)),
+			        cli_clean_lines(air_error_message(e)));
+		}
+	}
+	if (!stopped)
+		return;
+	if (!strncmp(stop, prefix, strlen(prefix)))
+		stop += strlen(prefix);
+	fprintf(stderr, "%zu variant%s not submitted: %s.\n", stopped,
+	        stopped == 1 ? " was" : "s were", cli_clean_lines(stop));
+}
+
 /* The variants; @states (or NULL) the state of each one's run. */
 static void print_table(const air_sweep *s, bool dry_run, char *const *states)
 {
@@ -266,11 +293,7 @@ static void print_table(const air_sweep *s, bool dry_run, char *const *states)
 		                                     : "PENDING");
 	}
 	fflush(stdout);
-	for (size_t i = 0; i < n; i++)
-		if (air_sweep_variant_error(s, i))
-			fprintf(stderr, "Error: variant %zu (%s): %s\n", i,
-			        cli_clean(cli_sweep_point_text(s, i)),
-			        cli_clean_lines(air_error_message(air_sweep_variant_error(s, i))));
+	print_variant_errors(s);
 }
 
 /* Whether a variant was not submitted because a run of the sweep was
@@ -294,9 +317,10 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 	if (!base)
 		return;
 	if (cancelled(s)) {
-		fprintf(stderr, "The sweep was cancelled: the variants not submitted stay so, also when "
-		        "the same `air sweep` is run again; give it a new --idempotency-key to run them%s\n",
-		        active ? " once its runs have ended." : ".");
+		fprintf(stderr, "The sweep was stopped: the variants not submitted stay so, also when "
+		        "the same `air sweep` is run again. To run them, submit only their points "
+		        "(a narrower --grid, or --points) with a new --idempotency-key%s\n",
+		        active ? ", once its runs have ended." : ".");
 		return;
 	}
 	if (!watching)

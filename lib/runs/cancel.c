@@ -123,47 +123,40 @@ int air_client_cancel_runs(air_client *client, const int64_t *run_ids, size_t n,
 	return rc;
 }
 
+/* Collects the ids of the runs listed. */
+typedef struct id_list {
+	int64_t *ids;
+	size_t n, cap;
+} id_list;
+
+static int add_id(const air_run *run, void *ud)
+{
+	id_list *l = ud;
+
+	if (l->n == l->cap) {
+		int64_t *p = air__realloc(l->ids, (l->cap = l->cap ? l->cap * 2 : 16) * sizeof(*p));
+		if (!p)
+			return AIR_ENOMEM;
+		l->ids = p;
+	}
+	l->ids[l->n++] = run->id;
+	return AIR_OK;
+}
+
 /* The caller's active AI Runtime runs, by the scan strategy (those of the
  * sweep whose folder is @sweep_tag, when given). */
 static int active_run_ids(air_client *client, const air__call_opts *call, const char *sweep_tag,
                           int64_t **ids, size_t *n, air_error **err)
 {
-	air_list_options opts;
-	air_run_iter *it = NULL;
-	const air_run *run;
-	size_t cap = 0;
-	int rc;
+	id_list l = {NULL, 0, 0};
+	int rc = air__list_each(client, call, sweep_tag, false, add_id, &l, err);
 
-	*ids = NULL;
-	*n = 0;
-	air__list_options_defaults(&opts);
-	opts.limit = 2000;
-	opts.workspace_probe = false;
-	if (call)
-		opts.call = *call;
-	if (sweep_tag && !(opts.sweep_tag = air__strdup(sweep_tag)))
-		return air__oom(err);
-	rc = air_client_list_runs(client, &opts, &it, err);
-	air__free(opts.sweep_tag);
-	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK) {
-		if (*n == cap) {
-			int64_t *p = air__realloc(*ids, (cap = cap ? cap * 2 : 16) * sizeof(*p));
-			if (!p) {
-				rc = air__oom(err);
-				break;
-			}
-			*ids = p;
-		}
-		(*ids)[(*n)++] = run->id;
-	}
-	air_run_iter_free(it);
-	if (rc == AIR_EDONE)
-		rc = AIR_OK;
 	if (rc != AIR_OK) {
-		air__free(*ids);
-		*ids = NULL;
-		*n = 0;
+		air__free(l.ids);
+		l = (id_list){NULL, 0, 0};
 	}
+	*ids = l.ids;
+	*n = l.n;
 	return rc;
 }
 

@@ -352,3 +352,29 @@ void air_run_iter_free(air_run_iter *iter)
 	air__list_cache_close(iter->cache);
 	air__free(iter);
 }
+
+int air__list_each(air_client *client, const air__call_opts *call, const char *sweep_tag,
+                   bool all_status, int (*each)(const air_run *run, void *ud), void *ud,
+                   air_error **err)
+{
+	air_list_options opts;
+	air_run_iter *it = NULL;
+	const air_run *run;
+	int rc;
+
+	air__list_options_defaults(&opts);
+	opts.limit = 2000;
+	opts.all_status = all_status;
+	opts.workspace_probe = false;
+	if (call)
+		opts.call = *call;
+	if (sweep_tag && !(opts.sweep_tag = air__strdup(sweep_tag)))
+		return air__oom(err);
+	rc = air_client_list_runs(client, &opts, &it, err);
+	air__free(opts.sweep_tag);
+	while (rc == AIR_OK && (rc = air_run_iter_next(it, &run, err)) == AIR_OK)
+		if ((rc = each(run, ud)) != AIR_OK)
+			rc = rc == AIR_ENOMEM ? air__oom(err) : air__failf(err, rc, 0, "listing stopped");
+	air_run_iter_free(it);
+	return rc == AIR_EDONE ? AIR_OK : rc;
+}

@@ -96,6 +96,13 @@ int air__run_set_dashboard(air_run *run, const char *host, int64_t ws_id, bool w
 
 /* Whether @run was submitted by the sweep whose folder is @tag. */
 bool air__run_in_sweep(const air_run *run, const char *tag);
+/* Each of the caller's AI Runtime runs by the scan strategy (at most 2000;
+ * active ones unless @all_status; of the sweep whose folder is @sweep_tag
+ * when given) handed to @each, borrowed; a code other than AIR_OK from
+ * @each ends the listing with it (AIR_ENOMEM as out of memory). */
+int air__list_each(air_client *client, const air__call_opts *call, const char *sweep_tag,
+                   bool all_status, int (*each)(const air_run *run, void *ud), void *ud,
+                   air_error **err);
 /* Request the cancellation of the caller's active runs (those of the sweep
  * whose folder is @sweep_tag, when given): air_client_cancel_all(). */
 int air__cancel_active(air_client *client, const air__call_opts *call, const char *sweep_tag,

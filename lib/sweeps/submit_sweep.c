@@ -293,6 +293,68 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 	return rc;
 }
 
+/* The runs of a stopped sweep's variants that were not sent, submitted by
+ * an earlier submission of it: found among the sweep's runs by their run
+ * name (the earliest of a name: a plain rerun of a variant's run shares its
+ * launch directory and name). */
+typedef struct adoption {
+	air_sweep *s;
+	int64_t *found;       /* per variant: its run, 0 when none */
+} adoption;
+
+static int find_variant_run(const air_run *run, void *ud)
+{
+	adoption *a = ud;
+	const char *name = air_run_name(run);
+
+	for (size_t i = 0; name && i < a->s->n; i++) {
+		const air__variant *v = &a->s->v[i];
+		if (v->status == AIR_VARIANT_FAILED && air_error_code(v->err) == AIR_EABORTED &&
+		    v->run_name && !strcmp(v->run_name, name) &&
+		    (!a->found[i] || air_run_id(run) < a->found[i]))
+			a->found[i] = air_run_id(run);
+	}
+	return AIR_OK;
+}
+
+/* A stopped sweep submitted again starts nothing new, and its variants
+ * that have a run are reported with it, as when it was not stopped; a
+ * listing that fails leaves them not submitted (said through the debug
+ * callback). */
+static void adopt_runs(sweep_call *k)
+{
+	adoption a = {k->s, air__calloc(k->s->n, sizeof(int64_t))};
+	char *tag = air__sweep_tag(k->s->base_key);
+	const char *host = air__client_host(k->c);
+	air_error *e = NULL;
+
+	if (a.found && tag &&
+	    air__list_each(k->c, k->opts ? &k->opts->call : NULL, tag, true, find_variant_run, &a,
+	                   &e) == AIR_OK) {
+		for (size_t i = 0; i < k->s->n; i++) {
+			air__variant *v = &k->s->v[i];
+
+			if (!a.found[i])
+				continue;
+			v->dashboard_url = air__sprintf("%s/jobs/runs/%lld", host ? host : "",
+			                                (long long)a.found[i]);
+			if (!v->dashboard_url)
+				continue;
+			v->run_id = a.found[i];
+			v->status = AIR_VARIANT_SUBMITTED;
+			air_error_free(v->err);
+			v->err = NULL;
+			k->s->failed--;
+		}
+	} else if (e) {
+		air__client_debug(k->c, AIR_DEBUG_INFO, "sweep: its runs not listed (%s)",
+		                  air_error_message(e));
+	}
+	air_error_free(e);
+	air__free(tag);
+	air__free(a.found);
+}
+
 static int variants(sweep_call *k, air_error **err)
 {
 	int64_t maxp = k->opts && k->opts->max_parallel ? k->opts->max_parallel
@@ -300,10 +362,14 @@ static int variants(sweep_call *k, air_error **err)
 	air__pipeline_env pe = {k->c, &k->ctx, k->cfg, k->points, k->opts, k->s, k->sweep_dir,
 	                        k->f.policy_id, k->f.code_source_path, maxp, k->mark_path};
 
+	int rc;
+
 	k->sending = true;
-	if (air__client_schedules_runs(k->c))
-		return air__pipeline_run(&pe, 0, SIZE_MAX, err);
-	return one_batch_at_a_time(k, &pe, err);
+	rc = air__client_schedules_runs(k->c) ? air__pipeline_run(&pe, 0, SIZE_MAX, err)
+	                                      : one_batch_at_a_time(k, &pe, err);
+	if (rc == AIR_OK && k->s->stopped)
+		adopt_runs(k);
+	return rc;
 }
 
 /* The workload's permissions on its experiment, once for the whole sweep

@@ -303,8 +303,16 @@ class LocalTest(unittest.TestCase):
                 sweep.wait()
         self.assertEqual(sweep.returncode, 1, err)
         self.assertIn("Sweep s2: `air cancel --sweep s2` stops it.", err)
-        self.assertIn("The sweep was cancelled: the variants not submitted stay so", err)
+        self.assertIn("The sweep was stopped: the variants not submitted stay so", err)
+        self.assertIn("1 variant was not submitted: run 1 of the sweep was cancelled.", err)
+        self.assertNotIn("Error: variant", err)
         self.assertNotIn("The runs keep going", err)
+        # Run again: nothing new, and the run it has is shown.
+        p = self.air("sweep", "-f", path, "--grid", "env_variables.V=a,b", "--idempotency-key",
+                     "s2", check=1)
+        self.assertRegex(p.stdout, r"(?m)^0 +V=a +1 +CANCELED$")
+        self.assertRegex(p.stdout, r"(?m)^1 +V=b +- +NOT SUBMITTED$")
+        self.assertIn("1 variant was not submitted: sweep s2 was stopped.", p.stderr)
 
     def test_a_stopped_sweep_starts_nothing(self):
         # `air cancel --sweep` with no active run stops the sweep all the

@@ -229,7 +229,7 @@ class Sweep(WorkspaceCase):
         rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "later")
         self.assertEqual(rc, 1, err)
         self.assertIn("not submitted: sweep later was stopped", err)
-        self.assertIn("The sweep was cancelled: the variants not submitted stay so", err)
+        self.assertIn("The sweep was stopped: the variants not submitted stay so", err)
         self.assertEqual(self.fw.runs(), [])
 
     def test_a_stop_that_fails_is_an_error_and_the_runs_are_cancelled(self):
@@ -268,6 +268,13 @@ class Sweep(WorkspaceCase):
 
     def test_cancel_says_which_sweep_has_nothing_to_cancel(self):
         self.fw.config(lifecycle={"pending_ms": 600000})
+        # No run at all may be a mistyped key: the stop is asked for.
+        rc, out, err = self.air("cancel", "--sweep", "nosuch", stdin="n\n")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("Stop it all the same (an `air sweep` of it that is still starting then "
+                      "submits nothing)? [y/N] Aborted: the sweep was not stopped. (standard "
+                      "input is not a terminal: -y confirms)", err)
+        self.assertEqual(self.fw.requests("POST", "/api/2.0/workspace-files/import-file/*"), [])
         rc, out, err = self.air("cancel", "--sweep", "nosuch", "-y")
         self.assertEqual(rc, 0, err)
         self.assertIn("No runs of sweep nosuch found.", err)

@@ -530,7 +530,7 @@ AIR_TEST(sweep__a_stop_from_elsewhere_ends_a_going_sweep)
 {
 	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9,10", "1,2,3");
 	air_sweep_options *o = keyed("going");
-	air_sweep *s = NULL;
+	air_sweep *s = NULL, *again = NULL;
 	air_error *err = NULL;
 	size_t submitted = 0;
 	int stops = 0;
@@ -549,6 +549,14 @@ AIR_TEST(sweep__a_stop_from_elsewhere_ends_a_going_sweep)
 	ASSERT_TRUE(submitted >= 1 && submitted < 30);
 	ASSERT_EQ_INT(runs_created(), (int)submitted);
 	ASSERT_TRUE(mark_looks() >= 2);
+	/* Submitted again: nothing new, and the variants that have a run show it. */
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, NULL, NULL), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &again, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(again), 30 - submitted);
+	for (size_t i = 0; i < air_sweep_count(s); i++)
+		ASSERT_EQ_INT(air_sweep_variant_run_id(again, i), air_sweep_variant_run_id(s, i));
+	ASSERT_EQ_INT(runs_created(), (int)submitted);
+	air_sweep_free(again);
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);

@@ -234,6 +234,7 @@ static void stopped_sweep(stop_at *at, size_t submitted)
 	air_cancel_report *rep = NULL;
 	air_sweep *s = NULL;
 	air_error *err = NULL;
+	int64_t first;
 
 	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, "stop-me"), AIR_OK);
@@ -253,12 +254,15 @@ static void stopped_sweep(stop_at *at, size_t submitted)
 		ASSERT_EQ_INT(air_error_code(why), AIR_EABORTED);
 		ASSERT_CONTAINS(air_error_message(why), "not submitted: sweep stop-me was stopped");
 	}
-	/* The same sweep again submits nothing more: the stop stays. */
+	/* The same sweep again submits nothing more (the stop stays), and
+	 * shows the run it had. */
+	first = submitted ? air_sweep_variant_run_id(s, 0) : 0;
 	air_sweep_free(s);
 	s = NULL;
 	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, NULL, NULL), AIR_OK);
 	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
-	ASSERT_EQ_INT(air_sweep_failed_count(s), 3);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 3 - submitted);
+	ASSERT_EQ_INT(air_sweep_variant_run_id(s, 0), first);
 	/* Its runs: the one started, cancelled with the sweep. */
 	ASSERT_OK(air_client_cancel_sweep(c, "stop-me", NULL, &rep, &err), err);
 	ASSERT_EQ_INT(air_cancel_report_count(rep), submitted);

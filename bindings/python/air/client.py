@@ -647,8 +647,8 @@ class Client:
                 dashboard URLs.
             mlflow: also resolve the MLflow ids of each run.
             filters: ``{"experiment": "x"}`` or ``["experiment=x"]``; keys
-                user, experiment (a glob), accelerator_type and
-                num_accelerators.
+                user, experiment (a glob), accelerator_type,
+                num_accelerators and sweep (a sweep's base key: its runs).
             cache: False neither reads nor writes the on-disk cache of
                 finished runs (default: the cache is used).
 
