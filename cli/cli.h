@@ -111,6 +111,13 @@ bool cli_isatty_stdout(void);
 /* Full buffering with a large buffer when stdout is not a terminal (first
  * thing in main, before any output). */
 void cli_buffer_stdout(void);
+/* Whether a write to stdout failed (a full disk, a closed pipe when SIGPIPE
+ * is ignored): its first errno is kept for cli_finish_stdout(). */
+bool cli_stdout_failed(void);
+/* At the end of a command: stdout flushed, and a write that failed (now or
+ * before) said ("Error: writing standard output: ...") and made the exit
+ * status 1 when @rc was 0. The exit status. */
+int cli_finish_stdout(int rc);
 /*
  * Server-supplied text for the terminal (text mode): every control
  * character (C0 with tab and line breaks, DEL, C1), byte that is not UTF-8

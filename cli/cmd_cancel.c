@@ -432,8 +432,11 @@ static bool stop_sweep(air_client *c, const char *sweep)
 /* The notice of a declined prompt (after Ctrl-C, on a line of its own). */
 static int aborted(const char *what)
 {
-	fprintf(stderr, "%sAborted: %s.%s\n", cli_interrupted() ? "\n" : "", what,
-	        isatty(STDIN_FILENO) ? "" : " (standard input is not a terminal: -y confirms)");
+	bool ctrl_c = cli_interrupted();
+
+	fprintf(stderr, "%sAborted: %s.%s\n", ctrl_c ? "\n" : "", what,
+	        ctrl_c || isatty(STDIN_FILENO) ? "" : " (standard input is not a terminal: -y "
+	                                              "confirms)");
 	return 1;
 }
 

@@ -125,7 +125,7 @@ static int on_record(const air_log_record *rec, void *ud)
 		if (!p->ended)
 			fflush(stdout);
 	}
-	return 0;
+	return cli_stdout_failed(); /* nowhere to write: the stream stops */
 }
 
 /* Lines as text, many at a time (text output without --sanitize). */
@@ -136,7 +136,7 @@ static int on_text(const char *text, size_t len, void *ud)
 	fwrite_unlocked(text, 1, len, stdout);
 	if (!p->ended)
 		fflush(stdout);
-	return 0;
+	return cli_stdout_failed(); /* nowhere to write: the stream stops */
 }
 
 /* Whether display state @name is a final one. */
@@ -382,7 +382,8 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 	bool followed = false;
 	int rc = cli_logs_stream(g, c, id, o, node, false, &sum, &followed, &err);
 
-	if (rc == AIR_EINTERRUPTED) { /* reported */
+	if (rc == AIR_EINTERRUPTED || (rc == AIR_EABORTED && cli_stdout_failed())) {
+		/* reported: Ctrl-C here, a failed output by cli_finish_stdout() */
 		air_error_free(err);
 		return 1;
 	}

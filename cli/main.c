@@ -130,5 +130,5 @@ int main(int argc, char **argv)
 		free(rest);
 	}
 	cli_clean_release();
-	return rc;
+	return cli_finish_stdout(rc);
 }

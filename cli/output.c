@@ -1,5 +1,6 @@
 /* output.c: envelopes, JSON lines, error lines, time formatting and the
  * cleaning of server-supplied text for the terminal. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,31 @@ void cli_buffer_stdout(void)
 	 * writes (a million log lines are a few hundred writes, not a million). */
 	if (!cli_isatty_stdout())
 		setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);
+}
+
+/* ---- standard output ---- */
+
+/* The errno of the first failed write to stdout seen, 0 when none. */
+static int stdout_errno;
+
+bool cli_stdout_failed(void)
+{
+	if (!ferror(stdout))
+		return false;
+	if (!stdout_errno)
+		stdout_errno = errno ? errno : EIO;
+	return true;
+}
+
+int cli_finish_stdout(int rc)
+{
+	int e = fflush(stdout) != 0 ? errno : 0;
+
+	if (!cli_stdout_failed())
+		return rc;
+	/* what the output misses makes the command fail, whatever it was */
+	fprintf(stderr, "Error: writing standard output: %s\n", strerror(e ? e : stdout_errno));
+	return rc ? rc : 1;
 }
 
 /* ---- terminal safety ---- */

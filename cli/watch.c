@@ -64,7 +64,8 @@ int cli_watch(const cli_globals *g, air_client *client, int64_t run_id, const ch
 		rc = cli_logs_stream(g, client, run_id, o, 0, true, &sum, NULL, &err);
 	if (rc == AIR_OK && air_logs_summary_no_logs_message(sum))
 		cli_logs_print_no_logs(g, 0, air_logs_summary_no_logs_message(sum));
-	if (rc != AIR_OK && rc != AIR_EINTERRUPTED) /* Ctrl-C is reported by the stream */
+	/* Ctrl-C is reported by the stream, a failed output by cli_finish_stdout() */
+	if (rc != AIR_OK && rc != AIR_EINTERRUPTED && !(rc == AIR_EABORTED && cli_stdout_failed()))
 		cli_runs_fail(g, CLI_STAGE_CALL, rc, err);
 	exit_code = rc == AIR_OK && air_logs_summary_succeeded(sum) ? 0 : 1;
 	/* A run that ended without succeeding: why (a FAILURE event, or the

@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -540,6 +541,30 @@ class LogsTest(CliCase):
             self.assertIn("unknown flag: %s (air logs follows an active run until it ends by "
                           "default" % flag, err)
         self.assertEqual(self.paths(), [])
+
+    def test_a_failed_output_is_an_error_and_stops_the_stream(self):
+        # A full disk: the lines the output misses make `air logs` fail, and
+        # it stops at the write that failed (its 1 MiB buffer): a run it
+        # follows is followed no further, a finished one read no further.
+        running = dict(std_run(123), state={"life_cycle_state": "RUNNING"})
+        self.fw.create_run(running)
+        self.fw.add_logs(123, synthetic={"count": 200000, "start_ns": 1700000001000000000,
+                                         "step_ns": 1000, "text": "step {i}"})
+        self.fw.clear_requests()
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([AIR, "logs", "123"], env=self.env, stdin=subprocess.DEVNULL,
+                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual(p.stderr, "Error: writing standard output: No space left on device\n")
+        pages = len(self.fw.requests("GET", LOGS % 123, bodies=False))
+        self.assertLess(pages, 15)          # 20 pages of 10000 lines hold them all
+        # Any command: the JSON of `air get` is lost as well.
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([AIR, "get", "123", "-o", "json"], env=self.env,
+                               stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE,
+                               text=True, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertIn("Error: writing standard output: No space left on device", p.stderr)
 
     def test_tail_s45(self):
         self.fw.create_run(std_run(123))

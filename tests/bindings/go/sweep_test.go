@@ -150,10 +150,12 @@ func TestStopAndCancelSweep(t *testing.T) {
 	if len(rep.Outcomes) != 2 || rep.Failures != 0 {
 		t.Fatalf("cancel report %+v", rep)
 	}
-	again, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-stop"})
+	more := []air.Axis{{Path: "parameters.lr", Values: []any{1, 2, 3}}}
+	again, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: more, BaseKey: "go-stop"})
 	must(t, err)
-	if len(again.Failed()) != 2 || !errors.Is(again.Variants[0].Err, air.EABORTED) ||
-		!strings.Contains(again.Variants[0].Err.Error(), "sweep go-stop was stopped") {
+	if len(again.Failed()) != 1 || !errors.Is(again.Variants[2].Err, air.EABORTED) ||
+		!strings.Contains(again.Variants[2].Err.Error(), "sweep go-stop was stopped") ||
+		again.Variants[0].RunID != s.Variants[0].RunID {
 		t.Fatalf("a stopped sweep submitted again: %+v", again)
 	}
 	must(t, c.StopSweep(bg, "go-other"))
