@@ -347,12 +347,13 @@ AIR_EXTERN int air_client_rerun(air_client *client, int64_t run_id, const air_re
  * on (air_client_cancel_sweep() cancels them too). The stop is a mark in the
  * caller's workspace folder, `<user base>/.air/sweeps/<sweep tag>/stopped`
  * (docs/submit.md, "Stopping a sweep"): a sweep reads it before its first
- * variant and at most a second apart while it submits; a local workspace
- * also refuses at once the runs/submit of a variant of a stopped sweep.
- * Submitting the sweep again resumes it.
+ * runs/submit and again a second after each look while it submits; a local
+ * workspace also refuses at once the runs/submit of a variant of a stopped
+ * sweep. The stop stays: the sweep submitted again starts nothing new and
+ * reports the runs its variants have.
  * @param opts may be NULL.
- * @return AIR_OK; AIR_EINVAL (NULL @p client or @p base_key, a key empty or
- *         longer than 256 bytes); the client's resolution, identity and
+ * @return AIR_OK; AIR_EINVAL (NULL @p client or @p base_key, a key blank or
+ *         longer than 256 bytes, as AIR_SWEEP_BASE_KEY); the client's resolution, identity and
  *         transport codes. @since 1.2
  */
 AIR_EXTERN int air_client_stop_sweep(air_client *client, const char *base_key,

@@ -84,10 +84,17 @@ char *air__sweep_tag(const char *base_key);
  * then the length of its user base, and its tag (@tag_len bytes). */
 bool air__sweep_launch_split(const char *command_path, size_t *base_len, const char **tag,
                              size_t *tag_len);
+/* Whether the idempotency token @token is a variant's key of the sweep of
+ * tag @tag (@tag_len bytes): "<its base key>-<16 hex>", the base key cut to
+ * 47 bytes at most (then only its first 32 bytes, which the tag keeps, are
+ * compared). A rerun's key ("rerun-<id>-...") is not. */
+bool air__sweep_token_in(const char *token, const char *tag, size_t tag_len);
+/* The shortest base a key may hold cut: 47 bytes less a UTF-8 sequence. */
+#define AIR__SWEEP_CUT_BASE_MIN 44
 /* "<user base>/.air/sweeps/<tag>/stopped": the stop mark of a sweep. */
 char *air__sweep_mark_path(const char *user_base, const char *tag);
 /* Whether the content of a stop mark says stopped ("stopped", then
- * whitespace or nothing); "resumed ..." does not. */
+ * whitespace or nothing). */
 bool air__sweep_mark_stopped(const char *text, size_t len);
 
 /* ---- YAML scalars (yaml_scalar.c): one set of rules for config and submit ---- */

@@ -4,11 +4,11 @@
  * sweep, its stop and the local workspace's runs/submit.
  *
  * A sweep writes variant i of one submission to
- * "<user base>/.air/cli_launch/<experiment>/<tag>/<16 hex>/v<i>/command.sh",
- * and air_client_stop_sweep() writes "stopped ..." into
+ * "<user base>/.air/cli_launch/<experiment>/<tag>/<16 hex>/v<i>/command.sh"
+ * and submits it with the key "<base key, cut>-<16 hex>" (sweeps/canon.c);
+ * air_client_stop_sweep() writes "stopped <time>" into
  * "<user base>/.air/sweeps/<tag>/stopped", which a sweep that is going
- * reads between its submissions; a new submission of the sweep overwrites
- * it with "resumed ...".
+ * reads between its submissions. The stop stays.
  */
 #include "core/base.h"
 #include "core/core.h"
@@ -84,6 +84,45 @@ bool air__sweep_launch_split(const char *command_path, size_t *base_len, const c
 char *air__sweep_mark_path(const char *user_base, const char *tag)
 {
 	return air__sprintf("%s/.air/sweeps/%s/stopped", user_base, tag);
+}
+
+/* The readable part of a tag: "sweep-<this>-<8 hex>". */
+static bool tag_words(const char *tag, size_t tag_len, const char **words, size_t *n)
+{
+	if (tag_len < 6 + 9 || strncmp(tag, "sweep-", 6) || tag[tag_len - 9] != '-')
+		return false;
+	*words = tag + 6;
+	*n = tag_len - 6 - 9;
+	return true;
+}
+
+bool air__sweep_token_in(const char *token, const char *tag, size_t tag_len)
+{
+	size_t n = token ? strlen(token) : 0, base_len, words_len, k;
+	const char *words;
+	char *base, *own;
+	bool in;
+
+	if (n < 18 || token[n - 17] != '-' || !lower_hex(token + n - 16, 16) ||
+	    !tag_words(tag, tag_len, &words, &words_len))
+		return false;
+	base_len = n - 17;
+	if (!(base = air__strndup(token, base_len)))
+		return false;
+	own = air__sweep_tag(base);
+	in = own && strlen(own) == tag_len && !memcmp(own, tag, tag_len);
+	/* A base cut in the key (47 bytes at most, whole UTF-8 sequences): its
+	 * first 32 bytes, as the tag keeps them, must be the tag's. */
+	if (!in && own && base_len >= AIR__SWEEP_CUT_BASE_MIN) {
+		const char *own_words;
+		size_t own_len;
+		in = tag_words(own, strlen(own), &own_words, &own_len) && own_len == words_len;
+		for (k = 0; in && k < words_len; k++)
+			in = own_words[k] == words[k];
+	}
+	air__free(own);
+	air__free(base);
+	return in;
 }
 
 bool air__sweep_mark_stopped(const char *text, size_t len)

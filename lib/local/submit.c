@@ -615,10 +615,11 @@ static void make_durable(const air__local *ws, int64_t id, const char *record)
 		air__free(paths[i]);
 }
 
-/* Whether @command_path is a variant's of a sweep whose stop mark says
- * stopped (air_client_stop_sweep()): read under the state lock, so that no
- * variant starts once the stop is written. */
-static bool sweep_stopped(const air__local *ws, const char *command_path)
+/* Whether @command_path and @token are a variant's of a sweep whose stop
+ * mark says stopped (air_client_stop_sweep()): read under the state lock,
+ * so that no variant starts once the stop is written. A plain rerun of a
+ * variant's run shares its launch directory, not its key: not refused. */
+static bool sweep_stopped(const air__local *ws, const char *command_path, const char *token)
 {
 	const char *tag;
 	size_t base_len, tag_len;
@@ -628,7 +629,8 @@ static bool sweep_stopped(const air__local *ws, const char *command_path)
 	bool stopped = false;
 	int fd;
 
-	if (!air__sweep_launch_split(command_path, &base_len, &tag, &tag_len))
+	if (!air__sweep_launch_split(command_path, &base_len, &tag, &tag_len) ||
+	    !air__sweep_token_in(token, tag, tag_len))
 		return false;
 	base = air__strndup(command_path, base_len);
 	name = air__strndup(tag, tag_len);
@@ -672,7 +674,7 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 			*id_out = id;
 		goto out;
 	}
-	if (sweep_stopped(c->ws, s->command_path)) {
+	if (sweep_stopped(c->ws, s->command_path, s->token)) {
 		/* The platform has no such refusal: a sweep there sees its mark
 		 * between submissions (docs/submit.md, "Stopping a sweep"). */
 		rc = air__lreply_error(c, 409, "RESOURCE_CONFLICT", "the sweep of %s was stopped: "

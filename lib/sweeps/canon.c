@@ -205,6 +205,10 @@ static size_t utf8_cut(const char *s, size_t max)
 	return air__utf8_cut(s, strlen(s), max);
 }
 
+/* core's air__sweep_token_in() recognises a key whose base was cut. */
+_Static_assert(AIR__SWEEP_CUT_BASE_MIN == AIR__SWEEP_KEY_BASE - 3,
+               "a cut base is 3 bytes shorter at most (a UTF-8 sequence)");
+
 char *air__sweep_key(const char *base, const char *canonical_point)
 {
 	char hex[2 * AIR__SHA256_LEN + 1];

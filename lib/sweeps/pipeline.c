@@ -8,8 +8,12 @@
  * a runs/submit first, then an upload, then the mkdirs of a new variant.
  * At most 2 x max_parallel variants are open at a time, so memory does not
  * grow with the size of the sweep. Between them, the sweep's stop mark is
- * read (air_client_stop_sweep()): first, then at most once a LOOK_MS while
- * variants are still to be submitted; a look that finds it stops the sweep.
+ * read (air_client_stop_sweep()): first, before any runs/submit is sent,
+ * then again LOOK_MS after the last look ended, while variants are still to
+ * be submitted. A look is one attempt (no retry holds a place for long); one
+ * that fails lets the sweep go on. A look that finds the mark stops handing
+ * out requests; those in flight end as they do (a runs/submit the server
+ * has received gives its run).
  */
 #include "sweeps/sweeps.h"
 
@@ -22,8 +26,10 @@
 #define REQ_FIRST_UPLOAD 1
 #define REQ_SUBMIT (REQ_FIRST_UPLOAD + AIR__MAX_ARTIFACTS)
 #define NREQ (REQ_SUBMIT + 1)
-/* The least time between two looks at the stop mark. */
+/* The least time between the end of a look at the stop mark and the next;
+ * and the longest a look waits for its reply. */
 #define LOOK_MS 1000
+#define LOOK_TIMEOUT_MS 10000
 
 typedef enum step { STEP_MKDIRS, STEP_UPLOAD, STEP_SUBMIT } step;
 
@@ -62,7 +68,8 @@ typedef struct look {
 	air__http_resp resp;
 	rtag tag;                /* {NULL, 0}: not a variant's */
 	bool pending;
-	int64_t at;              /* when the last one was handed out (monotonic ms), 0: never */
+	bool answered;           /* the first one has ended: a runs/submit may be sent */
+	int64_t ended;           /* when the last one ended (monotonic ms) */
 } look;
 
 typedef struct pipe {
@@ -70,7 +77,8 @@ typedef struct pipe {
 	job *jobs;
 	size_t n_jobs;
 	size_t cursor, end;      /* the next variant to open, and the end of the range */
-	bool stopped;            /* the callback asked to stop, or the sweep was stopped */
+	bool stopped;            /* the callback asked to stop: requests in flight are cut */
+	bool draining;           /* the sweep was stopped: those in flight end as they do */
 	look look;
 } pipe;
 
@@ -224,7 +232,8 @@ static bool look_due(pipe *p, const air__http_req **req, air__http_resp **resp, 
 	look *l = &p->look;
 	int64_t now = air__mono_ms();
 
-	if (!p->e->mark_path || l->pending || (l->at && now - l->at < LOOK_MS) || !submits_left(p))
+	if (!p->e->mark_path || l->pending || (l->answered && now - l->ended < LOOK_MS) ||
+	    !submits_left(p))
 		return false;
 	if (!l->query) {
 		air__buf q = AIR__BUF_INIT;
@@ -233,16 +242,17 @@ static bool look_due(pipe *p, const air__http_req **req, air__http_resp **resp, 
 		air__buf_query(&q, "direct_download", "true");
 		if (air__buf_oom(&q)) {
 			air__buf_dispose(&q);
-			return false; /* no look: the sweep goes on, as when one fails */
+			l->answered = true; /* no look: the sweep goes on, as when one fails */
+			return false;
 		}
 		l->query = air__buf_detach(&q);
 		l->req = (air__http_req){.method = "GET", .path = "/api/2.0/workspace/export",
-		                         .query = l->query};
+		                         .query = l->query, .flags = AIR__HTTP_NO_RETRY,
+		                         .inactivity_timeout_ms = LOOK_TIMEOUT_MS};
 	}
 	air__http_resp_clear(&l->resp);
 	l->resp = (air__http_resp)AIR__HTTP_RESP_INIT;
 	l->pending = true;
-	l->at = now;
 	*req = &l->req;
 	*resp = &l->resp;
 	*tag = &l->tag;
@@ -256,9 +266,11 @@ static void looked(pipe *p, int rc, air_error *e)
 	look *l = &p->look;
 
 	l->pending = false;
+	l->answered = true;
+	l->ended = air__mono_ms();
 	if (rc == AIR_OK && air__sweep_mark_stopped(l->resp.body, l->resp.body_len)) {
 		p->e->sweep->stopped = true;
-		p->stopped = true;
+		p->draining = true;
 	} else if (rc != AIR_OK && air_error_http_status(e) != 404) {
 		air__client_debug(p->e->c, AIR_DEBUG_INFO, "sweep: its stop mark not read (%s)",
 		                  air_error_message(e));
@@ -271,12 +283,12 @@ static bool next(void *ud, const air__http_req **req, air__http_resp **resp, voi
 	pipe *p = ud;
 	job *free_slot = NULL;
 
-	if (p->stopped)
+	if (p->stopped || p->draining)
 		return false;
 	if (look_due(p, req, resp, tag))
 		return true;
-	/* the step closest to a run first */
-	for (size_t s = 0; s < p->n_jobs; s++) {
+	/* the step closest to a run first; none before the first look's answer */
+	for (size_t s = 0; s < p->n_jobs && (!p->e->mark_path || p->look.answered); s++) {
 		job *j = &p->jobs[s];
 		if (j->open && !j->err && j->at == STEP_SUBMIT && j->handed == 0)
 			return hand(j, REQ_SUBMIT, req, resp, tag);
@@ -343,7 +355,7 @@ static int done(void *ud, void *tagp, int rc, air_error *e)
 
 	if (!j) {
 		looked(p, rc, e);
-		return p->stopped ? AIR_EABORTED : AIR_OK;
+		return AIR_OK;
 	}
 	i = j->index;
 	j->pending--;
@@ -375,7 +387,7 @@ static int done(void *ud, void *tagp, int rc, air_error *e)
 int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, air_error **err)
 {
 	pipe p = {e, NULL, 0, first, count < e->sweep->n - first ? first + count : e->sweep->n, false,
-	          {.resp = AIR__HTTP_RESP_INIT}};
+	          false, {.resp = AIR__HTTP_RESP_INIT}};
 	air__http_feed feed = {next, done, &p, e->max_parallel};
 	air_error *stop = NULL;
 	int rc;

@@ -13,25 +13,21 @@
 static int checked_key(const char *base_key, const char *fn, char **key, air_error **err)
 {
 	*key = NULL;
+	/* the checks of AIR_SWEEP_BASE_KEY, then its trimming as a sweep's */
 	if (!base_key || air__is_blank(base_key))
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT, "%s: the base key is %s",
 		                  fn, base_key ? "empty" : "NULL");
-	if (!(*key = air__trim_dup(base_key)))
-		return air__oom(err);
-	if (strlen(*key) > AIR__SWEEP_BASE_MAX) {
-		air__free(*key);
-		*key = NULL;
+	if (strlen(base_key) > AIR__SWEEP_BASE_MAX)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "%s: the base key is longer than %d bytes", fn, AIR__SWEEP_BASE_MAX);
-	}
-	return AIR_OK;
+	return (*key = air__trim_dup(base_key)) ? AIR_OK : air__oom(err);
 }
 
 /* Write the stop mark of the sweep @key into the caller's folder. */
 static int write_mark(air_client *c, const air__ctx *ctx, const char *key, air_error **err)
 {
 	char *tag = air__sweep_tag(key), *base = NULL, *path = NULL, when[32], text[64];
-	air__upload up = {NULL};
+	air__upload up = {.path = NULL};
 	int rc = tag ? air__client_ensure_resolved(c, ctx, err) : air__oom(err);
 
 	if (rc == AIR_OK)
@@ -74,6 +70,7 @@ int air_client_cancel_sweep(air_client *client, const char *base_key,
                             const air_call_options *opts, air_cancel_report **out,
                             air_error **err)
 {
+	air__call_opts rest = opts ? opts->call : (air__call_opts)AIR__CALL_OPTS_INIT;
 	char *key, *tag;
 	air__ctx ctx;
 	int rc;
@@ -91,9 +88,12 @@ int air_client_cancel_sweep(air_client *client, const char *base_key,
 	air__client_ctx(client, opts ? &opts->call : NULL, &ctx);
 	rc = write_mark(client, &ctx, key, err);
 	tag = rc == AIR_OK ? air__sweep_tag(key) : NULL;
+	if (rc == AIR_OK && ctx.deadline) { /* one deadline for the whole call */
+		int64_t left = ctx.deadline - air__mono_ms();
+		rest.deadline_ms = left > 0 ? left : 1;
+	}
 	if (rc == AIR_OK)
-		rc = tag ? air__cancel_active(client, opts ? &opts->call : NULL, tag, out, err)
-		         : air__oom(err);
+		rc = tag ? air__cancel_active(client, &rest, tag, out, err) : air__oom(err);
 	air__free(tag);
 	air__free(key);
 	return rc;

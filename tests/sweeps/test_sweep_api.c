@@ -562,6 +562,102 @@ AIR_TEST(sweep__a_stop_from_elsewhere_ends_a_going_sweep)
 	air_sweep_points_free(p);
 }
 
+/* A sweep stopped before it starts submits nothing, also when its first
+ * look at the mark is slow: no runs/submit goes before its answer. */
+AIR_TEST(sweep__no_variant_is_submitted_before_the_first_look_answers)
+{
+	air_sweep_points *p = grid("1,2,3,4", "1");
+	air_sweep_options *o = keyed("slow-look");
+	air_client *c = fakews_client(flow_fw);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(air_client_stop_sweep(c, "slow-look", NULL, &err), err);
+	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"GET\",\"path\":"
+	             "\"/api/2.0/workspace/export\",\"action\":\"delay\",\"delay_ms\":1500}"));
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 4), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 4);
+	ASSERT_EQ_INT(runs_created(), 0);
+	air_sweep_free(s);
+	air_client_free(c);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+/* A look that fails is one attempt, and the sweep goes on: with one place,
+ * a mark that cannot be read never holds it. */
+AIR_TEST(sweep__a_look_that_fails_lets_the_sweep_go_on)
+{
+	air_sweep_points *p = grid("1,2,3", "1");
+	air_sweep_options *o = keyed("unreadable");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"GET\",\"path\":"
+	             "\"/api/2.0/workspace/export\",\"status\":503,\"times\":-1}"));
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 1), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	ASSERT_EQ_INT(runs_created(), 3);
+	air_test_note("%d looks", mark_looks());
+	ASSERT_TRUE(mark_looks() >= 1 && mark_looks() <= 3); /* retried, they would be dozens */
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+/* Stops the sweep from another client at the first progress event. */
+static int stop_at_once(const air_sweep *s, size_t i, void *ud)
+{
+	int *stops = ud;
+	air_client *other;
+	air_error *err = NULL;
+	int rc;
+
+	(void)i;
+	if ((*stops)++)
+		return 0;
+	other = fakews_client(flow_fw);
+	rc = air_client_stop_sweep(other, air_sweep_base_key(s), NULL, &err);
+	air_error_free(err);
+	air_client_free(other);
+	return rc == AIR_OK ? 0 : 1;
+}
+
+/* The stop seen while runs/submit requests are in flight: the first look
+ * misses it (a 404), the first two runs/submit replies take seconds (the
+ * server has made their runs), and the others go on meanwhile until a
+ * later look sees the stop. Each run the server creates is reported with
+ * its variant. */
+AIR_TEST(sweep__a_run_created_as_the_stop_is_seen_is_reported)
+{
+	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9,10", "1,2");
+	air_sweep_options *o = keyed("in-flight");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	int submitted = 0, stops = 0;
+
+	fakews_configf(flow_fw, "{\"latency_ms\":100}");
+	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"POST\","
+	             "\"path\":\"%s\",\"action\":\"trickle\",\"interval_ms\":300,"
+	             "\"times\":2}", SUBMIT));
+	json_decref(fakews_call(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"GET\",\"path\":"
+	            "\"/api/2.0/workspace/export\",\"status\":404,\"body\":{\"error_code\":"
+	            "\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"no\"}}"));
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 4), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_at_once, &stops), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	for (size_t i = 0; i < air_sweep_count(s); i++)
+		submitted += air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED;
+	air_test_note("%d of 20 reported submitted, %d runs created", submitted, runs_created());
+	ASSERT_EQ_INT(runs_created(), submitted);
+	ASSERT_TRUE(submitted >= 2 && submitted < 20);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
 AIR_TEST(sweep__cancel_sweep_stops_it_and_cancels_its_active_runs_only)
 {
 	air_sweep_points *p = grid("1,2,3", "1");
@@ -612,6 +708,11 @@ AIR_TEST(sweep__stop_and_cancel_refuse_bad_arguments)
 	err = NULL;
 	ASSERT_EQ_INT(air_client_stop_sweep(c, long_key, NULL, &err), AIR_EINVAL);
 	ASSERT_CONTAINS(air_error_message(err), "longer than 256 bytes");
+	air_error_free(err);
+	err = NULL;
+	long_key[0] = ' '; /* 256 bytes once trimmed: refused, as AIR_SWEEP_BASE_KEY does */
+	long_key[257] = '\0';
+	ASSERT_EQ_INT(air_client_stop_sweep(c, long_key, NULL, &err), AIR_EINVAL);
 	air_error_free(err);
 	ASSERT_EQ_INT(air_client_cancel_sweep(c, "k", NULL, NULL, NULL), AIR_EINVAL);
 	ASSERT_EQ_INT(air_client_cancel_sweep(c, "", NULL, &rep, NULL), AIR_EINVAL);

@@ -263,7 +263,16 @@ static void stopped_sweep(stop_at *at, size_t submitted)
 	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
 	ASSERT_EQ_INT(air_sweep_failed_count(s), 3 - submitted);
 	ASSERT_EQ_INT(air_sweep_variant_run_id(s, 0), first);
-	/* Its runs: the one started, cancelled with the sweep. */
+	/* A plain rerun of a variant's run shares its launch directory, not
+	 * its key: not refused. */
+	if (submitted) {
+		air_submission *rerun = NULL;
+		ASSERT_OK(air_client_rerun(c, first, NULL, &rerun, &err), err);
+		ASSERT_NE_INT(air_submission_run_id(rerun), first);
+		air_submission_free(rerun);
+		submitted++; /* cancelled below with the sweep's */
+	}
+	/* Its runs: those started, cancelled with the sweep. */
 	ASSERT_OK(air_client_cancel_sweep(c, "stop-me", NULL, &rep, &err), err);
 	ASSERT_EQ_INT(air_cancel_report_count(rep), submitted);
 	ASSERT_EQ_INT(air_cancel_report_failures(rep), 0);

@@ -324,3 +324,51 @@ AIR_TEST(core__yaml_scalar_rules)
 	ASSERT_EQ_STR(air__buf_cstr(&b), "\"\\x7F\\x9B\\N\xc2\xa0\"");
 	air__buf_dispose(&b);
 }
+
+/* The names a sweep gives its runs in the workspace: the launch directory
+ * of a variant, its key, and the stop mark (core/sweep_mark.c). */
+AIR_TEST(core__sweep_names)
+{
+	char *tag = air__sweep_tag("lr sweep/../x"), *long_tag;
+	const char *t;
+	size_t base_len, n;
+	char path[512], token[128];
+	static const char *const not_variants[] = {
+		"/Workspace/Users/u/.air/cli_launch/exp/run_0123456789abcdef/command.sh",
+		"/Workspace/Users/u/.air/cli_launch/sweep-a-12345678/0123456789abcdef/v0/command.sh",
+		"/Workspace/Users/u/.air/cli_launch/exp/sweep-a-12345678/0123456789ABCDEF/v0/command.sh",
+		"/Workspace/Users/u/.air/cli_launch/exp/sweep-a-12345678/0123456789abcdef/vx/command.sh",
+		"/Workspace/Users/u/.air/cli_launch/exp/sweep-a-12345678/0123456789abcdef/v0/run.sh",
+		"/Workspace/Users/u/.air/cli_launch/exp/plain-a-12345678/0123456789abcdef/v0/command.sh",
+		NULL};
+
+	ASSERT_TRUE(!strncmp(tag, "sweep-lr_sweep_.._x-", 20) && strlen(tag) == 28);
+	snprintf(path, sizeof(path), "/Workspace/Users/u@x.com/.air/cli_launch/e/x/%s/"
+	         "0123456789abcdef/v12/command.sh", tag);
+	ASSERT_TRUE(air__sweep_launch_split(path, &base_len, &t, &n));
+	ASSERT_EQ_INT(base_len, strlen("/Workspace/Users/u@x.com"));
+	ASSERT_TRUE(n == strlen(tag) && !memcmp(t, tag, n));
+	for (size_t i = 0; not_variants[i]; i++)
+		ASSERT_FALSE(air__sweep_launch_split(not_variants[i], &base_len, &t, &n));
+
+	/* A variant's key is in its sweep; a rerun's is not, nor another's. */
+	ASSERT_TRUE(air__sweep_token_in("lr sweep/../x-0123456789abcdef", tag, strlen(tag)));
+	ASSERT_FALSE(air__sweep_token_in("rerun-7-0123456789abcdef", tag, strlen(tag)));
+	ASSERT_FALSE(air__sweep_token_in("other-0123456789abcdef", tag, strlen(tag)));
+	ASSERT_FALSE(air__sweep_token_in("lr sweep/../x-0123456789ABCDEF", tag, strlen(tag)));
+	ASSERT_FALSE(air__sweep_token_in(NULL, tag, strlen(tag)));
+	/* A long base is cut in the key: its first 32 bytes tell. */
+	long_tag = air__sweep_tag("a-base-key-of-sixty-bytes-or-so-that-a-key-cannot-hold-whole");
+	snprintf(token, sizeof(token), "%.47s-0123456789abcdef",
+	         "a-base-key-of-sixty-bytes-or-so-that-a-key-cannot-hold-whole");
+	ASSERT_TRUE(air__sweep_token_in(token, long_tag, strlen(long_tag)));
+	token[0] = 'b';
+	ASSERT_FALSE(air__sweep_token_in(token, long_tag, strlen(long_tag)));
+
+	ASSERT_TRUE(air__sweep_mark_stopped("stopped 2026-12-06T04:00:00Z\n", 29));
+	ASSERT_TRUE(air__sweep_mark_stopped("stopped", 7));
+	ASSERT_FALSE(air__sweep_mark_stopped("stoppedx", 8));
+	ASSERT_FALSE(air__sweep_mark_stopped("", 0));
+	air__free(long_tag);
+	air__free(tag);
+}

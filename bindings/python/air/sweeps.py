@@ -127,13 +127,14 @@ class Sweep:
         return [int(v.run_id) for v in self.variants if v.run_id is not None]
 
     def cancel(self, **kwargs: Any) -> "CancelReport":
-        """Stop the sweep and request cancellation of its active runs; see
-        Client.cancel_sweep()."""
+        """Stop the sweep (Client.stop_sweep(): no further variant of it
+        starts, wherever it is submitted), then request cancellation of
+        every run of this outcome; see Client.cancel_runs()."""
         if self.client is None:
             raise ValueError("a dry run has no runs")
-        if self.base_key is None:
-            return self.client.cancel_runs(self.run_ids, **kwargs)
-        return self.client.cancel_sweep(self.base_key, **kwargs)
+        if self.base_key is not None:
+            self.client.stop_sweep(self.base_key, **kwargs)
+        return self.client.cancel_runs(self.run_ids, **kwargs)
 
     def results(self, *, timeout: Union[float, timedelta, None] = None,
                 poll_interval: Union[float, timedelta, None] = None,
