@@ -506,15 +506,21 @@ AIR_TEST(sweep__a_stopped_sweep_submits_nothing_also_when_submitted_again)
 	air_sweep_points_free(p);
 }
 
-/* Once the first variant is submitted: the sweep stopped by another client. */
+/* When to stop the sweep from another client: at the first progress event
+ * with @status (0: any), once. */
+typedef struct stopper {
+	int32_t status;
+	int stops;
+} stopper;
+
 static int stop_from_elsewhere(const air_sweep *s, size_t i, void *ud)
 {
-	int *stops = ud;
+	stopper *at = ud;
 	air_client *other;
 	air_error *err = NULL;
 	int rc;
 
-	if (air_sweep_variant_status(s, i) != AIR_VARIANT_SUBMITTED || (*stops)++)
+	if ((at->status && air_sweep_variant_status(s, i) != at->status) || at->stops++)
 		return 0;
 	other = fakews_client(flow_fw);
 	rc = air_client_stop_sweep(other, air_sweep_base_key(s), NULL, &err);
@@ -533,11 +539,11 @@ AIR_TEST(sweep__a_stop_from_elsewhere_ends_a_going_sweep)
 	air_sweep *s = NULL, *again = NULL;
 	air_error *err = NULL;
 	size_t submitted = 0;
-	int stops = 0;
+	stopper at = {AIR_VARIANT_SUBMITTED, 0};
 
 	fakews_configf(flow_fw, "{\"latency_ms\":50}");
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 1), AIR_OK);
-	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &stops), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &at), AIR_OK);
 	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
 	for (size_t i = 0; i < air_sweep_count(s); i++) {
 		if (air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED)
@@ -607,24 +613,6 @@ AIR_TEST(sweep__a_look_that_fails_lets_the_sweep_go_on)
 	air_sweep_points_free(p);
 }
 
-/* Stops the sweep from another client at the first progress event. */
-static int stop_at_once(const air_sweep *s, size_t i, void *ud)
-{
-	int *stops = ud;
-	air_client *other;
-	air_error *err = NULL;
-	int rc;
-
-	(void)i;
-	if ((*stops)++)
-		return 0;
-	other = fakews_client(flow_fw);
-	rc = air_client_stop_sweep(other, air_sweep_base_key(s), NULL, &err);
-	air_error_free(err);
-	air_client_free(other);
-	return rc == AIR_OK ? 0 : 1;
-}
-
 /* The stop seen while runs/submit requests are in flight: the first look
  * misses it (a 404), the first two runs/submit replies take seconds (the
  * server has made their runs), and the others go on meanwhile until a
@@ -636,7 +624,8 @@ AIR_TEST(sweep__a_run_created_as_the_stop_is_seen_is_reported)
 	air_sweep_options *o = keyed("in-flight");
 	air_sweep *s = NULL;
 	air_error *err = NULL;
-	int submitted = 0, stops = 0;
+	int submitted = 0;
+	stopper at = {0, 0};
 
 	fakews_configf(flow_fw, "{\"latency_ms\":100}");
 	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"POST\","
@@ -646,7 +635,7 @@ AIR_TEST(sweep__a_run_created_as_the_stop_is_seen_is_reported)
 	            "\"/api/2.0/workspace/export\",\"status\":404,\"body\":{\"error_code\":"
 	            "\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"no\"}}"));
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 4), AIR_OK);
-	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_at_once, &stops), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &at), AIR_OK);
 	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
 	for (size_t i = 0; i < air_sweep_count(s); i++)
 		submitted += air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED;
