@@ -227,6 +227,9 @@ int air__call_opts_set_deadline(air__call_opts *o, int64_t ms);
 bool air__ctx_interrupted(const air__ctx *ctx);
 /* Milliseconds left before the deadline: INT64_MAX without one, 0 once passed. */
 int64_t air__ctx_remaining(const air__ctx *ctx);
+/* The call options of a call made within @ctx's: its interrupt and what is
+ * left of its deadline (one deadline for the whole of an outer call). */
+air__call_opts air__ctx_rest(const air__ctx *ctx);
 /* AIR_OK while the call may go on; else AIR_EINTERRUPTED or AIR_ETIMEOUT with
  * an error naming @what ("GET /api/..."; may be NULL). */
 int air__ctx_check(const air__ctx *ctx, const char *what, air_error **err);

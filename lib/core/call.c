@@ -48,6 +48,16 @@ int64_t air__ctx_remaining(const air__ctx *ctx)
 	return left > 0 ? left : 0;
 }
 
+air__call_opts air__ctx_rest(const air__ctx *ctx)
+{
+	air__call_opts o = {ctx ? ctx->intr : NULL, 0};
+	int64_t left = air__ctx_remaining(ctx);
+
+	if (left != INT64_MAX)
+		o.deadline_ms = left > 0 ? left : 1; /* 0 would be none */
+	return o;
+}
+
 air_error *air__ctx_deadline_error(const air__ctx *ctx, const char *what)
 {
 	air_error *e = air__error_new(AIR_ETIMEOUT, AIR_KIND_TRANSIENT,

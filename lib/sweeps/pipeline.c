@@ -390,13 +390,17 @@ int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, ai
 	          false, {.resp = AIR__HTTP_RESP_INIT}};
 	air__http_feed feed = {next, done, &p, e->max_parallel};
 	air_error *stop = NULL;
+	bool marked;
 	int rc;
 
 	p.n_jobs = (size_t)(2 * e->max_parallel);
 	if (!(p.jobs = air__calloc(p.n_jobs, sizeof(*p.jobs))))
 		return air__oom(err);
 	rc = air__http_do_feed(e->c, e->ctx, &feed, &stop);
-	if (e->sweep->stopped && (rc == AIR_EABORTED || rc == AIR_OK)) {
+	/* Stopped by its mark: unless the interrupt or the deadline ended the
+	 * call meanwhile, which the call returns. */
+	marked = e->sweep->stopped && (rc == AIR_EABORTED || rc == AIR_OK);
+	if (marked) {
 		/* Stopped by its mark: the variants not sent fail, the call does not. */
 		air_error_free(stop);
 		stop = NULL;
@@ -424,7 +428,7 @@ int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, ai
 	air__free(p.jobs);
 	air__free(p.look.query);
 	air__http_resp_clear(&p.look.resp);
-	if (e->sweep->stopped) {
+	if (marked) {
 		air_error_free(stop);
 		return AIR_OK;
 	}

@@ -70,7 +70,7 @@ int air_client_cancel_sweep(air_client *client, const char *base_key,
                             const air_call_options *opts, air_cancel_report **out,
                             air_error **err)
 {
-	air__call_opts rest = opts ? opts->call : (air__call_opts)AIR__CALL_OPTS_INIT;
+	air__call_opts rest;
 	char *key, *tag;
 	air__ctx ctx;
 	int rc;
@@ -88,10 +88,7 @@ int air_client_cancel_sweep(air_client *client, const char *base_key,
 	air__client_ctx(client, opts ? &opts->call : NULL, &ctx);
 	rc = write_mark(client, &ctx, key, err);
 	tag = rc == AIR_OK ? air__sweep_tag(key) : NULL;
-	if (rc == AIR_OK && ctx.deadline) { /* one deadline for the whole call */
-		int64_t left = ctx.deadline - air__mono_ms();
-		rest.deadline_ms = left > 0 ? left : 1;
-	}
+	rest = air__ctx_rest(&ctx); /* one deadline for the whole call */
 	if (rc == AIR_OK)
 		rc = tag ? air__cancel_active(client, &rest, tag, out, err) : air__oom(err);
 	air__free(tag);

@@ -326,11 +326,11 @@ static void adopt_runs(sweep_call *k)
 	adoption a = {k->s, air__calloc(k->s->n, sizeof(int64_t))};
 	char *tag = air__sweep_tag(k->s->base_key);
 	const char *host = air__client_host(k->c);
+	air__call_opts rest = air__ctx_rest(&k->ctx);
 	air_error *e = NULL;
 
 	if (a.found && tag &&
-	    air__list_each(k->c, k->opts ? &k->opts->call : NULL, tag, true, find_variant_run, &a,
-	                   &e) == AIR_OK) {
+	    air__list_each(k->c, &rest, tag, true, find_variant_run, &a, &e) == AIR_OK) {
 		for (size_t i = 0; i < k->s->n; i++) {
 			air__variant *v = &k->s->v[i];
 

@@ -1063,8 +1063,12 @@ static bool feed_deliver(engine *g)
 		if (g->feed->done(g->feed->ud, g->tags[i], rc, e) != 0 && !g->aborted)
 			g->aborted = AIR_EABORTED;
 		/* A request ended by the call's deadline or interrupt ends the
-		 * call, even when it saw that a moment before the engine did. */
-		if ((rc == AIR_ETIMEOUT || rc == AIR_EINTERRUPTED) && !g->aborted)
+		 * call, even when it saw that a moment before the engine did; one
+		 * whose own time limit ran out (AIR_ETIMEOUT too) is its failure. */
+		if (rc == AIR_EINTERRUPTED && !g->aborted)
+			g->aborted = rc;
+		if (rc == AIR_ETIMEOUT && !g->aborted && g->ctx.deadline &&
+		    air__ctx_remaining(&g->ctx) == 0)
 			g->aborted = rc;
 	}
 	return any;

@@ -506,6 +506,12 @@ AIR_TEST(sweep__a_stopped_sweep_submits_nothing_also_when_submitted_again)
 	air_sweep_points_free(p);
 }
 
+/* A fault rule: the first look at the stop mark finds none, whatever the
+ * order in which the server takes it and the stop. */
+#define FIRST_LOOK_MISSES                                                                  \
+	"{\"method\":\"GET\",\"path\":\"/api/2.0/workspace/export\",\"status\":404,"       \
+	"\"body\":{\"error_code\":\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"no\"}}"
+
 /* When to stop the sweep from another client: at the first progress event
  * with @status (0: any), once. */
 typedef struct stopper {
@@ -631,9 +637,7 @@ AIR_TEST(sweep__a_run_created_as_the_stop_is_seen_is_reported)
 	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"POST\","
 	             "\"path\":\"%s\",\"action\":\"trickle\",\"interval_ms\":300,"
 	             "\"times\":2}", SUBMIT));
-	json_decref(fakews_call(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"GET\",\"path\":"
-	            "\"/api/2.0/workspace/export\",\"status\":404,\"body\":{\"error_code\":"
-	            "\"RESOURCE_DOES_NOT_EXIST\",\"message\":\"no\"}}"));
+	json_decref(fakews_call(flow_fw, "POST", "/__fakews/faults", FIRST_LOOK_MISSES));
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 4), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &at), AIR_OK);
 	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
@@ -642,6 +646,42 @@ AIR_TEST(sweep__a_run_created_as_the_stop_is_seen_is_reported)
 	air_test_note("%d of 20 reported submitted, %d runs created", submitted, runs_created());
 	ASSERT_EQ_INT(runs_created(), submitted);
 	ASSERT_TRUE(submitted >= 2 && submitted < 20);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
+/* A stopped sweep that waits for its requests in flight still ends at its
+ * deadline, and says so. */
+AIR_TEST(sweep__a_stopped_sweep_keeps_its_deadline)
+{
+	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9,10", "1,2");
+	air_sweep_options *o = keyed("deadline");
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+	stopper at = {0, 0};
+
+	fakews_configf(flow_fw, "{\"latency_ms\":100}");
+	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"POST\","
+	             "\"path\":\"%s\",\"action\":\"delay\",\"delay_ms\":6000,\"times\":2}",
+	             SUBMIT));
+	json_decref(fakews_call(flow_fw, "POST", "/__fakews/faults", FIRST_LOOK_MISSES));
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 4), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_deadline_ms(o, 3000), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &at), AIR_OK);
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, o, &s, &err), AIR_ETIMEOUT);
+	ASSERT_TRUE(s != NULL);
+	ASSERT_CONTAINS(air_error_message(err), "deadline");
+	{
+		size_t failed = 0;
+		for (size_t i = 0; i < air_sweep_count(s); i++) {
+			int32_t st = air_sweep_variant_status(s, i);
+			ASSERT_TRUE(st == AIR_VARIANT_SUBMITTED || st == AIR_VARIANT_FAILED);
+			failed += st == AIR_VARIANT_FAILED;
+		}
+		ASSERT_EQ_INT(air_sweep_failed_count(s), failed);
+	}
+	air_error_free(err);
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);

@@ -886,6 +886,7 @@ typedef struct feed_state {
 	int handed, total, ok, failed, in_flight, most_in_flight;
 	int follow_ups;        /* a request added by done() for each of the first ones */
 	int stop_after;        /* done() asks to stop after this many (0: never) */
+	int64_t first_timeout_ms; /* the first request's inactivity limit (0: the settings') */
 	int codes[40];
 } feed_state;
 
@@ -896,6 +897,10 @@ static bool feed_next(void *ud, const air__http_req **req, air__http_resp **resp
 	if (f->handed >= f->total)
 		return false;
 	f->req[f->handed] = (air__http_req){.method = "GET", .path = ME};
+	if (f->handed == 0 && f->first_timeout_ms) { /* one attempt, with its own limit */
+		f->req[0].inactivity_timeout_ms = f->first_timeout_ms;
+		f->req[0].flags = AIR__HTTP_NO_RETRY;
+	}
 	f->resp[f->handed] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	*req = &f->req[f->handed];
 	*resp = &f->resp[f->handed];
@@ -947,6 +952,29 @@ AIR_TEST(transport__a_feed_keeps_max_parallel_in_flight_and_retries_each)
 	conns = fakews_call(fw, "GET", "/__fakews/connections", NULL);
 	ASSERT_TRUE(json_integer_value(json_object_get(conns, "max_open")) <= 3);
 	json_decref(conns);
+	air_client_free(c);
+}
+
+/* A request whose own time limit runs out fails alone (AIR_ETIMEOUT); the
+ * call has no deadline, so the feed goes on with the others. */
+AIR_TEST(transport__a_request_timing_out_on_its_own_leaves_the_feed_going)
+{
+	fakews *fw = tc_fakews();
+	air_client *c = tc_fakews_client(fw);
+	air__http_feed feed;
+	feed_state f;
+	air_error *err = NULL;
+
+	memset(&f, 0, sizeof(f));
+	f.total = 6;
+	f.first_timeout_ms = 1000;
+	feed = (air__http_feed){feed_next, feed_done, &f, 2};
+	fakews_faultf(fw, "{\"path\":\"%s\",\"action\":\"delay\",\"delay_ms\":3000,"
+	                  "\"times\":1}", ME);
+	ASSERT_OK(air__http_do_feed(c, NULL, &feed, &err), err);
+	ASSERT_EQ_INT(f.handed, 6);
+	ASSERT_EQ_INT(f.codes[0], AIR_ETIMEOUT);
+	ASSERT_EQ_INT(f.ok, 5);
 	air_client_free(c);
 }
 
