@@ -900,6 +900,7 @@ static bool feed_next(void *ud, const air__http_req **req, air__http_resp **resp
 	if (f->handed == 0 && f->first_timeout_ms) { /* one attempt, with its own limit */
 		f->req[0].inactivity_timeout_ms = f->first_timeout_ms;
 		f->req[0].flags = AIR__HTTP_NO_RETRY;
+		f->req[0].query = "first=1"; /* for the fault that delays it alone */
 	}
 	f->resp[f->handed] = (air__http_resp)AIR__HTTP_RESP_INIT;
 	*req = &f->req[f->handed];
@@ -969,8 +970,8 @@ AIR_TEST(transport__a_request_timing_out_on_its_own_leaves_the_feed_going)
 	f.total = 6;
 	f.first_timeout_ms = 1000;
 	feed = (air__http_feed){feed_next, feed_done, &f, 2};
-	fakews_faultf(fw, "{\"path\":\"%s\",\"action\":\"delay\",\"delay_ms\":3000,"
-	                  "\"times\":1}", ME);
+	fakews_faultf(fw, "{\"path\":\"%s\",\"query\":{\"first\":\"1\"},\"action\":\"delay\","
+	                  "\"delay_ms\":3000}", ME);
 	ASSERT_OK(air__http_do_feed(c, NULL, &feed, &err), err);
 	ASSERT_EQ_INT(f.handed, 6);
 	ASSERT_EQ_INT(f.codes[0], AIR_ETIMEOUT);

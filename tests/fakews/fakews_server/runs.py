@@ -39,9 +39,11 @@ def life_state(run, now):
     c = run.cancelled_ms
     if c is not None and c < end:
         return ("TERMINATED", "CANCELED", "Run cancelled.", start if c >= start else 0, c)
-    if now < start:
+    # A phase of zero length is never seen, also in the millisecond that a
+    # zero-length run's start may be moved by (add_auto_logs below).
+    if now < start and int(L.get("pending_ms", 0)) > 0:
         return ("PENDING", None, "", 0, 0)
-    if now < end:
+    if now < end and int(L.get("running_ms", 0)) > 0:
         return ("RUNNING", None, "", start, 0)
     result = L.get("result", "SUCCESS")
     if result in ("INTERNAL_ERROR", "SKIPPED"):
