@@ -256,6 +256,9 @@ air_error *air__ws_import_error(air_error *e, const char *path);
  * NULL) are ignored. */
 int air__ws_import_many(air_client *c, const air__ctx *ctx, const air__upload *ups, size_t n,
                         const bool *optional, air_error **err);
+/* The export request (direct download) of the workspace file @path into
+ * @r; *query is its query (air__free()), NULL when out of memory. */
+void air__ws_export_req(air__http_req *r, const char *path, char **query);
 /* export (direct download) of the workspace file @path into @resp: AIR_OK,
  * AIR_ENOTFOUND when it does not exist ("<path> does not exist"), else the
  * request's error ("reading <path>: ..."). */

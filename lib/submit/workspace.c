@@ -167,18 +167,27 @@ void air__ws_import_req(air__http_req *r, const char *url, const air__upload *up
 	r->content_type = NULL; /* raw bytes; the reference sets no content type */
 }
 
-int air__ws_export(air_client *c, const air__ctx *ctx, const char *path, air__http_resp *resp,
-                   air_error **err)
+void air__ws_export_req(air__http_req *r, const char *path, char **query)
 {
 	air__buf q = AIR__BUF_INIT;
-	air__http_req req = {.method = "GET", .path = "/api/2.0/workspace/export"};
-	air_error *e = NULL;
-	int rc;
 
 	air__buf_query(&q, "path", path);
 	air__buf_query(&q, "direct_download", "true");
-	req.query = air__buf_cstr(&q);
-	rc = air__buf_oom(&q) ? air__oom(&e) : air__http_do(c, ctx, &req, resp, &e);
+	*query = air__buf_oom(&q) ? NULL : air__buf_detach(&q);
+	air__buf_dispose(&q);
+	*r = (air__http_req){.method = "GET", .path = "/api/2.0/workspace/export", .query = *query};
+}
+
+int air__ws_export(air_client *c, const air__ctx *ctx, const char *path, air__http_resp *resp,
+                   air_error **err)
+{
+	air__http_req req;
+	char *query;
+	air_error *e = NULL;
+	int rc;
+
+	air__ws_export_req(&req, path, &query);
+	rc = !query ? air__oom(&e) : air__http_do(c, ctx, &req, resp, &e);
 	if (rc != AIR_OK && air_error_http_status(e) == 404) {
 		air_error_free(e);
 		e = NULL;
@@ -186,7 +195,7 @@ int air__ws_export(air_client *c, const air__ctx *ctx, const char *path, air__ht
 	} else if (rc != AIR_OK) {
 		e = air__error_prefix(e, "reading %s", path);
 	}
-	air__buf_dispose(&q);
+	air__free(query);
 	return rc == AIR_OK ? AIR_OK : air__fail(err, e);
 }
 

@@ -236,19 +236,13 @@ static bool look_due(pipe *p, const air__http_req **req, air__http_resp **resp, 
 	    !submits_left(p))
 		return false;
 	if (!l->query) {
-		air__buf q = AIR__BUF_INIT;
-
-		air__buf_query(&q, "path", p->e->mark_path);
-		air__buf_query(&q, "direct_download", "true");
-		if (air__buf_oom(&q)) {
-			air__buf_dispose(&q);
+		air__ws_export_req(&l->req, p->e->mark_path, &l->query);
+		if (!l->query) {
 			l->answered = true; /* no look: the sweep goes on, as when one fails */
 			return false;
 		}
-		l->query = air__buf_detach(&q);
-		l->req = (air__http_req){.method = "GET", .path = "/api/2.0/workspace/export",
-		                         .query = l->query, .flags = AIR__HTTP_NO_RETRY,
-		                         .inactivity_timeout_ms = LOOK_TIMEOUT_MS};
+		l->req.flags = AIR__HTTP_NO_RETRY;
+		l->req.inactivity_timeout_ms = LOOK_TIMEOUT_MS;
 	}
 	air__http_resp_clear(&l->resp);
 	l->resp = (air__http_resp)AIR__HTTP_RESP_INIT;
@@ -397,11 +391,10 @@ int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, ai
 	if (!(p.jobs = air__calloc(p.n_jobs, sizeof(*p.jobs))))
 		return air__oom(err);
 	rc = air__http_do_feed(e->c, e->ctx, &feed, &stop);
-	/* Stopped by its mark: unless the interrupt or the deadline ended the
-	 * call meanwhile, which the call returns. */
+	/* Stopped by its mark: the variants not sent fail, the call does not,
+	 * unless its interrupt or deadline ended it meanwhile. */
 	marked = e->sweep->stopped && (rc == AIR_EABORTED || rc == AIR_OK);
 	if (marked) {
-		/* Stopped by its mark: the variants not sent fail, the call does not. */
 		air_error_free(stop);
 		stop = NULL;
 		air__failf(&stop, AIR_EABORTED, AIR_KIND_ABORTED, "sweep %s was stopped",

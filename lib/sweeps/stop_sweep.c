@@ -9,10 +9,12 @@
 
 #include <string.h>
 
-/* The base key as a sweep takes it (trimmed) into *key. */
-static int checked_key(const char *base_key, const char *fn, char **key, air_error **err)
+/* The tag of base key @base_key as a sweep takes it (trimmed) into *tag. */
+static int checked_tag(const char *base_key, const char *fn, char **tag, air_error **err)
 {
-	*key = NULL;
+	char *key;
+
+	*tag = NULL;
 	/* the checks of AIR_SWEEP_BASE_KEY, then its trimming as a sweep's */
 	if (!base_key || air__is_blank(base_key))
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT, "%s: the base key is %s",
@@ -20,15 +22,18 @@ static int checked_key(const char *base_key, const char *fn, char **key, air_err
 	if (strlen(base_key) > AIR__SWEEP_BASE_MAX)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "%s: the base key is longer than %d bytes", fn, AIR__SWEEP_BASE_MAX);
-	return (*key = air__trim_dup(base_key)) ? AIR_OK : air__oom(err);
+	key = air__trim_dup(base_key);
+	*tag = key ? air__sweep_tag(key) : NULL;
+	air__free(key);
+	return *tag ? AIR_OK : air__oom(err);
 }
 
-/* Write the stop mark of the sweep @key into the caller's folder. */
-static int write_mark(air_client *c, const air__ctx *ctx, const char *key, air_error **err)
+/* Write the stop mark of the sweep of tag @tag into the caller's folder. */
+static int write_mark(air_client *c, const air__ctx *ctx, const char *tag, air_error **err)
 {
-	char *tag = air__sweep_tag(key), *base = NULL, *path = NULL, when[32], text[64];
+	char *base = NULL, *path = NULL, when[32], text[64];
 	air__upload up = {.path = NULL};
-	int rc = tag ? air__client_ensure_resolved(c, ctx, err) : air__oom(err);
+	int rc = air__client_ensure_resolved(c, ctx, err);
 
 	if (rc == AIR_OK)
 		rc = air__client_user_base(c, ctx, &base, err);
@@ -44,7 +49,6 @@ static int write_mark(air_client *c, const air__ctx *ctx, const char *key, air_e
 	}
 	air__free(path);
 	air__free(base);
-	air__free(tag);
 	return rc;
 }
 
@@ -52,17 +56,17 @@ int air_client_stop_sweep(air_client *client, const char *base_key, const air_ca
                           air_error **err)
 {
 	air__ctx ctx;
-	char *key;
+	char *tag;
 	int rc;
 
 	if (!client)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "air_client_stop_sweep: client is NULL");
-	if ((rc = checked_key(base_key, "air_client_stop_sweep", &key, err)) != AIR_OK)
+	if ((rc = checked_tag(base_key, "air_client_stop_sweep", &tag, err)) != AIR_OK)
 		return rc;
 	air__client_ctx(client, opts ? &opts->call : NULL, &ctx);
-	rc = write_mark(client, &ctx, key, err);
-	air__free(key);
+	rc = write_mark(client, &ctx, tag, err);
+	air__free(tag);
 	return rc;
 }
 
@@ -71,8 +75,8 @@ int air_client_cancel_sweep(air_client *client, const char *base_key,
                             air_error **err)
 {
 	air__call_opts rest;
-	char *key, *tag;
 	air__ctx ctx;
+	char *tag;
 	int rc;
 
 	if (!out)
@@ -82,16 +86,14 @@ int air_client_cancel_sweep(air_client *client, const char *base_key,
 	if (!client)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "air_client_cancel_sweep: client is NULL");
-	if ((rc = checked_key(base_key, "air_client_cancel_sweep", &key, err)) != AIR_OK)
+	if ((rc = checked_tag(base_key, "air_client_cancel_sweep", &tag, err)) != AIR_OK)
 		return rc;
 	/* First the stop: no variant starts while the runs are being cancelled. */
 	air__client_ctx(client, opts ? &opts->call : NULL, &ctx);
-	rc = write_mark(client, &ctx, key, err);
-	tag = rc == AIR_OK ? air__sweep_tag(key) : NULL;
+	rc = write_mark(client, &ctx, tag, err);
 	rest = air__ctx_rest(&ctx); /* one deadline for the whole call */
 	if (rc == AIR_OK)
-		rc = tag ? air__cancel_active(client, &rest, tag, out, err) : air__oom(err);
+		rc = air__cancel_active(client, &rest, tag, out, err);
 	air__free(tag);
-	air__free(key);
 	return rc;
 }

@@ -27,6 +27,7 @@ typedef struct sweep_call {
 	bool flow_open;
 	air_sweep *s;
 	char *sweep_dir;
+	char *tag;            /* the folder of its launch directories (air__sweep_tag()) */
 	char *mark_path;      /* its stop mark (air_client_stop_sweep()) */
 	bool sending;         /* variants are being sent */
 } sweep_call;
@@ -54,20 +55,18 @@ static int base_key(sweep_call *k, air_error **err)
  * submission of the sweep; variant i goes to its "v<i>". */
 static int sweep_dir(sweep_call *k, air_error **err)
 {
-	char hex[17], *tag = air__sweep_tag(k->s->base_key), *raw;
+	char hex[17], *raw;
 	int rc = air__launch_suffix(hex);
 
-	if (rc != AIR_OK) {
-		air__free(tag);
+	if (rc != AIR_OK)
 		return air__failf(err, rc, 0, "cannot read random bytes for the launch directory");
-	}
-	raw = tag ? air__sprintf("%s/.air/cli_launch/%s/%s/%s", k->f.user_base,
-	                         air_config_experiment_name(k->cfg), tag, hex)
-	          : NULL;
+	if (!(k->tag = air__sweep_tag(k->s->base_key)))
+		return air__oom(err);
+	raw = air__sprintf("%s/.air/cli_launch/%s/%s/%s", k->f.user_base,
+	                   air_config_experiment_name(k->cfg), k->tag, hex);
 	k->sweep_dir = raw ? air__path_clean(raw) : NULL;
-	k->mark_path = tag ? air__sweep_mark_path(k->f.user_base, tag) : NULL;
+	k->mark_path = air__sweep_mark_path(k->f.user_base, k->tag);
 	air__free(raw);
-	air__free(tag);
 	return k->sweep_dir && k->mark_path ? AIR_OK : air__oom(err);
 }
 
@@ -199,6 +198,13 @@ static bool refused(const air_error *e)
 	return air_error_http_status(e) == 409 && code && !strcmp(code, "RESOURCE_CONFLICT");
 }
 
+/* The error of a variant that the sweep's stop left unsubmitted. */
+static air_error *stopped_error(const sweep_call *k)
+{
+	return air__error_new(AIR_EABORTED, 0, "not submitted: sweep %s was stopped",
+	                      k->s->base_key);
+}
+
 /* Whether the sweep's stop mark says stopped (then so does k->s); a mark
  * that cannot be read does not. */
 static bool look_at_mark(sweep_call *k)
@@ -225,17 +231,16 @@ static void refused_by_stop(sweep_call *k, size_t first, size_t end)
 		return;
 	for (size_t i = first; i < end; i++)
 		if (refused(k->s->v[i].err))
-			air__sweep_fail(k->s, i, air__error_new(AIR_EABORTED, 0, "not submitted: "
-			                "sweep %s was stopped", k->s->base_key));
+			air__sweep_fail(k->s, i, stopped_error(k));
 }
 
 /* Where runs start at once: at most @e->max_parallel of the sweep's going.
  * Its stop mark (looked at before each batch and while it waits for a free
  * place: a stopped sweep does not wait for its runs), or a run of the sweep
  * that ends cancelled, stops it: the variants not yet sent are not
- * submitted. A place freed while another
- * run is being cancelled is taken only once that one has ended, so that a
- * cancellation of the sweep is seen first. */
+ * submitted. A place freed while another run is being cancelled is taken
+ * only once that one has ended, so that a cancellation of the sweep is seen
+ * first. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {
 	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going)), canceled = 0;
@@ -287,8 +292,7 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 			                "of the sweep was cancelled", (long long)canceled));
 	for (; k->s->stopped && i < k->s->n; i++)
 		if (k->s->v[i].status == AIR_VARIANT_VALID)
-			air__sweep_fail(k->s, i, air__error_new(AIR_EABORTED, 0, "not submitted: sweep %s "
-			                "was stopped", k->s->base_key));
+			air__sweep_fail(k->s, i, stopped_error(k));
 	air__free(going);
 	return rc;
 }
@@ -324,13 +328,12 @@ static int find_variant_run(const air_run *run, void *ud)
 static void adopt_runs(sweep_call *k)
 {
 	adoption a = {k->s, air__calloc(k->s->n, sizeof(int64_t))};
-	char *tag = air__sweep_tag(k->s->base_key);
 	const char *host = air__client_host(k->c);
 	air__call_opts rest = air__ctx_rest(&k->ctx);
 	air_error *e = NULL;
 
-	if (a.found && tag &&
-	    air__list_each(k->c, &rest, tag, true, find_variant_run, &a, &e) == AIR_OK) {
+	if (a.found &&
+	    air__list_each(k->c, &rest, k->tag, true, find_variant_run, &a, &e) == AIR_OK) {
 		for (size_t i = 0; i < k->s->n; i++) {
 			air__variant *v = &k->s->v[i];
 
@@ -351,7 +354,6 @@ static void adopt_runs(sweep_call *k)
 		                  air_error_message(e));
 	}
 	air_error_free(e);
-	air__free(tag);
 	air__free(a.found);
 }
 
@@ -361,7 +363,6 @@ static int variants(sweep_call *k, air_error **err)
 	                                                : air__client_sweep_parallel(k->c);
 	air__pipeline_env pe = {k->c, &k->ctx, k->cfg, k->points, k->opts, k->s, k->sweep_dir,
 	                        k->f.policy_id, k->f.code_source_path, maxp, k->mark_path};
-
 	int rc;
 
 	k->sending = true;
@@ -420,6 +421,7 @@ int air_client_submit_sweep(air_client *client, const air_config *cfg,
 		air__flow_dispose(&k.f);
 	air_submit_options_free(k.sopts);
 	air__free(k.sweep_dir);
+	air__free(k.tag);
 	air__free(k.mark_path);
 	/* Stopped while variants were being sent: which were is worth knowing. */
 	if (rc == AIR_OK ||
