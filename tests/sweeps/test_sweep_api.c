@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "submit_test.h"
 #include "test.h"
@@ -606,14 +607,22 @@ AIR_TEST(sweep__a_look_that_fails_lets_the_sweep_go_on)
 	air_sweep *s = NULL;
 	air_error *err = NULL;
 
+	struct timespec t0, t1;
+	long took_s;
+
 	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"GET\",\"path\":"
 	             "\"/api/2.0/workspace/export\",\"status\":503,\"times\":-1}"));
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 1), AIR_OK);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took_s = (long)(t1.tv_sec - t0.tv_sec) + 1;
 	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
 	ASSERT_EQ_INT(runs_created(), 3);
-	air_test_note("%d looks", mark_looks());
-	ASSERT_TRUE(mark_looks() >= 1 && mark_looks() <= 3); /* retried, they would be dozens */
+	air_test_note("%d looks in %ld s at most", mark_looks(), took_s);
+	/* One attempt each, a second apart: at most one a second after the first
+	 * (however slow this machine is); retried, they would be dozens. */
+	ASSERT_TRUE(mark_looks() >= 1 && mark_looks() <= 1 + took_s);
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);
@@ -645,44 +654,39 @@ AIR_TEST(sweep__a_run_created_as_the_stop_is_seen_is_reported)
 		submitted += air_sweep_variant_status(s, i) == AIR_VARIANT_SUBMITTED;
 	air_test_note("%d of 20 reported submitted, %d runs created", submitted, runs_created());
 	ASSERT_EQ_INT(runs_created(), submitted);
-	ASSERT_TRUE(submitted >= 2 && submitted < 20);
+	ASSERT_TRUE(submitted < 20);
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);
 }
 
 /* A stopped sweep that waits for its requests in flight still ends at its
- * deadline, and says so. */
+ * deadline, and says so. Stopped before it starts: its first look (500 ms,
+ * as every request) answers while the folders of the variants it opened at
+ * once are being made, each 6 s, past the 3 s deadline. */
 AIR_TEST(sweep__a_stopped_sweep_keeps_its_deadline)
 {
-	air_sweep_points *p = grid("1,2,3,4,5,6,7,8,9,10", "1,2");
+	air_sweep_points *p = grid("1,2,3,4", "1");
 	air_sweep_options *o = keyed("deadline");
+	air_client *c = fakews_client(flow_fw);
 	air_sweep *s = NULL;
 	air_error *err = NULL;
-	stopper at = {0, 0};
 
-	fakews_configf(flow_fw, "{\"latency_ms\":100}");
-	json_decref(fakews_callf(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"POST\","
-	             "\"path\":\"%s\",\"action\":\"delay\",\"delay_ms\":6000,\"times\":2}",
-	             SUBMIT));
-	json_decref(fakews_call(flow_fw, "POST", "/__fakews/faults", FIRST_LOOK_MISSES));
+	ASSERT_OK(air_client_stop_sweep(c, "deadline", NULL, &err), err);
+	fakews_configf(flow_fw, "{\"latency_ms\":500}");
+	json_decref(fakews_call(flow_fw, "POST", "/__fakews/faults", "{\"method\":\"POST\","
+	            "\"path\":\"/api/2.0/workspace/mkdirs\",\"action\":\"delay\","
+	            "\"delay_ms\":6000,\"times\":-1}"));
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, 4), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_options_set_deadline_ms(o, 3000), AIR_OK);
-	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, stop_from_elsewhere, &at), AIR_OK);
 	ASSERT_EQ_INT(sweep(WORKLOAD, p, o, &s, &err), AIR_ETIMEOUT);
 	ASSERT_TRUE(s != NULL);
 	ASSERT_CONTAINS(air_error_message(err), "deadline");
-	{
-		size_t failed = 0;
-		for (size_t i = 0; i < air_sweep_count(s); i++) {
-			int32_t st = air_sweep_variant_status(s, i);
-			ASSERT_TRUE(st == AIR_VARIANT_SUBMITTED || st == AIR_VARIANT_FAILED);
-			failed += st == AIR_VARIANT_FAILED;
-		}
-		ASSERT_EQ_INT(air_sweep_failed_count(s), failed);
-	}
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 4);
+	ASSERT_EQ_INT(runs_created(), 0);
 	air_error_free(err);
 	air_sweep_free(s);
+	air_client_free(c);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);
 }
