@@ -305,6 +305,7 @@ typedef struct air__lwriter {
 	uint64_t lost, noted;      /* lines lost to failed writes; those a note in the log reports */
 	uint64_t records;          /* records written by this writer */
 	bool started_empty;        /* the log was empty when the writer began */
+	bool short_time;           /* a record's time had fewer than 19 digits (a clock before 2001) */
 } air__lwriter;
 
 void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact);
@@ -316,16 +317,26 @@ void air__lwriter_flush(air__lwriter *w);
  * line breaks made spaces. */
 void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
 /* The node log complete (flushed, its node ended): beside it, how many
- * records it holds (<log>.count: "<size> <records>\n"), so that a reader of
- * its tail need not count them. Written only when the writer wrote the whole
- * log (it started empty and lost nothing), and only for a log of at least
- * AIR__LOCAL_COUNTED_BYTES: a shorter one is counted faster than the file
- * is made. */
+ * records it holds (<log>.count: "<size> <records>[ 20]\n"), so that a reader of
+ * its tail need not count them; the third field, when every record's time
+ * had nineteen digits, says that each record's text starts AIR__LOCAL_TEXT_AT
+ * bytes after the record, so that a reader of the text need not check its
+ * time. Written only when the writer wrote the whole log (it started empty
+ * and lost nothing), and only for a log of at least AIR__LOCAL_COUNTED_BYTES:
+ * a shorter one is counted faster than the file is made. */
 void air__lwriter_finish(air__lwriter *w, const char *log_path);
 #define AIR__LOCAL_COUNTED_BYTES (64 * 1024)
-/* The number of records of the complete log @log_path of @size bytes, from
- * its count file; -1 when there is none for that size. */
-int64_t air__llog_count(const char *log_path, size_t size);
+/* Bytes before a record's text when its time has nineteen digits (the times
+ * of 2001 to 2286): the digits and a space. */
+#define AIR__LOCAL_TEXT_AT 20
+/* What the count file of a complete log says. */
+typedef struct air__llog_counted {
+	int64_t records;           /* -1: no count file for the log's size */
+	size_t text_at;            /* AIR__LOCAL_TEXT_AT when the writer vouches for every
+	                            * record's time width, else 0 */
+} air__llog_counted;
+/* The count file of the complete log @log_path of @size bytes. */
+air__llog_counted air__llog_count(const char *log_path, size_t size);
 void air__lwriter_dispose(air__lwriter *w);
 
 /* A node log mapped for reading (the complete records present when opened). */

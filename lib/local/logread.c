@@ -46,6 +46,10 @@ struct air__local_log {
 	bool settled;        /* the run had ended: its latest attempt cannot change */
 	char *path;
 	int fd;              /* -1: no such file yet, an empty log */
+	/* What the file's count file said when it was opened, for its first
+	 * counted_size bytes (0: none). */
+	air__llog_counted counted;
+	size_t counted_size;
 	/* The file mapped when a query searched it (a tail, a start time) and
 	 * asked for text: its text pages are copied from here instead of read
 	 * (the search has brought the bytes in already). */
@@ -166,7 +170,8 @@ static bool first_offset(air__local_log *r, const air__log_query *q, uint64_t *a
 		/* The tail of a whole complete log: its count file tells how many
 		 * records come before the tail, so the shorter way is counted,
 		 * from the start or back from the end. */
-		if (lo == 0 && hi == l.size && (count = air__llog_count(r->path, l.size)) >= 0 &&
+		if (lo == 0 && hi == l.size && r->counted_size == l.size &&
+		    (count = r->counted.records) >= 0 &&
 		    count - q->tail < q->tail)
 			lo = count > q->tail ? skip_records(&l, (uint64_t)(count - q->tail)) : 0;
 		else
@@ -190,6 +195,7 @@ static int open_log(air__local *ws, air__local_log *r, const air__log_query *q)
 	char *dir, *path;
 	json_t *status;
 	int32_t attempt;
+	struct stat st;
 
 	if (r->path && r->fd >= 0 && r->settled && r->run_id == q->run_id &&
 	    r->attempt_asked == q->attempt && r->node == q->node)
@@ -221,11 +227,16 @@ static int open_log(air__local *ws, air__local_log *r, const air__log_query *q)
 	air__llog_close(&r->view);
 	air__free(r->path);
 	r->path = path;
+	r->counted_size = 0;
 	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT) {
 		air__free(r->path);
 		r->path = NULL;
 		return AIR_EUNSUPPORTED;
 	}
+	/* A complete log's count file (a log still written has none). */
+	if (r->fd >= 0 && fstat(r->fd, &st) == 0 &&
+	    (r->counted = air__llog_count(path, (size_t)st.st_size)).records >= 0)
+		r->counted_size = (size_t)st.st_size;
 	return AIR_OK;
 }
 
@@ -514,6 +525,14 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 		if (first > 0 && first <= last && last < to_ns)
 			to_ns = 0;
 	}
+	/* Records whose writer vouched for their times' width (its count file):
+	 * their text is found without reading the time (text_at: SIZE_MAX when
+	 * it did not). */
+	const size_t text_at = r->counted.text_at > 0 && at + got <= r->counted_size
+	                           ? r->counted.text_at
+	                           : SIZE_MAX;
+	char *const out = r->buf;
+
 	nl_start(&scan, src, got);
 	while (n < max && (nl = nl_next(&scan)) < got) {
 		const char *p = src + used, *text;
@@ -525,19 +544,21 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 				bounded = true;
 				break;
 			}
+		} else if (nl - used >= text_at) {
+			text = p + text_at;
 		} else {
 			text = skip_time(p, src + nl);
 		}
 		/* The line and its newline (read in place, the text only moves down). */
 		size_t n_text = (size_t)(src + nl + 1 - text);
-		if (n_text <= 16 && text + 16 <= src + got && (src != r->buf || w + 16 <= nl + 1)) {
+		if (n_text <= 16 && text + 16 <= src + got && (src != out || w + 16 <= nl + 1)) {
 			/* A short line: sixteen bytes loaded, then stored (into the
 			 * slack at worst; in place, only over bytes already read). */
 			char chunk[16];
 			memcpy(chunk, text, 16);
-			memcpy(r->buf + w, chunk, 16);
+			memcpy(out + w, chunk, 16);
 		} else {
-			memmove(r->buf + w, text, n_text);
+			memmove(out + w, text, n_text);
 		}
 		w += n_text;
 		used = nl + 1;

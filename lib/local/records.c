@@ -124,6 +124,8 @@ static void add_record(air__lwriter *w, air__buf *out, const char *text, size_t 
 	if (t <= w->last_t)
 		t = w->last_t + 1;
 	w->last_t = t;
+	if (t < 1000000000000000000LL)
+		w->short_time = true;
 	air__buf_printf(out, "%lld ", (long long)t);
 	put_clean(out, text, n);
 	air__buf_putc(out, '\n');
@@ -286,34 +288,41 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...)
 
 void air__lwriter_finish(air__lwriter *w, const char *log_path)
 {
-	char *path, text[48];
+	char *path, text[64];
 	int n;
 
 	/* The writer's count is the file's only when it wrote all of it. */
 	if (w->fd < 0 || w->error || !w->started_empty || w->size < AIR__LOCAL_COUNTED_BYTES)
 		return;
-	n = snprintf(text, sizeof(text), "%lld %llu\n", (long long)w->size,
-	             (unsigned long long)w->records);
+	n = w->short_time ? snprintf(text, sizeof(text), "%lld %llu\n", (long long)w->size,
+	                             (unsigned long long)w->records)
+	                  : snprintf(text, sizeof(text), "%lld %llu %d\n", (long long)w->size,
+	                             (unsigned long long)w->records, AIR__LOCAL_TEXT_AT);
 	if ((path = air__sprintf("%s.count", log_path)) != NULL && n > 0)
 		air__lwrite_atomic(path, text, (size_t)n, 0600, false);
 	air__free(path);
 }
 
-int64_t air__llog_count(const char *log_path, size_t size)
+air__llog_counted air__llog_count(const char *log_path, size_t size)
 {
 	char *path = air__sprintf("%s.count", log_path);
 	air__buf b = AIR__BUF_INIT;
 	long long have_size;
 	unsigned long long records;
-	int64_t count = -1;
+	int text_at = 0;
+	air__llog_counted c = {-1, 0};
 
+	/* A count file without its third field (an earlier writer's, or one
+	 * whose clock was before 2001) counts records only. */
 	if (path && air__lread_file(path, 64, &b) == 0 &&
-	    sscanf(air__buf_cstr(&b), "%lld %llu", &have_size, &records) == 2 &&
-	    have_size >= 0 && (size_t)have_size == size && records <= (unsigned long long)INT64_MAX)
-		count = (int64_t)records;
+	    sscanf(air__buf_cstr(&b), "%lld %llu %d", &have_size, &records, &text_at) >= 2 &&
+	    have_size >= 0 && (size_t)have_size == size && records <= (unsigned long long)INT64_MAX) {
+		c.records = (int64_t)records;
+		c.text_at = text_at == AIR__LOCAL_TEXT_AT ? AIR__LOCAL_TEXT_AT : 0;
+	}
 	air__buf_dispose(&b);
 	air__free(path);
-	return count;
+	return c;
 }
 
 /* ---- reading ------------------------------------------------------------------------ */

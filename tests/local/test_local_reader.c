@@ -284,6 +284,47 @@ AIR_TEST(local_reader__a_counted_log_gives_the_same_tails)
 	air__free(log);
 }
 
+/* A log whose count file vouches for its times' width (nineteen digits, as
+ * the writer makes them from 2001 on) gives the same text, whole, paged or
+ * as a tail, over several blocks; a record too short to hold such a time
+ * is read as the endpoint reads it all the same. */
+AIR_TEST(local_reader__a_vouched_log_gives_the_same_text)
+{
+	air__buf b = AIR__BUF_INIT;
+	const char *state;
+	air__local *ws;
+	char *path, count[64];
+	const air__log_query queries[] = {
+		{.run_id = RUN, .attempt = -1, .ascending = true},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .tail = 1},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .tail = 9000},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .tail = 20000},
+	};
+	char *want[AIR__ARRAY_SIZE(queries)];
+
+	for (int i = 1; i <= 12000; i++)
+		air__buf_printf(&b, "%lld line %d\n", 1700000000000000000LL + i, i);
+	air__buf_puts(&b, "12 short\n1700000000000020000 \n1700000000000020001 last\n");
+	ASSERT_TRUE(b.len > 256 * 1024); /* more than one block */
+	ws = make_run(ended, air__buf_cstr(&b), &state);
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++)
+		want[i] = text_chain(ws, &queries[i]);
+	ASSERT_CONTAINS(want[0], "\nline 12000\nshort\n\nlast\n");
+	path = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log.count", state, RUN);
+	snprintf(count, sizeof(count), "%zu %d %d\n", b.len, 12003, AIR__LOCAL_TEXT_AT);
+	air_test_write_file(path, count, strlen(count));
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
+		char *got = text_chain(ws, &queries[i]);
+		ASSERT_EQ_STR(got, want[i]);
+		air__free(got);
+		air__free(want[i]);
+	}
+	air__free(path);
+	air__local_free(ws);
+	air__buf_dispose(&b);
+}
+
 /* Times as the endpoint reads them, however a record is written. */
 AIR_TEST(local_reader__odd_records_read_as_the_endpoint_reads_them)
 {

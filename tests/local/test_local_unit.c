@@ -304,8 +304,23 @@ AIR_TEST(local_unit__a_finished_log_counts_its_records)
 	air__lwriter_finish(&w, path);
 	air__lwriter_dispose(&w);
 	ASSERT_EQ_INT(fstat(fd, &st), 0);
-	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size), 3002);
-	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size - 1), -1);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size).records, 3002);
+	/* Every time had nineteen digits: the writer vouches for where texts start. */
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size).text_at, AIR__LOCAL_TEXT_AT);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size - 1).records, -1);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size - 1).text_at, 0);
+	/* A count without the third field (a clock before 2001, an earlier
+	 * writer), or with another width, counts records only. */
+	for (int k = 0; k < 3; k++) {
+		static const char *const third[] = {"", " 19", " 21"};
+		char text[64];
+		air__llog_counted c;
+		snprintf(text, sizeof(text), "%lld 3002%s\n", (long long)st.st_size, third[k]);
+		air_test_write_file(count, text, strlen(text));
+		c = air__llog_count(path, (size_t)st.st_size);
+		ASSERT_EQ_INT(c.records, 3002);
+		ASSERT_EQ_INT(c.text_at, 0);
+	}
 	/* Appended to by a second writer: no count of its own. */
 	ASSERT_EQ_INT(unlink(count), 0);
 	air__lwriter_init(&w, fd, NULL);
@@ -314,7 +329,7 @@ AIR_TEST(local_unit__a_finished_log_counts_its_records)
 	air__lwriter_finish(&w, path);
 	air__lwriter_dispose(&w);
 	ASSERT_TRUE(access(count, F_OK) != 0);
-	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size + 25), -1);
+	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size + 25).records, -1);
 	close(fd);
 	/* A log shorter than AIR__LOCAL_COUNTED_BYTES gets none: it is counted
 	 * faster than the file is made. */
