@@ -254,10 +254,14 @@ bool cli_isatty_stdout(void) { return isatty(STDOUT_FILENO) == 1; }
 
 void cli_buffer_stdout(void)
 {
+	/* Given, not asked for by size: glibc ignores the size of a buffer it
+	 * is to allocate (and takes the file's block size, 4 KiB). */
+	static char buffer[(size_t)1 << 20];
+
 	/* A terminal keeps its line buffering; a file or a pipe gets large
-	 * writes (a million log lines are a few hundred writes, not a million). */
+	 * writes (a million log lines are a few writes, not hundreds). */
 	if (!cli_isatty_stdout())
-		setvbuf(stdout, NULL, _IOFBF, (size_t)1 << 20);
+		setvbuf(stdout, buffer, _IOFBF, sizeof(buffer));
 }
 
 /* ---- standard output ---- */
