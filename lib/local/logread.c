@@ -227,6 +227,7 @@ static int open_log(air__local *ws, air__local_log *r, const air__log_query *q)
 	air__llog_close(&r->view);
 	air__free(r->path);
 	r->path = path;
+	r->counted = (air__llog_counted){-1, 0};
 	r->counted_size = 0;
 	if ((r->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 && errno != ENOENT) {
 		air__free(r->path);
@@ -589,6 +590,7 @@ int air__local_log_read(air__local *ws, const air__ctx *ctx, air__local_log **re
 		if (!(r = air__calloc(1, sizeof(*r))))
 			return air__oom(err);
 		r->fd = -1;
+		r->counted = (air__llog_counted){-1, 0};
 		*reader = r;
 	}
 	if ((rc = open_log(ws, r, q)) != AIR_OK)
