@@ -13,6 +13,9 @@ int cli_error(const char *fmt, ...)
 {
 	va_list ap;
 
+	/* What was printed before the error comes before it, also when both
+	 * streams go to one file or pipe. */
+	fflush(stdout);
 	fputs("Error: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -305,7 +305,7 @@ typedef struct air__lwriter {
 	uint64_t lost, noted;      /* lines lost to failed writes; those a note in the log reports */
 	uint64_t records;          /* records written by this writer */
 	bool started_empty;        /* the log was empty when the writer began */
-	bool short_time;           /* a record's time had fewer than 19 digits (a clock before 2001) */
+	bool short_time;           /* a time had fewer than 19 digits (a clock before 9/2001) */
 } air__lwriter;
 
 void air__lwriter_init(air__lwriter *w, int fd, const air__lredact *redact);
@@ -327,7 +327,8 @@ void air__lwriter_note(air__lwriter *w, const char *fmt, ...) AIR__PRINTF(2, 3);
 void air__lwriter_finish(air__lwriter *w, const char *log_path);
 #define AIR__LOCAL_COUNTED_BYTES (64 * 1024)
 /* Bytes before a record's text when its time has nineteen digits (the times
- * of 2001 to 2286): the digits and a space. */
+ * from September 2001 on, as far as int64 nanoseconds go, 2262): the digits and
+ * a space. */
 #define AIR__LOCAL_TEXT_AT 20
 /* What the count file of a complete log says. */
 typedef struct air__llog_counted {

@@ -313,7 +313,7 @@ air__llog_counted air__llog_count(const char *log_path, size_t size)
 	air__llog_counted c = {-1, 0};
 
 	/* A count file without its third field (an earlier writer's, or one
-	 * whose clock was before 2001) counts records only. */
+	 * whose clock was before September 2001) counts records only. */
 	if (path && air__lread_file(path, 64, &b) == 0 &&
 	    sscanf(air__buf_cstr(&b), "%lld %llu %d", &have_size, &records, &text_at) >= 2 &&
 	    have_size >= 0 && (size_t)have_size == size && records <= (unsigned long long)INT64_MAX) {

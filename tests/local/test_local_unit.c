@@ -309,7 +309,7 @@ AIR_TEST(local_unit__a_finished_log_counts_its_records)
 	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size).text_at, AIR__LOCAL_TEXT_AT);
 	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size - 1).records, -1);
 	ASSERT_EQ_INT(air__llog_count(path, (size_t)st.st_size - 1).text_at, 0);
-	/* A count without the third field (a clock before 2001, an earlier
+	/* A count without the third field (a clock before September 2001, an earlier
 	 * writer), or with another width, counts records only. */
 	for (int k = 0; k < 3; k++) {
 		static const char *const third[] = {"", " 19", " 21"};
