@@ -188,11 +188,14 @@ static int write_text(const char *text, size_t len, void *ud)
 
 static FILE *open_out(const char *path)
 {
+	/* Given, not asked for by size: glibc ignores the size of a buffer it
+	 * allocates itself (one file open at a time). */
+	static char buffer[OUT_BUFFER];
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		die("output", NULL);
-	setvbuf(f, NULL, _IOFBF, OUT_BUFFER);
+	setvbuf(f, buffer, _IOFBF, sizeof(buffer));
 	return f;
 }
 
