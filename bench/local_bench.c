@@ -17,6 +17,10 @@
  *   the kernel where it can (copy_file_range), so a plain read/write copy of
  *   the same file (128 KiB buffer, what cat did before) is printed beside it
  *   (`rw_s`) with the ratios against it.
+ * - writing: that run's time to SUCCESS (`write_s`) and the CPU time of its
+ *   supervisor, guards and nodes (`write_cpu_s`), against `seq LINES` into
+ *   a file twice (`seq_s`, `seq_cpu_s`; the run has two nodes):
+ *   `write_cpu_ratio`, what writing the node logs costs (one round).
  * Each figure is the fastest of ROUNDS rounds (other load shares the
  * machine; CPU times are the rounds' median). Beside them, the file system
  * of the state directory (`fs`: the start's figures depend on it, see
@@ -314,6 +318,8 @@ int main(int argc, char **argv)
 		cat_cpu[ROUNDS];
 	char **env, *host_var = NULL;
 	const char *fs;
+	start_round wr = {0, 0, 0, 0};
+	double seq_s, seq_cpu;
 	int64_t id;
 	FILE *f;
 
@@ -364,7 +370,20 @@ int main(int argc, char **argv)
 	printf("  state directory on %s\n", fs);
 
 	snprintf(cmd, sizeof(cmd), "seq %ld", lines);
-	id = run_workload(c, cmd, &(start_round){0});
+	id = run_workload(c, cmd, &wr);
+	{
+		/* The same output written by the command itself into a file, once
+		 * per node. */
+		char *seqv[] = {"seq", cmd + 4, NULL};
+		double k0 = cpu_of(RUSAGE_CHILDREN);
+
+		seq_s = run_cmd(seqv, out, NULL) + run_cmd(seqv, out, NULL);
+		seq_cpu = cpu_of(RUSAGE_CHILDREN) - k0;
+	}
+	printf("writing: a 2-node run of `seq %ld` to SUCCESS %.3f s, CPU %.3f s (supervisor, "
+	       "guards, nodes); `seq %ld` into a file twice %.3f s, CPU %.3f s; write_cpu_ratio "
+	       "%.2f\n",
+	       lines, wr.end, wr.run_cpu, lines, seq_s, seq_cpu, wr.run_cpu / seq_cpu);
 	/* docs/local.md, "The state directory" */
 	snprintf(log, sizeof(log), "%s/jobs/runs/%lld/logs/attempt_0/node_0.log", dir, (long long)id);
 	if (access(log, R_OK) != 0)
@@ -428,13 +447,15 @@ int main(int argc, char **argv)
 	       "\"iter_ratio\":%.3f,\"logs_ratio_rw\":%.3f,\"text_ratio_rw\":%.3f,"
 	       "\"stream_ratio_rw\":%.3f,\"iter_ratio_rw\":%.3f,\"cli_cpu_s\":%.4f,"
 	       "\"text_cpu_s\":%.4f,\"stream_cpu_s\":%.4f,\"iter_cpu_s\":%.4f,\"cat_cpu_s\":%.4f,"
-	       "\"fs\":\"%s\"}\n",
+	       "\"write_s\":%.4f,\"write_cpu_s\":%.4f,\"seq_s\":%.4f,\"seq_cpu_s\":%.4f,"
+	       "\"write_cpu_ratio\":%.3f,\"fs\":\"%s\"}\n",
 	       start_s, start_med, submit_s, direct_s, start_s / direct_s, ccpu, rcpu, dcpu,
 	       (ccpu + rcpu) / dcpu, lines, cli_s, text_s, stream_s, iter_s, cat_s, rw_s,
 	       cli_s / cat_s, cli_s / cat_s, text_s / cat_s, stream_s / cat_s, iter_s / cat_s,
 	       cli_s / rw_s, text_s / rw_s, stream_s / rw_s, iter_s / rw_s,
 	       median(cli_cpu, ROUNDS), median(text_cpu, ROUNDS), median(stream_cpu, ROUNDS),
-	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS), fs);
+	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS), wr.end, wr.run_cpu, seq_s, seq_cpu,
+	       wr.run_cpu / seq_cpu, fs);
 	air_logs_options_free(lo);
 	air_client_free(c);
 	air_client_options_free(o);

@@ -296,6 +296,9 @@ char *air__lnode_work(const char *run_dir, int64_t node);
 typedef struct air__lwriter {
 	int fd;                    /* the node log, O_APPEND; -1 once it cannot be written */
 	int64_t last_t;            /* time of the last record made */
+	int64_t batch_t;           /* when the batch of records being made arrived */
+	char time_text[19];        /* last_t in decimal (time_len digits; 0: none yet) */
+	size_t time_len;
 	air__buf raw;              /* output not scrubbed yet (it may end with the start of a secret) */
 	size_t raw_redacted;       /* its first bytes already replaced (air__lredact_step()) */
 	air__buf line;             /* scrubbed output since the last newline */

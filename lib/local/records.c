@@ -90,15 +90,36 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* How many of the @n bytes at @s come before the first NUL or non-ASCII
+ * byte: eight at a time (a byte is NUL or >= 0x80 where the word minus
+ * 0x01 per byte, or the word itself, has its top bit set). */
+static size_t plain_ascii(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	for (; n - i >= 8; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		if (((w - 0x0101010101010101ULL) | w) & 0x8080808080808080ULL)
+			break;
+	}
+	while (i < n && s[i] != 0 && s[i] < 0x80)
+		i++;
+	return i;
+}
+
 /* @n bytes as valid UTF-8 without NUL: bad bytes become U+FFFD. */
 static void put_clean(air__buf *b, const char *text, size_t n)
 {
 	const unsigned char *s = (const unsigned char *)text;
 
 	for (size_t i = 0; i < n;) {
-		size_t len;
+		size_t len = plain_ascii(s + i, n - i);
 
-		if (s[i] == 0) {
+		if (len > 0) { /* the usual line: copied whole */
+			air__buf_put(b, s + i, len);
+			i += len;
+		} else if (s[i] == 0) {
 			put_replacement(b);
 			i++;
 		} else if (s[i] < 0x80) {
@@ -114,19 +135,47 @@ static void put_clean(air__buf *b, const char *text, size_t n)
 	}
 }
 
+/* Append the decimal text of @t (> 0). The lines of a batch have times one
+ * apart: the last one's text is counted up instead of written anew. */
+static void put_time(air__lwriter *w, air__buf *out, int64_t t)
+{
+	char *d = w->time_text;
+	size_t i = w->time_len;
+
+	if (t == w->last_t + 1 && i > 0) {
+		while (i > 0 && d[i - 1] == '9')
+			d[--i] = '0';
+		if (i > 0)
+			d[i - 1]++;
+	}
+	if (t != w->last_t + 1 || i == 0) { /* not the next, or one digit more */
+		char rev[sizeof(w->time_text)];
+		size_t k = 0;
+
+		for (uint64_t u = (uint64_t)t; u > 0 && k < sizeof(rev); u /= 10)
+			rev[k++] = (char)('0' + u % 10);
+		for (i = 0; i < k; i++)
+			d[i] = rev[k - 1 - i];
+		w->time_len = k;
+	}
+	air__buf_put(out, d, w->time_len);
+}
+
 /* Append the record of @text (@n bytes, no newline; already scrubbed) to @out. */
 static void add_record(air__lwriter *w, air__buf *out, const char *text, size_t n)
 {
-	int64_t t = now_ns();
+	/* The lines of one batch arrived together: the batch's time. */
+	int64_t t = w->batch_t;
 
 	if (n > 0 && text[n - 1] == '\r')
 		n--; /* CRLF output */
 	if (t <= w->last_t)
 		t = w->last_t + 1;
-	w->last_t = t;
 	if (t < 1000000000000000000LL)
 		w->short_time = true;
-	air__buf_printf(out, "%lld ", (long long)t);
+	put_time(w, out, t);
+	w->last_t = t;
+	air__buf_putc(out, ' ');
 	put_clean(out, text, n);
 	air__buf_putc(out, '\n');
 }
@@ -138,6 +187,7 @@ static void begin_batch(air__lwriter *w, air__buf *out, uint64_t *noting)
 	char note[160];
 	int n;
 
+	w->batch_t = now_ns();
 	*noting = w->noted;
 	if (w->lost == w->noted || w->fd < 0)
 		return;

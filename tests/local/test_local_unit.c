@@ -284,6 +284,78 @@ AIR_TEST(local_unit__a_note_with_line_breaks_is_one_record)
 	air__free(path);
 }
 
+/* The lines of one batch get times one nanosecond apart, written as the
+ * previous time counted up: across a carry through every digit too. */
+AIR_TEST(local_unit__a_batch_has_consecutive_times)
+{
+	const char *dir = air_test_tmpdir();
+	char *path = air__sprintf("%s/node_0.log", dir), *text, *line;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	air__lwriter w;
+	int64_t want = 1799999999999999996LL; /* later than this clock: counted on from the last */
+
+	ASSERT_TRUE(fd >= 0);
+	air__lwriter_init(&w, fd, NULL);
+	w.last_t = want - 1;
+	air__lwriter_feed(&w, "a\nb\nc\nd\ne\nf\ng\nh\n", 16);
+	air__lwriter_flush(&w);
+	air__lwriter_note(&w, "a note");
+	air__lwriter_dispose(&w);
+	close(fd);
+	ASSERT_NOT_NULL(text = air_test_read_file(path, NULL));
+	line = text;
+	for (int i = 0; i < 9; i++, want++) {
+		char expect[64];
+		snprintf(expect, sizeof(expect), "%lld %s\n", (long long)want,
+		         i < 8 ? (char[]){(char)('a' + i), 0} : "[air local] a note");
+		ASSERT_TRUE(!strncmp(line, expect, strlen(expect)));
+		line += strlen(expect);
+	}
+	ASSERT_EQ_STR(line, "");
+	ASSERT_CONTAINS(text, "1799999999999999999 d\n1800000000000000000 e\n");
+	free(text);
+	air__free(path);
+}
+
+/* Lines are copied as they are up to the first byte that needs a look (a
+ * NUL, a byte of a multibyte character, a bad byte), wherever it falls in
+ * the eight bytes looked at together. */
+AIR_TEST(local_unit__a_line_is_cleaned_wherever_its_odd_byte_falls)
+{
+	const char *dir = air_test_tmpdir();
+	char *path = air__sprintf("%s/node_0.log", dir), *text;
+	static const struct {
+		const char *in, *out;
+		size_t n;
+	} odd[] = {{"\xff", "\xEF\xBF\xBD", 1}, {"\0", "\xEF\xBF\xBD", 1},
+	           {"\xC3\xA9", "\xC3\xA9", 2}, {"\x7f", "\x7f", 1}};
+
+	for (size_t k = 0; k < AIR__ARRAY_SIZE(odd); k++) {
+		for (size_t at = 0; at < 18; at++) {
+			char line[32], want[48];
+			int fd;
+			air__lwriter w;
+
+			/* x * at, the odd byte(s), x * (17 - at), a newline */
+			memset(line, 'x', sizeof(line));
+			memcpy(line + at, odd[k].in, odd[k].n);
+			line[17 + odd[k].n] = '\n';
+			snprintf(want, sizeof(want), " %.*s%s%.*s\n", (int)at, "xxxxxxxxxxxxxxxxxx", odd[k].out,
+			         (int)(17 - at), "xxxxxxxxxxxxxxxxxx");
+			ASSERT_TRUE((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600)) >= 0);
+			air__lwriter_init(&w, fd, NULL);
+			air__lwriter_feed(&w, line, 18 + odd[k].n);
+			air__lwriter_flush(&w);
+			air__lwriter_dispose(&w);
+			close(fd);
+			ASSERT_NOT_NULL(text = air_test_read_file(path, NULL));
+			ASSERT_EQ_STR(strchr(text, ' '), want);
+			free(text);
+		}
+	}
+	air__free(path);
+}
+
 /* A complete log says how many records it holds (for its readers' tails);
  * a log the writer did not write whole, or that changed since, does not. */
 AIR_TEST(local_unit__a_finished_log_counts_its_records)
