@@ -284,6 +284,18 @@ static inline bool nineteen_digits(const char *p, const char *end, uint64_t *a, 
 	       (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#  define AIR__FAST_TIMES 1
+/* The value of the nineteen digits at @p (the first sixteen, read eight at
+ * a time, in @a and @b), known to fit an int64. */
+static inline int64_t nineteen_value(const char *p, uint64_t a, uint64_t b)
+{
+	return (int64_t)((eight_digits(a) * 100000000 + eight_digits(b)) * 1000 +
+	                 (uint64_t)(p[16] - '0') * 100 + (uint64_t)(p[17] - '0') * 10 +
+	                 (uint64_t)(p[18] - '0'));
+}
+#endif
+
 /* "<time_unix_nano> <text>": the time (0 when missing), and where the text
  * starts (as the endpoint reads a record: digits, saturating before they
  * overflow, then one space). */
@@ -294,11 +306,9 @@ static const char *split_time(const char *p, const char *end, int64_t *t)
 
 	/* The usual time converted eight digits at a time (little-endian loads);
 	 * one that could overflow is read digit by digit. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef AIR__FAST_TIMES
 	if (nineteen_digits(p, end, &a, &b) && p[0] <= '8') {
-		*t = (int64_t)((eight_digits(a) * 100000000 + eight_digits(b)) * 1000 +
-		               (uint64_t)(p[16] - '0') * 100 + (uint64_t)(p[17] - '0') * 10 +
-		               (uint64_t)(p[18] - '0'));
+		*t = nineteen_value(p, a, b);
 		return p + 20;
 	}
 #endif
@@ -309,6 +319,22 @@ static const char *split_time(const char *p, const char *end, int64_t *t)
 	}
 	*t = v;
 	return p < end && *p == ' ' ? p + 1 : p;
+}
+
+/* split_time() of a record whose writer vouched for its time's width (its
+ * count file: nineteen digits and a space, read unchecked). */
+static inline const char *vouched_time(const char *p, const char *end, int64_t *t)
+{
+#ifdef AIR__FAST_TIMES
+	uint64_t a, b;
+
+	memcpy(&a, p, 8);
+	memcpy(&b, p + 8, 8);
+	*t = nineteen_value(p, a, b);
+	return p + AIR__LOCAL_TEXT_AT;
+#else
+	return split_time(p, end, t);
+#endif
 }
 
 /* Where the text of the record at @p starts, as split_time() finds it, for
@@ -341,72 +367,7 @@ static int grow_buffer(air__local_log *r)
 	return AIR_OK;
 }
 
-/* Read the block at @at into the buffer: its length in *got. */
-static int read_block(air__local_log *r, uint64_t at, size_t *got)
-{
-	ssize_t n;
-	int rc;
-
-	*got = 0;
-	if ((rc = make_buffer(r)) != AIR_OK)
-		return rc;
-	if (r->fd < 0)
-		return AIR_OK;
-	while ((n = pread(r->fd, r->buf, r->cap, (off_t)at)) < 0)
-		if (errno != EINTR)
-			return AIR_EUNSUPPORTED;
-	*got = (size_t)n;
-	return AIR_OK;
-}
-
-/* The records of one block from @at: up to @max, before time @to_ns (0: no
- * bound). *next: where the next page starts, or UINT64_MAX when the chain
- * ends here (the bound, or the end of the complete records). */
-static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, size_t *count,
-                     uint64_t *next)
-{
-	size_t got, n = 0, used = 0;
-	bool bounded = false;
-	int rc;
-
-	*next = UINT64_MAX;
-	*count = 0;
-	if ((rc = read_block(r, at, &got)) != AIR_OK)
-		return rc;
-	while (n < max) {
-		char *p = r->buf + used, *end = r->buf + got;
-		char *nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
-		const char *text;
-		int64_t t;
-
-		if (!nl && n == 0 && got == r->cap) {
-			/* A record longer than the block: a larger block. */
-			if ((rc = grow_buffer(r)) != AIR_OK || (rc = read_block(r, at, &got)) != AIR_OK)
-				return rc;
-			continue;
-		}
-		if (!nl)
-			break; /* the end of the block, or a record still being written */
-		text = split_time(p, nl, &t);
-		if (to_ns > 0 && t >= to_ns) {
-			bounded = true;
-			break;
-		}
-		if (n == r->rcap && !fit_records(r, r->rcap ? 2 * r->rcap : 4096))
-			return AIR_ENOMEM;
-		*nl = '\0';
-		r->recs[n++] = (air__log_rec){text, (size_t)(nl - text), t};
-		used = (size_t)(nl - r->buf) + 1;
-	}
-	/* More may follow a full block or a full page (the endpoint's rule: a
-	 * token when the page was cut, none at the end of what is there). */
-	if (!bounded && (got == r->cap || (n == max && used < got)))
-		*next = at + used;
-	*count = n;
-	return AIR_OK;
-}
-
-/* ---- a page as text ------------------------------------------------------------------ */
+/* ---- finding newlines ----------------------------------------------------------------- */
 
 /* Newlines of a block, found sixty-four bytes at a time (SSE2) and handed
  * out one by one from a bit mask. */
@@ -457,6 +418,81 @@ static size_t nl_next(nl_scan *s)
 	s->mask &= s->mask - 1;
 	return at;
 }
+
+/* Read the block at @at into the buffer: its length in *got. */
+static int read_block(air__local_log *r, uint64_t at, size_t *got)
+{
+	ssize_t n;
+	int rc;
+
+	*got = 0;
+	if ((rc = make_buffer(r)) != AIR_OK)
+		return rc;
+	if (r->fd < 0)
+		return AIR_OK;
+	while ((n = pread(r->fd, r->buf, r->cap, (off_t)at)) < 0)
+		if (errno != EINTR)
+			return AIR_EUNSUPPORTED;
+	*got = (size_t)n;
+	return AIR_OK;
+}
+
+/* The records of one block from @at: up to @max, before time @to_ns (0: no
+ * bound). *next: where the next page starts, or UINT64_MAX when the chain
+ * ends here (the bound, or the end of the complete records). */
+static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, size_t *count,
+                     uint64_t *next)
+{
+	size_t got, n = 0, used = 0, nl, text_at;
+	bool bounded = false;
+	nl_scan scan;
+	int rc;
+
+	*next = UINT64_MAX;
+	*count = 0;
+	if ((rc = read_block(r, at, &got)) != AIR_OK)
+		return rc;
+	/* Records whose writer vouched for their times' width (its count file)
+	 * have their times read unchecked (SIZE_MAX: it did not). */
+	text_at = r->counted.text_at > 0 && at + got <= r->counted_size ? r->counted.text_at
+	                                                                 : SIZE_MAX;
+	nl_start(&scan, r->buf, got);
+	while (n < max) {
+		char *p = r->buf + used;
+		const char *text;
+		int64_t t;
+
+		if ((nl = nl_next(&scan)) >= got) {
+			if (n > 0 || got < r->cap)
+				break; /* the end of the block, or a record still being written */
+			/* A record longer than the block: a larger block. */
+			if ((rc = grow_buffer(r)) != AIR_OK || (rc = read_block(r, at, &got)) != AIR_OK)
+				return rc;
+			text_at = SIZE_MAX;
+			nl_start(&scan, r->buf, got);
+			continue;
+		}
+		text = nl - used >= text_at ? vouched_time(p, r->buf + nl, &t)
+		                            : split_time(p, r->buf + nl, &t);
+		if (to_ns > 0 && t >= to_ns) {
+			bounded = true;
+			break;
+		}
+		if (n == r->rcap && !fit_records(r, r->rcap ? 2 * r->rcap : 4096))
+			return AIR_ENOMEM;
+		r->buf[nl] = '\0';
+		r->recs[n++] = (air__log_rec){text, (size_t)(r->buf + nl - text), t};
+		used = nl + 1;
+	}
+	/* More may follow a full block or a full page (the endpoint's rule: a
+	 * token when the page was cut, none at the end of what is there). */
+	if (!bounded && (got == r->cap || (n == max && used < got)))
+		*next = at + used;
+	*count = n;
+	return AIR_OK;
+}
+
+/* ---- a page as text ------------------------------------------------------------------ */
 
 /* The time of the last complete record of @got bytes at @buf (INT64_MAX
  * when there is none). */

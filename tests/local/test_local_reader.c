@@ -320,6 +320,20 @@ AIR_TEST(local_reader__a_vouched_log_gives_the_same_text)
 		air__free(got);
 		air__free(want[i]);
 	}
+	/* Records with their times too, as the endpoint reads them (which does
+	 * not take the count file's word), whole, paged and bounded in time. */
+	for (size_t i = 0; i < 2; i++) {
+		air__log_query q = queries[i];
+		char *endpoint, *direct;
+
+		q.to = i ? 1700000001 : 0; /* a bound after every record */
+		endpoint = chain(ws, &q, false);
+		direct = chain(ws, &q, true);
+		ASSERT_CONTAINS(endpoint, "\n1700000000000012000 line 12000\n12 short\n");
+		ASSERT_EQ_STR(direct, endpoint);
+		air__free(endpoint);
+		air__free(direct);
+	}
 	air__free(path);
 	air__local_free(ws);
 	air__buf_dispose(&b);
