@@ -419,6 +419,14 @@ static size_t nl_next(nl_scan *s)
 	return at;
 }
 
+/* The bytes before every record's text in the @got bytes from @at, when
+ * the log's writer vouched for its times' width (its count file) and they
+ * lie within what it counted; SIZE_MAX when it did not. */
+static size_t vouched_width(const air__local_log *r, uint64_t at, size_t got)
+{
+	return r->counted.text_at > 0 && at + got <= r->counted_size ? r->counted.text_at : SIZE_MAX;
+}
+
 /* Read the block at @at into the buffer: its length in *got. */
 static int read_block(air__local_log *r, uint64_t at, size_t *got)
 {
@@ -452,10 +460,7 @@ static int read_page(air__local_log *r, uint64_t at, size_t max, int64_t to_ns, 
 	*count = 0;
 	if ((rc = read_block(r, at, &got)) != AIR_OK)
 		return rc;
-	/* Records whose writer vouched for their times' width (its count file)
-	 * have their times read unchecked (SIZE_MAX: it did not). */
-	text_at = r->counted.text_at > 0 && at + got <= r->counted_size ? r->counted.text_at
-	                                                                 : SIZE_MAX;
+	text_at = vouched_width(r, at, got);
 	nl_start(&scan, r->buf, got);
 	while (n < max) {
 		char *p = r->buf + used;
@@ -562,12 +567,9 @@ static int read_text_page(air__local_log *r, uint64_t at, size_t max, int64_t to
 		if (first > 0 && first <= last && last < to_ns)
 			to_ns = 0;
 	}
-	/* Records whose writer vouched for their times' width (its count file):
-	 * their text is found without reading the time (text_at: SIZE_MAX when
-	 * it did not). */
-	const size_t text_at = r->counted.text_at > 0 && at + got <= r->counted_size
-	                           ? r->counted.text_at
-	                           : SIZE_MAX;
+	/* Records of a vouched-for width have their text found without
+	 * reading the time. */
+	const size_t text_at = vouched_width(r, at, got);
 	char *const out = r->buf;
 
 	nl_start(&scan, src, got);

@@ -139,25 +139,24 @@ static void put_clean(air__buf *b, const char *text, size_t n)
  * apart: the last one's text is counted up instead of written anew. */
 static void put_time(air__lwriter *w, air__buf *out, int64_t t)
 {
-	char *d = w->time_text;
+	char *d = w->time_text, digits[sizeof(w->time_text)];
 	size_t i = w->time_len;
 
 	if (t == w->last_t + 1 && i > 0) {
 		while (i > 0 && d[i - 1] == '9')
 			d[--i] = '0';
-		if (i > 0)
+		if (i > 0) {
 			d[i - 1]++;
+			air__buf_put(out, d, w->time_len);
+			return;
+		}
 	}
-	if (t != w->last_t + 1 || i == 0) { /* not the next, or one digit more */
-		char rev[sizeof(w->time_text)];
-		size_t k = 0;
-
-		for (uint64_t u = (uint64_t)t; u > 0 && k < sizeof(rev); u /= 10)
-			rev[k++] = (char)('0' + u % 10);
-		for (i = 0; i < k; i++)
-			d[i] = rev[k - 1 - i];
-		w->time_len = k;
-	}
+	/* Not the next time, or one with a digit more: written anew. */
+	i = sizeof(digits);
+	for (uint64_t u = (uint64_t)t; u > 0 && i > 0; u /= 10)
+		digits[--i] = (char)('0' + u % 10);
+	w->time_len = sizeof(digits) - i;
+	memcpy(d, digits + i, w->time_len);
 	air__buf_put(out, d, w->time_len);
 }
 
