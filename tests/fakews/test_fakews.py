@@ -1330,6 +1330,19 @@ class Logs(Base):
         self.assertGreater(seen, 0)
         self.assertLess(seen, 100)
 
+    def test_a_run_seen_ended_shows_all_its_lines(self):
+        """Lines stamped up to a run's end show once it is seen ended, even
+        when that end is still ahead of the clock; a running run's future
+        lines do not show yet."""
+        end = int(time.time() * 1000) + 60000
+        rid = self.fw.create_run({"run_id": 31, "start_time": end - 1000, "end_time": end,
+                                  "state": {"life_cycle_state": "TERMINATED",
+                                            "result_state": "FAILED"}})
+        self.fw.add_logs(rid, records=[{"time_unix_nano": (end - 1) * 1000000, "body": "last"}])
+        self.assertEqual([r["body"] for r in self.fetch(rid)["log_records"]], ["last"])
+        self.fw.update_run(rid, state={"life_cycle_state": "RUNNING"}, end_time=0)
+        self.assertEqual(self.fetch(rid)["log_records"], [])
+
     def test_auto_logs_last_lines(self):
         """The lines a failed workload ends with, on one node, after the others."""
         self.fw.config(auto_logs={"count": 2, "text": "s{i}", "last": ["Traceback", "E: x"],

@@ -71,11 +71,16 @@ def logs(st, req):
         run = st.runs.get(rid)
         if run is None:
             raise ApiError(404, "RESOURCE_DOES_NOT_EXIST", "Run %d does not exist." % rid)
+        view = run_view(run, now_ms())
         if attempt is None:
             attempt = 0
-            for t in run_view(run, now_ms()).get("tasks") or []:
+            for t in view.get("tasks") or []:
                 if isinstance(t, dict):
                     attempt = max(attempt, id_key(t.get("attempt_number")) or 0)
+        # A run seen ended shows every line it wrote: also those stamped at
+        # its end when that end is still a moment ahead (a zero-length run
+        # whose start add_auto_logs() moved by a millisecond).
+        end_ms = (view.get("end_time") or 0) if view_terminal(view) else 0
         cfg = st.config
         srcs = run.logs.snapshot(node, attempt, int(cfg.get("logs_lag_ms") or 0))
         size = min(size or int(cfg["logs_page_size"]), int(cfg["logs_max_page_size"]))
@@ -83,7 +88,7 @@ def logs(st, req):
     # Paged outside the lock: the snapshot copied the explicit records and
     # synthetic blocks never change.
     lo = t_from * 1000000000
-    hi = t_to * 1000000000 if t_to else time.time_ns()
+    hi = t_to * 1000000000 if t_to else max(time.time_ns(), end_ms * 1000000 + 1)
     recs, last = log_page(srcs, node, lo, hi, asc, cursor, max(1, size), as_string)
     out = {"log_records": recs}
     if last is not None:
