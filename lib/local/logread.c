@@ -186,6 +186,8 @@ static bool first_offset(air__local_log *r, const air__log_query *q, uint64_t *a
 	return true;
 }
 
+static bool borne_out(int fd, air__llog_counted c);
+
 /* The file @q reads, opened (re-resolved while the run goes on: the endpoint
  * picks the latest attempt at every page). AIR_OK, AIR_EUNSUPPORTED (the
  * endpoint answers: no such run, a damaged one, an unreadable log) or
@@ -236,8 +238,11 @@ static int open_log(air__local *ws, air__local_log *r, const air__log_query *q)
 	}
 	/* A complete log's count file (a log still written has none). */
 	if (r->fd >= 0 && fstat(r->fd, &st) == 0 &&
-	    (r->counted = air__llog_count(path, (size_t)st.st_size)).records >= 0)
+	    (r->counted = air__llog_count(path, (size_t)st.st_size)).records >= 0 &&
+	    borne_out(r->fd, r->counted))
 		r->counted_size = (size_t)st.st_size;
+	else
+		r->counted = (air__llog_counted){-1, 0};
 	return AIR_OK;
 }
 
@@ -282,6 +287,20 @@ static inline bool nineteen_digits(const char *p, const char *end, uint64_t *a, 
 	memcpy(b, p + 8, 8);
 	return all_digits(*a) && all_digits(*b) && (unsigned char)(p[16] - '0') < 10 &&
 	       (unsigned char)(p[17] - '0') < 10 && (unsigned char)(p[18] - '0') < 10;
+}
+
+/* Whether the log open as @fd bears out the time width its count file @c
+ * vouches for, as far as one read shows: its first record's time has it. A
+ * count file that says "20" beside a log of shorter times (edited, or left
+ * beside another log of the same size) is then not used. */
+static bool borne_out(int fd, air__llog_counted c)
+{
+	char head[AIR__LOCAL_TEXT_AT];
+	uint64_t a, b;
+
+	return c.text_at != AIR__LOCAL_TEXT_AT ||
+	       (pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+	        nineteen_digits(head, head + sizeof(head), &a, &b));
 }
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__

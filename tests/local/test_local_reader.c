@@ -339,6 +339,45 @@ AIR_TEST(local_reader__a_vouched_log_gives_the_same_text)
 	air__buf_dispose(&b);
 }
 
+/* A count file the log does not bear out (it vouches for nineteen-digit
+ * times beside a log of short ones) is not used: the text, whole, paged and
+ * as tails, is the log's. */
+AIR_TEST(local_reader__a_count_file_the_log_belies_is_not_used)
+{
+	air__buf b = AIR__BUF_INIT;
+	const char *state;
+	air__local *ws;
+	char *path, count[64];
+	const air__log_query queries[] = {
+		{.run_id = RUN, .attempt = -1, .ascending = true},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .tail = 3},
+		{.run_id = RUN, .attempt = -1, .ascending = true, .tail = 5000},
+	};
+	char *want[AIR__ARRAY_SIZE(queries)];
+
+	for (int i = 1; i <= 6000; i++)
+		air__buf_printf(&b, "%d line number %d of a log whose times are short\n", i, i);
+	ws = make_run(ended, air__buf_cstr(&b), &state);
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++)
+		want[i] = text_chain(ws, &queries[i]);
+	ASSERT_CONTAINS(want[0], "\nline number 6000 of a log whose times are short\n");
+	ASSERT_CONTAINS(want[2], "line number 5998 of");
+	path = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log.count", state, RUN);
+	snprintf(count, sizeof(count), "%zu 6000 %d\n", b.len, AIR__LOCAL_TEXT_AT);
+	air_test_write_file(path, count, strlen(count));
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
+		char *got = text_chain(ws, &queries[i]);
+		ASSERT_EQ_STR(got, want[i]);
+		air__free(got);
+	}
+	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++)
+		air__free(want[i]);
+	air__free(path);
+	air__local_free(ws);
+	air__buf_dispose(&b);
+}
+
 /* Times as the endpoint reads them, however a record is written. */
 AIR_TEST(local_reader__odd_records_read_as_the_endpoint_reads_them)
 {
