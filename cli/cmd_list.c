@@ -242,8 +242,8 @@ static void print_no_runs(const cli_globals *g, air_client *c, const list_args *
 	if (a->filters.count)
 		fprintf(stderr, "; add --all-status to list them.\n");
 	else
-		fprintf(stderr, "; `air list --all-status%s` lists them.\n",
-		        a->all_users ? " --all-users" : "");
+		fprintf(stderr, "; `air list --all-status%s%s` lists %s.\n",
+		        a->all_users ? " --all-users" : "", cli_target_flags(), n == 1 ? "it" : "them");
 }
 
 static int run_listing(const cli_globals *g, const air_list_options *o, const list_args *a,

@@ -846,6 +846,13 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(last, "The whole log: air logs --local %s --node 0 --retry 0" % run_id)
         again = self.air(*last.split(": ", 1)[1].split()[1:], env=env, check=1)
         self.assertIn("about to fail", again.stdout)
+        # So does the listing an empty list of active runs points at.
+        p = self.air("list", "--local", env=env, check=0)
+        self.assertEqual(p.stdout, "No active runs found.\n")
+        hint = re.search(r"1 finished run is not shown; `(air [^`]*)` lists it\.", p.stderr)
+        self.assertEqual(hint and hint.group(1), "air list --all-status --local", p.stderr)
+        again = self.air(*hint.group(1).split()[1:], env=env, check=0)
+        self.assertIn(run_id, again.stdout)
         cfg = self.write("profiles.cfg", "[lab]\nhost = local://%s\n" % self.state)
         env = dict(env, DATABRICKS_CONFIG_FILE=cfg)
         p = self.run_yaml(failing, "-p", "lab", "--watch", env=env, check=1)
