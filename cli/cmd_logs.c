@@ -374,8 +374,15 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 	return rc;
 }
 
+/* The tail of a finished run when --tail is not given (AIR_LOGS_TAIL_LINES
+ * unset). */
+#define DEFAULT_TAIL 10000
+
+/* The log of run @id; @default_tail: neither --tail nor --minutes was given,
+ * so a finished run's log is cut to its last DEFAULT_TAIL lines (said on
+ * stderr when that many came). */
 static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_options *o,
-                  int32_t node)
+                  int32_t node, bool default_tail)
 {
 	air_logs_summary *sum = NULL;
 	air_error *err = NULL;
@@ -394,6 +401,9 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 	}
 	if (air_logs_summary_no_logs_message(sum))
 		cli_logs_print_no_logs(g, node, air_logs_summary_no_logs_message(sum));
+	else if (default_tail && !followed && !g->json && air_logs_summary_terminal(sum) &&
+	         air_logs_summary_records(sum) == DEFAULT_TAIL)
+		fprintf(stderr, "(the last %d lines of the log: --tail N prints more)\n", DEFAULT_TAIL);
 	/* Ok: the run is still active (a one-shot view) or it succeeded. */
 	rc = !air_logs_summary_terminal(sum) || air_logs_summary_succeeded(sum) ? 0 : 1;
 	/* A run followed to a failed end: why, on stderr (text only). */
@@ -470,7 +480,8 @@ int cmd_logs(int argc, char **argv, cli_globals *g)
 		if (poll >= 0)
 			air_logs_options_set_int(o, AIR_LOGS_POLL_INTERVAL_MS, poll);
 		rc = a.download_to ? download(g, c, id, a.download_to, o)
-		                   : stream(g, c, id, o, (int32_t)a.node);
+		                   : stream(g, c, id, o, (int32_t)a.node,
+		                            !a.lines_seen && !a.tail_seen && a.minutes == 0);
 	} else {
 		rc = 1;
 	}

@@ -355,8 +355,14 @@ class LocalTest(unittest.TestCase):
         out = self.air("logs", run_id, "--tail", "300000", check=0).stdout
         # (the local workspace's own notes come first: no such GPU here)
         self.assertEqual(re.sub(r"(?m)^\[air local\] .*\n", "", out), want)
-        self.assertEqual(self.air("logs", run_id, "--tail", "3", check=0).stdout,
-                         "199999\n200000\nlast\n")
+        p = self.air("logs", run_id, "--tail", "3", check=0)
+        self.assertEqual(p.stdout, "199999\n200000\nlast\n")
+        self.assertEqual(p.stderr, "")
+        # Without --tail, the last 10000 lines, and a word on stderr that
+        # there may be more.
+        p = self.air("logs", run_id, check=0)
+        self.assertEqual(p.stdout, "".join("%d\n" % i for i in range(190002, 200001)) + "last\n")
+        self.assertEqual(p.stderr, "(the last 10000 lines of the log: --tail N prints more)\n")
         # JSON events still come one per record.
         events = [json.loads(line) for line in
                   self.air("logs", run_id, "--tail", "2", "-o", "json", check=0).stdout.split()]
