@@ -242,17 +242,34 @@ static void free_states(char **states, size_t n)
 	free(states);
 }
 
+/* How many variants an interrupt (Ctrl-C) left unsubmitted. */
+static size_t interrupted(const air_sweep *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < air_sweep_count(s); i++)
+		n += air_sweep_variant_error(s, i) &&
+		     air_error_code(air_sweep_variant_error(s, i)) == AIR_EINTERRUPTED;
+	return n;
+}
+
 /* Why variants failed, on stderr: each failure on its own, and those the
- * sweep's stop left unsubmitted (AIR_EABORTED, one reason) in one line. */
+ * sweep's stop left unsubmitted (AIR_EABORTED, one reason), or an interrupt,
+ * in one line each. */
 static void print_variant_errors(const air_sweep *s)
 {
 	const char *stop = NULL, *prefix = "not submitted: ";
-	size_t stopped = 0;
+	size_t stopped = 0, cut = interrupted(s);
 
+	if (cut)
+		fprintf(stderr, "%zu variant%s not submitted: the sweep was interrupted before %s.\n",
+		        cut, cut == 1 ? " was" : "s were", cut == 1 ? "it" : "them");
 	for (size_t i = 0; i < air_sweep_count(s); i++) {
 		const air_error *e = air_sweep_variant_error(s, i);
 
-		if (e && air_error_code(e) == AIR_EABORTED) {
+		if (e && air_error_code(e) == AIR_EINTERRUPTED) {
+			continue;
+		} else if (e && air_error_code(e) == AIR_EABORTED) {
 			stop = stop ? stop : air_error_message(e);
 			stopped++;
 		} else if (e) {
@@ -323,7 +340,10 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 		        active ? ", once its runs have ended." : ".");
 		return;
 	}
-	if (!watching)
+	if (interrupted(s))
+		fprintf(stderr, "The same `air sweep` with --idempotency-key %s submits the variants "
+		        "not submitted; those submitted keep their runs.\n", cli_clean(base));
+	else if (!watching)
 		fprintf(stderr, "Tip: `air list%s --sweep %s` shows its runs; the same `air sweep` with "
 		        "--watch follows them (it starts nothing new).\n",
 		        local, cli_clean(base));

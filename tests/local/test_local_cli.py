@@ -314,6 +314,23 @@ class LocalTest(unittest.TestCase):
         self.assertRegex(p.stdout, r"(?m)^1 +V=b +- +NOT SUBMITTED$")
         self.assertIn("1 variant was not submitted: sweep s2 was stopped.", p.stderr)
 
+    def test_an_interrupted_sweep_says_how_to_submit_the_rest(self):
+        # Ctrl-C while the sweep waits for a place: the variant left is not
+        # an error of its own, and the tip names the key that submits it.
+        command, pids = self.long_command()
+        path = self.write("sweep.yaml", yaml_of(command, extra="env_variables: {V: none}\n"))
+        sweep = Proc(["sweep", "-f", path, "--grid", "env_variables.V=a,b",
+                      "--idempotency-key", "s5"], self.env)
+        self.wait_file(pids + "0")
+        os.kill(sweep.p.pid, signal.SIGINT)
+        rc, out, err = sweep.finish()
+        self.assertEqual(rc, 1, err)
+        self.assertRegex(out, r"(?m)^1 +V=b +- +NOT SUBMITTED$")
+        self.assertIn("1 variant was not submitted: the sweep was interrupted before it.", err)
+        self.assertIn("The same `air sweep` with --idempotency-key s5 submits the variants not "
+                      "submitted; those submitted keep their runs.", err)
+        self.assertNotIn("Error: variant", err)
+
     def test_a_stopped_sweep_starts_nothing(self):
         # `air cancel --sweep` with no active run stops the sweep all the
         # same: an `air sweep` of it (there between two runs, here not yet
