@@ -380,7 +380,7 @@ static int download(const cli_globals *g, air_client *c, int64_t id, const char 
 
 /* The log of run @id; @default_tail: neither --tail nor --minutes was given,
  * so a finished run's log is cut to its last DEFAULT_TAIL lines (said on
- * stderr when that many came). */
+ * stderr when that many came: the log may have had just as many). */
 static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_options *o,
                   int32_t node, bool default_tail)
 {
@@ -403,7 +403,7 @@ static int stream(const cli_globals *g, air_client *c, int64_t id, air_logs_opti
 		cli_logs_print_no_logs(g, node, air_logs_summary_no_logs_message(sum));
 	else if (default_tail && !followed && !g->json && air_logs_summary_terminal(sum) &&
 	         air_logs_summary_records(sum) == DEFAULT_TAIL)
-		fprintf(stderr, "(the last %d lines of the log: --tail N prints more)\n", DEFAULT_TAIL);
+		fprintf(stderr, "(at most the last %d lines: --tail N for more)\n", DEFAULT_TAIL);
 	/* Ok: the run is still active (a one-shot view) or it succeeded. */
 	rc = !air_logs_summary_terminal(sum) || air_logs_summary_succeeded(sum) ? 0 : 1;
 	/* A run followed to a failed end: why, on stderr (text only). */

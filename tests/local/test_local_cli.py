@@ -376,10 +376,10 @@ class LocalTest(unittest.TestCase):
         self.assertEqual(p.stdout, "199999\n200000\nlast\n")
         self.assertEqual(p.stderr, "")
         # Without --tail, the last 10000 lines, and a word on stderr that
-        # there may be more.
+        # there may be more (it cannot tell a log of just 10000 lines).
         p = self.air("logs", run_id, check=0)
         self.assertEqual(p.stdout, "".join("%d\n" % i for i in range(190002, 200001)) + "last\n")
-        self.assertEqual(p.stderr, "(the last 10000 lines of the log: --tail N prints more)\n")
+        self.assertEqual(p.stderr, "(at most the last 10000 lines: --tail N for more)\n")
         # JSON events still come one per record.
         events = [json.loads(line) for line in
                   self.air("logs", run_id, "--tail", "2", "-o", "json", check=0).stdout.split()]
