@@ -1,13 +1,15 @@
 /*
  * files.c: workspace files (get-status, mkdirs, import-file, export) and the
  * Files API (volumes), stored under <state>/workspace/<absolute path>.
- * Reads never follow a symbolic link under the state directory: a link, or
- * a path through one, is served as missing, like anything not a regular
- * file or folder.
+ * Nothing follows a symbolic link under the state directory: a read serves
+ * a link, or a path through one, as missing, like anything not a regular
+ * file or folder; a write through a linked folder is refused (a link at the
+ * file's own name is replaced by the file).
  */
 #include "local/endpoints.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -73,63 +75,74 @@ int air__lfiles_get_status(air__lcall *c)
 	return rc;
 }
 
+/* The folder @rel (under the state directory) opened, made with @make: the
+ * descriptor, or -1 with the reply made: 404 when it is missing, 400 when a
+ * file or a symbolic link is in the way of its making (@abs names it). */
+static int folder(air__lcall *c, const char *abs, const char *rel, bool make, int *rc)
+{
+	int fd = air__lfolder_beneath(c->ws->dir, rel, make);
+
+	if (fd >= 0)
+		return fd;
+	*rc = errno == ENOTDIR
+	          ? air__lreply_error(c, 400, "RESOURCE_ALREADY_EXISTS", "%s: a part of the path "
+	                              "exists and is not a directory (a symbolic link is never "
+	                              "followed)", abs)
+	      : errno == ENOENT && !make
+	          ? air__lreply_not_found(c, "The parent folder of %s does not exist.", abs)
+	          : air__lreply_io_error(c, "cannot create a directory");
+	return -1;
+}
+
+/* @file's path under the state directory. */
+static const char *under_state(const air__lcall *c, const char *file)
+{
+	return file + strlen(c->ws->dir) + 1;
+}
+
 int air__lfiles_mkdirs(air__lcall *c)
 {
 	json_t *body;
 	const char *abs;
 	char *file;
-	int rc = AIR_OK;
+	int rc = AIR_OK, fd;
 
 	if (!(body = air__lbody_json(c, &rc)))
 		return rc;
 	abs = air__json_str(body, "path");
-	if (!(file = air__lws_file(c->ws, abs)))
+	if (!(file = air__lws_file(c->ws, abs))) {
 		rc = air__lreply_bad_request(c, "path is not an absolute workspace path");
-	else if (air__lmkdirs(file, 0700) != 0)
-		rc = errno == ENOTDIR || errno == EEXIST
-		         ? air__lreply_error(c, 400, "RESOURCE_ALREADY_EXISTS",
-		                             "%s exists and is not a directory", abs)
-		         : air__lreply_io_error(c, "cannot create a directory");
-	else
+	} else if ((fd = folder(c, abs, under_state(c, file), true, &rc)) >= 0) {
+		close(fd);
 		rc = air__lreply_empty(c);
+	}
 	air__free(file);
 	json_decref(body);
 	return rc;
-}
-
-/* Parent directory of @file (a path under the store). */
-static bool parent_exists(const char *file)
-{
-	const char *slash = strrchr(file, '/');
-	char *parent = slash ? air__strndup(file, (size_t)(slash - file)) : NULL;
-	struct stat st;
-	bool ok = parent && stat(parent, &st) == 0 && S_ISDIR(st.st_mode);
-
-	air__free(parent);
-	return ok;
 }
 
 static int store(air__lcall *c, const char *abs, const char *file, bool make_parents)
 {
 	char *q = air__lquery(c, "overwrite");
 	bool overwrite = q && !strcmp(q, "true");
+	const char *name = strrchr(file, '/') + 1;
+	char *parent = air__strndup(under_state(c, file), (size_t)(name - 1 - under_state(c, file)));
 	struct stat st;
+	int rc = parent ? AIR_OK : air__oom(c->err);
+	int dir = parent ? folder(c, abs, parent, make_parents, &rc) : -1;
 
 	air__free(q);
-	if (make_parents) {
-		char *parent = air__strndup(file, (size_t)(strrchr(file, '/') - file));
-		int r = parent ? air__lmkdirs(parent, 0700) : -1;
-		air__free(parent);
-		if (r != 0)
-			return air__lreply_io_error(c, "cannot create the parent directory");
-	} else if (!parent_exists(file)) {
-		return air__lreply_not_found(c, "The parent folder of %s does not exist.", abs);
-	}
-	if (stat(file, &st) == 0 && (S_ISDIR(st.st_mode) || !overwrite))
-		return air__lreply_error(c, 409, "RESOURCE_ALREADY_EXISTS", "%s already exists.", abs);
-	if (air__lwrite_atomic(file, c->req->body, c->req->body_len, 0600, false) != 0)
-		return air__lreply_io_error(c, "cannot write a file");
-	return AIR_OK;
+	air__free(parent);
+	if (dir < 0)
+		return rc;
+	/* A link at the name is as good as missing, and replaced. */
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
+	    (S_ISDIR(st.st_mode) || !overwrite))
+		rc = air__lreply_error(c, 409, "RESOURCE_ALREADY_EXISTS", "%s already exists.", abs);
+	else if (air__lwrite_atomic_at(dir, name, c->req->body, c->req->body_len, 0600) != 0)
+		rc = air__lreply_io_error(c, "cannot write a file");
+	close(dir);
+	return rc;
 }
 
 /* "/" + the decoded path after an endpoint's prefix. */

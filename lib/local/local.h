@@ -54,6 +54,7 @@ int64_t air__local_max_nodes(void);
  * requested node count. */
 int air__local_check_nodes(int64_t nodes, const char *type, int64_t count, air__buf *why);
 
+
 /* ---- the workspace ---------------------------------------------------------------- */
 
 /* The request that answers the checks a local workspace gives its own

@@ -88,6 +88,9 @@ int air__lmkdirs(const char *path, mode_t mode);
  * the machine (docs/local.md, "Crashes and durability"). 0, or -1 with errno. */
 int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
                        bool durable);
+/* The same, not @durable, for @name in the folder @dir (a descriptor): a
+ * link named @name is replaced, never written through. */
+int air__lwrite_atomic_at(int dir, const char *name, const void *data, size_t len, mode_t mode);
 /* Write @path over its old content, made when missing (a regular file; one
  * with other names, hard links, is replaced instead: air__lwrite_atomic()).
  * For a small record under the state lock, read by no one else while
@@ -131,6 +134,11 @@ int air__lread_file(const char *path, size_t max, air__buf *out);
  * with errno: ENOENT for anything missing or not of those kinds (a link, a
  * FIFO, a device...), another errno for a real failure. */
 int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct stat *st);
+/* The folder @rel under @root, opened as air__lopen_beneath() opens its
+ * folders (no link followed), each made first (0700) with @make: the
+ * descriptor, or -1 with errno (ENOENT: missing, or not a folder; with
+ * @make, ENOTDIR: a link or a file in the way). */
+int air__lfolder_beneath(const char *root, const char *rel, bool make);
 /* The same for one @name in the open folder @dir. */
 int air__lopen_name(int dir, const char *name, bool dir_ok, struct stat *st);
 /* air__lread_file() of an open descriptor (left open). */
@@ -256,6 +264,18 @@ void air__lmlruns_finish(const char *run_folder, const char *result);
  * MAX_ARG_STRLEN, its NUL included): a longer secret would make every
  * start of the node fail (E2BIG). */
 #define AIR__LOCAL_MAX_ENV_ENTRY 131072
+/* Room the nodes' environment leaves for the variables libair sets and the
+ * command line. */
+#define AIR__LOCAL_ENV_MARGIN (16 * 1024)
+/* AIR_OK when the nodes can be started with this process's environment
+ * (which the supervisor passes on), @env_vars and @secrets (objects of
+ * name: value; NULL for none); else AIR_EINVAL with the field at fault in
+ * *path (free it) and the reason in @why (names and sizes, never a value):
+ * a variable of env_variables longer than a node's environment takes, or
+ * all of them together more than a program may be started with
+ * (sysconf(_SC_ARG_MAX)). limits.c. */
+int air__local_check_env(const json_t *env_vars, const json_t *secrets, char **path,
+                         air__buf *why);
 
 /* The secret values of a run, as the forms looked for in its output. */
 typedef struct air__lredact air__lredact;

@@ -44,10 +44,11 @@ static void on_stop(int sig)
 	errno = saved;
 }
 
-static void say(const char *a, const char *b, const char *c)
+/* "[air local] <a><b>", then ": <why>" unless @why is empty, on stderr. */
+static void say(const char *a, const char *b, const char *why)
 {
 	char msg[1024];
-	int n = snprintf(msg, sizeof(msg), "[air local] %s%s%s\n", a, b, c);
+	int n = snprintf(msg, sizeof(msg), "[air local] %s%s%s%s\n", a, b, *why ? ": " : "", why);
 
 	if (n > 0 && write(2, msg, (size_t)n < sizeof(msg) ? (size_t)n : sizeof(msg) - 1) < 0)
 		return;

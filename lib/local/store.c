@@ -145,8 +145,10 @@ static char *tmp_name(const char *path)
 	return tmp;
 }
 
-int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
-                       bool durable)
+/* air__lwrite_atomic() of @path relative to the folder @at (AT_FDCWD: the
+ * working directory), its folder synced by the caller. */
+static int write_atomic_at(int at, const char *path, const void *data, size_t len,
+                           mode_t mode, bool durable)
 {
 	char *tmp;
 	int fd, saved, rc;
@@ -154,7 +156,7 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 
 	if (!(tmp = tmp_name(path)))
 		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	fd = openat(at, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (!(made = fd >= 0))
 		goto fail;
 	if (write_all(fd, data, len) != 0)
@@ -165,19 +167,32 @@ int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mo
 		goto fail;
 	rc = close(fd);
 	fd = -1; /* released even by a close() that failed */
-	if (rc != 0 || rename(tmp, path) != 0)
+	if (rc != 0 || renameat(at, tmp, at, path) != 0)
 		goto fail;
 	air__free(tmp);
-	return durable ? sync_parent(path) : 0;
+	return 0;
 fail:
 	saved = errno;
 	if (fd >= 0)
 		close(fd);
 	if (made)
-		unlink(tmp);
+		unlinkat(at, tmp, 0);
 	air__free(tmp);
 	errno = saved;
 	return -1;
+}
+
+int air__lwrite_atomic(const char *path, const void *data, size_t len, mode_t mode,
+                       bool durable)
+{
+	if (write_atomic_at(AT_FDCWD, path, data, len, mode, durable) != 0)
+		return -1;
+	return durable ? sync_parent(path) : 0;
+}
+
+int air__lwrite_atomic_at(int dir, const char *name, const void *data, size_t len, mode_t mode)
+{
+	return write_atomic_at(dir, name, data, len, mode, false);
 }
 
 int air__lwrite_in_place(const char *path, const void *data, size_t len)
@@ -391,11 +406,30 @@ int air__lopen_name(int dir, const char *name, bool dir_ok, struct stat *st)
 	return fd;
 }
 
-int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct stat *st)
+/* The folder @name in @dir, made first with @make (0700): a link, or
+ * anything else in its place, is ENOTDIR when made, else ENOENT. */
+static int folder_name(int dir, const char *name, bool make)
+{
+	int fd;
+
+	if (make && mkdirat(dir, name, 0700) != 0 && errno != EEXIST)
+		return -1;
+	if ((fd = open_name(dir, name, O_DIRECTORY)) < 0 && make && errno == ENOENT)
+		errno = ENOTDIR;
+	return fd;
+}
+
+/* Walk @rel under @root, each folder as folder_name() opens it (@make), the
+ * last name as air__lopen_name() does (@dir_ok, *st) unless @to_folder. */
+static int walk_beneath(const char *root, const char *rel, bool to_folder, bool make,
+                        bool dir_ok, struct stat *st)
 {
 	int dir = open(root, O_RDONLY | O_CLOEXEC | O_DIRECTORY), fd = -1, saved;
 	char name[NAME_MAX + 1];
 
+	/* A state directory not made yet is made (private) with what is in it. */
+	if (dir < 0 && make && errno == ENOENT && air__lmkdirs(root, 0700) == 0)
+		dir = open(root, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
 	while (dir >= 0) {
 		size_t n = strcspn(rel, "/");
 		bool last = rel[n] == '\0';
@@ -406,7 +440,8 @@ int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct st
 		}
 		memcpy(name, rel, n);
 		name[n] = '\0';
-		fd = last ? air__lopen_name(dir, name, dir_ok, st) : open_name(dir, name, O_DIRECTORY);
+		fd = last && !to_folder ? air__lopen_name(dir, name, dir_ok, st)
+		                        : folder_name(dir, name, make);
 		if (fd < 0 || last)
 			break;
 		close(dir);
@@ -419,6 +454,16 @@ int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct st
 		close(dir);
 	errno = saved;
 	return fd;
+}
+
+int air__lopen_beneath(const char *root, const char *rel, bool dir_ok, struct stat *st)
+{
+	return walk_beneath(root, rel, false, false, dir_ok, st);
+}
+
+int air__lfolder_beneath(const char *root, const char *rel, bool make)
+{
+	return walk_beneath(root, rel, true, make, true, NULL);
 }
 
 json_t *air__lread_json(const char *path)

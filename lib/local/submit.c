@@ -64,6 +64,17 @@ static int add_finding(json_t *errors, const char *path, const char *message, co
 	return e && json_array_append_new(errors, e) == 0 ? AIR_OK : AIR_ENOMEM;
 }
 
+/* Overwrite the secret values before they are released. */
+static void wipe(json_t *vals)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(vals, name, v)
+		explicit_bzero((char *)json_string_value(v), json_string_length(v));
+	json_decref(vals);
+}
+
 int air__lsubmit_preflight(air__lcall *c)
 {
 	json_t *body, *errors = json_array(), *vals = NULL;
@@ -102,8 +113,20 @@ int air__lsubmit_preflight(air__lcall *c)
 				rc = air__oom(c->err);
 			air__free(path);
 		}
-		json_decref(vals);
 	}
+	air__buf_clear(&why);
+	if (rc == AIR_OK) {
+		char *path = NULL;
+		const json_t *vars = air__json_at(body, "run_options.env_variables");
+
+		if (air__local_check_env(json_is_object(vars) ? vars : NULL, vals, &path, &why) !=
+		        AIR_OK &&
+		    (!path || add_finding(errors, path, air__buf_cstr(&why), "ENVIRONMENT_TOO_LARGE") !=
+		                  AIR_OK))
+			rc = air__oom(c->err);
+		air__free(path);
+	}
+	wipe(vals);
 	air__buf_dispose(&why);
 	json_decref(body);
 	if (rc != AIR_OK) {
@@ -476,17 +499,6 @@ static void link_mlflow_names(const air__local *ws, int64_t id)
 	json_decref(rec);
 	air__free(rpath);
 	air__free(dir);
-}
-
-/* Overwrite the secret values before they are released. */
-static void wipe(json_t *vals)
-{
-	const char *name;
-	json_t *v;
-
-	json_object_foreach(vals, name, v)
-		explicit_bzero((char *)json_string_value(v), json_string_length(v));
-	json_decref(vals);
 }
 
 /* Whether the run of @dir is still as it was submitted (PENDING, no

@@ -700,6 +700,67 @@ AIR_TEST(local__a_secret_too_short_to_redact_is_refused)
 	air_config_free(cfg);
 }
 
+/* The YAML of a workload with @n env_variables of @len bytes each. */
+static air_config *env_config(const char *state, int n, size_t len)
+{
+	static const char head[] = "experiment_name: big-env\n"
+	                           "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                           "command: echo never\nenv_variables:\n";
+	char *y = malloc(sizeof(head) + (size_t)n * (len + 32)), *p = y;
+	air_config *cfg;
+
+	ASSERT_TRUE(y != NULL);
+	p += sprintf(p, "%s", head);
+	for (int i = 0; i < n; i++) {
+		p += sprintf(p, "  BIG_%d: ", i);
+		memset(p, 'v', len);
+		p += len;
+		*p++ = '\n';
+	}
+	*p = '\0';
+	cfg = local_config(y, state);
+	free(y);
+	return cfg;
+}
+
+/* env_variables a node could not be started with — one too long for an
+ * environment, or all of them more than a program may be given here (the
+ * stack limit made small) — are a pre-flight finding, before anything is
+ * uploaded, naming the variable or the sizes. */
+AIR_TEST(local__an_environment_no_node_could_start_with_is_refused)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *one = env_config(state, 1, 135000), *many = env_config(state, 3, 100000);
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+	struct rlimit stack, small;
+
+	ASSERT_EQ_INT(air_client_submit(c, one, NULL, &sub, &err), AIR_EREJECTED);
+	ASSERT_CONTAINS(air_error_message(err), "env_variables.BIG_0: its value is too long for a "
+	                "node's environment: BIG_0=<value> may take at most 131071 bytes");
+	air_error_free(err);
+	err = NULL;
+	/* Room for 256 KiB: three values of 100 000 bytes do not fit. */
+	ASSERT_EQ_INT(getrlimit(RLIMIT_STACK, &stack), 0);
+	small = stack;
+	small.rlim_cur = 1 << 20;
+	ASSERT_EQ_INT(setrlimit(RLIMIT_STACK, &small), 0);
+	ASSERT_EQ_INT(air_client_submit(c, many, NULL, &sub, &err), AIR_EREJECTED);
+	ASSERT_EQ_INT(setrlimit(RLIMIT_STACK, &stack), 0);
+	ASSERT_CONTAINS(air_error_message(err), "env_variables: the nodes' environment would take ");
+	ASSERT_CONTAINS(air_error_message(err), "env_variables 300");
+	ASSERT_CONTAINS(air_error_message(err), "more than the 245760 a program may be started "
+	                "with here");
+	air_error_free(err);
+	err = NULL;
+	ASSERT_EQ_INT(count_runs(c), 0);
+	/* With the usual stack limit they fit. */
+	air_run_free(local_wait(c, local_submit(c, many, NULL)));
+	air_config_free(one);
+	air_config_free(many);
+}
+
 /* A value that `NAME=value` makes too long for a node's environment, or
  * secrets that take more than a run can be given, are refused before
  * anything is made; large ones within both limits (more than a socket

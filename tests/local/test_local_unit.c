@@ -156,6 +156,106 @@ AIR_TEST(local_unit__workspace_files_are_never_read_through_a_link)
 	air__free(home);
 }
 
+/* The status of @method @path?@query with @body served by @ws, the reply's
+ * body in *reply (free()). */
+static int32_t serve_body(air__local *ws, const char *method, const char *path, const char *query,
+                          const char *body, char **reply)
+{
+	air__local_req req = {method, path, query, body, strlen(body), NULL, NULL};
+	air__local_reply r = AIR__LOCAL_REPLY_INIT;
+	air_error *err = NULL;
+	int32_t status;
+
+	ASSERT_OK(air__local_serve(ws, NULL, &req, &r, &err), err);
+	status = r.status;
+	*reply = strdup(r.body ? r.body : "");
+	air__local_reply_clear(&r);
+	return status;
+}
+
+/* The entries of folder @dir (0 for a missing one). */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	while (d && (e = readdir(d)) != NULL)
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return n;
+}
+
+AIR_TEST(local_unit__workspace_files_are_never_written_through_a_link)
+{
+	const char *state = air_test_tmpdir();
+	char *home = air__sprintf("%s/workspace/Workspace/Users/u", state);
+	char *out = air__sprintf("%s/outside", state), *p, *body, *text;
+	char *other = air__sprintf("%s/other", state), *out2 = air__sprintf("%s/outside2", state);
+	air__local *ws = NULL;
+
+	ASSERT_EQ_INT(air__lmkdirs(home, 0700), 0);
+	ASSERT_EQ_INT(air__lmkdirs(out, 0700), 0);
+	p = air__sprintf("%s/inner.yaml", out);
+	air_test_write_file(p, "SECRET", 6);
+	text = air__sprintf("%s/link.yaml", home);
+	ASSERT_EQ_INT(symlink(p, text), 0);
+	air__free(p);
+	p = air__sprintf("%s/linkdir", home);
+	ASSERT_EQ_INT(symlink(out, p), 0);
+	air__free(p);
+	ASSERT_OK(air__local_new(state, NULL, &ws, NULL), NULL);
+
+	/* Through a linked folder: refused, naming the path, nothing written. */
+	ASSERT_EQ_INT(serve_body(ws, "POST", "/api/2.0/workspace/mkdirs", NULL,
+	                         "{\"path\": \"/Workspace/Users/u/linkdir/sub\"}", &body), 400);
+	ASSERT_CONTAINS(body, "/Workspace/Users/u/linkdir/sub: a part of the path exists and is "
+	                      "not a directory (a symbolic link is never followed)");
+	free(body);
+	ASSERT_EQ_INT(serve_body(ws, "POST",
+	                         "/api/2.0/workspace-files/import-file/Workspace/Users/u/linkdir/x.yaml",
+	                         "overwrite=true", "new", &body), 404);
+	free(body);
+	ASSERT_EQ_INT(serve_body(ws, "PUT", "/api/2.0/fs/files/Workspace/Users/u/linkdir/d/y.bin",
+	                         NULL, "new", &body), 400);
+	free(body);
+	ASSERT_EQ_INT(entries(out), 1); /* inner.yaml alone */
+	/* A link at the file's own name is replaced, its target untouched. */
+	ASSERT_EQ_INT(serve_body(ws, "POST",
+	                         "/api/2.0/workspace-files/import-file/Workspace/Users/u/link.yaml",
+	                         "overwrite=true", "new", &body), 200);
+	free(body);
+	p = air__sprintf("%s/inner.yaml", out);
+	ASSERT_EQ_STR(body = air_test_read_file(p, NULL), "SECRET");
+	free(body);
+	air__free(p);
+	ASSERT_EQ_STR(body = air_test_read_file(text, NULL), "new");
+	free(body);
+	air__local_free(ws);
+
+	/* The workspace folder itself a link: nothing written through it. */
+	ASSERT_EQ_INT(air__lmkdirs(other, 0700), 0);
+	ASSERT_EQ_INT(air__lmkdirs(out2, 0700), 0);
+	p = air__sprintf("%s/workspace", other);
+	ASSERT_EQ_INT(symlink(out2, p), 0);
+	air__free(p);
+	ASSERT_OK(air__local_new(other, NULL, &ws, NULL), NULL);
+	ASSERT_EQ_INT(serve_body(ws, "POST", "/api/2.0/workspace/mkdirs", NULL,
+	                         "{\"path\": \"/Workspace/Users/u/.air\"}", &body), 400);
+	free(body);
+	ASSERT_EQ_INT(serve_body(ws, "PUT", "/api/2.0/fs/files/Volumes/c/s/v/z.bin", NULL, "new",
+	                         &body), 400);
+	free(body);
+	ASSERT_EQ_INT(entries(out2), 0);
+	air__local_free(ws);
+	air__free(text);
+	air__free(out2);
+	air__free(other);
+	air__free(out);
+	air__free(home);
+}
+
 /* ---- node log records -------------------------------------------------------------- */
 
 typedef struct chunk {
