@@ -123,23 +123,29 @@ int air__lfiles_mkdirs(air__lcall *c)
 
 static int store(air__lcall *c, const char *abs, const char *file, bool make_parents)
 {
-	char *q = air__lquery(c, "overwrite");
-	bool overwrite = q && !strcmp(q, "true");
-	const char *name = strrchr(file, '/') + 1;
-	char *parent = air__strndup(under_state(c, file), (size_t)(name - 1 - under_state(c, file)));
+	const char *under = under_state(c, file), *slash = strrchr(under, '/');
+	char *q, *parent;
+	bool overwrite;
 	struct stat st;
-	int rc = parent ? AIR_OK : air__oom(c->err);
-	int dir = parent ? folder(c, abs, parent, make_parents, &rc) : -1;
+	int rc = AIR_OK, dir;
 
+	/* The workspace's root: a folder, always there. */
+	if (!slash)
+		return air__lreply_error(c, 409, "RESOURCE_ALREADY_EXISTS", "%s already exists.", abs);
+	q = air__lquery(c, "overwrite");
+	overwrite = q && !strcmp(q, "true");
 	air__free(q);
+	if (!(parent = air__strndup(under, (size_t)(slash - under))))
+		return air__oom(c->err);
+	dir = folder(c, abs, parent, make_parents, &rc);
 	air__free(parent);
 	if (dir < 0)
 		return rc;
 	/* A link at the name is as good as missing, and replaced. */
-	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
+	if (fstatat(dir, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode) &&
 	    (S_ISDIR(st.st_mode) || !overwrite))
 		rc = air__lreply_error(c, 409, "RESOURCE_ALREADY_EXISTS", "%s already exists.", abs);
-	else if (air__lwrite_atomic_at(dir, name, c->req->body, c->req->body_len, 0600) != 0)
+	else if (air__lwrite_atomic_at(dir, slash + 1, c->req->body, c->req->body_len, 0600) != 0)
 		rc = air__lreply_io_error(c, "cannot write a file");
 	close(dir);
 	return rc;

@@ -435,7 +435,7 @@ static int walk_beneath(const char *root, const char *rel, bool to_folder, bool 
 		bool last = rel[n] == '\0';
 
 		if (n == 0 || n > NAME_MAX) {
-			errno = ENOENT;
+			errno = n && make ? ENAMETOOLONG : ENOENT; /* such a name is not there */
 			break;
 		}
 		memcpy(name, rel, n);

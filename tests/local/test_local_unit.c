@@ -221,6 +221,12 @@ AIR_TEST(local_unit__workspace_files_are_never_written_through_a_link)
 	                         NULL, "new", &body), 400);
 	free(body);
 	ASSERT_EQ_INT(entries(out), 1); /* inner.yaml alone */
+	/* The workspace's root is a folder that is always there. */
+	ASSERT_EQ_INT(serve_body(ws, "POST", "/api/2.0/workspace-files/import-file/",
+	                         "overwrite=true", "new", &body), 409);
+	free(body);
+	ASSERT_EQ_INT(serve_body(ws, "PUT", "/api/2.0/fs/files/", NULL, "new", &body), 409);
+	free(body);
 	/* A link at the file's own name is replaced, its target untouched. */
 	ASSERT_EQ_INT(serve_body(ws, "POST",
 	                         "/api/2.0/workspace-files/import-file/Workspace/Users/u/link.yaml",
