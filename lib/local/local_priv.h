@@ -283,6 +283,9 @@ typedef struct air__lredact air__lredact;
 /* The forms of the values of @secrets ({"NAME": "value"}). AIR_OK or AIR_ENOMEM. */
 int air__lredact_new(const json_t *secrets, air__lredact **out);
 void air__lredact_free(air__lredact *r);
+/* Overwrite the secret values of @secrets ({"NAME": "value"}), then release
+ * it (NULL: nothing). For the library and the supervisor alike. */
+void air__lsecrets_wipe(json_t *secrets);
 /* Length of @v (@n bytes) without surrounding white space; *start (may be
  * NULL) gets where that part begins. */
 size_t air__lredact_significant(const char *v, size_t n, const char **start);

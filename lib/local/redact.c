@@ -119,6 +119,16 @@ static int add_forms(air__lredact *r, const char *v, size_t n)
 	return rc == AIR_OK ? add_form(r, start, m) : rc;
 }
 
+void air__lsecrets_wipe(json_t *secrets)
+{
+	const char *name;
+	json_t *v;
+
+	json_object_foreach(secrets, name, v)
+		explicit_bzero((char *)json_string_value(v), json_string_length(v));
+	json_decref(secrets);
+}
+
 int air__lredact_new(const json_t *secrets, air__lredact **out)
 {
 	static const char *const line_endings[] = {"\n", "\r\n", "\r"};

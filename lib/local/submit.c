@@ -64,17 +64,6 @@ static int add_finding(json_t *errors, const char *path, const char *message, co
 	return e && json_array_append_new(errors, e) == 0 ? AIR_OK : AIR_ENOMEM;
 }
 
-/* Overwrite the secret values before they are released. */
-static void wipe(json_t *vals)
-{
-	const char *name;
-	json_t *v;
-
-	json_object_foreach(vals, name, v)
-		explicit_bzero((char *)json_string_value(v), json_string_length(v));
-	json_decref(vals);
-}
-
 int air__lsubmit_preflight(air__lcall *c)
 {
 	json_t *body, *errors = json_array(), *vals = NULL;
@@ -126,7 +115,7 @@ int air__lsubmit_preflight(air__lcall *c)
 			rc = air__oom(c->err);
 		air__free(path);
 	}
-	wipe(vals);
+	air__lsecrets_wipe(vals);
 	air__buf_dispose(&why);
 	json_decref(body);
 	if (rc != AIR_OK) {
@@ -742,7 +731,7 @@ out:
 	 * unlock would release it for every holder of the description). */
 	if (lock_fd >= 0)
 		close(lock_fd);
-	wipe(vals);
+	air__lsecrets_wipe(vals);
 	air__buf_dispose(&why);
 	air__free(record);
 	air__free(dir);

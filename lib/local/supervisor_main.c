@@ -137,16 +137,6 @@ static json_t *read_secrets(pid_t submitter, int watch, bool gone)
 	return v;
 }
 
-static void wipe(json_t *secrets)
-{
-	const char *name;
-	json_t *v;
-
-	json_object_foreach(secrets, name, v)
-		explicit_bzero((char *)json_string_value(v), json_string_length(v));
-	json_decref(secrets);
-}
-
 int main(int argc, char **argv)
 {
 	int64_t run_id, submitter = 0;
@@ -196,11 +186,11 @@ int main(int argc, char **argv)
 	}
 	if (install_signals() != 0) {
 		fprintf(stderr, "air-local-supervisor: cannot set up signals: %s\n", strerror(errno));
-		wipe(secrets);
+		air__lsecrets_wipe(secrets);
 		return 1;
 	}
 	rc = air__lsupervise(argv[1], run_id, secrets, wake_pipe[0], &stop_signal);
-	wipe(secrets);
+	air__lsecrets_wipe(secrets);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);
 	return rc;

@@ -284,6 +284,24 @@ AIR_TEST(local_reader__a_counted_log_gives_the_same_tails)
 	air__free(log);
 }
 
+/* With the count file @count written beside the log of run RUN (in
+ * @state), each of the @n queries @q gives the text @want[i] it gave
+ * without it (freed here). */
+static void same_text_counted(air__local *ws, const char *state, const air__log_query *q,
+                              size_t n, char **want, const char *count)
+{
+	char *path = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log.count", state, RUN);
+
+	air_test_write_file(path, count, strlen(count));
+	for (size_t i = 0; i < n; i++) {
+		char *got = text_chain(ws, &q[i]);
+		ASSERT_EQ_STR(got, want[i]);
+		air__free(got);
+		air__free(want[i]);
+	}
+	air__free(path);
+}
+
 /* A log whose count file vouches for its times' width (nineteen digits, as
  * the writer makes them from 2001 on) gives the same text, whole, paged or
  * as a tail, over several blocks; a record too short to hold such a time
@@ -293,7 +311,7 @@ AIR_TEST(local_reader__a_vouched_log_gives_the_same_text)
 	air__buf b = AIR__BUF_INIT;
 	const char *state;
 	air__local *ws;
-	char *path, count[64];
+	char count[64];
 	const air__log_query queries[] = {
 		{.run_id = RUN, .attempt = -1, .ascending = true},
 		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
@@ -311,15 +329,8 @@ AIR_TEST(local_reader__a_vouched_log_gives_the_same_text)
 	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++)
 		want[i] = text_chain(ws, &queries[i]);
 	ASSERT_CONTAINS(want[0], "\nline 12000\nshort\n\nlast\n");
-	path = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log.count", state, RUN);
 	snprintf(count, sizeof(count), "%zu %d %d\n", b.len, 12003, AIR__LOCAL_TEXT_AT);
-	air_test_write_file(path, count, strlen(count));
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
-		char *got = text_chain(ws, &queries[i]);
-		ASSERT_EQ_STR(got, want[i]);
-		air__free(got);
-		air__free(want[i]);
-	}
+	same_text_counted(ws, state, queries, AIR__ARRAY_SIZE(queries), want, count);
 	/* Records with their times too, as the endpoint reads them (which does
 	 * not take the count file's word), whole, paged and bounded in time. */
 	for (size_t i = 0; i < 2; i++) {
@@ -334,7 +345,6 @@ AIR_TEST(local_reader__a_vouched_log_gives_the_same_text)
 		air__free(endpoint);
 		air__free(direct);
 	}
-	air__free(path);
 	air__local_free(ws);
 	air__buf_dispose(&b);
 }
@@ -347,7 +357,7 @@ AIR_TEST(local_reader__a_count_file_the_log_belies_is_not_used)
 	air__buf b = AIR__BUF_INIT;
 	const char *state;
 	air__local *ws;
-	char *path, count[64];
+	char count[64];
 	const air__log_query queries[] = {
 		{.run_id = RUN, .attempt = -1, .ascending = true},
 		{.run_id = RUN, .attempt = -1, .ascending = true, .page_size = 700},
@@ -363,17 +373,8 @@ AIR_TEST(local_reader__a_count_file_the_log_belies_is_not_used)
 		want[i] = text_chain(ws, &queries[i]);
 	ASSERT_CONTAINS(want[0], "\nline number 6000 of a log whose times are short\n");
 	ASSERT_CONTAINS(want[2], "line number 5998 of");
-	path = air__sprintf("%s/jobs/runs/%d/logs/attempt_0/node_0.log.count", state, RUN);
 	snprintf(count, sizeof(count), "%zu 6000 %d\n", b.len, AIR__LOCAL_TEXT_AT);
-	air_test_write_file(path, count, strlen(count));
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++) {
-		char *got = text_chain(ws, &queries[i]);
-		ASSERT_EQ_STR(got, want[i]);
-		air__free(got);
-	}
-	for (size_t i = 0; i < AIR__ARRAY_SIZE(queries); i++)
-		air__free(want[i]);
-	air__free(path);
+	same_text_counted(ws, state, queries, AIR__ARRAY_SIZE(queries), want, count);
 	air__local_free(ws);
 	air__buf_dispose(&b);
 }

@@ -82,21 +82,28 @@ AIR_TEST(local_unit__workspace_paths_stay_in_the_store)
 	ASSERT_NULL(air__lws_file(&ws, NULL));
 }
 
-/* The status of @method @path?@query served by @ws, its body in *body
- * (free()). */
-static int32_t serve_raw(air__local *ws, const char *method, const char *path, const char *query,
-                         char **body)
+/* The status of @method @path?@query with @body (NULL: none) served by @ws,
+ * the reply's body in *reply (free()). */
+static int32_t serve_body(air__local *ws, const char *method, const char *path, const char *query,
+                          const char *body, char **reply)
 {
-	air__local_req req = {method, path, query, NULL, 0, NULL, NULL};
+	air__local_req req = {method, path, query, body, body ? strlen(body) : 0, NULL, NULL};
 	air__local_reply r = AIR__LOCAL_REPLY_INIT;
 	air_error *err = NULL;
 	int32_t status;
 
 	ASSERT_OK(air__local_serve(ws, NULL, &req, &r, &err), err);
 	status = r.status;
-	*body = strdup(r.body ? r.body : "");
+	*reply = strdup(r.body ? r.body : "");
 	air__local_reply_clear(&r);
 	return status;
+}
+
+/* The same without a body. */
+static int32_t serve_raw(air__local *ws, const char *method, const char *path, const char *query,
+                         char **reply)
+{
+	return serve_body(ws, method, path, query, NULL, reply);
 }
 
 AIR_TEST(local_unit__workspace_files_are_never_read_through_a_link)
@@ -154,23 +161,6 @@ AIR_TEST(local_unit__workspace_files_are_never_read_through_a_link)
 	air__local_free(ws);
 	air__free(out);
 	air__free(home);
-}
-
-/* The status of @method @path?@query with @body served by @ws, the reply's
- * body in *reply (free()). */
-static int32_t serve_body(air__local *ws, const char *method, const char *path, const char *query,
-                          const char *body, char **reply)
-{
-	air__local_req req = {method, path, query, body, strlen(body), NULL, NULL};
-	air__local_reply r = AIR__LOCAL_REPLY_INIT;
-	air_error *err = NULL;
-	int32_t status;
-
-	ASSERT_OK(air__local_serve(ws, NULL, &req, &r, &err), err);
-	status = r.status;
-	*reply = strdup(r.body ? r.body : "");
-	air__local_reply_clear(&r);
-	return status;
 }
 
 /* The entries of folder @dir (0 for a missing one). */
