@@ -10,7 +10,9 @@ air/_libs/libair.so.1, where ``import air`` looks first, and the wheel
 carries the platform tag (py3-none-linux_x86_64) instead of py3-none-any.
 The local workspace's supervisor program, air-local-supervisor, goes beside
 it (where the library looks for it): $AIR_BUNDLE_SUPERVISOR, else the one
-next to the bundled library when there is one (a build tree). The bundled
+next to the bundled library when there is one (a build tree); with it the
+program it extracts code snapshots with, air-local-extract, from beside the
+supervisor (where the supervisor looks for it). The bundled
 files still need their own dependencies (libcurl, jansson, libfyaml,
 libarchive, zlib) from the system.
 
@@ -38,6 +40,7 @@ from setuptools.dist import Distribution
 HERE = os.path.dirname(os.path.abspath(__file__))
 BUNDLE = os.environ.get("AIR_BUNDLE_LIBRARY")
 SUPERVISOR = "air-local-supervisor"
+EXTRACTOR = "air-local-extract"
 VERSION_PY = ('"""Version of the libair release this package was built from (setup.py)."""\n'
               '__version__ = "%s"\n')
 
@@ -151,6 +154,9 @@ class BuildPy(build_py):
             supervisor = bundled_supervisor()
             if supervisor:
                 shutil.copy(supervisor, os.path.join(libs, SUPERVISOR))  # keeps the x bits
+                extractor = os.path.join(os.path.dirname(os.path.realpath(supervisor)), EXTRACTOR)
+                if os.path.isfile(extractor):
+                    shutil.copy(extractor, os.path.join(libs, EXTRACTOR))
 
 
 class Sdist(sdist):

@@ -80,10 +80,23 @@ int air__lfiles_get_status(air__lcall *c)
  * file or a symbolic link is in the way of its making (@abs names it). */
 static int folder(air__lcall *c, const char *abs, const char *rel, bool make, int *rc)
 {
-	int fd = air__lfolder_beneath(c->ws->dir, rel, make);
+	int fd;
 
-	if (fd >= 0)
+	/* The workspace's tree away from what the state directory's neighbours
+	 * free (spread.c). */
+	if (make)
+		air__lspread_below(c->ws->dir);
+	fd = air__lfolder_beneath(c->ws->dir, rel, make);
+	if (fd >= 0) {
+		if (make) {
+			char *top = air__lpath(c->ws->dir, "workspace");
+
+			if (top)
+				air__lspread_below(top);
+			air__free(top);
+		}
 		return fd;
+	}
 	*rc = errno == ENOTDIR
 	          ? air__lreply_error(c, 400, "RESOURCE_ALREADY_EXISTS", "%s: a part of the path "
 	                              "exists and is not a directory (a symbolic link is never "

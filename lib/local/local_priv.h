@@ -48,6 +48,8 @@
  * go-ahead, awaited while the submitter lives; CPUS are those it runs on once
  * loaded). One that speaks another way refuses to start. */
 #define AIR__LOCAL_PROTOCOL "go-ahead-cpus"
+/* The program that extracts a run's code snapshot, beside the supervisor's. */
+#define AIR__LOCAL_EXTRACTOR "air-local-extract"
 
 /* inotify instances kept for the next watch (watch.c). */
 #define AIR__LOCAL_IDLE_WATCHES 4
@@ -81,6 +83,9 @@ void air__local_watch_close_idle(air__local *ws);
 char *air__lpath(const char *dir, const char *fmt, ...) AIR__PRINTF(2, 3);
 /* mkdir -p with @mode for the directories it creates: 0, or -1 with errno. */
 int air__lmkdirs(const char *path, mode_t mode);
+/* Mark the folder @dir so that the folders made in it are spread over the
+ * disk (spread.c); nothing when it cannot be (errno kept). */
+void air__lspread_below(const char *dir);
 /* Write @path through a temporary file and rename(): readers, and a
  * process that dies half-way, see the old or the new content, never a part.
  * @durable: the content is also on disk (fsync) before the rename and the
@@ -388,7 +393,7 @@ bool air__llog_prev(const air__llog *l, size_t *end, int64_t *t, const char **te
 /* True when @off is 0, l->size or the start of a record. */
 bool air__llog_is_boundary(const air__llog *l, size_t off);
 
-/* ---- the code snapshot (extract.c) ---------------------------------------------- */
+/* ---- the code snapshot (extract.c, in air-local-extract) ------------------------ */
 
 /* Extract the tar.gz @archive into @dest (created) refusing absolute paths,
  * ".." and links out of @dest. *top gets the archive's top-level directory

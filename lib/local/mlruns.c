@@ -105,8 +105,10 @@ static int create_experiment(const char *state_dir, const json_t *rec, int64_t n
 	air__buf b = AIR__BUF_INIT;
 	int rc = -1;
 
-	if (!meta || (trash = air__lpath(store, ".trash")) == NULL || air__lmkdirs(trash, 0700) != 0 ||
-	    air__lmkdirs(dir, 0700) != 0)
+	if (!meta || (trash = air__lpath(store, ".trash")) == NULL || air__lmkdirs(trash, 0700) != 0)
+		goto out;
+	air__lspread_below(store); /* each experiment's folder where there is room (spread.c) */
+	if (air__lmkdirs(dir, 0700) != 0)
 		goto out;
 	if (air__lexists(meta)) {
 		rc = 0;

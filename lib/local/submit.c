@@ -768,10 +768,13 @@ int air__lsubmit_run(air__lcall *c)
 		rc = air__oom(c->err);
 		goto out;
 	}
+	/* Its folders, then each run's, where there is room (spread.c). */
+	air__lspread_below(c->ws->dir);
 	if (air__lmkdirs(runs, 0700) != 0) {
 		rc = air__lreply_io_error(c, "cannot create the state directory");
 		goto out;
 	}
+	air__lspread_below(runs);
 	if (air__llock(lock, true, c->ctx, &fd) != 0) {
 		rc = errno == EINTR ? air__ctx_check(c->ctx, "runs/submit", c->err)
 		                    : air__lreply_io_error(c, "cannot lock the state directory");

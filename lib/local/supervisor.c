@@ -87,6 +87,7 @@ typedef struct sup {
 	volatile sig_atomic_t *stop_signal;
 	int64_t nodes, per_node, accel_count, max_retries, timeout_ms;
 	bool retry_on_timeout;
+	const char *extractor; /* air-local-extract */
 	char *code_path;     /* $CODE_SOURCE_PATH, or NULL */
 	char *hyper;         /* $HYPERPARAMETERS_PATH, or NULL */
 	char *script;
@@ -218,9 +219,11 @@ static bool prepare_code(sup *s)
 		return true;
 	if (!(dest = air__lpath(s->dir, "code")))
 		return false;
-	rc = air__lextract(archive, dest, &top, &why);
+	rc = air__lextract_with(s->extractor, archive, dest, s->wake, s->stop_signal, &top, &why);
 	if (rc == AIR_OK)
 		s->code_path = top ? air__lpath(dest, "%s", top) : air__strdup(dest);
+	else if (*s->stop_signal)
+		finish(s, AIR__L_TERMINATED, "CANCELED", "the local supervisor was stopped by a signal");
 	else
 		finish(s, AIR__L_TERMINATED, "FAILED",
 		       *air__buf_cstr(&why) ? air__buf_cstr(&why) : "cannot extract the code snapshot");
@@ -811,8 +814,8 @@ static void run_attempts(sup *s)
 	}
 }
 
-int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets, int wake,
-                    volatile sig_atomic_t *stop_signal)
+int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets,
+                    const char *extractor, int wake, volatile sig_atomic_t *stop_signal)
 {
 	sup s;
 	char *rpath, *spath;
@@ -821,6 +824,7 @@ int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets
 	memset(&s, 0, sizeof(s));
 	s.id = run_id;
 	s.secrets = secrets;
+	s.extractor = extractor;
 	s.wake = wake;
 	s.stop_signal = stop_signal;
 	s.dir = air__lrun_dir(state_dir, run_id);

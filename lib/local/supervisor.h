@@ -1,7 +1,8 @@
 /*
  * supervisor.h: the air-local-supervisor program (supervisor_main.c), which
  * runs one local run to its end: supervisor.c (attempts, retries, timeout,
- * cancellation, status.json, node logs) and node.c (a node's processes).
+ * cancellation, status.json, node logs), node.c (a node's processes) and
+ * extractor.c (the code snapshot, extracted by the air-local-extract program).
  *
  * A node is two processes: a guard, forked by the supervisor, leader of a
  * new process group, and the command (bash command.sh), the guard's child
@@ -61,11 +62,22 @@ bool air__lnode_adopt_orphans(void);
  * self-pipe SIGCHLD writes to. */
 void air__lnode_end_strays(int wake, int64_t grace_ms);
 
+/* The path of air-local-extract beside @program (the supervisor's own, as
+ * started: it is found through symbolic links), or NULL when out of memory. */
+char *air__lextractor_beside(const char *program);
+
+/* Extract the code snapshot @archive into @dest with the program @extractor
+ * (extract_main.c), ending it with SIGTERM when *@stop_signal is set (@wake:
+ * as for air__lsupervise()). On success *@top gets the snapshot's top-level
+ * folder (NULL when it has none; air__free() it); else @why gets the reason. */
+int air__lextract_with(const char *extractor, const char *archive, const char *dest,
+                       int wake, volatile sig_atomic_t *stop_signal, char **top, air__buf *why);
+
 /* Run @run_id of @state_dir to its end. @secrets ({"NAME": "value"}) is
- * borrowed. @wake is the read end of the self-pipe that SIGCHLD and the stop
+ * borrowed; @extractor is the program that extracts a code snapshot. @wake is the read end of the self-pipe that SIGCHLD and the stop
  * signals write to; *@stop_signal is set by the latter. Returns the
  * program's exit status. */
-int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets, int wake,
-                    volatile sig_atomic_t *stop_signal);
+int air__lsupervise(const char *state_dir, int64_t run_id, const json_t *secrets,
+                    const char *extractor, int wake, volatile sig_atomic_t *stop_signal);
 
 #endif /* AIR_LOCAL_SUPERVISOR_H */

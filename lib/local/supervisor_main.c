@@ -141,6 +141,7 @@ int main(int argc, char **argv)
 {
 	int64_t run_id, submitter = 0;
 	json_t *secrets;
+	char *extractor;
 	pid_t pid;
 	bool gone;
 	int rc, watch;
@@ -170,6 +171,11 @@ int main(int argc, char **argv)
 		_exit(0); /* libair reaps this one; the child lives on */
 	air__lnode_take_cpus(argv[6]);
 	setsid();
+	/* Found before the chdir: argv[0] may be relative to the working directory. */
+	if (!(extractor = air__lextractor_beside(argv[0]))) {
+		fprintf(stderr, "air-local-supervisor: out of memory\n");
+		return 1;
+	}
 	/* Not the submitter's working directory for the whole run (it would
 	 * keep that file system busy): paths here are absolute. */
 	if (argv[1][0] == '/' && chdir("/") != 0)
@@ -182,14 +188,17 @@ int main(int argc, char **argv)
 	if (!secrets) {
 		fprintf(stderr, "air-local-supervisor: run %lld: no go-ahead from the submission (it "
 		        "gave the run up, or stopped): nothing done\n", (long long)run_id);
+		air__free(extractor);
 		return 0;
 	}
 	if (install_signals() != 0) {
 		fprintf(stderr, "air-local-supervisor: cannot set up signals: %s\n", strerror(errno));
 		air__lsecrets_wipe(secrets);
+		air__free(extractor);
 		return 1;
 	}
-	rc = air__lsupervise(argv[1], run_id, secrets, wake_pipe[0], &stop_signal);
+	rc = air__lsupervise(argv[1], run_id, secrets, extractor, wake_pipe[0], &stop_signal);
+	air__free(extractor);
 	air__lsecrets_wipe(secrets);
 	close(wake_pipe[0]);
 	close(wake_pipe[1]);

@@ -97,6 +97,9 @@ class Installed(ScratchCase):
                         recursive=True)
         self.assertEqual(len(sup), 1, sup)
         self.assertTrue(os.access(sup[0], os.X_OK))
+        # ... and the program it extracts code snapshots with, beside it.
+        self.assertTrue(os.access(os.path.join(os.path.dirname(sup[0]), "air-local-extract"),
+                                  os.X_OK))
         cm = os.path.join(self.libdir, "cmake", "libair")
         self.assertTrue(os.path.exists(os.path.join(cm, "libairConfig.cmake")))
         self.assertTrue(os.path.exists(os.path.join(cm, "libairConfigVersion.cmake")))

@@ -14,6 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -1342,6 +1345,57 @@ static int submit_past_the_limit(air_client *c, const air_config *cfg, rlim_t li
 	if (WIFSIGNALED(st))
 		FAIL("the submitting process was killed by signal %d", WTERMSIG(st));
 	return WEXITSTATUS(st);
+}
+
+/* The folder @path's FS_TOPDIR_FL mark: 1 or 0, -1 when it cannot be read. */
+static int spread_mark(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0, r;
+
+	if (fd < 0)
+		return -1;
+	r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+	close(fd);
+	return r != 0 ? -1 : (flags & FS_TOPDIR_FL) != 0;
+}
+
+/* On a file system that takes the mark (ext4), the folders in which each
+ * run's, each experiment's and the workspace's folders are made have it:
+ * those are spread over the disk, away from what the state directory's
+ * neighbours free (lib/local/spread.c). */
+AIR_TEST(local__the_folders_runs_are_made_in_spread_them)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char *probe = path_in(state, "probe");
+	air_config *cfg = local_config("experiment_name: spread\n"
+	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	                               "command: echo spread\n",
+	                               state);
+	static const char *const marked[] = {"", "jobs/runs", "mlruns", "workspace"};
+	int fd, flags = 0;
+	air_run *run;
+
+	ASSERT_EQ_INT(mkdir(probe, 0700), 0);
+	fd = open(probe, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_TRUE(fd >= 0);
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0 ||
+	    (flags |= FS_TOPDIR_FL, ioctl(fd, FS_IOC_SETFLAGS, &flags)) != 0) {
+		close(fd);
+		air_test_skip("the temporary directory's file system takes no FS_TOPDIR_FL");
+	}
+	close(fd);
+	ASSERT_EQ_INT(rmdir(probe), 0);
+	ASSERT_EQ_INT(spread_mark(state), 0);
+	run = local_wait(c, local_submit(c, cfg, NULL));
+	ASSERT_EQ_INT(air_run_state(run), AIR_STATE_SUCCESS);
+	for (size_t i = 0; i < sizeof(marked) / sizeof(marked[0]); i++) {
+		char *p = path_in(state, marked[i]);
+
+		ASSERT_EQ_INT(spread_mark(p), 1);
+	}
+	air_run_free(run);
+	air_config_free(cfg);
 }
 
 /* A write past the file size limit (`ulimit -f`) fails the submission with

@@ -2,7 +2,8 @@
  * test_local_unit.c: white-box tests of lib/local/ pieces that need no
  * running workload: local hosts, workspace paths, node log records (writing
  * and searching), the log endpoint's pages, snapshot extraction refusing
- * entries that leave their directory, and how a node's processes stop.
+ * entries that leave their directory (in air-local-extract, run as the
+ * supervisor runs it), and how a node's processes stop.
  */
 #include <archive.h>
 #include <archive_entry.h>
@@ -1009,6 +1010,82 @@ AIR_TEST(local_unit__extraction_keeps_entries_inside_the_snapshot)
 	ASSERT_TRUE(access(f, F_OK) != 0);
 	air__free(f);
 	air__buf_dispose(&why);
+	air__free(tar);
+	air__free(dest);
+}
+
+/* An executable shell script at @dir/@name running @body. */
+static char *script_in(const char *dir, const char *name, const char *body)
+{
+	char *path = air__sprintf("%s/%s", dir, name), *text = air__sprintf("#!/bin/sh\n%s\n", body);
+
+	air_test_write_file(path, text, strlen(text));
+	ASSERT_EQ_INT(chmod(path, 0700), 0);
+	air__free(text);
+	return path;
+}
+
+AIR_TEST(local_unit__the_supervisor_extracts_with_its_extractor_program)
+{
+	const char *dir = air_test_tmpdir(), *build = getenv("AIR_BUILD_ROOT");
+	static const char *const good[] = {"proj/a.py", NULL};
+	static const char *const evil[] = {"proj/../../outside", NULL};
+	char *tar = air__sprintf("%s/code.tar.gz", dir), *dest = air__sprintf("%s/code", dir);
+	char *sup = air__sprintf("%s/lib/air-local-supervisor", build ? build : ".");
+	char *extractor = air__lextractor_beside(sup), *top = NULL;
+	volatile sig_atomic_t stop = 0;
+	air__buf why = AIR__BUF_INIT;
+	int wake[2];
+
+	ASSERT_NOT_NULL(build);
+	ASSERT_EQ_INT(pipe2(wake, O_CLOEXEC | O_NONBLOCK), 0);
+	ASSERT_TRUE(access(extractor, X_OK) == 0);
+	make_tar(tar, good);
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake[0], &stop, &top, &why), AIR_OK);
+	ASSERT_EQ_STR(top, "proj");
+	air__free(top);
+	make_tar(tar, evil);
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake[0], &stop, &top, &why),
+	              AIR_ESNAPSHOT);
+	ASSERT_CONTAINS(air__buf_cstr(&why), "leaves the snapshot");
+	ASSERT_NULL(top);
+	air__free(extractor);
+	/* Found beside the supervisor's program, through a link to it. */
+	{
+		char *link = air__sprintf("%s/linked-supervisor", dir);
+
+		ASSERT_EQ_INT(symlink(sup, link), 0);
+		extractor = air__lextractor_beside(link);
+		ASSERT_EQ_INT(access(extractor, X_OK), 0);
+		air__free(extractor);
+		air__free(link);
+	}
+	/* None there: the reason names it. */
+	air__buf_clear(&why);
+	extractor = air__sprintf("%s/missing/air-local-extract", dir);
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake[0], &stop, &top, &why), AIR_EIO);
+	ASSERT_CONTAINS(air__buf_cstr(&why), "cannot run");
+	air__free(extractor);
+	/* One that never ends is ended by a stop signal. */
+	air__buf_clear(&why);
+	extractor = script_in(dir, "hangs", "exec sleep 300");
+	stop = SIGTERM;
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake[0], &stop, &top, &why),
+	              AIR_ESNAPSHOT);
+	ASSERT_CONTAINS(air__buf_cstr(&why), "killed by signal 15");
+	air__free(extractor);
+	stop = 0;
+	/* Whatever else ends it is said. */
+	air__buf_clear(&why);
+	extractor = script_in(dir, "crashes", "exit 5");
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake[0], &stop, &top, &why),
+	              AIR_ESNAPSHOT);
+	ASSERT_CONTAINS(air__buf_cstr(&why), "exited with status 5");
+	air__free(extractor);
+	close(wake[0]);
+	close(wake[1]);
+	air__buf_dispose(&why);
+	air__free(sup);
 	air__free(tar);
 	air__free(dest);
 }

@@ -175,6 +175,7 @@ class Package(unittest.TestCase):
                     "usr/include/air/air.h", "usr/include/air/version.h",
                     "usr/bin/air", "usr/share/man/man1/air.1.gz",
                     "usr/lib/%s/libair/air-local-supervisor" % ma,
+                    "usr/lib/%s/libair/air-local-extract" % ma,
                     "usr/share/bash-completion/completions/air",
                     "usr/lib/python3/dist-packages/air/__init__.py",
                     "usr/lib/python3/dist-packages/air/_version.py",
@@ -219,16 +220,23 @@ class Package(unittest.TestCase):
                   env=dict(os.environ, MANWIDTH="80")) if shutil.which("man") else "air run"
         self.assertIn("air run", man)
         # A local run, supervised by the packaged supervisor (the unpacked
-        # root is not /usr, so its path is given).
+        # root is not /usr, so its path is given), its code snapshot
+        # extracted by the packaged extractor beside it.
         yaml = os.path.join(self.tmp, "local.yaml")
+        code = os.path.join(self.tmp, "code")
+        os.makedirs(code, exist_ok=True)
+        with open(os.path.join(code, "hello.txt"), "w") as f:
+            f.write("from the snapshot\n")
         with open(yaml, "w") as f:
             f.write("experiment_name: pkg\ncompute:\n  accelerator_type: GPU_1xA10\n"
-                    "  num_accelerators: 1\ncommand: echo packaged $NODE_RANK/$NUM_NODES\n")
+                    "  num_accelerators: 1\ncode_source: {root_path: %s}\n"
+                    "command: echo packaged $NODE_RANK/$NUM_NODES "
+                    "$(cat \"$CODE_SOURCE_PATH/hello.txt\")\n" % code)
         sup = self.path("usr/lib/%s/libair/air-local-supervisor" % multiarch())
         env = dict(self.env(), AIR_LOCAL_SUPERVISOR=sup,
                    DATABRICKS_HOST="local://" + os.path.join(self.tmp, "local-state"))
         out = run([air, "run", "-f", yaml, "--watch"], env=env)
-        self.assertIn("packaged 0/1", out)
+        self.assertIn("packaged 0/1 from the snapshot", out)
 
     def test_installed_completion(self):
         self.need_debs()

@@ -230,6 +230,7 @@ class PipTest(PackagingCase):
             names = z.namelist()
         self.assertIn("air/_libs/libair.so.1", names)
         self.assertIn("air/_libs/air-local-supervisor", names)  # beside LIBRARY in the build
+        self.assertIn("air/_libs/air-local-extract", names)  # and the program it runs
         self.assertIn("air/py.typed", names)
         self.assertIn("air/_version.py", names)
         for name in GENERATED:

@@ -1,0 +1,115 @@
+/*
+ * extractor.c: the supervisor's side of air-local-extract (extract_main.c),
+ * the program that extracts a run's code snapshot. It is found beside the
+ * supervisor's own program and runs as its child; a stop signal to the
+ * supervisor ends it.
+ */
+#include "local/supervisor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What the extractor may say: a folder's name, or a reason. */
+#define EXTRACTOR_OUTPUT_MAX 65536
+
+extern char **environ;
+
+char *air__lextractor_beside(const char *program)
+{
+	char *real = realpath(program, NULL), *path;
+	const char *p = real ? real : program, *slash = strrchr(p, '/');
+
+	if (slash)
+		path = air__sprintf("%.*s/" AIR__LOCAL_EXTRACTOR, (int)(slash - p), p);
+	else
+		path = air__strdup("./" AIR__LOCAL_EXTRACTOR);
+	free(real);
+	return path;
+}
+
+/* Read @fd to its end into @out (what passes EXTRACTOR_OUTPUT_MAX is
+ * dropped), sending SIGTERM to @pid once a stop signal came. */
+static void collect(int fd, pid_t pid, int wake, volatile sig_atomic_t *stop_signal,
+                    air__buf *out)
+{
+	char chunk[4096], drain[256];
+	bool told = false;
+	ssize_t r;
+
+	for (;;) {
+		struct pollfd p[2] = {{fd, POLLIN, 0}, {wake, POLLIN, 0}};
+
+		if (*stop_signal && !told) {
+			kill(pid, SIGTERM);
+			told = true;
+		}
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			return;
+		if (p[1].revents & POLLIN)
+			while (read(wake, drain, sizeof(drain)) > 0)
+				;
+		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		r = read(fd, chunk, sizeof(chunk));
+		if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
+			return;
+		if (r > 0 && out->len < EXTRACTOR_OUTPUT_MAX)
+			air__buf_put(out, chunk, (size_t)r);
+	}
+}
+
+int air__lextract_with(const char *extractor, const char *archive, const char *dest,
+                       int wake, volatile sig_atomic_t *stop_signal, char **top, air__buf *why)
+{
+	char *argv[] = {(char *)extractor, (char *)archive, (char *)dest, NULL};
+	posix_spawn_file_actions_t fa;
+	air__buf out = AIR__BUF_INIT;
+	int pipefd[2], e, st = 0;
+	pid_t pid = -1;
+
+	*top = NULL;
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		air__buf_printf(why, "cannot run %s: %s", extractor, strerror(errno));
+		return AIR_EIO;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+	e = posix_spawn(&pid, extractor, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (e != 0) {
+		close(pipefd[0]);
+		air__buf_printf(why, "cannot run %s: %s", extractor, strerror(e));
+		return AIR_EIO;
+	}
+	collect(pipefd[0], pid, wake, stop_signal, &out);
+	close(pipefd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		if (out.len > 0 && !(*top = air__strndup(air__buf_cstr(&out), out.len))) {
+			air__buf_dispose(&out);
+			return AIR_ENOMEM;
+		}
+		air__buf_dispose(&out);
+		return AIR_OK;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && out.len > 0)
+		air__buf_puts(why, air__buf_cstr(&out));
+	else if (WIFSIGNALED(st))
+		air__buf_printf(why, "%s was killed by signal %d", extractor, WTERMSIG(st));
+	else
+		air__buf_printf(why, "%s exited with status %d", extractor,
+		                WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	air__buf_dispose(&out);
+	return AIR_ESNAPSHOT;
+}
