@@ -18,6 +18,8 @@
 
 /* What the extractor may say: a folder's name, or a reason. */
 #define EXTRACTOR_OUTPUT_MAX 65536
+/* How often a stop is said again to an extractor still there. */
+#define RESTOP_MS 200
 
 extern char **environ;
 
@@ -35,22 +37,28 @@ char *air__lextractor_beside(const char *program)
 }
 
 /* Read @fd to its end into @out (what passes EXTRACTOR_OUTPUT_MAX is
- * dropped), sending SIGTERM to @pid once a stop signal came. */
+ * dropped). Once a stop signal came, @pid gets SIGTERM, again every
+ * RESTOP_MS (one sent as it starts may be lost under valgrind), and SIGKILL
+ * after the grace a node gets. */
 static void collect(int fd, pid_t pid, int wake, volatile sig_atomic_t *stop_signal,
                     air__buf *out)
 {
 	char chunk[4096], drain[256];
-	bool told = false;
+	int64_t told = -1;
 	ssize_t r;
 
 	for (;;) {
 		struct pollfd p[2] = {{fd, POLLIN, 0}, {wake, POLLIN, 0}};
+		int64_t now = air__mono_ms();
 
-		if (*stop_signal && !told) {
-			kill(pid, SIGTERM);
-			told = true;
+		if (*stop_signal && (told < 0 || now - told >= RESTOP_MS)) {
+			bool late = told >= 0 && now - told >= AIR__LOCAL_KILL_GRACE_MS;
+
+			kill(pid, late ? SIGKILL : SIGTERM);
+			if (told < 0)
+				told = now;
 		}
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
+		if (poll(p, 2, *stop_signal ? RESTOP_MS : -1) < 0 && errno != EINTR)
 			return;
 		if (p[1].revents & POLLIN)
 			while (read(wake, drain, sizeof(drain)) > 0)
@@ -102,6 +110,13 @@ int air__lextract_with(const char *extractor, const char *archive, const char *d
 		}
 		air__buf_dispose(&out);
 		return AIR_OK;
+	}
+	/* 127: where posix_spawn() cannot say that the exec failed (valgrind),
+	 * the child says it so. */
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && out.len == 0) {
+		air__buf_printf(why, "cannot run %s", extractor);
+		air__buf_dispose(&out);
+		return AIR_EIO;
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 1 && out.len > 0)
 		air__buf_puts(why, air__buf_cstr(&out));
