@@ -155,8 +155,10 @@ class BuildPy(build_py):
             if supervisor:
                 shutil.copy(supervisor, os.path.join(libs, SUPERVISOR))  # keeps the x bits
                 extractor = os.path.join(os.path.dirname(os.path.realpath(supervisor)), EXTRACTOR)
-                if os.path.isfile(extractor):
-                    shutil.copy(extractor, os.path.join(libs, EXTRACTOR))
+                if not (os.path.isfile(extractor) and os.access(extractor, os.X_OK)):
+                    raise SystemExit("%s has no %s beside it: the supervisor extracts code "
+                                     "snapshots with it" % (supervisor, EXTRACTOR))
+                shutil.copy(extractor, os.path.join(libs, EXTRACTOR))
 
 
 class Sdist(sdist):

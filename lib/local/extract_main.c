@@ -7,7 +7,8 @@
  * which runs it from beside itself (extractor.c). A program of its own
  * because it loads libarchive with dlopen(), which a statically linked
  * supervisor cannot do. Exits 0 with the snapshot's top-level folder on
- * stdout (nothing when it has none), else 1 with the reason on stdout.
+ * stdout (nothing when it has none), else 1 with the reason on stdout;
+ * stderr is the supervisor's log.
  */
 #include "local/local_priv.h"
 

@@ -1,14 +1,13 @@
 /*
  * extractor.c: the supervisor's side of air-local-extract (extract_main.c),
  * the program that extracts a run's code snapshot. It is found beside the
- * supervisor's own program and runs as its child; a stop signal to the
- * supervisor ends it.
+ * supervisor's own program (beside.c) and runs as its child; a stop signal
+ * to the supervisor ends it.
  */
 #include "local/supervisor.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <poll.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -22,19 +21,6 @@
 #define RESTOP_MS 200
 
 extern char **environ;
-
-char *air__lextractor_beside(const char *program)
-{
-	char *real = realpath(program, NULL), *path;
-	const char *p = real ? real : program, *slash = strrchr(p, '/');
-
-	if (slash)
-		path = air__sprintf("%.*s/" AIR__LOCAL_EXTRACTOR, (int)(slash - p), p);
-	else
-		path = air__strdup("./" AIR__LOCAL_EXTRACTOR);
-	free(real);
-	return path;
-}
 
 /* Read @fd to its end into @out (what passes EXTRACTOR_OUTPUT_MAX is
  * dropped). Once a stop signal came, @pid gets SIGTERM, again every
@@ -58,8 +44,11 @@ static void collect(int fd, pid_t pid, int wake, volatile sig_atomic_t *stop_sig
 			if (told < 0)
 				told = now;
 		}
-		if (poll(p, 2, *stop_signal ? RESTOP_MS : -1) < 0 && errno != EINTR)
+		if (poll(p, 2, *stop_signal ? RESTOP_MS : -1) < 0 && errno != EINTR &&
+		    errno != EAGAIN && errno != ENOMEM) {
+			kill(pid, SIGKILL); /* cannot be watched: not waited for forever */
 			return;
+		}
 		if (p[1].revents & POLLIN)
 			while (read(wake, drain, sizeof(drain)) > 0)
 				;
@@ -89,8 +78,9 @@ int air__lextract_with(const char *extractor, const char *archive, const char *d
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	/* Its answer on stdout; what else it or the libraries it loads say
+	 * goes to the supervisor's log with the supervisor's own. */
 	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
 	e = posix_spawn(&pid, extractor, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pipefd[1]);

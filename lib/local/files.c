@@ -82,21 +82,9 @@ static int folder(air__lcall *c, const char *abs, const char *rel, bool make, in
 {
 	int fd;
 
-	/* The workspace's tree away from what the state directory's neighbours
-	 * free (spread.c). */
-	if (make)
-		air__lspread_below(c->ws->dir);
 	fd = air__lfolder_beneath(c->ws->dir, rel, make);
-	if (fd >= 0) {
-		if (make) {
-			char *top = air__lpath(c->ws->dir, "workspace");
-
-			if (top)
-				air__lspread_below(top);
-			air__free(top);
-		}
+	if (fd >= 0)
 		return fd;
-	}
 	*rc = errno == ENOTDIR
 	          ? air__lreply_error(c, 400, "RESOURCE_ALREADY_EXISTS", "%s: a part of the path "
 	                              "exists and is not a directory (a symbolic link is never "

@@ -50,6 +50,10 @@
 #define AIR__LOCAL_PROTOCOL "go-ahead-cpus"
 /* The program that extracts a run's code snapshot, beside the supervisor's. */
 #define AIR__LOCAL_EXTRACTOR "air-local-extract"
+/* The absolute path of air-local-extract beside @program (the supervisor's,
+ * as started: found through symbolic links), or NULL when out of memory
+ * (beside.c). */
+char *air__lextractor_beside(const char *program);
 
 /* inotify instances kept for the next watch (watch.c). */
 #define AIR__LOCAL_IDLE_WATCHES 4
@@ -86,6 +90,8 @@ int air__lmkdirs(const char *path, mode_t mode);
 /* Mark the folder @dir so that the folders made in it are spread over the
  * disk (spread.c); nothing when it cannot be (errno kept). */
 void air__lspread_below(const char *dir);
+/* air__lspread_below() of the open folder @dir. */
+void air__lspread_at(int dir);
 /* Write @path through a temporary file and rename(): readers, and a
  * process that dies half-way, see the old or the new content, never a part.
  * @durable: the content is also on disk (fsync) before the rename and the

@@ -406,15 +406,20 @@ int air__lopen_name(int dir, const char *name, bool dir_ok, struct stat *st)
 	return fd;
 }
 
-/* The folder @name in @dir, made first with @make (0700): a link, or
- * anything else in its place, is ENOTDIR when made, else ENOENT. */
-static int folder_name(int dir, const char *name, bool make)
+/* The folder @name in @dir, made first with @make (0700; @spread: from a
+ * parent marked as air__lspread_at() does): a link, or anything else in its
+ * place, is ENOTDIR when made, else ENOENT. */
+static int folder_name(int dir, const char *name, bool make, bool spread)
 {
-	int fd;
+	int fd = open_name(dir, name, O_DIRECTORY);
 
-	if (make && mkdirat(dir, name, 0700) != 0 && errno != EEXIST)
+	if (fd >= 0 || !make || errno != ENOENT)
+		return fd;
+	if (spread)
+		air__lspread_at(dir);
+	if (mkdirat(dir, name, 0700) != 0 && errno != EEXIST)
 		return -1;
-	if ((fd = open_name(dir, name, O_DIRECTORY)) < 0 && make && errno == ENOENT)
+	if ((fd = open_name(dir, name, O_DIRECTORY)) < 0 && errno == ENOENT)
 		errno = ENOTDIR;
 	return fd;
 }
@@ -426,6 +431,7 @@ static int walk_beneath(const char *root, const char *rel, bool to_folder, bool 
 {
 	int dir = open(root, O_RDONLY | O_CLOEXEC | O_DIRECTORY), fd = -1, saved;
 	char name[NAME_MAX + 1];
+	const char *start = rel;
 
 	/* A state directory not made yet is made (private) with what is in it. */
 	if (dir < 0 && make && errno == ENOENT && air__lmkdirs(root, 0700) == 0)
@@ -440,8 +446,10 @@ static int walk_beneath(const char *root, const char *rel, bool to_folder, bool 
 		}
 		memcpy(name, rel, n);
 		name[n] = '\0';
+		/* The tree's folders where there is room (spread.c); the
+		 * state directory itself is not marked. */
 		fd = last && !to_folder ? air__lopen_name(dir, name, dir_ok, st)
-		                        : folder_name(dir, name, make);
+		                        : folder_name(dir, name, make, rel != start);
 		if (fd < 0 || last)
 			break;
 		close(dir);

@@ -739,6 +739,25 @@ out:
 	return rc;
 }
 
+/* A run with a code snapshot needs air-local-extract beside the supervisor
+ * @program: PERMANENT when it is not there, as when the supervisor is not. */
+static int extractor_there(air__lcall *c, const char *program)
+{
+	char *extractor = air__lextractor_beside(program);
+	int rc = AIR_OK;
+
+	if (!extractor)
+		return air__oom(c->err);
+	if (access(extractor, X_OK) != 0)
+		rc = air__fail(c->err, air__error_new(AIR_EUNSUPPORTED, AIR_KIND_PERMANENT,
+		                                      "the local runtime cannot extract the code "
+		                                      "snapshot: %s is not beside its supervisor "
+		                                      "program %s (%s); install them together",
+		                                      AIR__LOCAL_EXTRACTOR, program, strerror(errno)));
+	air__free(extractor);
+	return rc;
+}
+
 int air__lsubmit_run(air__lcall *c)
 {
 	lsub s;
@@ -762,19 +781,19 @@ int air__lsubmit_run(air__lcall *c)
 		air__free(why);
 		goto out;
 	}
+	if (s.code_archive && (rc = extractor_there(c, program)) != AIR_OK)
+		goto out;
 	runs = air__lpath(c->ws->dir, "jobs/runs");
 	lock = air__lpath(c->ws->dir, ".lock");
 	if (!runs || !lock) {
 		rc = air__oom(c->err);
 		goto out;
 	}
-	/* Its folders, then each run's, where there is room (spread.c). */
-	air__lspread_below(c->ws->dir);
 	if (air__lmkdirs(runs, 0700) != 0) {
 		rc = air__lreply_io_error(c, "cannot create the state directory");
 		goto out;
 	}
-	air__lspread_below(runs);
+	air__lspread_below(runs); /* each run's folder where there is room (spread.c) */
 	if (air__llock(lock, true, c->ctx, &fd) != 0) {
 		rc = errno == EINTR ? air__ctx_check(c->ctx, "runs/submit", c->err)
 		                    : air__lreply_io_error(c, "cannot lock the state directory");

@@ -62,10 +62,6 @@ bool air__lnode_adopt_orphans(void);
  * self-pipe SIGCHLD writes to. */
 void air__lnode_end_strays(int wake, int64_t grace_ms);
 
-/* The path of air-local-extract beside @program (the supervisor's own, as
- * started: it is found through symbolic links), or NULL when out of memory. */
-char *air__lextractor_beside(const char *program);
-
 /* Extract the code snapshot @archive into @dest with the program @extractor
  * (extract_main.c), ending it with SIGTERM when *@stop_signal is set (@wake:
  * as for air__lsupervise()). On success *@top gets the snapshot's top-level

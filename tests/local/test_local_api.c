@@ -1362,7 +1362,7 @@ static int spread_mark(const char *path)
 /* On a file system that takes the mark (ext4), the folders in which each
  * run's, each experiment's and the workspace's folders are made have it:
  * those are spread over the disk, away from what the state directory's
- * neighbours free (lib/local/spread.c). */
+ * neighbours free (lib/local/spread.c). The state directory has not. */
 AIR_TEST(local__the_folders_runs_are_made_in_spread_them)
 {
 	const char *state;
@@ -1372,7 +1372,8 @@ AIR_TEST(local__the_folders_runs_are_made_in_spread_them)
 	                               "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
 	                               "command: echo spread\n",
 	                               state);
-	static const char *const marked[] = {"", "jobs/runs", "mlruns", "workspace"};
+	static const char *const marked[] = {"jobs/runs", "mlruns", "workspace",
+	                                     "workspace/Workspace/Users"};
 	int fd, flags = 0;
 	air_run *run;
 
@@ -1392,8 +1393,10 @@ AIR_TEST(local__the_folders_runs_are_made_in_spread_them)
 	for (size_t i = 0; i < sizeof(marked) / sizeof(marked[0]); i++) {
 		char *p = path_in(state, marked[i]);
 
-		ASSERT_EQ_INT(spread_mark(p), 1);
+		if (spread_mark(p) != 1)
+			FAIL("%s is not marked", marked[i]);
 	}
+	ASSERT_EQ_INT(spread_mark(state), 0); /* a folder the user may have chosen */
 	air_run_free(run);
 	air_config_free(cfg);
 }

@@ -1074,6 +1074,13 @@ AIR_TEST(local_unit__the_supervisor_extracts_with_its_extractor_program)
 	ASSERT_CONTAINS(air__buf_cstr(&why), "killed by signal 15");
 	air__free(extractor);
 	stop = 0;
+	/* What it says on stderr (a loader's warning) is not its answer. */
+	air__buf_clear(&why);
+	extractor = script_in(dir, "noisy", "echo 'ld.so: object ignored' >&2; printf proj");
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why), AIR_OK);
+	ASSERT_EQ_STR(top, "proj");
+	air__free(top);
+	air__free(extractor);
 	/* Whatever else ends it is said. */
 	air__buf_clear(&why);
 	extractor = script_in(dir, "crashes", "exit 5");
