@@ -1837,6 +1837,43 @@ AIR_TEST(local__a_missing_supervisor_program_fails_the_submission)
 	air_config_free(cfg);
 }
 
+/* A run with a code snapshot needs the extractor beside the supervisor:
+ * without it the submission is refused before the run exists. */
+AIR_TEST(local__a_snapshot_without_the_extractor_program_fails_the_submission)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	char *lonely = path_in(state, "lonely"), *program = path_in(state, "lonely/air-local-supervisor");
+	char yaml[4096], *text;
+	size_t len;
+	air_config *cfg;
+	air_submission *sub = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(mkdir(lonely, 0700), 0);
+	ASSERT_NOT_NULL(text = air_test_read_file(real_supervisor(), &len));
+	air_test_write_file(program, text, len);
+	free(text);
+	ASSERT_EQ_INT(chmod(program, 0700), 0);
+	ASSERT_EQ_INT(mkdir(path_in(state, "code"), 0700), 0);
+	air_test_write_file(path_in(state, "code/train.py"), "print(1)\n", 9);
+	snprintf(yaml, sizeof(yaml),
+	         "experiment_name: no-extractor\n"
+	         "compute: {accelerator_type: GPU_1xA10, num_accelerators: 1}\n"
+	         "code_source: {root_path: %s}\n"
+	         "command: echo never\n",
+	         path_in(state, "code"));
+	cfg = local_config(yaml, state);
+	setenv("AIR_LOCAL_SUPERVISOR", program, 1);
+	ASSERT_NE_INT(air_client_submit(c, cfg, NULL, &sub, &err), AIR_OK);
+	unsetenv("AIR_LOCAL_SUPERVISOR");
+	ASSERT_EQ_INT(air_error_kind(err), AIR_KIND_PERMANENT);
+	ASSERT_CONTAINS(air_error_message(err), "air-local-extract is not beside its supervisor");
+	air_error_free(err);
+	ASSERT_EQ_INT(count_runs(c), 0);
+	air_config_free(cfg);
+}
+
 /* A supervisor program that fails before it detaches: the run is made, and
  * ends FAILED with the reason, its MLflow run too. */
 AIR_TEST(local__a_supervisor_that_fails_at_its_start_ends_the_run)
