@@ -2,7 +2,8 @@
  * extractor.c: the supervisor's side of air-local-extract (extract_main.c),
  * the program that extracts a run's code snapshot. It is found beside the
  * supervisor's own program (beside.c) and runs as its child; a stop signal
- * to the supervisor ends it.
+ * to the supervisor, or the run's cancellation, ends it, and so does the
+ * supervisor's end (its parent-death signal).
  */
 #include "local/supervisor.h"
 
@@ -10,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -22,12 +24,18 @@
 
 extern char **environ;
 
+/* Whether the run is to stop: a stop signal, or @cancel (a file) made. */
+static bool stopping(const char *cancel, volatile sig_atomic_t *stop_signal)
+{
+	return *stop_signal || (cancel && air__lexists(cancel));
+}
+
 /* Read @fd to its end into @out (what passes EXTRACTOR_OUTPUT_MAX is
- * dropped). Once a stop signal came, @pid gets SIGTERM, again every
- * RESTOP_MS (one sent as it starts may be lost under valgrind), and SIGKILL
- * after the grace a node gets. */
-static void collect(int fd, pid_t pid, int wake, volatile sig_atomic_t *stop_signal,
-                    air__buf *out)
+ * dropped), looking at @cancel every RESTOP_MS. Once the run is to stop,
+ * @pid gets SIGTERM, again every RESTOP_MS (one sent as it starts may be
+ * lost under valgrind), and SIGKILL after the grace a node gets. */
+static void collect(int fd, pid_t pid, const char *cancel, int wake,
+                    volatile sig_atomic_t *stop_signal, air__buf *out)
 {
 	char chunk[4096], drain[256];
 	int64_t told = -1;
@@ -37,14 +45,15 @@ static void collect(int fd, pid_t pid, int wake, volatile sig_atomic_t *stop_sig
 		struct pollfd p[2] = {{fd, POLLIN, 0}, {wake, POLLIN, 0}};
 		int64_t now = air__mono_ms();
 
-		if (*stop_signal && (told < 0 || now - told >= RESTOP_MS)) {
+		if ((told >= 0 || stopping(cancel, stop_signal)) &&
+		    (told < 0 || now - told >= RESTOP_MS)) {
 			bool late = told >= 0 && now - told >= AIR__LOCAL_KILL_GRACE_MS;
 
 			kill(pid, late ? SIGKILL : SIGTERM);
 			if (told < 0)
 				told = now;
 		}
-		if (poll(p, 2, *stop_signal ? RESTOP_MS : -1) < 0 && errno != EINTR &&
+		if (poll(p, 2, cancel || *stop_signal ? RESTOP_MS : -1) < 0 && errno != EINTR &&
 		    errno != EAGAIN && errno != ENOMEM) {
 			kill(pid, SIGKILL); /* cannot be watched: not waited for forever */
 			return;
@@ -63,15 +72,18 @@ static void collect(int fd, pid_t pid, int wake, volatile sig_atomic_t *stop_sig
 }
 
 int air__lextract_with(const char *extractor, const char *archive, const char *dest,
-                       int wake, volatile sig_atomic_t *stop_signal, char **top, air__buf *why)
+                       const char *cancel, int wake, volatile sig_atomic_t *stop_signal,
+                       char **top, air__buf *why)
 {
-	char *argv[] = {(char *)extractor, (char *)archive, (char *)dest, NULL};
+	char me[24];
+	char *argv[] = {(char *)extractor, (char *)archive, (char *)dest, me, NULL};
 	posix_spawn_file_actions_t fa;
 	air__buf out = AIR__BUF_INIT;
 	int pipefd[2], e, st = 0;
 	pid_t pid = -1;
 
 	*top = NULL;
+	snprintf(me, sizeof(me), "%lld", (long long)getpid()); /* it ends when this process does */
 	if (pipe2(pipefd, O_CLOEXEC) != 0) {
 		air__buf_printf(why, "cannot run %s: %s", extractor, strerror(errno));
 		return AIR_EIO;
@@ -89,7 +101,7 @@ int air__lextract_with(const char *extractor, const char *archive, const char *d
 		air__buf_printf(why, "cannot run %s: %s", extractor, strerror(e));
 		return AIR_EIO;
 	}
-	collect(pipefd[0], pid, wake, stop_signal, &out);
+	collect(pipefd[0], pid, cancel, wake, stop_signal, &out);
 	close(pipefd[0]);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;

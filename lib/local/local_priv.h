@@ -401,10 +401,11 @@ bool air__llog_is_boundary(const air__llog *l, size_t off);
 
 /* ---- the code snapshot (extract.c, in air-local-extract) ------------------------ */
 
-/* Extract the tar.gz @archive into @dest (created) refusing absolute paths,
- * ".." and links out of @dest. *top gets the archive's top-level directory
- * (air__free(); NULL when it has none). 0, or an AIR_E* code with the
- * reason in @why. */
+/* Extract the tar.gz @archive into @dest (created; the working directory
+ * meanwhile, the caller's again after) refusing absolute paths, "." and
+ * ".." segments, and writing through symbolic links. *top gets the
+ * archive's top-level directory (air__free(); NULL when it has none). 0, or
+ * an AIR_E* code with the reason in @why. */
 int air__lextract(const char *archive, const char *dest, char **top, air__buf *why);
 
 /* ---- GPUs (gpus.c) ------------------------------------------------------------------ */

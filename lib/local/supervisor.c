@@ -211,7 +211,7 @@ static int64_t minute_ms(void)
 static bool prepare_code(sup *s)
 {
 	const char *archive = air__json_str(s->rec, "code_archive");
-	char *dest, *top = NULL;
+	char *dest, *top = NULL, *cancel;
 	air__buf why = AIR__BUF_INIT;
 	int rc;
 
@@ -219,15 +219,21 @@ static bool prepare_code(sup *s)
 		return true;
 	if (!(dest = air__lpath(s->dir, "code")))
 		return false;
-	rc = air__lextract_with(s->extractor, archive, dest, s->wake, s->stop_signal, &top, &why);
+	cancel = air__lpath(s->dir, "cancel");
+	rc = cancel ? air__lextract_with(s->extractor, archive, dest, cancel, s->wake,
+	                                 s->stop_signal, &top, &why)
+	            : AIR_ENOMEM;
 	if (rc == AIR_OK)
 		s->code_path = top ? air__lpath(dest, "%s", top) : air__strdup(dest);
 	else if (*s->stop_signal)
 		finish(s, AIR__L_TERMINATED, "CANCELED", "the local supervisor was stopped by a signal");
+	else if (cancel_requested(s))
+		finish(s, AIR__L_TERMINATED, "CANCELED", "the run was canceled");
 	else
 		finish(s, AIR__L_TERMINATED, "FAILED",
 		       *air__buf_cstr(&why) ? air__buf_cstr(&why) : "cannot extract the code snapshot");
 	air__free(top);
+	air__free(cancel);
 	air__free(dest);
 	air__buf_dispose(&why);
 	return rc == AIR_OK;

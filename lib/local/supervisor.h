@@ -63,11 +63,13 @@ bool air__lnode_adopt_orphans(void);
 void air__lnode_end_strays(int wake, int64_t grace_ms);
 
 /* Extract the code snapshot @archive into @dest with the program @extractor
- * (extract_main.c), ending it with SIGTERM when *@stop_signal is set (@wake:
- * as for air__lsupervise()). On success *@top gets the snapshot's top-level
- * folder (NULL when it has none; air__free() it); else @why gets the reason. */
+ * (extract_main.c), ending it when *@stop_signal is set or the file @cancel
+ * (may be NULL) appears (@wake: as for air__lsupervise()). On success *@top
+ * gets the snapshot's top-level folder (NULL when it has none; air__free()
+ * it); else @why gets the reason. */
 int air__lextract_with(const char *extractor, const char *archive, const char *dest,
-                       int wake, volatile sig_atomic_t *stop_signal, char **top, air__buf *why);
+                       const char *cancel, int wake, volatile sig_atomic_t *stop_signal,
+                       char **top, air__buf *why);
 
 /* Run @run_id of @state_dir to its end. @secrets ({"NAME": "value"}) is
  * borrowed; @extractor is the program that extracts a code snapshot. @wake is the read end of the self-pipe that SIGCHLD and the stop

@@ -1009,6 +1009,53 @@ AIR_TEST(local_unit__extraction_keeps_entries_inside_the_snapshot)
 	f = air__sprintf("%s/outside", dir);
 	ASSERT_TRUE(access(f, F_OK) != 0);
 	air__free(f);
+	/* A "." segment too (a link named "proj/." would replace the folder). */
+	{
+		static const char *const dotted[] = {"./proj/a.py", "proj/./b.py", NULL};
+
+		air__buf_clear(&why);
+		make_tar(tar, dotted);
+		ASSERT_EQ_INT(air__lextract(tar, dest, &top, &why), AIR_ESNAPSHOT);
+		ASSERT_CONTAINS(air__buf_cstr(&why), "proj/./b.py leaves the snapshot");
+	}
+	/* A destination reached through a symbolic link (a state directory
+	 * under a linked folder) is not a link written through. */
+	{
+		char *real = air__sprintf("%s/real", dir), *lnk = air__sprintf("%s/linked", dir);
+		char *there = air__sprintf("%s/linked/code", dir), *cwd = getcwd(NULL, 0), *after;
+
+		ASSERT_EQ_INT(mkdir(real, 0700), 0);
+		ASSERT_EQ_INT(symlink(real, lnk), 0);
+		make_tar(tar, good);
+		ASSERT_EQ_INT(air__lextract(tar, there, &top, &why), AIR_OK);
+		ASSERT_EQ_STR(top, "proj");
+		air__free(top);
+		f = air__sprintf("%s/real/code/proj/pkg/b.py", dir);
+		ASSERT_TRUE(access(f, F_OK) == 0);
+		air__free(f);
+		ASSERT_NOT_NULL(after = getcwd(NULL, 0)); /* the caller's folder again */
+		ASSERT_EQ_STR(after, cwd);
+		free(after);
+		free(cwd);
+		air__free(real);
+		air__free(lnk);
+		air__free(there);
+	}
+	/* A cut archive: the reader's reason, not the writer's. */
+	{
+		static const char *const many[] = {"proj/a.py", "proj/b.py", "proj/c.py", NULL};
+		char *text;
+		size_t len;
+
+		make_tar(tar, many);
+		ASSERT_NOT_NULL(text = air_test_read_file(tar, &len));
+		air_test_write_file(tar, text, len / 2);
+		free(text);
+		air__buf_clear(&why);
+		ASSERT_NE_INT(air__lextract(tar, dest, &top, &why), AIR_OK);
+		ASSERT_TRUE(strstr(air__buf_cstr(&why), "(null)") == NULL);
+		ASSERT_TRUE(why.len > 0);
+	}
 	air__buf_dispose(&why);
 	air__free(tar);
 	air__free(dest);
@@ -1040,11 +1087,11 @@ AIR_TEST(local_unit__the_supervisor_extracts_with_its_extractor_program)
 	ASSERT_NOT_NULL(build);
 	ASSERT_TRUE(access(extractor, X_OK) == 0);
 	make_tar(tar, good);
-	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why), AIR_OK);
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, NULL, wake, &stop, &top, &why), AIR_OK);
 	ASSERT_EQ_STR(top, "proj");
 	air__free(top);
 	make_tar(tar, evil);
-	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why),
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, NULL, wake, &stop, &top, &why),
 	              AIR_ESNAPSHOT);
 	ASSERT_CONTAINS(air__buf_cstr(&why), "leaves the snapshot");
 	ASSERT_NULL(top);
@@ -1062,29 +1109,60 @@ AIR_TEST(local_unit__the_supervisor_extracts_with_its_extractor_program)
 	/* None there: the reason names it. */
 	air__buf_clear(&why);
 	extractor = air__sprintf("%s/missing/air-local-extract", dir);
-	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why), AIR_EIO);
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, NULL, wake, &stop, &top, &why), AIR_EIO);
 	ASSERT_CONTAINS(air__buf_cstr(&why), "cannot run");
 	air__free(extractor);
 	/* One that never ends is ended by a stop signal. */
 	air__buf_clear(&why);
 	extractor = script_in(dir, "hangs", "exec sleep 300");
 	stop = SIGTERM;
-	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why),
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, NULL, wake, &stop, &top, &why),
 	              AIR_ESNAPSHOT);
 	ASSERT_CONTAINS(air__buf_cstr(&why), "killed by signal 15");
 	air__free(extractor);
 	stop = 0;
+	/* The run's cancellation ends it too. */
+	air__buf_clear(&why);
+	{
+		char *cancel = air__sprintf("%s/cancel", dir);
+
+		extractor = script_in(dir, "hangs-too", "exec sleep 300");
+		air_test_write_file(cancel, "", 0);
+		ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, cancel, wake, &stop, &top, &why),
+		              AIR_ESNAPSHOT);
+		ASSERT_CONTAINS(air__buf_cstr(&why), "killed by signal 15");
+		air__free(extractor);
+		air__free(cancel);
+	}
+	/* Started by a process that is not its parent: it does nothing. */
+	{
+		char *real = air__lextractor_beside(sup);
+		char *cmd = air__sprintf("'%s' '%s' '%s/never' 1", real, tar, dir), *out = NULL;
+		FILE *p = popen(cmd, "r");
+		char line[256] = "";
+
+		ASSERT_NOT_NULL(p);
+		if (!fgets(line, sizeof(line), p))
+			line[0] = '\0';
+		ASSERT_EQ_INT(WEXITSTATUS(pclose(p)), 1);
+		ASSERT_CONTAINS(line, "the supervisor that started the extraction is gone");
+		out = air__sprintf("%s/never", dir);
+		ASSERT_TRUE(access(out, F_OK) != 0);
+		air__free(out);
+		air__free(cmd);
+		air__free(real);
+	}
 	/* What it says on stderr (a loader's warning) is not its answer. */
 	air__buf_clear(&why);
 	extractor = script_in(dir, "noisy", "echo 'ld.so: object ignored' >&2; printf proj");
-	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why), AIR_OK);
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, NULL, wake, &stop, &top, &why), AIR_OK);
 	ASSERT_EQ_STR(top, "proj");
 	air__free(top);
 	air__free(extractor);
 	/* Whatever else ends it is said. */
 	air__buf_clear(&why);
 	extractor = script_in(dir, "crashes", "exit 5");
-	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, wake, &stop, &top, &why),
+	ASSERT_EQ_INT(air__lextract_with(extractor, tar, dest, NULL, wake, &stop, &top, &why),
 	              AIR_ESNAPSHOT);
 	ASSERT_CONTAINS(air__buf_cstr(&why), "exited with status 5");
 	air__free(extractor);
