@@ -37,6 +37,7 @@ typedef struct lsub {
 	char *launch_dir;       /* stored launch directory */
 	char *code_archive;     /* stored archive, or NULL */
 	json_t *secret_spec;    /* {"NAME": "scope/key"} */
+	json_t *env_vars;       /* {"NAME": "value"} of the launch's env_vars.json */
 } lsub;
 
 /* ---- pre-flight --------------------------------------------------------------------- */
@@ -131,6 +132,7 @@ static void lsub_dispose(lsub *s)
 {
 	air__free(s->launch_dir);
 	air__free(s->code_archive);
+	json_decref(s->env_vars);
 	json_decref(s->secret_spec);
 }
 
@@ -157,19 +159,22 @@ static json_t *secret_spec(const char *launch_dir)
 
 /* *bad: a copy of the first name of the run's env_vars.json that a node's
  * environment cannot hold (air__lvariable_name_ok()), or NULL (secret
- * names: air__lsecrets_resolve()). AIR_OK or AIR_ENOMEM. */
-static int bad_variable_name(const lsub *s, char **bad)
+ * names: air__lsecrets_resolve()); s->env_vars gets them as an object.
+ * AIR_OK or AIR_ENOMEM. */
+static int bad_variable_name(lsub *s, char **bad)
 {
 	char *path = air__lpath(s->launch_dir, "env_vars.json");
 	json_t *vars = path ? air__lread_json(path) : NULL, *e;
-	bool oom = !path;
+	bool oom = !path || !(s->env_vars = json_object());
 	size_t i;
 
 	*bad = NULL;
 	json_array_foreach(vars, i, e) {
-		const char *n = air__json_str(e, "name");
+		const char *n = air__json_str(e, "name"), *v = air__json_str(e, "value");
 		if (!*bad && !oom && n && !air__lvariable_name_ok(n))
 			oom = !(*bad = air__strdup(n));
+		if (!oom && n && v)
+			oom = json_object_set_new(s->env_vars, n, json_string(v)) != 0;
 	}
 	json_decref(vars);
 	air__free(path);
@@ -690,6 +695,19 @@ static int create_run(air__lcall *c, lsub *s, const char *program, int64_t *id_o
 	if (r != AIR_OK) {
 		rc = air__lreply_bad_request(c, "%s", air__buf_cstr(&why));
 		goto out;
+	}
+	/* As the pre-flight says (a submission may skip it): no node could
+	 * start with such an environment. */
+	air__buf_clear(&why);
+	{
+		char *path = NULL;
+
+		if (air__local_check_env(s->env_vars, vals, &path, &why) != AIR_OK) {
+			rc = path ? air__lreply_bad_request(c, "%s: %s", path, air__buf_cstr(&why))
+			          : air__oom(c->err);
+			air__free(path);
+			goto out;
+		}
 	}
 	if ((id = next_run_id(c->ws, highest)) <= 0) {
 		rc = air__lreply_io_error(c, "cannot give out a run id");

@@ -729,7 +729,8 @@ static air_config *env_config(const char *state, int n, size_t len)
 /* env_variables a node could not be started with — one too long for an
  * environment, or all of them more than a program may be given here (the
  * stack limit made small) — are a pre-flight finding, before anything is
- * uploaded, naming the variable or the sizes. */
+ * uploaded, naming the variable or the sizes; and runs/submit refuses them
+ * before the run exists. */
 AIR_TEST(local__an_environment_no_node_could_start_with_is_refused)
 {
 	const char *state;
@@ -758,6 +759,25 @@ AIR_TEST(local__an_environment_no_node_could_start_with_is_refused)
 	air_error_free(err);
 	err = NULL;
 	ASSERT_EQ_INT(count_runs(c), 0);
+	/* runs/submit says so too, to a submission that skips the pre-flight. */
+	{
+		air_submit_options *o = NULL;
+
+		ASSERT_OK(air_submit_options_new(&o), err);
+		ASSERT_OK(air_submit_options_set_int(o, AIR_SUBMIT_SKIP_PREFLIGHT, 1), err);
+		ASSERT_NE_INT(air_client_submit(c, one, o, &sub, &err), AIR_OK);
+		ASSERT_CONTAINS(air_error_message(err), "env_variables.BIG_0: its value is too long");
+		air_error_free(err);
+		err = NULL;
+		ASSERT_EQ_INT(setrlimit(RLIMIT_STACK, &small), 0);
+		ASSERT_NE_INT(air_client_submit(c, many, o, &sub, &err), AIR_OK);
+		ASSERT_EQ_INT(setrlimit(RLIMIT_STACK, &stack), 0);
+		ASSERT_CONTAINS(air_error_message(err), "env_variables: the nodes' environment would take ");
+		air_error_free(err);
+		err = NULL;
+		air_submit_options_free(o);
+		ASSERT_EQ_INT(count_runs(c), 0);
+	}
 	/* With the usual stack limit they fit. */
 	air_run_free(local_wait(c, local_submit(c, many, NULL)));
 	air_config_free(one);
