@@ -238,7 +238,7 @@ static void refused_by_stop(sweep_call *k, size_t first, size_t end)
  * Its stop mark (looked at before each batch and while it waits for a free
  * place: a stopped sweep does not wait for its runs), or a run of the sweep
  * that ends cancelled, stops it: the variants not yet sent are not
- * submitted. A place freed while another run is being cancelled is taken
+ * submitted, said as the sweep's stop when the mark is there. A place freed while another run is being cancelled is taken
  * only once that one has ended, so that a cancellation of the sweep is seen
  * first. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
@@ -263,7 +263,11 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 				g++;
 			}
 		}
-		if (rc != AIR_OK || canceled)
+		/* Cancelled with the sweep (`air cancel --sweep` marks it first):
+		 * said as the sweep's stop, whichever the sweep saw first. */
+		if (rc == AIR_OK && canceled && look_at_mark(k))
+			canceled = 0;
+		if (rc != AIR_OK || canceled || k->s->stopped)
 			break;
 		room = (size_t)pe->max_parallel - n_going;
 		if ((room == 0 || held) && look_at_mark(k))
