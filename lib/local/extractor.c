@@ -37,7 +37,7 @@ static bool stopping(const char *cancel, volatile sig_atomic_t *stop_signal)
 static void collect(int fd, pid_t pid, const char *cancel, int wake,
                     volatile sig_atomic_t *stop_signal, air__buf *out)
 {
-	char chunk[4096], drain[256];
+	char chunk[4096];
 	int64_t told = -1;
 	ssize_t r;
 
@@ -59,8 +59,7 @@ static void collect(int fd, pid_t pid, const char *cancel, int wake,
 			return;
 		}
 		if (p[1].revents & POLLIN)
-			while (read(wake, drain, sizeof(drain)) > 0)
-				;
+			air__lwake_drain(wake);
 		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			continue;
 		r = read(fd, chunk, sizeof(chunk));

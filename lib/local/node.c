@@ -304,10 +304,17 @@ static bool reap_children(void)
 	}
 }
 
+void air__lwake_drain(int wake)
+{
+	char drain[256];
+
+	while (read(wake, drain, sizeof(drain)) > 0)
+		;
+}
+
 void air__lnode_end_strays(int wake, int64_t grace_ms)
 {
 	int64_t end = air__mono_ms() + grace_ms;
-	char drain[256];
 
 	/* Nothing left behind (the common case), or nothing /proc shows. */
 	if (!reap_children() || signal_children(SIGTERM) == 0)
@@ -320,8 +327,7 @@ void air__lnode_end_strays(int wake, int64_t grace_ms)
 			break;
 		/* SIGCHLD writes to @wake. */
 		if (poll(&p, 1, (int)(left < 200 ? left : 200)) > 0)
-			while (read(wake, drain, sizeof(drain)) > 0)
-				;
+			air__lwake_drain(wake);
 	}
 	/* What is left, and what its children become as they are orphaned. */
 	while (reap_children() && signal_children(SIGKILL) > 0)

@@ -554,7 +554,6 @@ static int poll_timeout(const attempt *t)
 static void wait_nodes(attempt *t)
 {
 	struct pollfd *fds = air__calloc((size_t)t->s->nodes + 1, sizeof(*fds));
-	char drain[256];
 
 	while (fds && t->alive > 0) {
 		size_t k = 0;
@@ -564,8 +563,7 @@ static void wait_nodes(attempt *t)
 			if (t->nd[n].out >= 0)
 				fds[k++] = (struct pollfd){t->nd[n].out, POLLIN, 0};
 		if (poll(fds, k, poll_timeout(t)) > 0) {
-			while (read(t->s->wake, drain, sizeof(drain)) > 0)
-				;
+			air__lwake_drain(t->s->wake);
 			for (int64_t n = 0; n < t->s->nodes; n++)
 				read_output(&t->nd[n], READ_TURN_CHUNKS);
 		}
@@ -759,7 +757,6 @@ static int64_t backoff_s(int32_t a)
 static bool pause_before_retry(sup *s, int64_t ms)
 {
 	int64_t end = air__mono_ms() + ms;
-	char drain[256];
 
 	for (;;) {
 		struct pollfd p = {s->wake, POLLIN, 0};
@@ -770,8 +767,7 @@ static bool pause_before_retry(sup *s, int64_t ms)
 		if (left <= 0)
 			return true;
 		if (poll(&p, 1, (int)(left < POLL_MS ? left : POLL_MS)) > 0)
-			while (read(s->wake, drain, sizeof(drain)) > 0)
-				;
+			air__lwake_drain(s->wake);
 	}
 }
 

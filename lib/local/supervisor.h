@@ -56,6 +56,9 @@ void air__lnode_take_cpus(const char *list);
  * Linux only): false when it cannot be. */
 bool air__lnode_adopt_orphans(void);
 
+/* Read what the self-pipe @wake (non-blocking) holds: its wake-ups are seen. */
+void air__lwake_drain(int wake);
+
 /* End every child of this process — call it when no node is left: SIGTERM
  * to each (its process group when it leads one), SIGKILL after @grace_ms
  * to what is left and to what they orphan, until none is left. @wake is the
