@@ -145,6 +145,9 @@ int air__lsecrets_locate(const air__local *ws, const char *name, const char *ref
 char *air__lsecrets_file(const air__local *ws);
 
 /* ---- the supervisor (spawn.c) ---- */
+/* 0 when @path is a program this process may run (an executable regular
+ * file), else why not: an errno (EISDIR for what is not a regular file). */
+int air__lprogram_problem(const char *path);
 /* Whether the supervisor program can be found; *path gets it (air__free()). */
 bool air__lsupervisor_path(const air__local *ws, char **path);
 /* Why it cannot, where it was looked for and how to fix it (air__free()). */

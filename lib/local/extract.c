@@ -13,14 +13,21 @@
 #include <string.h>
 #include <unistd.h>
 
+/* @p past its leading "./" segments (tar's way of naming entries). */
+static const char *past_dot_slash(const char *p)
+{
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return p;
+}
+
 /* A relative path without "." or ".." segments (past leading "./") and
  * without NUL. */
 static bool clean_relative(const char *p)
 {
 	if (!p || !*p || p[0] == '/')
 		return false;
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
+	p = past_dot_slash(p);
 	while (*p == '/')
 		p++;
 	while (*p) {
@@ -40,9 +47,7 @@ static bool clean_relative(const char *p)
  * while it is extracted); NULL on OOM. */
 static char *under(const char *rel)
 {
-	while (rel[0] == '.' && rel[1] == '/')
-		rel += 2;
-	return air__sprintf("./%s", rel);
+	return air__sprintf("./%s", past_dot_slash(rel));
 }
 
 /* Copy the entry's data; on failure *@err is the failing side's error. */
@@ -68,8 +73,7 @@ static char *first_segment(const char *p)
 {
 	const char *slash;
 
-	while (p[0] == '.' && p[1] == '/')
-		p += 2;
+	p = past_dot_slash(p);
 	slash = strchr(p, '/');
 	return slash && slash > p ? air__strndup(p, (size_t)(slash - p)) : NULL;
 }

@@ -42,11 +42,20 @@
 
 extern char **environ;
 
-static bool executable(const char *path)
+int air__lprogram_problem(const char *path)
 {
 	struct stat st;
 
-	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+	if (stat(path, &st) != 0)
+		return errno;
+	if (!S_ISREG(st.st_mode))
+		return EISDIR; /* not a program, whatever its mode */
+	return access(path, X_OK) == 0 ? 0 : errno;
+}
+
+static bool executable(const char *path)
+{
+	return path && air__lprogram_problem(path) == 0;
 }
 
 /* The directory of the object libair's code was loaded from, or NULL. */

@@ -762,16 +762,11 @@ out:
 static int extractor_there(air__lcall *c, const char *program)
 {
 	char *extractor = air__lextractor_beside(program);
-	struct stat st;
-	int rc = AIR_OK, missing = 0;
+	int rc = AIR_OK, missing;
 
 	if (!extractor)
 		return air__oom(c->err);
-	if (stat(extractor, &st) != 0 || (S_ISREG(st.st_mode) && access(extractor, X_OK) != 0))
-		missing = errno;
-	else if (!S_ISREG(st.st_mode))
-		missing = EISDIR; /* not a program, whatever its mode */
-	if (missing)
+	if ((missing = air__lprogram_problem(extractor)) != 0)
 		rc = air__fail(c->err, air__error_new(AIR_EUNSUPPORTED, AIR_KIND_PERMANENT,
 		                                      "the local runtime cannot extract the code "
 		                                      "snapshot: %s is not beside its supervisor "
