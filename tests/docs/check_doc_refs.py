@@ -8,7 +8,9 @@ Over every tracked text file (sources, tests, build files, docs):
   OAuth standard named on the same line;
 * every `docs/<name>.md` exists, and a `docs/<name>.md#anchor` names a
   heading of that file (anchors as Markdown renderers make them);
-* no `docs/<name>.md.<n>` (a section number is not an anchor).
+* no `docs/<name>.md.<n>` (a section number is not an anchor);
+* no Markdown file has the same heading twice under one parent heading (a
+  section pasted twice; its anchor would reach only the first).
 
     check_doc_refs.py SRC_ROOT
     check_doc_refs.py --self-test     # the checks catch what they should
@@ -37,6 +39,28 @@ def anchors(path):
     with open(path, encoding="utf-8") as f:
         text = re.sub(r"```.*?```", "", f.read(), flags=re.S)
     return {anchor(m.group(1)) for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", text, re.M)}
+
+
+def repeated_headings(rel, text):
+    """Headings a Markdown file repeats under the same parent heading."""
+    out, seen, parents = [], set(), []
+    in_code = False
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.startswith("```"):
+            in_code = not in_code
+            continue
+        m = None if in_code else re.match(r"^(#{1,6})\s+(.+?)\s*#*\s*$", line)
+        if not m:
+            continue
+        level, title = len(m.group(1)), m.group(2)
+        parents = [p for p in parents if p[0] < level]
+        key = (tuple(parents), level, title)
+        if key in seen:
+            out.append("%s:%d: the heading '%s' is there twice under the same parent: a section "
+                       "pasted twice?" % (rel, n, title))
+        seen.add(key)
+        parents.append((level, title))
+    return out
 
 
 def tracked_files(src):
@@ -94,6 +118,8 @@ def check(src):
             continue
         count += 1
         problems += problems_in(rel, text, docs_dir)
+        if rel.endswith(".md"):
+            problems += repeated_headings(rel, text)
     return count, problems
 
 
@@ -118,6 +144,16 @@ def self_test():
             got = problems_in("x.c", text, os.path.join(tmp, "docs"))
             if len(got) != want:
                 bad.append("%r: %d problems, expected %d: %s" % (text, len(got), want, got))
+        headings = {
+            "# A\n## Added\n## Fixed\n# B\n## Added\n": 0,
+            "# A\n## Payloads\n### Tests\n## Sweeps\n### Tests\n": 0,
+            "# A\n## Payloads\n## Sweeps\n## Payloads\n": 1,
+            "# A\n```sh\n# a comment\n# a comment\n```\n": 0,
+        }
+        for text, want in headings.items():
+            got = repeated_headings("x.md", text)
+            if len(got) != want:
+                bad.append("%r: %d repeated headings, expected %d: %s" % (text, len(got), want, got))
     print("\n".join(bad) if bad else "self-test passed")
     return 1 if bad else 0
 
