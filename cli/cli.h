@@ -191,10 +191,6 @@ int cmd_convert_to_dabs(int argc, char **argv, cli_globals *g);
 int cmd_metrics(int argc, char **argv, cli_globals *g);
 int cmd_check(int argc, char **argv, cli_globals *g);
 
-/* Parse @file, apply @overrides (each change reported on stderr) and validate;
- * an error is printed. 0 with *out, else 1 (cmd_run.c). */
-int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out);
-
 /* The check of a workload (cmd_check.c), for `air check` and `air run --check`. */
 typedef struct cli_check_request {
 	const char *idempotency_key;  /* the submission's --idempotency-key, or NULL */
@@ -216,8 +212,11 @@ int cmd_list_pools(int argc, char **argv, cli_globals *g);
 int cmd_get_pool(int argc, char **argv, cli_globals *g);
 
 /* `-f FILE` with its `--override`s (each change reported on stderr),
- * validated; an "Error:" line and 1 on failure. */
-int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out);
+ * validated; an "Error:" line and 1 on failure (cmd_run.c). @invalid_hint,
+ * when not NULL, follows the message of a config that parsed but is not
+ * valid. */
+int cli_load_config(const char *file, const cli_strlist *overrides, const char *invalid_hint,
+                    air_config **out);
 
 /* Submission half of `air run` (run_submit.c): submits @cfg and prints the
  * result; with @watch continues with cli_watch(); with @dry_run only checks

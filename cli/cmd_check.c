@@ -152,7 +152,7 @@ int cmd_check(int argc, char **argv, cli_globals *g)
 		cli_print_usage(stderr, check_usage, flags);
 		goto out;
 	}
-	if (cli_load_config(file, &overrides, &cfg) != 0)
+	if (cli_load_config(file, &overrides, NULL, &cfg) != 0)
 		goto out;
 	if ((rc = cli_client_new(g, &client, &err)) != AIR_OK) {
 		cli_error_air(err, rc);

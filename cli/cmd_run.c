@@ -67,7 +67,8 @@ static void help_globals(int argc, char **argv, cli_globals *g)
 	}
 }
 
-int cli_load_config(const char *file, const cli_strlist *overrides, air_config **out)
+int cli_load_config(const char *file, const cli_strlist *overrides, const char *invalid_hint,
+                    air_config **out)
 {
 	air_config *cfg = NULL;
 	air_error *err = NULL;
@@ -94,8 +95,8 @@ int cli_load_config(const char *file, const cli_strlist *overrides, air_config *
 				        air_config_change_new(cfg, k));
 		}
 	}
-	if (rc == AIR_OK)
-		rc = air_config_validate(cfg, &err);
+	if (rc == AIR_OK && (rc = air_config_validate(cfg, &err)) != AIR_OK)
+		hint = invalid_hint;
 	if (rc != AIR_OK) {
 		cli_error_air_hint(err, rc, hint);
 		air_error_free(err);
@@ -166,7 +167,7 @@ int cmd_run(int argc, char **argv, cli_globals *g)
 		rc = 1;
 		goto out;
 	}
-	rc = cli_load_config(file, &overrides, &cfg);
+	rc = cli_load_config(file, &overrides, NULL, &cfg);
 	if (rc != 0)
 		goto out;
 	{

@@ -518,7 +518,12 @@ int cmd_sweep(int argc, char **argv, cli_globals *g)
 			goto out;
 		}
 	}
-	rc = cli_load_config(a.file, &a.overrides, &cfg);
+	/* The base every variant starts from must be valid on its own
+	 * (air_config_validate_sweep() takes a validated config). */
+	rc = cli_load_config(a.file, &a.overrides,
+	                     "the workload file with its --override values is validated before "
+	                     "the points are applied: make it valid on its own (an --override "
+	                     "can set what the points then change)", &cfg);
 	if (rc == 0)
 		rc = build_points(&a, &p);
 	if (rc == 0)

@@ -130,6 +130,27 @@ class Sweep(WorkspaceCase):
         self.assertTrue(doc["runs"][3]["idempotency_key"].startswith("k-"))
         self.assertNotIn("run_id", doc["runs"][3])
 
+    def test_a_base_invalid_on_its_own_says_the_points_come_after(self):
+        # The points would make each variant valid, but the file with its
+        # overrides is the base: validated first, and the error says so.
+        args = ["--override", "compute.accelerator_type=GPU_8xH100",
+                "--grid", "compute.num_accelerators=8,16", "--dry-run"]
+        rc, out, err = self.sweep(*args)
+        self.assertEqual(rc, 1, err)
+        self.assertIn("compute.num_accelerators", err)
+        self.assertIn("validated before the points are applied", err)
+        self.assertEqual(out, "")
+        # As the hint says: an override sets what the points change.
+        rc, out, err = self.sweep("--override", "compute.num_accelerators=8", *args)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual([r.split()[-1] for r in out.splitlines()[1:]], ["VALID", "VALID"])
+        # Not said of a file that does not parse.
+        with open(self.yaml, "a") as f:
+            f.write("compute: [\n")
+        rc, out, err = self.sweep(*args)
+        self.assertEqual(rc, 1, err)
+        self.assertNotIn("points are applied", err)
+
     def test_a_huge_bad_point_is_cut_in_the_error(self):
         points = os.path.join(self.home, "huge.jsonl")
         with open(points, "w") as f:
