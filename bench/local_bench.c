@@ -25,7 +25,10 @@
  * milliseconds, that vary by a third between rounds) of START_ROUNDS (other
  * load shares the machine; CPU times are the rounds' median). Beside them, the file system
  * of the state directory (`fs`: the start's figures depend on it, see
- * docs/local.md). The last line is one JSON object with every figure.
+ * docs/local.md), and what it takes there to make a folder, to make and
+ * write a small file, and to sync one (`fs_folder_us`, `fs_file_us`,
+ * `fs_sync_us`, medians of PROBES). The last line is one JSON object with
+ * every figure.
  * Usage: [TMPDIR=dir] local_bench [lines (default 1000000)]
  */
 #include <errno.h>
@@ -36,6 +39,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,6 +49,7 @@
 
 #define ROUNDS 5
 #define START_ROUNDS 20
+#define PROBES 50 /* files and folders made to time the file system */
 #define OUT_BUFFER (1 << 20)
 
 extern char **environ;
@@ -115,6 +120,43 @@ static double run_cmd(char *const argv[], const char *out, char *const env[])
 		die(argv[0], NULL);
 	posix_spawn_file_actions_destroy(&fa);
 	return now_s() - t0;
+}
+
+/* What the file system under @dir takes, in µs (medians of PROBES): to
+ * make a folder, to make and write a small file, to fsync() one. */
+typedef struct fs_costs {
+	double folder_us, file_us, sync_us;
+} fs_costs;
+
+static fs_costs fs_probe(const char *dir)
+{
+	double folder[PROBES], file[PROBES], sync[PROBES];
+	char path[4200];
+	fs_costs c;
+
+	for (int i = 0; i < PROBES; i++) {
+		double t0 = now_s();
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/probe-%d", dir, i);
+		if (mkdir(path, 0700) != 0)
+			die("probe folder", NULL);
+		folder[i] = now_s() - t0;
+		snprintf(path, sizeof(path), "%s/probe-%d/status.json", dir, i);
+		t0 = now_s();
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 ||
+		    write(fd, "{\"state\":\"RUNNING\"}\n", 20) != 20)
+			die("probe file", NULL);
+		file[i] = now_s() - t0;
+		t0 = now_s();
+		if (fsync(fd) != 0 || close(fd) != 0)
+			die("probe sync", NULL);
+		sync[i] = now_s() - t0;
+	}
+	c.folder_us = median(folder, PROBES) * 1e6;
+	c.file_us = median(file, PROBES) * 1e6;
+	c.sync_us = median(sync, PROBES) * 1e6;
+	return c;
 }
 
 /* The file system of @dir, by name where known (statfs's magic numbers). */
@@ -320,6 +362,7 @@ int main(int argc, char **argv)
 		cat_cpu[ROUNDS];
 	char **env, *host_var = NULL;
 	const char *fs;
+	fs_costs probe;
 	start_round wr = {0, 0, 0, 0};
 	double seq_s, seq_cpu;
 	int64_t id;
@@ -371,7 +414,9 @@ int main(int argc, char **argv)
 	printf("  CPU per run: client %.1f ms, supervisor and nodes %.1f ms; bash twice %.1f ms; "
 	       "cpu_ratio %.2f\n",
 	       ccpu * 1e3, rcpu * 1e3, dcpu * 1e3, (ccpu + rcpu) / dcpu);
-	printf("  state directory on %s\n", fs);
+	probe = fs_probe(dir);
+	printf("  state directory on %s: a folder %.0f µs, a small file %.0f µs, its fsync() %.0f "
+	       "µs\n", fs, probe.folder_us, probe.file_us, probe.sync_us);
 
 	snprintf(cmd, sizeof(cmd), "seq %ld", lines);
 	id = run_workload(c, cmd, &wr);
@@ -453,7 +498,8 @@ int main(int argc, char **argv)
 	       "\"stream_ratio_rw\":%.3f,\"iter_ratio_rw\":%.3f,\"cli_cpu_s\":%.4f,"
 	       "\"text_cpu_s\":%.4f,\"stream_cpu_s\":%.4f,\"iter_cpu_s\":%.4f,\"cat_cpu_s\":%.4f,"
 	       "\"write_s\":%.4f,\"write_cpu_s\":%.4f,\"seq_s\":%.4f,\"seq_cpu_s\":%.4f,"
-	       "\"write_cpu_ratio\":%.3f,\"fs\":\"%s\"}\n",
+	       "\"write_cpu_ratio\":%.3f,\"fs\":\"%s\",\"fs_folder_us\":%.1f,\"fs_file_us\":%.1f,"
+	       "\"fs_sync_us\":%.1f}\n",
 	       start_s, start_med, submit_s, direct_s, direct_med, start_s / direct_s,
 	       start_med / direct_med, ccpu, rcpu, dcpu,
 	       (ccpu + rcpu) / dcpu, lines, cli_s, text_s, stream_s, iter_s, cat_s, rw_s,
@@ -461,7 +507,7 @@ int main(int argc, char **argv)
 	       cli_s / rw_s, text_s / rw_s, stream_s / rw_s, iter_s / rw_s,
 	       median(cli_cpu, ROUNDS), median(text_cpu, ROUNDS), median(stream_cpu, ROUNDS),
 	       median(iter_cpu, ROUNDS), median(cat_cpu, ROUNDS), wr.end, wr.run_cpu, seq_s, seq_cpu,
-	       wr.run_cpu / seq_cpu, fs);
+	       wr.run_cpu / seq_cpu, fs, probe.folder_us, probe.file_us, probe.sync_us);
 	air_logs_options_free(lo);
 	air_client_free(c);
 	air_client_options_free(o);
