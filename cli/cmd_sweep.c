@@ -11,7 +11,7 @@
 static const char sweep_usage[] =
 	"air sweep -f FILE (--grid PATH=V1,V2,...)... | --points FILE [--sample N [--seed S]]\n"
 	"          [--override PATH=VALUE]... [--idempotency-key BASE] [--max-parallel N]\n"
-	"          [--watch [--metric NAME]] [--dry-run]";
+	"          [--watch [--metric NAME]] [--dry-run | --resume]";
 
 static const char sweep_description[] =
 	"Submit many variants of one workload, each exactly once: a grid of values, an\n"
@@ -22,7 +22,7 @@ typedef struct sweep_args {
 	const char *file, *points_file, *base, *metric;
 	cli_strlist grid, overrides;
 	int64_t sample, seed, max_parallel;
-	bool sample_given, seed_given, max_parallel_given, watch, dry_run;
+	bool sample_given, seed_given, max_parallel_given, watch, dry_run, resume;
 } sweep_args;
 
 /* The values of "PATH=V1,V2": split at commas outside brackets and quotes,
@@ -119,6 +119,9 @@ static int on_variant(const air_sweep *s, size_t i, void *userdata)
 	bool *named = userdata;
 
 	if (!*named && air_sweep_base_key(s)) {
+		if (air_sweep_resumed(s))
+			fprintf(stderr, "Sweep %s: its stop is undone (--resume).\n",
+			        cli_clean(air_sweep_base_key(s)));
 		fprintf(stderr, "Sweep %s: `air cancel%s --sweep %s` stops it.\n",
 		        cli_clean(air_sweep_base_key(s)), cli_target_flags(),
 		        cli_clean(air_sweep_base_key(s)));
@@ -147,6 +150,8 @@ static int build_options(const cli_globals *g, const sweep_args *a, bool *named,
 		rc = air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, a->base);
 	if (rc == AIR_OK && a->max_parallel_given)
 		rc = air_sweep_options_set_int(o, AIR_SWEEP_MAX_PARALLEL, a->max_parallel);
+	if (rc == AIR_OK && a->resume)
+		rc = air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1);
 	if (rc == AIR_OK && !g->json && !a->dry_run)
 		rc = air_sweep_options_set_progress_cb(o, on_variant, named);
 	if (rc != AIR_OK) {
@@ -195,6 +200,8 @@ static int print_json(const air_sweep *s, bool dry_run)
 	json_object_set_new(data, "sweep", base ? json_string(base) : json_null());
 	if (dry_run)
 		json_object_set_new(data, "dry_run", json_true());
+	if (air_sweep_resumed(s))
+		json_object_set_new(data, "resumed", json_true());
 	json_object_set_new(data, "runs", runs);
 	return cli_print_data(data);
 }
@@ -334,10 +341,10 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 	if (!base)
 		return;
 	if (cancelled(s)) {
-		fprintf(stderr, "The sweep was stopped: the variants not submitted stay so, also when "
-		        "the same `air sweep` is run again. To run them, submit only their points "
-		        "(a narrower --grid, or --points) with a new --idempotency-key%s\n",
-		        active ? ", once its runs have ended." : ".");
+		(void)active;
+		fprintf(stderr, "The sweep was stopped: the variants not submitted stay so when the "
+		        "same `air sweep` is run again; with --resume it undoes the stop and submits "
+		        "them.\n");
 		return;
 	}
 	if (interrupted(s))
@@ -455,6 +462,8 @@ static int check_args(const sweep_args *a)
 		                 (int)AIR_SWEEP_LIMIT_PARALLEL, a->max_parallel);
 	if (a->metric && !a->watch)
 		return cli_error("--metric goes with --watch");
+	if (a->resume && a->dry_run)
+		return cli_error("--resume goes without --dry-run: a dry run sends nothing");
 	if (a->base && !a->base[strspn(a->base, " \t\r\n")])
 		return cli_error("--idempotency-key is empty: give a base key, or leave the flag out");
 	return 0;
@@ -496,6 +505,9 @@ int cmd_sweep(int argc, char **argv, cli_globals *g)
 			 "with --watch: a column with the last value of this MLflow metric", false},
 			{"dry-run", 0, CLI_BOOL, &a.dry_run, NULL, NULL,
 			 "validate every variant and print them; nothing is uploaded or started", false},
+			{"resume", 0, CLI_BOOL, &a.resume, NULL, NULL,
+			 "undo an earlier stop of this sweep (air cancel --sweep) and submit its "
+			 "variants that have no run", false},
 			{NULL, 0, CLI_BOOL, NULL, NULL, NULL, NULL, false},
 		};
 

@@ -459,6 +459,7 @@ const (
 	sweepBaseDir       = C.AIR_SWEEP_BASE_DIR
 	sweepMaxParallel   = C.AIR_SWEEP_MAX_PARALLEL
 	sweepSkipPreflight = C.AIR_SWEEP_SKIP_PREFLIGHT
+	sweepResume        = C.AIR_SWEEP_RESUME
 
 	// air_rerun_option (sweep.h)
 	rerunIdempotencyKey = C.AIR_RERUN_IDEMPOTENCY_KEY
@@ -668,6 +669,7 @@ var constants = []struct {
 	{"AIR_SWEEP_BASE_DIR", int64(sweepBaseDir)},
 	{"AIR_SWEEP_MAX_PARALLEL", int64(sweepMaxParallel)},
 	{"AIR_SWEEP_SKIP_PREFLIGHT", int64(sweepSkipPreflight)},
+	{"AIR_SWEEP_RESUME", int64(sweepResume)},
 	{"AIR_VARIANT_VALID", int64(VariantValid)},
 	{"AIR_VARIANT_UPLOADING", int64(VariantUploading)},
 	{"AIR_VARIANT_SUBMITTED", int64(VariantSubmitted)},

@@ -48,6 +48,10 @@ type SweepOptions struct {
 	BaseDir       string // directory for a relative root_path (default: the config's)
 	SkipPreflight bool   // do not call the workspace's pre-flight validation
 	DryRun        bool   // only validate every variant; nothing is sent
+	// Resume undoes an earlier stop of this sweep (Client.StopSweep) before
+	// submitting, so that its variants without a run are submitted
+	// (Sweep.Resumed says whether there was one to undo).
+	Resume bool
 	// OnProgress receives a variant when it starts uploading, is submitted
 	// or fails, on the calling goroutine; an error stops the sweep (EABORTED,
 	// with that error as the cause).
@@ -71,6 +75,7 @@ type Variant struct {
 type Sweep struct {
 	BaseKey  string // the base of the keys: `air list --sweep BASE` finds the runs
 	Variants []Variant
+	Resumed  bool // this submission undid an earlier stop (SweepOptions.Resume)
 }
 
 // Failed returns the variants that were not submitted.
@@ -225,6 +230,9 @@ func setSweepOptions(o *C.air_sweep_options, opts *SweepOptions, h uintptr) erro
 	if err == nil && opts.SkipPreflight {
 		err = check(C.air_sweep_options_set_int(o, C.AIR_SWEEP_SKIP_PREFLIGHT, 1), nil)
 	}
+	if err == nil && opts.Resume {
+		err = check(C.air_sweep_options_set_int(o, C.AIR_SWEEP_RESUME, 1), nil)
+	}
 	if err == nil && h != 0 {
 		err = check(C.airgo_sweep_options_set_progress(o, C.uintptr_t(h)), nil)
 	}
@@ -363,7 +371,7 @@ func variantFromC(s *C.air_sweep, i int) Variant {
 }
 
 func sweepFromC(s *C.air_sweep) *Sweep {
-	out := &Sweep{BaseKey: gostr(C.air_sweep_base_key(s))}
+	out := &Sweep{BaseKey: gostr(C.air_sweep_base_key(s)), Resumed: C.air_sweep_resumed(s) != 0}
 	for i := 0; i < int(C.air_sweep_count(s)); i++ {
 		out.Variants = append(out.Variants, variantFromC(s, i))
 	}

@@ -125,7 +125,12 @@ typedef enum air_sweep_option {
 	AIR_SWEEP_MAX_PARALLEL = 100,  /**< variants at a time, 1..AIR_SWEEP_LIMIT_PARALLEL;
 	                                    0 (default): 8 for a workspace (submissions in flight),
 	                                    1 for a local one (runs going) */
-	AIR_SWEEP_SKIP_PREFLIGHT = 101 /**< 1: do not call the workspace's pre-flight validation */
+	AIR_SWEEP_SKIP_PREFLIGHT = 101, /**< 1: do not call the workspace's pre-flight validation */
+	AIR_SWEEP_RESUME = 102         /**< 1: undo an earlier stop of this sweep
+	                                    (air_client_stop_sweep()) before its first
+	                                    submission, so that its variants without a run
+	                                    are submitted (air_sweep_resumed()); ignored by
+	                                    air_config_validate_sweep(). @since 1.2 */
 } air_sweep_option;
 
 /** What a variant has come to (air_sweep_variant_status()). ABI: values never change. */
@@ -246,6 +251,9 @@ AIR_EXTERN size_t air_sweep_failed_count(const air_sweep *sweep);
  * the sweep's runs by it. @since 1.2
  */
 AIR_EXTERN const char *air_sweep_base_key(const air_sweep *sweep);
+/** 1 when this submission undid an earlier stop of the sweep (AIR_SWEEP_RESUME
+ *  given, and the sweep was stopped), else 0 (also for NULL). @since 1.2 */
+AIR_EXTERN int32_t air_sweep_resumed(const air_sweep *sweep);
 /** AIR_VARIANT_* of variant @p i (0 when out of range). @since 1.2 */
 AIR_EXTERN int32_t air_sweep_variant_status(const air_sweep *sweep, size_t i);
 /**

@@ -28,25 +28,31 @@ static int checked_tag(const char *base_key, const char *fn, char **tag, air_err
 	return *tag ? AIR_OK : air__oom(err);
 }
 
+int air__sweep_mark_write(air_client *c, const air__ctx *ctx, const char *path, const char *word,
+                          air_error **err)
+{
+	char when[32], text[64];
+	air__upload up = {.path = path};
+
+	air__format_rfc3339(air__now_ms() / 1000, when);
+	snprintf(text, sizeof(text), "%s %s\n", word, when);
+	up.data = text;
+	up.len = strlen(text);
+	return air__ws_import(c, ctx, &up, true, err);
+}
+
 /* Write the stop mark of the sweep of tag @tag into the caller's folder. */
 static int write_mark(air_client *c, const air__ctx *ctx, const char *tag, air_error **err)
 {
-	char *base = NULL, *path = NULL, when[32], text[64];
-	air__upload up = {.path = NULL};
+	char *base = NULL, *path = NULL;
 	int rc = air__client_ensure_resolved(c, ctx, err);
 
 	if (rc == AIR_OK)
 		rc = air__client_user_base(c, ctx, &base, err);
 	if (rc == AIR_OK && !(path = air__sweep_mark_path(base, tag)))
 		rc = air__oom(err);
-	if (rc == AIR_OK) {
-		air__format_rfc3339(air__now_ms() / 1000, when);
-		snprintf(text, sizeof(text), "stopped %s\n", when);
-		up.path = path;
-		up.data = text;
-		up.len = strlen(text);
-		rc = air__ws_import(c, ctx, &up, true, err);
-	}
+	if (rc == AIR_OK)
+		rc = air__sweep_mark_write(c, ctx, path, "stopped", err);
 	air__free(path);
 	air__free(base);
 	return rc;

@@ -70,6 +70,31 @@ static int sweep_dir(sweep_call *k, air_error **err)
 	return k->sweep_dir && k->mark_path ? AIR_OK : air__oom(err);
 }
 
+/* AIR_SWEEP_RESUME: a stop mark that says stopped is overwritten to say
+ * resumed, before anything of the sweep is sent. A mark that cannot be
+ * read (other than missing) fails the sweep: it may say stopped. */
+static int resume(sweep_call *k, air_error **err)
+{
+	air__http_resp resp = AIR__HTTP_RESP_INIT;
+	air_error *e = NULL;
+	int rc = air__ws_export(k->c, &k->ctx, k->mark_path, &resp, &e);
+
+	if (rc == AIR_ENOTFOUND) {
+		air_error_free(e);
+		rc = AIR_OK;
+	} else if (rc != AIR_OK) {
+		rc = air__fail(err, air__error_prefix(e, "resuming sweep %s", k->s->base_key));
+	} else if (air__sweep_mark_stopped(resp.body, resp.body_len)) {
+		rc = air__sweep_mark_write(k->c, &k->ctx, k->mark_path, "resumed", &e);
+		if (rc == AIR_OK)
+			k->s->resumed = true;
+		else
+			rc = air__fail(err, air__error_prefix(e, "resuming sweep %s", k->s->base_key));
+	}
+	air__http_resp_clear(&resp);
+	return rc;
+}
+
 /* One pre-flight per distinct variant (bodies compared without their
  * command_path); a finding fails the sweep, naming the variant. */
 static int preflights(sweep_call *k, air_error **err)
@@ -150,6 +175,8 @@ static int shared(sweep_call *k, air_error **err)
 		rc = base_key(k, err);
 	if (rc == AIR_OK)
 		rc = sweep_dir(k, err);
+	if (rc == AIR_OK && k->opts && k->opts->resume)
+		rc = resume(k, err);
 	if (rc == AIR_OK)
 		rc = preflights(k, err);
 	if (rc == AIR_OK)

@@ -46,6 +46,7 @@ int air_sweep_options_set_str(air_sweep_options *o, int32_t opt, const char *val
 		return set_copy(&o->base_dir, value);
 	case AIR_SWEEP_MAX_PARALLEL:
 	case AIR_SWEEP_SKIP_PREFLIGHT:
+	case AIR_SWEEP_RESUME:
 		return AIR_EINVAL;
 	default:
 		return AIR_EUNSUPPORTED;
@@ -66,6 +67,11 @@ int air_sweep_options_set_int(air_sweep_options *o, int32_t opt, int64_t value)
 		if (value != 0 && value != 1)
 			return AIR_EINVAL;
 		o->skip_preflight = value;
+		return AIR_OK;
+	case AIR_SWEEP_RESUME:
+		if (value != 0 && value != 1)
+			return AIR_EINVAL;
+		o->resume = value;
 		return AIR_OK;
 	case AIR_SWEEP_BASE_KEY:
 	case AIR_SWEEP_BASE_DIR:
@@ -168,6 +174,8 @@ const char *air_sweep_base_key(const air_sweep *s)
 {
 	return s ? s->base_key : NULL;
 }
+
+int32_t air_sweep_resumed(const air_sweep *s) { return s && s->resumed; }
 
 static const air__variant *at(const air_sweep *s, size_t i)
 {

@@ -100,6 +100,7 @@ struct air_sweep_options {
 	char *base_dir;
 	int64_t max_parallel;   /* 0: the backend's */
 	bool skip_preflight;
+	bool resume;            /* AIR_SWEEP_RESUME */
 	air_sweep_progress_cb progress;
 	void *progress_ud;
 };
@@ -121,6 +122,7 @@ struct air_sweep {
 	size_t failed;
 	char *base_key;
 	bool stopped;     /* its stop mark was found (air_client_stop_sweep()) */
+	bool resumed;     /* this submission undid an earlier stop (AIR_SWEEP_RESUME) */
 };
 
 /* A sweep of @n variants in status AIR_VARIANT_VALID. */
@@ -179,6 +181,13 @@ typedef struct air__pipeline_env {
 int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, air_error **err);
 /* The sweep's callback for variant @i; AIR_EABORTED when it asks to stop. */
 int air__sweep_notify(const air__pipeline_env *e, size_t i);
+
+/* ---- stop_sweep.c: the stop mark ---- */
+/* Write the stop mark at @path: "<word> <UTC time>" ("stopped", or
+ * "resumed" for a stop undone: a mark says stopped only by its first word,
+ * core/sweep_mark.c). */
+int air__sweep_mark_write(air_client *c, const air__ctx *ctx, const char *path, const char *word,
+                          air_error **err);
 
 /* ---- rerun_keep.c: what a rerun keeps of the past run ---- */
 /* Read launch file @name ("command.sh", ...) of the past run into @resp;

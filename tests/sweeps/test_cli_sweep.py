@@ -130,6 +130,38 @@ class Sweep(WorkspaceCase):
         self.assertTrue(doc["runs"][3]["idempotency_key"].startswith("k-"))
         self.assertNotIn("run_id", doc["runs"][3])
 
+    def test_resume_undoes_a_stop_and_submits_the_rest(self):
+        rc, out, err = self.air("cancel", "--sweep", "paused", "-y")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "paused")
+        self.assertEqual(rc, 1, err)
+        self.assertIn("with --resume it undoes the stop and submits them", err)
+        self.assertEqual(self.fw.count("POST", SUBMIT), 0)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "paused",
+                                  "--resume", "-o", "json")
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)["data"]
+        self.assertIs(doc["resumed"], True)
+        self.assertEqual(len([r for r in doc["runs"] if "run_id" in r]), 2)
+        self.assertEqual(len(self.fw.runs()), 2)
+        # Not stopped any more: the text says nothing of a stop, and the
+        # runs are the same.
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "paused",
+                                  "--resume")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("stop is undone", err)
+        self.assertEqual(len(self.fw.runs()), 2)
+        # Stopped again, then resumed in text mode: said before the variants.
+        self.air("cancel", "--sweep", "paused", "-y")
+        rc, out, err = self.sweep("--grid", "parameters.lr=1,2,3", "--idempotency-key", "paused",
+                                  "--resume")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Sweep paused: its stop is undone (--resume).", err)
+        self.assertEqual(len(self.fw.runs()), 3)
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--resume", "--dry-run")
+        self.assertEqual(rc, 1)
+        self.assertIn("--resume goes without --dry-run", err)
+
     def test_a_base_invalid_on_its_own_says_the_points_come_after(self):
         # The points would make each variant valid, but the file with its
         # overrides is the base: validated first, and the error says so.

@@ -507,6 +507,82 @@ AIR_TEST(sweep__a_stopped_sweep_submits_nothing_also_when_submitted_again)
 	air_sweep_points_free(p);
 }
 
+/* AIR_SWEEP_RESUME undoes a stop: the sweep submitted again with it submits
+ * its variants, and says so; a sweep that is not stopped is left as it is,
+ * and a later stop holds again. */
+AIR_TEST(sweep__resume_undoes_a_stop)
+{
+	air_sweep_points *p = grid("1,2,3", "1"), *more = grid("1,2,3,4", "1");
+	air_sweep_options *o = keyed("paused");
+	air_client *c = fakews_client(flow_fw);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 2), AIR_EINVAL);
+	ASSERT_EQ_INT(air_sweep_options_set_str(o, AIR_SWEEP_RESUME, "1"), AIR_EINVAL);
+	ASSERT_OK(air_client_stop_sweep(c, "paused", NULL, &err), err);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 3);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+	air_sweep_free(s);
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 1);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	ASSERT_EQ_INT(runs_created(), 3);
+	ASSERT_EQ_INT(mark_files("paused"), 1); /* the same mark, rewritten */
+	air_sweep_free(s);
+	/* Not stopped: nothing to undo, the same runs. */
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	ASSERT_EQ_INT(runs_created(), 3);
+	air_sweep_free(s);
+	/* Stopped again: the variants with a run are reported, the new one is
+	 * not submitted. */
+	ASSERT_OK(air_client_stop_sweep(c, "paused", NULL, &err), err);
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 0), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, more, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 1);
+	assert_stopped(s, 3, "paused");
+	ASSERT_EQ_INT(runs_created(), 3);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+	air_sweep_free(s);
+	air_client_free(c);
+	air_sweep_options_free(o);
+	air_sweep_points_free(more);
+	air_sweep_points_free(p);
+}
+
+/* A mark that cannot be read may say stopped: the resume fails the sweep
+ * before anything of it is sent; a dry run ignores the option. */
+AIR_TEST(sweep__a_resume_that_cannot_read_the_mark_sends_nothing)
+{
+	air_sweep_points *p = grid("1,2", "1");
+	air_sweep_options *o = keyed("unreadable");
+	air_config *cfg = load_yaml(air_test_tmpdir(), "w.yaml", WORKLOAD);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1), AIR_OK);
+	ASSERT_OK(air_config_validate_sweep(cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+	air_sweep_free(s);
+	s = NULL;
+	fakews_faultf(flow_fw, "{\"method\":\"GET\",\"path\":\"/api/2.0/workspace/export\","
+	              "\"status\":403,\"times\":-1,\"body\":{\"error_code\":\"PERMISSION_DENIED\","
+	              "\"message\":\"no\"}}");
+	ASSERT_NE_INT(sweep(WORKLOAD, p, o, &s, &err), AIR_OK);
+	ASSERT_CONTAINS(air_error_message(err), "resuming sweep unreadable");
+	ASSERT_EQ_INT(runs_created(), 0);
+	ASSERT_EQ_INT(fakews_count(flow_fw, "POST", SUBMIT), 0);
+	air_error_free(err);
+	air_sweep_free(s);
+	air_config_free(cfg);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
 /* A fault rule: the first look at the stop mark finds none, whatever the
  * order in which the server takes it and the stop. */
 #define FIRST_LOOK_MISSES                                                                  \

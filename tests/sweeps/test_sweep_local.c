@@ -303,6 +303,39 @@ AIR_TEST(sweep_local__runs_submit_refuses_a_variant_of_a_stopped_sweep)
 	stopped_sweep(&at, 0);
 }
 
+/* A stopped local sweep resumed (AIR_SWEEP_RESUME): the local runs/submit,
+ * which refused its variants, takes them; each runs once. */
+AIR_TEST(sweep_local__a_resumed_sweep_runs_its_variants)
+{
+	const char *state;
+	air_client *c = local_begin(&state);
+	air_config *cfg = logging_workload(state);
+	static const char *const v[] = {"a", "b"};
+	air_sweep_points *p = values("env_variables.V", v, 2);
+	air_sweep_options *o = NULL;
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
+	ASSERT_EQ_INT(air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, "later"), AIR_OK);
+	ASSERT_OK(air_client_stop_sweep(c, "later", NULL, &err), err);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 2);
+	air_sweep_free(s);
+	s = NULL;
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 1);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	wait_all(c, s);
+	ASSERT_EQ_INT(most_at_once(state, 4), 1);
+	air_sweep_free(s);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+	air_config_free(cfg);
+	local_check_supervisors(state);
+}
+
 /* Once both are submitted and variant 0's node has set its TERM trap (it
  * writes "trapped"): cancels variant 0's run, then lets variant 1's end (it
  * waits for the file "go"), both files in the state directory. */

@@ -409,7 +409,7 @@ class Client:
               points: Union[Iterable[Mapping[str, Value]], StrPath, None] = None,
               sample: Optional[int] = None, seed: int = 0, base_key: Optional[str] = None,
               max_parallel: Optional[int] = None, base_dir: Optional[StrPath] = None,
-              skip_preflight: bool = False, dry_run: bool = False,
+              skip_preflight: bool = False, dry_run: bool = False, resume: bool = False,
               on_progress: Optional[Callable[[Variant], object]] = None,
               interrupt: Optional[Interrupt] = None,
               timeout: Optional[Seconds] = None) -> Sweep:
@@ -432,6 +432,10 @@ class Client:
             max_parallel: variants at a time (default 8; 1 on a local
                 workspace, where it bounds the runs going at once).
             dry_run: only validate every variant; nothing is sent.
+            resume: undo an earlier stop of this sweep (:meth:`stop_sweep`)
+                before submitting, so that its variants without a run are
+                submitted; the outcome's ``resumed`` says whether there was
+                one to undo.
             on_progress: ``on_progress(Variant)`` when a variant starts
                 uploading, is submitted or fails, on this thread; an
                 exception it raises stops the sweep and propagates.
@@ -460,6 +464,8 @@ class Client:
                 opts.set_int(K.SWEEP_MAX_PARALLEL, max_parallel, "max_parallel")
                 if skip_preflight:
                     opts.set_int(K.SWEEP_SKIP_PREFLIGHT, 1)
+                if resume:
+                    opts.set_int(K.SWEEP_RESUME, 1)
                 if cfn is not None:
                     check(int(lib.air_sweep_options_set_progress_cb(opts.handle, cfn, None)))
                 cfg_h = config._handle

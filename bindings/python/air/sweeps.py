@@ -106,6 +106,8 @@ class Sweep:
     variants: List[Variant]
     """One per point."""
     client: Optional["Client"] = field(default=None, repr=False, compare=False)
+    resumed: bool = False
+    """True when this submission undid an earlier stop (``resume=True``)."""
 
     def __iter__(self) -> Iterator[Variant]:
         return iter(self.variants)
@@ -166,7 +168,7 @@ class Sweep:
         """Copy the C sweep @h (not released here)."""
         return cls(dec(lib.air_sweep_base_key(h)),
                    [Variant._from_c(h, i, client) for i in range(int(lib.air_sweep_count(h)))],
-                   client)
+                   client, bool(lib.air_sweep_resumed(h)))
 
 
 def _strings(texts: List[bytes]) -> Any:

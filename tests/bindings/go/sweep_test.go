@@ -161,8 +161,17 @@ func TestStopAndCancelSweep(t *testing.T) {
 	must(t, c.StopSweep(bg, "go-other"))
 	other, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-other"})
 	must(t, err)
-	if len(other.RunIDs()) != 0 || len(s.RunIDs()) != 2 {
+	if len(other.RunIDs()) != 0 || len(s.RunIDs()) != 2 || other.Resumed {
 		t.Fatalf("runs %v, %v", other.RunIDs(), s.RunIDs())
+	}
+	// Resume undoes the stop: the variant is submitted, once.
+	resumed, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-other", Resume: true})
+	must(t, err)
+	plain, err := c.Sweep(bg, cfg, air.SweepOptions{Grid: grid, BaseKey: "go-other", Resume: true})
+	must(t, err)
+	if !resumed.Resumed || len(resumed.RunIDs()) != 2 || plain.Resumed ||
+		plain.Variants[1].RunID != resumed.Variants[1].RunID {
+		t.Fatalf("resumed %+v, then %+v", resumed, plain)
 	}
 	if err := c.StopSweep(bg, " "); !errors.Is(err, air.EINVAL) {
 		t.Fatalf("a blank base key: %v", err)

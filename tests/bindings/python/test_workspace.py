@@ -864,6 +864,15 @@ class SweepTest(WorkspaceCase):
         self.assertIn("sweep py-stop was stopped", str(again[2].error))
         self.assertEqual([v.run_id for v in other], [None])
         self.assertEqual(len(self.fw.runs()), 2)
+        self.assertFalse(other.resumed)
+        with self.config() as cfg:
+            resumed = c.sweep(cfg, grid={"parameters.lr": [1]}, base_key="py-other", resume=True)
+            plain = c.sweep(cfg, grid={"parameters.lr": [1]}, base_key="py-other", resume=True)
+        self.assertTrue(resumed.resumed)              # the stop undone: its variant submitted
+        self.assertEqual(len(resumed.run_ids), 1)
+        self.assertFalse(plain.resumed)               # nothing left to undo; the same run
+        self.assertEqual(plain.run_ids, resumed.run_ids)
+        self.assertEqual(len(self.fw.runs()), 3)
         with self.assertRaises(air.InvalidArgumentError):
             c.stop_sweep(" ")
 
