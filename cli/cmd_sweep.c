@@ -341,10 +341,9 @@ static void print_tips(const cli_globals *g, const air_sweep *s, bool watching, 
 	if (!base)
 		return;
 	if (cancelled(s)) {
-		(void)active;
 		fprintf(stderr, "The sweep was stopped: the variants not submitted stay so when the "
-		        "same `air sweep` is run again; with --resume it undoes the stop and submits "
-		        "them.\n");
+		        "same `air sweep` is run again; with --idempotency-key %s --resume it undoes "
+		        "the stop and submits them.\n", cli_clean(base));
 		return;
 	}
 	if (interrupted(s))

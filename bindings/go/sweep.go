@@ -48,9 +48,10 @@ type SweepOptions struct {
 	BaseDir       string // directory for a relative root_path (default: the config's)
 	SkipPreflight bool   // do not call the workspace's pre-flight validation
 	DryRun        bool   // only validate every variant; nothing is sent
-	// Resume undoes an earlier stop of this sweep (Client.StopSweep) before
-	// submitting, so that its variants without a run are submitted
-	// (Sweep.Resumed says whether there was one to undo).
+	// Resume undoes an earlier stop of this sweep (Client.StopSweep) once its
+	// checks have passed, so that its variants without a run are submitted
+	// (Sweep.Resumed says whether there was one to undo). It needs BaseKey
+	// (or the YAML idempotency_token): a derived key changes with the date.
 	Resume bool
 	// OnProgress receives a variant when it starts uploading, is submitted
 	// or fails, on the calling goroutine; an error stops the sweep (EABORTED,

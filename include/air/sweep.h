@@ -127,9 +127,12 @@ typedef enum air_sweep_option {
 	                                    1 for a local one (runs going) */
 	AIR_SWEEP_SKIP_PREFLIGHT = 101, /**< 1: do not call the workspace's pre-flight validation */
 	AIR_SWEEP_RESUME = 102         /**< 1: undo an earlier stop of this sweep
-	                                    (air_client_stop_sweep()) before its first
-	                                    submission, so that its variants without a run
-	                                    are submitted (air_sweep_resumed()); ignored by
+	                                    (air_client_stop_sweep(), or a run of it
+	                                    cancelled) once its checks have passed, before
+	                                    its first submission, so that its variants
+	                                    without a run are submitted (air_sweep_resumed());
+	                                    needs a base key given (AIR_SWEEP_BASE_KEY or the
+	                                    YAML idempotency_token); ignored by
 	                                    air_config_validate_sweep(). @since 1.2 */
 } air_sweep_option;
 

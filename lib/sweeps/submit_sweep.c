@@ -30,6 +30,7 @@ typedef struct sweep_call {
 	char *tag;            /* the folder of its launch directories (air__sweep_tag()) */
 	char *mark_path;      /* its stop mark (air_client_stop_sweep()) */
 	bool sending;         /* variants are being sent */
+	int64_t started_ms;   /* when the call started (epoch ms) */
 } sweep_call;
 
 /* The base key: the option, else the YAML token, else derived from the
@@ -71,8 +72,10 @@ static int sweep_dir(sweep_call *k, air_error **err)
 }
 
 /* AIR_SWEEP_RESUME: a stop mark that says stopped is overwritten to say
- * resumed, before anything of the sweep is sent. A mark that cannot be
- * read (other than missing) fails the sweep: it may say stopped. */
+ * resumed, once the shared checks have passed and before any variant is
+ * sent. A mark that cannot be read (other than missing) fails the sweep:
+ * it may say stopped. A stop written between the look and the rewrite is
+ * undone too (workspace files have no compare-and-swap). */
 static int resume(sweep_call *k, air_error **err)
 {
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
@@ -175,8 +178,6 @@ static int shared(sweep_call *k, air_error **err)
 		rc = base_key(k, err);
 	if (rc == AIR_OK)
 		rc = sweep_dir(k, err);
-	if (rc == AIR_OK && k->opts && k->opts->resume)
-		rc = resume(k, err);
 	if (rc == AIR_OK)
 		rc = preflights(k, err);
 	if (rc == AIR_OK)
@@ -188,19 +189,23 @@ static int shared(sweep_call *k, air_error **err)
 		k->f.launch_dir = air__strdup(k->sweep_dir);
 		rc = k->f.launch_dir ? air__flow_upload_sidecars(&k->f, err) : air__oom(err);
 	}
+	/* Last: a sweep that fails its checks leaves its stop as it was. */
+	if (rc == AIR_OK && k->opts && k->opts->resume)
+		rc = resume(k, err);
 	return rc;
 }
 
-/* Whether run @id has ended (*canceled: cancelled), or is being cancelled
- * (*stopping: TERMINATING with user_cancelled_or_timedout, as a local run
- * is once its cancellation is requested); a run that cannot be read counts
- * as ended. */
+/* Whether run @id has ended (*canceled: cancelled; *before: it started, or
+ * ended without starting, before this call), or is being cancelled (*stopping: TERMINATING with
+ * user_cancelled_or_timedout, as a local run is once its cancellation is
+ * requested); a run that cannot be read counts as ended. */
 static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, bool *stopping,
-                     air_error **err)
+                     bool *before, air_error **err)
 {
 	air_run *run = NULL;
 	air_error *e = NULL;
 	int rc = air__run_fetch(k->c, &k->ctx, id, &run, &e);
+	int64_t since;
 
 	if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT)
 		return air__fail(err, e);
@@ -209,6 +214,8 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 		                  (long long)id, air_error_message(e));
 	*ended = rc != AIR_OK || run->terminal;
 	*canceled = rc == AIR_OK && air_run_state(run) == AIR_STATE_CANCELED;
+	since = rc != AIR_OK ? 0 : run->run_start_ms > 0 ? run->run_start_ms : air_run_end_time_ms(run);
+	*before = since > 0 && since < k->started_ms;
 	*stopping = rc == AIR_OK && !run->terminal && air_run_state(run) == AIR_STATE_TERMINATING &&
 	            json_is_true(air__json_at(run->json, "state.user_cancelled_or_timedout"));
 	air_error_free(e);
@@ -279,10 +286,13 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 		bool held = false;
 
 		for (size_t g = 0; g < n_going && rc == AIR_OK;) {
-			bool ended = false, was_canceled = false, stopping = false;
-			if ((rc = has_ended(k, going[g], &ended, &was_canceled, &stopping, err)) == AIR_OK &&
+			bool ended = false, was_canceled = false, stopping = false, before = false;
+			if ((rc = has_ended(k, going[g], &ended, &was_canceled, &stopping, &before, err)) ==
+			        AIR_OK &&
 			    ended) {
-				if (was_canceled && !canceled)
+				/* Resumed, a run cancelled before this call (the stop it
+				 * made is what is undone) only frees its place. */
+				if (was_canceled && !canceled && !(before && k->opts && k->opts->resume))
 					canceled = going[g];
 				going[g] = going[--n_going];
 			} else {
@@ -435,12 +445,18 @@ int air_client_submit_sweep(air_client *client, const air_config *cfg,
 	k.cfg = cfg;
 	k.points = points;
 	k.opts = opts;
+	k.started_ms = air__now_ms();
 	if (out)
 		*out = NULL;
 	if (!client || !out)
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
 		                  "air_client_submit_sweep: client and out are required");
 	air__client_ctx(client, opts ? &opts->call : NULL, &k.ctx);
+	if (opts && opts->resume && cfg && !air__sweep_offline_base(cfg, opts))
+		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
+		                  "resuming a sweep needs its base key (AIR_SWEEP_BASE_KEY: air sweep "
+		                  "--idempotency-key BASE, or the YAML idempotency_token): a derived key "
+		                  "changes with the date, and would start a new sweep");
 	rc = air__sweep_check(cfg, points, opts, false, &k.ctx, &k.s, err);
 	if (rc == AIR_OK)
 		rc = shared(&k, err);

@@ -135,7 +135,8 @@ class Sweep(WorkspaceCase):
         self.assertEqual(rc, 0, err)
         rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "paused")
         self.assertEqual(rc, 1, err)
-        self.assertIn("with --resume it undoes the stop and submits them", err)
+        self.assertIn("with --idempotency-key paused --resume it undoes the stop and submits "
+                      "them", err)
         self.assertEqual(self.fw.count("POST", SUBMIT), 0)
         rc, out, err = self.sweep("--grid", "parameters.lr=1,2", "--idempotency-key", "paused",
                                   "--resume", "-o", "json")
@@ -161,6 +162,11 @@ class Sweep(WorkspaceCase):
         rc, out, err = self.sweep("--grid", "parameters.lr=1", "--resume", "--dry-run")
         self.assertEqual(rc, 1)
         self.assertIn("--resume goes without --dry-run", err)
+        # A derived key changes with the date: resuming needs the key.
+        rc, out, err = self.sweep("--grid", "parameters.lr=1", "--resume")
+        self.assertEqual(rc, 1)
+        self.assertIn("resuming a sweep needs its base key", err)
+        self.assertEqual(len(self.fw.runs()), 3)
 
     def test_a_base_invalid_on_its_own_says_the_points_come_after(self):
         # The points would make each variant valid, but the file with its

@@ -583,6 +583,46 @@ AIR_TEST(sweep__a_resume_that_cannot_read_the_mark_sends_nothing)
 	air_sweep_points_free(p);
 }
 
+/* A resume is the last step before the variants: a sweep refused by its
+ * checks leaves its stop as it was; and it needs a base key given (a
+ * derived one changes with the date: a new sweep, nothing undone). */
+AIR_TEST(sweep__a_resume_refused_leaves_the_stop)
+{
+	air_sweep_points *p = grid("1,2", "1");
+	air_sweep_options *o = keyed("checked"), *unkeyed = keyed(NULL);
+	air_client *c = fakews_client(flow_fw);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_EQ_INT(air_sweep_options_set_int(unkeyed, AIR_SWEEP_RESUME, 1), AIR_OK);
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, unkeyed, &s, &err), AIR_EINVAL);
+	ASSERT_CONTAINS(air_error_message(err), "resuming a sweep needs its base key");
+	{
+		json_t *reqs = fakews_requests(flow_fw);
+		ASSERT_EQ_INT((int)json_array_size(reqs), 0);
+		json_decref(reqs);
+	}
+	air_error_free(err);
+	err = NULL;
+	ASSERT_OK(air_client_stop_sweep(c, "checked", NULL, &err), err);
+	fakews_configf(flow_fw, "{\"preflight\":{\"errors\":[{\"path\":\"experiment\","
+	               "\"message\":\"only letters\",\"code\":\"DISALLOWED_CHARACTERS\"}]}}");
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1), AIR_OK);
+	ASSERT_EQ_INT(sweep(WORKLOAD, p, o, &s, &err), AIR_EREJECTED);
+	air_error_free(err);
+	err = NULL;
+	fakews_configf(flow_fw, "{\"preflight\":{\"errors\":[]}}");
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 0), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 2); /* still stopped */
+	ASSERT_EQ_INT(runs_created(), 0);
+	air_sweep_free(s);
+	air_client_free(c);
+	air_sweep_options_free(unkeyed);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
 /* A fault rule: the first look at the stop mark finds none, whatever the
  * order in which the server takes it and the stop. */
 #define FIRST_LOOK_MISSES                                                                  \

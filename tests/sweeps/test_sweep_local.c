@@ -303,32 +303,74 @@ AIR_TEST(sweep_local__runs_submit_refuses_a_variant_of_a_stopped_sweep)
 	stopped_sweep(&at, 0);
 }
 
-/* A stopped local sweep resumed (AIR_SWEEP_RESUME): the local runs/submit,
- * which refused its variants, takes them; each runs once. */
+/* Once variant 0 is submitted: `air cancel --sweep later` from another
+ * client (the stop, then variant 0's run cancelled). */
+static int cancel_the_sweep(const air_sweep *s, size_t i, void *state)
+{
+	air_client *other;
+	air_cancel_report *rep = NULL;
+	air_error *err = NULL;
+	int rc;
+
+	if (i != 0 || air_sweep_variant_status(s, 0) != AIR_VARIANT_SUBMITTED)
+		return 0;
+	other = local_client(state);
+	rc = air_client_cancel_sweep(other, "later", NULL, &rep, &err);
+	air_cancel_report_free(rep);
+	air_error_free(err);
+	air_client_free(other);
+	return rc == AIR_OK ? 0 : 1;
+}
+
+/* A local sweep stopped by `air cancel --sweep` while its first run went,
+ * then resumed (AIR_SWEEP_RESUME): its run cancelled before the call only
+ * frees its place, and the variants not submitted run, each once. Without
+ * the option it stays stopped. */
 AIR_TEST(sweep_local__a_resumed_sweep_runs_its_variants)
 {
 	const char *state;
 	air_client *c = local_begin(&state);
 	air_config *cfg = logging_workload(state);
-	static const char *const v[] = {"a", "b"};
-	air_sweep_points *p = values("env_variables.V", v, 2);
+	static const char *const v[] = {"a", "b", "c"};
+	air_sweep_points *p = values("env_variables.V", v, 3);
 	air_sweep_options *o = NULL;
 	air_sweep *s = NULL;
 	air_error *err = NULL;
+	int64_t first;
 
 	ASSERT_EQ_INT(air_sweep_options_new(&o), AIR_OK);
 	ASSERT_EQ_INT(air_sweep_options_set_str(o, AIR_SWEEP_BASE_KEY, "later"), AIR_OK);
-	ASSERT_OK(air_client_stop_sweep(c, "later", NULL, &err), err);
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, cancel_the_sweep, (void *)state), AIR_OK);
 	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
 	ASSERT_EQ_INT(air_sweep_failed_count(s), 2);
+	first = air_sweep_variant_run_id(s, 0);
+	ASSERT_TRUE(first > 0);
+	air_sweep_free(s);
+	s = NULL;
+	ASSERT_EQ_INT(air_sweep_options_set_progress_cb(o, NULL, NULL), AIR_OK);
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 2); /* the stop stays */
 	air_sweep_free(s);
 	s = NULL;
 	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1), AIR_OK);
 	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
 	ASSERT_EQ_INT(air_sweep_resumed(s), 1);
 	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
-	wait_all(c, s);
-	ASSERT_EQ_INT(most_at_once(state, 4), 1);
+	ASSERT_EQ_INT(air_sweep_variant_run_id(s, 0), first);
+	for (size_t i = 1; i < 3; i++) {
+		air_run *run = local_wait(c, air_sweep_variant_run_id(s, i));
+		ASSERT_TRUE(air_run_succeeded(run));
+		air_run_free(run);
+	}
+	/* Resumed again with nothing to undo: the cancelled run does not stop
+	 * it either, and nothing new starts. */
+	air_sweep_free(s);
+	s = NULL;
+	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+	for (size_t i = 0; i < 3; i++)
+		ASSERT_NE_INT(air_sweep_variant_run_id(s, i), 0);
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);

@@ -433,9 +433,10 @@ class Client:
                 workspace, where it bounds the runs going at once).
             dry_run: only validate every variant; nothing is sent.
             resume: undo an earlier stop of this sweep (:meth:`stop_sweep`)
-                before submitting, so that its variants without a run are
-                submitted; the outcome's ``resumed`` says whether there was
-                one to undo.
+                once its checks have passed, so that its variants without a
+                run are submitted; the outcome's ``resumed`` says whether
+                there was one to undo. Needs ``base_key`` (or the YAML
+                idempotency_token): a derived key changes with the date.
             on_progress: ``on_progress(Variant)`` when a variant starts
                 uploading, is submitted or fails, on this thread; an
                 exception it raises stops the sweep and propagates.
