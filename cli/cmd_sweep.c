@@ -535,6 +535,10 @@ int cmd_sweep(int argc, char **argv, cli_globals *g)
 	                     "the workload file with its --override values is validated before "
 	                     "the points are applied: make it valid on its own (an --override "
 	                     "can set what the points then change)", &cfg);
+	/* The key `air sweep` printed: a derived one changes with the date. */
+	if (rc == 0 && a.resume && !a.base && !air_config_idempotency_token(cfg))
+		rc = cli_error("--resume needs the sweep's key: give --idempotency-key BASE (a key "
+		               "derived from the date would start a new sweep)");
 	if (rc == 0)
 		rc = build_points(&a, &p);
 	if (rc == 0)

@@ -96,6 +96,9 @@ char *air__sweep_mark_path(const char *user_base, const char *tag);
 /* Whether the content of a stop mark says stopped ("stopped", then
  * whitespace or nothing). */
 bool air__sweep_mark_stopped(const char *text, size_t len);
+/* When a mark that says resumed ("resumed <UTC time>") was written, in
+ * epoch ms, else 0. */
+int64_t air__sweep_mark_resumed_ms(const char *text, size_t len);
 
 /* ---- YAML scalars (yaml_scalar.c): one set of rules for config and submit ---- */
 /* YAML 1.2 core schema type of a scalar. */

@@ -130,3 +130,19 @@ bool air__sweep_mark_stopped(const char *text, size_t len)
 	return text && len >= 7 && !memcmp(text, "stopped", 7) &&
 	       (len == 7 || isspace((unsigned char)text[7]));
 }
+
+int64_t air__sweep_mark_resumed_ms(const char *text, size_t len)
+{
+	char when[40];
+	size_t n;
+	int64_t secs;
+	int32_t nanos;
+
+	if (!text || len < 9 || memcmp(text, "resumed ", 8) != 0)
+		return 0;
+	for (n = 0; n < sizeof(when) - 1 && 8 + n < len && !isspace((unsigned char)text[8 + n]); n++)
+		when[n] = text[8 + n];
+	when[n] = '\0';
+	return air__parse_rfc3339(when, &secs, &nanos) && secs > 0 ? secs * 1000 + nanos / 1000000
+	                                                           : 0;
+}

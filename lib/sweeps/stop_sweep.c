@@ -29,13 +29,14 @@ static int checked_tag(const char *base_key, const char *fn, char **tag, air_err
 }
 
 int air__sweep_mark_write(air_client *c, const air__ctx *ctx, const char *path, const char *word,
-                          air_error **err)
+                          int64_t when_ms, air_error **err)
 {
-	char when[32], text[64];
+	char when[32], text[80];
 	air__upload up = {.path = path};
 
-	air__format_rfc3339(air__now_ms() / 1000, when);
-	snprintf(text, sizeof(text), "%s %s\n", word, when);
+	air__format_rfc3339(when_ms / 1000, when);
+	when[strlen(when) - 1] = '\0'; /* the 'Z', after the milliseconds */
+	snprintf(text, sizeof(text), "%s %s.%03dZ\n", word, when, (int)(when_ms % 1000));
 	up.data = text;
 	up.len = strlen(text);
 	return air__ws_import(c, ctx, &up, true, err);
@@ -52,7 +53,7 @@ static int write_mark(air_client *c, const air__ctx *ctx, const char *tag, air_e
 	if (rc == AIR_OK && !(path = air__sweep_mark_path(base, tag)))
 		rc = air__oom(err);
 	if (rc == AIR_OK)
-		rc = air__sweep_mark_write(c, ctx, path, "stopped", err);
+		rc = air__sweep_mark_write(c, ctx, path, "stopped", air__now_ms(), err);
 	air__free(path);
 	air__free(base);
 	return rc;

@@ -30,7 +30,9 @@ typedef struct sweep_call {
 	char *tag;            /* the folder of its launch directories (air__sweep_tag()) */
 	char *mark_path;      /* its stop mark (air_client_stop_sweep()) */
 	bool sending;         /* variants are being sent */
-	int64_t started_ms;   /* when the call started (epoch ms) */
+	char *stop_seen;      /* AIR_SWEEP_RESUME: the stop mark's text as the call began */
+	int64_t resumed_ms;   /* when the sweep's stop was last undone (epoch ms), or 0 */
+	int64_t started_ms;   /* when this call started (epoch ms) */
 } sweep_call;
 
 /* The base key: the option, else the YAML token, else derived from the
@@ -71,30 +73,64 @@ static int sweep_dir(sweep_call *k, air_error **err)
 	return k->sweep_dir && k->mark_path ? AIR_OK : air__oom(err);
 }
 
-/* AIR_SWEEP_RESUME: a stop mark that says stopped is overwritten to say
- * resumed, once the shared checks have passed and before any variant is
- * sent. A mark that cannot be read (other than missing) fails the sweep:
- * it may say stopped. A stop written between the look and the rewrite is
- * undone too (workspace files have no compare-and-swap). */
-static int resume(sweep_call *k, air_error **err)
+/* The stop mark's text into *text (NULL when there is none); a mark that
+ * cannot be read fails (it may say stopped). */
+static int read_mark(sweep_call *k, char **text, air_error **err)
 {
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
 	air_error *e = NULL;
 	int rc = air__ws_export(k->c, &k->ctx, k->mark_path, &resp, &e);
 
+	*text = NULL;
 	if (rc == AIR_ENOTFOUND) {
 		air_error_free(e);
 		rc = AIR_OK;
 	} else if (rc != AIR_OK) {
 		rc = air__fail(err, air__error_prefix(e, "resuming sweep %s", k->s->base_key));
-	} else if (air__sweep_mark_stopped(resp.body, resp.body_len)) {
-		rc = air__sweep_mark_write(k->c, &k->ctx, k->mark_path, "resumed", &e);
-		if (rc == AIR_OK)
+	} else if (!(*text = air__strndup(resp.body ? resp.body : "", resp.body_len))) {
+		rc = air__oom(err);
+	}
+	air__http_resp_clear(&resp);
+	return rc;
+}
+
+/* AIR_SWEEP_RESUME, as the call begins: the stop it is to undo, a mark
+ * that says stopped (k->stop_seen), before the shared checks. */
+static int resume_look(sweep_call *k, air_error **err)
+{
+	char *text = NULL;
+	int rc = read_mark(k, &text, err);
+
+	if (rc == AIR_OK && text && air__sweep_mark_stopped(text, strlen(text)))
+		k->stop_seen = text;
+	else
+		air__free(text);
+	return rc;
+}
+
+/* Once the checks have passed, before any variant is sent: the mark is
+ * rewritten to say resumed if it still reads as it did, so that a stop
+ * written since the call began is kept (the sweep then sees it); one
+ * written between this look and the rewrite is undone too (workspace files
+ * have no compare-and-swap). */
+static int resume_apply(sweep_call *k, air_error **err)
+{
+	char *text = NULL;
+	air_error *e = NULL;
+	int rc = read_mark(k, &text, err);
+
+	if (rc == AIR_OK && text && !strcmp(text, k->stop_seen)) {
+		int64_t now = air__now_ms();
+
+		rc = air__sweep_mark_write(k->c, &k->ctx, k->mark_path, "resumed", now, &e);
+		if (rc == AIR_OK) {
 			k->s->resumed = true;
+			k->resumed_ms = now;
+		}
 		else
 			rc = air__fail(err, air__error_prefix(e, "resuming sweep %s", k->s->base_key));
 	}
-	air__http_resp_clear(&resp);
+	air__free(text);
 	return rc;
 }
 
@@ -178,6 +214,8 @@ static int shared(sweep_call *k, air_error **err)
 		rc = base_key(k, err);
 	if (rc == AIR_OK)
 		rc = sweep_dir(k, err);
+	if (rc == AIR_OK && k->opts && k->opts->resume)
+		rc = resume_look(k, err);
 	if (rc == AIR_OK)
 		rc = preflights(k, err);
 	if (rc == AIR_OK)
@@ -190,17 +228,19 @@ static int shared(sweep_call *k, air_error **err)
 		rc = k->f.launch_dir ? air__flow_upload_sidecars(&k->f, err) : air__oom(err);
 	}
 	/* Last: a sweep that fails its checks leaves its stop as it was. */
-	if (rc == AIR_OK && k->opts && k->opts->resume)
-		rc = resume(k, err);
+	if (rc == AIR_OK && k->stop_seen)
+		rc = resume_apply(k, err);
 	return rc;
 }
 
-/* Whether run @id has ended (*canceled: cancelled; *before: it started, or
- * ended without starting, before this call), or is being cancelled (*stopping: TERMINATING with
- * user_cancelled_or_timedout, as a local run is once its cancellation is
- * requested); a run that cannot be read counts as ended. */
+/* Whether run @id has ended (*canceled: cancelled; *old: cancelled with a
+ * stop since undone: it started, or ended without starting, before the
+ * stop was undone, or it had ended before this call began), or is being
+ * cancelled (*stopping: TERMINATING with user_cancelled_or_timedout, as a
+ * local run is once its cancellation is requested); a run that cannot be
+ * read counts as ended. */
 static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, bool *stopping,
-                     bool *before, air_error **err)
+                     bool *old, air_error **err)
 {
 	air_run *run = NULL;
 	air_error *e = NULL;
@@ -215,7 +255,8 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 	*ended = rc != AIR_OK || run->terminal;
 	*canceled = rc == AIR_OK && air_run_state(run) == AIR_STATE_CANCELED;
 	since = rc != AIR_OK ? 0 : run->run_start_ms > 0 ? run->run_start_ms : air_run_end_time_ms(run);
-	*before = since > 0 && since < k->started_ms;
+	*old = k->resumed_ms > 0 && since > 0 &&
+	       (since < k->resumed_ms || (*ended && air_run_end_time_ms(run) < k->started_ms));
 	*stopping = rc == AIR_OK && !run->terminal && air_run_state(run) == AIR_STATE_TERMINATING &&
 	            json_is_true(air__json_at(run->json, "state.user_cancelled_or_timedout"));
 	air_error_free(e);
@@ -240,14 +281,20 @@ static air_error *stopped_error(const sweep_call *k)
 }
 
 /* Whether the sweep's stop mark says stopped (then so does k->s); a mark
- * that cannot be read does not. */
+ * that cannot be read does not. One that says resumed gives the time the
+ * stop was undone (k->resumed_ms, when this call did not undo it). */
 static bool look_at_mark(sweep_call *k)
 {
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
+	int64_t resumed;
 
-	if (air__ws_export(k->c, &k->ctx, k->mark_path, &resp, NULL) == AIR_OK &&
-	    air__sweep_mark_stopped(resp.body, resp.body_len))
-		k->s->stopped = true;
+	if (air__ws_export(k->c, &k->ctx, k->mark_path, &resp, NULL) == AIR_OK) {
+		if (air__sweep_mark_stopped(resp.body, resp.body_len))
+			k->s->stopped = true;
+		else if (!k->s->resumed &&
+		         (resumed = air__sweep_mark_resumed_ms(resp.body, resp.body_len)) > 0)
+			k->resumed_ms = resumed;
+	}
 	air__http_resp_clear(&resp);
 	return k->s->stopped;
 }
@@ -275,25 +322,45 @@ static void refused_by_stop(sweep_call *k, size_t first, size_t end)
  * submitted, said as the sweep's stop when the mark is there. A place freed while another run is being cancelled is taken
  * only once that one has ended, so that a cancellation of the sweep is seen
  * first. */
+/* A run of the sweep holding a place; @old: cancelled with a stop since
+ * undone (has_ended()), or, in the submission that undid it, already
+ * cancelled or being cancelled when first looked at (a run cancelled
+ * before it started ends when its cancellation does, maybe after). */
+typedef struct going_run {
+	int64_t id;
+	bool looked, old;
+} going_run;
+
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {
-	int64_t *going = air__calloc((size_t)pe->max_parallel, sizeof(*going)), canceled = 0;
+	going_run *going = air__calloc((size_t)pe->max_parallel, sizeof(*going));
+	int64_t canceled = 0;
 	size_t n_going = 0, i = 0;
 	int rc = going ? AIR_OK : air__oom(err);
+
+	/* When its stop was last undone (and whether it is stopped): a run
+	 * cancelled with that stop does not stop it again. */
+	if (rc == AIR_OK && !k->s->resumed)
+		look_at_mark(k);
 
 	while (rc == AIR_OK && i < k->s->n && !canceled && !k->s->stopped) {
 		size_t room, end;
 		bool held = false;
 
 		for (size_t g = 0; g < n_going && rc == AIR_OK;) {
-			bool ended = false, was_canceled = false, stopping = false, before = false;
-			if ((rc = has_ended(k, going[g], &ended, &was_canceled, &stopping, &before, err)) ==
-			        AIR_OK &&
-			    ended) {
-				/* Resumed, a run cancelled before this call (the stop it
-				 * made is what is undone) only frees its place. */
-				if (was_canceled && !canceled && !(before && k->opts && k->opts->resume))
-					canceled = going[g];
+			bool ended = false, was_canceled = false, stopping = false, old = false;
+			going_run *r = &going[g];
+
+			if ((rc = has_ended(k, r->id, &ended, &was_canceled, &stopping, &old, err)) != AIR_OK)
+				break;
+			if (!r->looked && k->s->resumed)
+				r->old = (ended && was_canceled) || stopping;
+			r->looked = true;
+			if (ended) {
+				/* A run cancelled with a stop since undone only frees its
+				 * place. */
+				if (was_canceled && !canceled && !old && !r->old)
+					canceled = r->id;
 				going[g] = going[--n_going];
 			} else {
 				held = held || stopping;
@@ -320,7 +387,7 @@ static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_e
 			refused_by_stop(k, i, end);
 		for (; i < end; i++)
 			if (k->s->v[i].status == AIR_VARIANT_SUBMITTED)
-				going[n_going++] = k->s->v[i].run_id;
+				going[n_going++] = (going_run){k->s->v[i].run_id, false, false};
 	}
 	if (rc != AIR_OK)
 		for (; i < k->s->n; i++)
@@ -454,9 +521,9 @@ int air_client_submit_sweep(air_client *client, const air_config *cfg,
 	air__client_ctx(client, opts ? &opts->call : NULL, &k.ctx);
 	if (opts && opts->resume && cfg && !air__sweep_offline_base(cfg, opts))
 		return air__failf(err, AIR_EINVAL, AIR_KIND_INVALID_ARGUMENT,
-		                  "resuming a sweep needs its base key (AIR_SWEEP_BASE_KEY: air sweep "
-		                  "--idempotency-key BASE, or the YAML idempotency_token): a derived key "
-		                  "changes with the date, and would start a new sweep");
+		                  "resuming a sweep needs its base key (AIR_SWEEP_BASE_KEY, or the YAML "
+		                  "idempotency_token): a derived key changes with the date, and would "
+		                  "start a new sweep");
 	rc = air__sweep_check(cfg, points, opts, false, &k.ctx, &k.s, err);
 	if (rc == AIR_OK)
 		rc = shared(&k, err);
@@ -467,6 +534,7 @@ int air_client_submit_sweep(air_client *client, const air_config *cfg,
 	if (k.flow_open)
 		air__flow_dispose(&k.f);
 	air_submit_options_free(k.sopts);
+	air__free(k.stop_seen);
 	air__free(k.sweep_dir);
 	air__free(k.tag);
 	air__free(k.mark_path);

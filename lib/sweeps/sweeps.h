@@ -183,11 +183,11 @@ int air__pipeline_run(const air__pipeline_env *e, size_t first, size_t count, ai
 int air__sweep_notify(const air__pipeline_env *e, size_t i);
 
 /* ---- stop_sweep.c: the stop mark ---- */
-/* Write the stop mark at @path: "<word> <UTC time>" ("stopped", or
- * "resumed" for a stop undone: a mark says stopped only by its first word,
- * core/sweep_mark.c). */
+/* Write the stop mark at @path: "<word> <UTC time of @when_ms, to the
+ * millisecond>" ("stopped", or "resumed" for a stop undone: a mark says
+ * stopped only by its first word, core/sweep_mark.c). */
 int air__sweep_mark_write(air_client *c, const air__ctx *ctx, const char *path, const char *word,
-                          air_error **err);
+                          int64_t when_ms, air_error **err);
 
 /* ---- rerun_keep.c: what a rerun keeps of the past run ---- */
 /* Read launch file @name ("command.sh", ...) of the past run into @resp;

@@ -165,7 +165,7 @@ class Sweep(WorkspaceCase):
         # A derived key changes with the date: resuming needs the key.
         rc, out, err = self.sweep("--grid", "parameters.lr=1", "--resume")
         self.assertEqual(rc, 1)
-        self.assertIn("resuming a sweep needs its base key", err)
+        self.assertIn("--resume needs the sweep's key: give --idempotency-key BASE", err)
         self.assertEqual(len(self.fw.runs()), 3)
 
     def test_a_base_invalid_on_its_own_says_the_points_come_after(self):

@@ -583,6 +583,32 @@ AIR_TEST(sweep__a_resume_that_cannot_read_the_mark_sends_nothing)
 	air_sweep_points_free(p);
 }
 
+/* The stop a resume undoes is the one there as the call began: a stop
+ * written since (here the first look is answered with an older one) is
+ * kept, and the sweep sees it. */
+AIR_TEST(sweep__a_stop_written_while_resuming_is_kept)
+{
+	air_sweep_points *p = grid("1,2", "1");
+	air_sweep_options *o = keyed("renewed");
+	air_client *c = fakews_client(flow_fw);
+	air_sweep *s = NULL;
+	air_error *err = NULL;
+
+	ASSERT_OK(air_client_stop_sweep(c, "renewed", NULL, &err), err);
+	fakews_faultf(flow_fw, "{\"method\":\"GET\",\"path\":\"/api/2.0/workspace/export\","
+	              "\"status\":200,\"body\":\"stopped 2000-01-01T00:00:00Z\\n\"}");
+	ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, 1), AIR_OK);
+	ASSERT_OK(sweep(WORKLOAD, p, o, &s, &err), err);
+	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+	ASSERT_EQ_INT(air_sweep_failed_count(s), 2);
+	assert_stopped(s, 0, "renewed");
+	ASSERT_EQ_INT(runs_created(), 0);
+	air_sweep_free(s);
+	air_client_free(c);
+	air_sweep_options_free(o);
+	air_sweep_points_free(p);
+}
+
 /* A resume is the last step before the variants: a sweep refused by its
  * checks leaves its stop as it was; and it needs a base key given (a
  * derived one changes with the date: a new sweep, nothing undone). */

@@ -362,15 +362,18 @@ AIR_TEST(sweep_local__a_resumed_sweep_runs_its_variants)
 		ASSERT_TRUE(air_run_succeeded(run));
 		air_run_free(run);
 	}
-	/* Resumed again with nothing to undo: the cancelled run does not stop
-	 * it either, and nothing new starts. */
-	air_sweep_free(s);
-	s = NULL;
-	ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
-	ASSERT_EQ_INT(air_sweep_resumed(s), 0);
-	ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
-	for (size_t i = 0; i < 3; i++)
-		ASSERT_NE_INT(air_sweep_variant_run_id(s, i), 0);
+	/* Again, with and without the option: nothing to undo, and the run
+	 * cancelled by the earlier stop stops it no more; nothing new starts. */
+	for (int resume = 1; resume >= 0; resume--) {
+		air_sweep_free(s);
+		s = NULL;
+		ASSERT_EQ_INT(air_sweep_options_set_int(o, AIR_SWEEP_RESUME, resume), AIR_OK);
+		ASSERT_OK(air_client_submit_sweep(c, cfg, p, o, &s, &err), err);
+		ASSERT_EQ_INT(air_sweep_resumed(s), 0);
+		ASSERT_EQ_INT(air_sweep_failed_count(s), 0);
+		for (size_t i = 0; i < 3; i++)
+			ASSERT_NE_INT(air_sweep_variant_run_id(s, i), 0);
+	}
 	air_sweep_free(s);
 	air_sweep_options_free(o);
 	air_sweep_points_free(p);

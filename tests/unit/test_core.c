@@ -369,6 +369,14 @@ AIR_TEST(core__sweep_names)
 	ASSERT_TRUE(air__sweep_mark_stopped("stopped", 7));
 	ASSERT_FALSE(air__sweep_mark_stopped("stoppedx", 8));
 	ASSERT_FALSE(air__sweep_mark_stopped("", 0));
+	ASSERT_FALSE(air__sweep_mark_stopped("resumed 2026-12-06T04:00:00.250Z\n", 33));
+	/* A stop undone says when, to the millisecond (whole seconds too). */
+	ASSERT_EQ_INT(air__sweep_mark_resumed_ms("resumed 2026-12-06T04:00:00.250Z\n", 33),
+	              1796529600250LL);
+	ASSERT_EQ_INT(air__sweep_mark_resumed_ms("resumed 2026-12-06T04:00:00Z", 28), 1796529600000LL);
+	ASSERT_EQ_INT(air__sweep_mark_resumed_ms("stopped 2026-12-06T04:00:00Z", 28), 0);
+	ASSERT_EQ_INT(air__sweep_mark_resumed_ms("resumed soon", 12), 0);
+	ASSERT_EQ_INT(air__sweep_mark_resumed_ms("resumed 2026-12-06T04:00:00Z", 12), 0); /* cut */
 	air__free(long_tag);
 	air__free(tag);
 }
