@@ -234,9 +234,8 @@ static int shared(sweep_call *k, air_error **err)
 }
 
 /* Whether run @id has ended (*canceled: cancelled; *old: cancelled with a
- * stop since undone: it started, or ended without starting, before the
- * stop was undone, or it had ended before this call began), or is being
- * cancelled (*stopping: TERMINATING with user_cancelled_or_timedout, as a
+ * stop since undone: it had ended before the stop was undone, or, the stop
+ * undone earlier, before this call began), or is being cancelled (*stopping: TERMINATING with user_cancelled_or_timedout, as a
  * local run is once its cancellation is requested); a run that cannot be
  * read counts as ended. */
 static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, bool *stopping,
@@ -245,7 +244,7 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 	air_run *run = NULL;
 	air_error *e = NULL;
 	int rc = air__run_fetch(k->c, &k->ctx, id, &run, &e);
-	int64_t since;
+	int64_t end;
 
 	if (rc == AIR_EINTERRUPTED || rc == AIR_ETIMEOUT)
 		return air__fail(err, e);
@@ -254,9 +253,9 @@ static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, boo
 		                  (long long)id, air_error_message(e));
 	*ended = rc != AIR_OK || run->terminal;
 	*canceled = rc == AIR_OK && air_run_state(run) == AIR_STATE_CANCELED;
-	since = rc != AIR_OK ? 0 : run->run_start_ms > 0 ? run->run_start_ms : air_run_end_time_ms(run);
-	*old = k->resumed_ms > 0 && since > 0 &&
-	       (since < k->resumed_ms || (*ended && air_run_end_time_ms(run) < k->started_ms));
+	end = rc == AIR_OK && run->terminal ? air_run_end_time_ms(run) : 0;
+	*old = k->resumed_ms > 0 && end > 0 &&
+	       end < (k->resumed_ms > k->started_ms ? k->resumed_ms : k->started_ms);
 	*stopping = rc == AIR_OK && !run->terminal && air_run_state(run) == AIR_STATE_TERMINATING &&
 	            json_is_true(air__json_at(run->json, "state.user_cancelled_or_timedout"));
 	air_error_free(e);
