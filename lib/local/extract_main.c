@@ -25,9 +25,8 @@ int main(int argc, char **argv)
 {
 	air__buf why = AIR__BUF_INIT;
 	char *top = NULL;
-	int rc;
-
 	int64_t parent = 0;
+	int rc;
 
 	if ((argc != 3 && argc != 4) ||
 	    (argc == 4 && (!air__parse_int64(argv[3], &parent) || parent <= 0))) {

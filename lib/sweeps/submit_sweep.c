@@ -74,7 +74,7 @@ static int sweep_dir(sweep_call *k, air_error **err)
 }
 
 /* The stop mark's text into *text (NULL when there is none); a mark that
- * cannot be read fails (it may say stopped). */
+ * cannot be read fails (it may say stopped; @err may be NULL). */
 static int read_mark(sweep_call *k, char **text, air_error **err)
 {
 	air__http_resp resp = AIR__HTTP_RESP_INIT;
@@ -126,9 +126,9 @@ static int resume_apply(sweep_call *k, air_error **err)
 		if (rc == AIR_OK) {
 			k->s->resumed = true;
 			k->resumed_ms = now;
-		}
-		else
+		} else {
 			rc = air__fail(err, air__error_prefix(e, "resuming sweep %s", k->s->base_key));
+		}
 	}
 	air__free(text);
 	return rc;
@@ -235,9 +235,10 @@ static int shared(sweep_call *k, air_error **err)
 
 /* Whether run @id has ended (*canceled: cancelled; *old: cancelled with a
  * stop since undone: it had ended before the stop was undone, or, the stop
- * undone earlier, before this call began), or is being cancelled (*stopping: TERMINATING with user_cancelled_or_timedout, as a
- * local run is once its cancellation is requested); a run that cannot be
- * read counts as ended. */
+ * undone earlier, before this call began), or is being cancelled
+ * (*stopping: TERMINATING with user_cancelled_or_timedout, as a local run
+ * is once its cancellation is requested); a run that cannot be read counts
+ * as ended. */
 static int has_ended(sweep_call *k, int64_t id, bool *ended, bool *canceled, bool *stopping,
                      bool *old, air_error **err)
 {
@@ -284,17 +285,16 @@ static air_error *stopped_error(const sweep_call *k)
  * stop was undone (k->resumed_ms, when this call did not undo it). */
 static bool look_at_mark(sweep_call *k)
 {
-	air__http_resp resp = AIR__HTTP_RESP_INIT;
+	char *text = NULL;
 	int64_t resumed;
 
-	if (air__ws_export(k->c, &k->ctx, k->mark_path, &resp, NULL) == AIR_OK) {
-		if (air__sweep_mark_stopped(resp.body, resp.body_len))
+	if (read_mark(k, &text, NULL) == AIR_OK && text) {
+		if (air__sweep_mark_stopped(text, strlen(text)))
 			k->s->stopped = true;
-		else if (!k->s->resumed &&
-		         (resumed = air__sweep_mark_resumed_ms(resp.body, resp.body_len)) > 0)
+		else if (!k->s->resumed && (resumed = air__sweep_mark_resumed_ms(text, strlen(text))) > 0)
 			k->resumed_ms = resumed;
 	}
-	air__http_resp_clear(&resp);
+	air__free(text);
 	return k->s->stopped;
 }
 
@@ -314,13 +314,6 @@ static void refused_by_stop(sweep_call *k, size_t first, size_t end)
 			air__sweep_fail(k->s, i, stopped_error(k));
 }
 
-/* Where runs start at once: at most @e->max_parallel of the sweep's going.
- * Its stop mark (looked at before each batch and while it waits for a free
- * place: a stopped sweep does not wait for its runs), or a run of the sweep
- * that ends cancelled, stops it: the variants not yet sent are not
- * submitted, said as the sweep's stop when the mark is there. A place freed while another run is being cancelled is taken
- * only once that one has ended, so that a cancellation of the sweep is seen
- * first. */
 /* A run of the sweep holding a place; @old: cancelled with a stop since
  * undone (has_ended()), or, in the submission that undid it, already
  * cancelled or being cancelled when first looked at (a run cancelled
@@ -330,6 +323,13 @@ typedef struct going_run {
 	bool looked, old;
 } going_run;
 
+/* Where runs start at once: at most @e->max_parallel of the sweep's going.
+ * Its stop mark (looked at before each batch and while it waits for a free
+ * place: a stopped sweep does not wait for its runs), or a run of the sweep
+ * that ends cancelled, stops it: the variants not yet sent are not
+ * submitted, said as the sweep's stop when the mark is there. A place freed
+ * while another run is being cancelled is taken only once that one has
+ * ended, so that a cancellation of the sweep is seen first. */
 static int one_batch_at_a_time(sweep_call *k, const air__pipeline_env *pe, air_error **err)
 {
 	going_run *going = air__calloc((size_t)pe->max_parallel, sizeof(*going));
